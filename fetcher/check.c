@@ -1,0 +1,184 @@
+/*
+ * crlcache check: what the published index says about certificates.
+ *
+ * Copyright the crlcache authors. Licensed under the Apache License 2.0.
+ */
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <openssl/bio.h>
+#include <openssl/err.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+
+#include <crlcache/index.h>
+#include <crlcache/tbs.h>
+
+#include "fetcher.h"
+
+#define EXIT_ERROR	4
+
+static const char *const state_words[] = { "good", "revoked", "unknown", "stale" };
+
+/* Worse state first: revoked, stale, unknown, good. */
+static int
+severity(enum crlc_state s)
+{
+	switch (s) {
+	case CRLC_REVOKED: return 3;
+	case CRLC_STALE: return 2;
+	case CRLC_UNKNOWN: return 1;
+	default: return 0;
+	}
+}
+
+static void
+print_name(const char *label, const X509_NAME *n)
+{
+	BIO *out = BIO_new_fp(stdout, BIO_NOCLOSE);
+
+	printf(" %s=", label);
+	fflush(stdout);
+	X509_NAME_print_ex(out, n, 0, XN_FLAG_RFC2253);
+	BIO_free(out);
+}
+
+static void
+print_serial(const struct crlc_span *s)
+{
+	size_t i;
+
+	printf(" serial=");
+	for (i = 0; i < s->len; i++)
+		printf("%02X", s->p[i]);
+}
+
+static int
+check_one(struct crlc_index *idx, X509 *x, int64_t grace, enum crlc_state *st)
+{
+	unsigned char *der = NULL;
+	struct crlc_span tbs;
+	struct crlc_tbs t;
+	struct crlc_verdict v;
+	char a[32], b[32];
+	int len, ret = -1;
+
+	if ((len = i2d_X509(x, &der)) <= 0 ||
+	    crlc_cert_tbs(der, (size_t)len, &tbs) == -1 ||
+	    crlc_tbs_parse(tbs.p, tbs.len, &t) == -1) {
+		logx(0, "check: certificate could not be parsed");
+		goto done;
+	}
+	if (crlc_index_lookup(idx, &t, (int64_t)time(NULL), grace, &v) == -1) {
+		logx(0, "check: index lookup failed");
+		goto done;
+	}
+	*st = v.state;
+	printf("%s", state_words[v.state]);
+	print_name("subject", X509_get_subject_name(x));
+	print_serial(&t.serial);
+	print_name("issuer", X509_get_issuer_name(x));
+	switch (v.state) {
+	case CRLC_REVOKED:
+		format_time(v.revoked_at, a, sizeof(a));
+		printf(" revoked=%s reason=%s", a, crlc_reason_name(v.reason));
+		break;
+	case CRLC_UNKNOWN:
+		printf(" (no CRL in the index covers this issuer%s)",
+		    t.ndp > 0 ? " and distribution point" : "");
+		break;
+	default:
+		format_time(v.this_update, a, sizeof(a));
+		format_time(v.next_update, b, sizeof(b));
+		printf(" thisUpdate=%s nextUpdate=%s%s", a,
+		    v.next_update != 0 ? b : "none",
+		    v.state == CRLC_STALE ? " (past nextUpdate + grace)" : "");
+		break;
+	}
+	printf("\n");
+	ret = 0;
+done:
+	OPENSSL_free(der);
+	return ret;
+}
+
+static int
+load_pem_certs(const char *path, STACK_OF(X509) *sk)
+{
+	BIO *bio;
+	X509 *x;
+	int n = 0;
+
+	if ((bio = BIO_new_file(path, "r")) == NULL) {
+		logx(0, "%s: cannot open", path);
+		return -1;
+	}
+	while ((x = PEM_read_bio_X509(bio, NULL, NULL, NULL)) != NULL) {
+		if (!sk_X509_push(sk, x)) {
+			X509_free(x);
+			break;
+		}
+		n++;
+	}
+	if (n == 0) {
+		(void)BIO_reset(bio);
+		if ((x = d2i_X509_bio(bio, NULL)) != NULL && sk_X509_push(sk, x))
+			n++;
+		else
+			X509_free(x);
+	}
+	ERR_clear_error();
+	BIO_free(bio);
+	if (n == 0)
+		logx(0, "%s: no certificate found", path);
+	return n > 0 ? 0 : -1;
+}
+
+int
+cmd_check(const char *state_dir, const struct conf *conf, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "chain", required_argument, NULL, 'C' },
+		{ NULL, 0, NULL, 0 },
+	};
+	STACK_OF(X509) *certs = sk_X509_new_null();
+	struct crlc_index *idx = NULL;
+	const char *chain = NULL, *detail;
+	char path[PATH_MAX];
+	enum crlc_state st, worst = CRLC_GOOD;
+	int ch, i, rc, ret = EXIT_ERROR;
+
+	while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (ch != 'C')
+			goto done;
+		chain = optarg;
+	}
+	if (optind + 1 != argc) {
+		logx(0, "usage: crlcache check [--chain CHAIN.pem] CERT.pem");
+		goto done;
+	}
+	if (certs == NULL || load_pem_certs(argv[optind], certs) == -1 ||
+	    (chain != NULL && load_pem_certs(chain, certs) == -1))
+		goto done;
+	snprintf(path, sizeof(path), "%s/%s", state_dir, INDEX_NAME);
+	if ((rc = crlc_index_open(path, &idx, &detail)) != CRLC_OK) {
+		logx(0, "%s: %s: %s", path, crlc_index_strerror(rc), detail);
+		goto done;
+	}
+	for (i = 0; i < sk_X509_num(certs); i++) {
+		if (check_one(idx, sk_X509_value(certs, i), conf->stale_grace,
+		    &st) == -1)
+			goto done;
+		if (severity(st) > severity(worst))
+			worst = st;
+	}
+	ret = (int)worst;
+done:
+	crlc_index_close(idx);
+	sk_X509_pop_free(certs, X509_free);
+	return ret;
+}

@@ -1,0 +1,254 @@
+/*
+ * Fetch CRLs over HTTP(S) in parallel with libcurl's multi interface.
+ *
+ * Copyright the crlcache authors. Licensed under the Apache License 2.0.
+ *
+ * Servers are untrusted: bodies are capped at max_size while they
+ * arrive (Content-Length is not believed), every transfer has a connect
+ * and a total timeout, redirects are bounded and stay on http/https.
+ * Proxies come from the environment (http_proxy, https_proxy, no_proxy)
+ * as libcurl reads them.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include <curl/curl.h>
+
+#include "fetcher.h"
+
+/* Response header lines we keep (ETag, Last-Modified) are short. */
+#define MAX_HEADER_VALUE	512
+
+struct xfer {
+	struct fetch	*f;
+	const struct conf *conf;
+	CURL		*easy;
+	struct curl_slist *headers;
+	size_t		 cap;
+	int		 too_large;
+};
+
+static size_t
+on_body(char *data, size_t size, size_t nmemb, void *arg)
+{
+	struct xfer *x = arg;
+	struct fetch *f = x->f;
+	size_t n = size * nmemb, cap;
+	uint8_t *p;
+
+	if (n > x->conf->max_size || f->len > x->conf->max_size - n) {
+		x->too_large = 1;
+		return 0;	/* aborts the transfer */
+	}
+	if (f->len + n > x->cap) {
+		cap = x->cap == 0 ? 65536 : x->cap;
+		while (cap < f->len + n)
+			cap *= 2;
+		if (cap > x->conf->max_size)
+			cap = x->conf->max_size;
+		if ((p = realloc(f->body, cap)) == NULL)
+			return 0;
+		f->body = p;
+		x->cap = cap;
+	}
+	memcpy(f->body + f->len, data, n);
+	f->len += n;
+	return n;
+}
+
+/* Keep the value of "Name: value" if the header is name. */
+static void
+header_value(const char *line, size_t len, const char *name, char **out)
+{
+	size_t nl = strlen(name);
+
+	if (len <= nl + 1 || strncasecmp(line, name, nl) != 0 || line[nl] != ':')
+		return;
+	line += nl + 1;
+	len -= nl + 1;
+	while (len > 0 && (*line == ' ' || *line == '\t'))
+		line++, len--;
+	while (len > 0 && (line[len - 1] == '\r' || line[len - 1] == '\n' ||
+	    line[len - 1] == ' '))
+		len--;
+	if (len == 0 || len > MAX_HEADER_VALUE || memchr(line, '\0', len))
+		return;
+	free(*out);
+	*out = xcalloc(1, len + 1);
+	memcpy(*out, line, len);
+}
+
+static size_t
+on_header(char *data, size_t size, size_t nmemb, void *arg)
+{
+	struct xfer *x = arg;
+	size_t n = size * nmemb;
+
+	/* A redirect's headers must not stick: reset on each status line. */
+	if (n > 5 && strncmp(data, "HTTP/", 5) == 0) {
+		free(x->f->new_etag);
+		free(x->f->new_last_modified);
+		x->f->new_etag = x->f->new_last_modified = NULL;
+	}
+	header_value(data, n, "ETag", &x->f->new_etag);
+	header_value(data, n, "Last-Modified", &x->f->new_last_modified);
+	return n;
+}
+
+static int
+add_header(struct xfer *x, const char *name, const char *value)
+{
+	char line[MAX_HEADER_VALUE + 64];
+	struct curl_slist *l;
+
+	if (value == NULL || strlen(value) > MAX_HEADER_VALUE ||
+	    strpbrk(value, "\r\n") != NULL)
+		return 0;
+	snprintf(line, sizeof(line), "%s: %s", name, value);
+	if ((l = curl_slist_append(x->headers, line)) == NULL)
+		return -1;
+	x->headers = l;
+	return 0;
+}
+
+static int
+setup(struct xfer *x)
+{
+	CURL *e;
+
+	if ((x->easy = e = curl_easy_init()) == NULL)
+		return -1;
+	if (add_header(x, "If-None-Match", x->f->etag) == -1 ||
+	    add_header(x, "If-Modified-Since", x->f->last_modified) == -1)
+		return -1;
+	curl_easy_setopt(e, CURLOPT_URL, x->f->url);
+	curl_easy_setopt(e, CURLOPT_PRIVATE, x);
+#if LIBCURL_VERSION_NUM >= 0x075500
+	curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(e, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+#else
+	curl_easy_setopt(e, CURLOPT_PROTOCOLS, CURLPROTO_HTTP | CURLPROTO_HTTPS);
+	curl_easy_setopt(e, CURLOPT_REDIR_PROTOCOLS, CURLPROTO_HTTP | CURLPROTO_HTTPS);
+#endif
+	curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 1L);
+	curl_easy_setopt(e, CURLOPT_MAXREDIRS, x->conf->max_redirects);
+	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT, x->conf->connect_timeout);
+	curl_easy_setopt(e, CURLOPT_TIMEOUT, x->conf->timeout);
+	curl_easy_setopt(e, CURLOPT_MAXFILESIZE_LARGE,
+	    (curl_off_t)x->conf->max_size);
+	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(e, CURLOPT_USERAGENT, "crlcache/0.1");
+	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(e, CURLOPT_WRITEDATA, x);
+	curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
+	curl_easy_setopt(e, CURLOPT_HEADERDATA, x);
+	if (x->headers != NULL)
+		curl_easy_setopt(e, CURLOPT_HTTPHEADER, x->headers);
+	return 0;
+}
+
+static void
+finish(struct xfer *x, CURLcode res)
+{
+	struct fetch *f = x->f;
+
+	curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &f->status);
+	if (x->too_large || res == CURLE_FILESIZE_EXCEEDED) {
+		snprintf(f->err, sizeof(f->err), "body larger than max_size "
+		    "(%zu bytes)", x->conf->max_size);
+	} else if (res != CURLE_OK) {
+		snprintf(f->err, sizeof(f->err), "%s", curl_easy_strerror(res));
+	} else if (f->status == 304 && (f->etag != NULL ||
+	    f->last_modified != NULL)) {
+		f->ok = f->not_modified = 1;
+	} else if (f->status != 200) {
+		snprintf(f->err, sizeof(f->err), "HTTP status %ld", f->status);
+	} else
+		f->ok = 1;
+	if (!f->ok) {
+		free(f->body);
+		f->body = NULL;
+		f->len = 0;
+	}
+}
+
+static void
+progress(size_t done, size_t n)
+{
+	if (verbosity > 0 && isatty(STDERR_FILENO))
+		fprintf(stderr, "\rcrlcache: fetched %zu/%zu%s", done, n,
+		    done == n ? "\n" : "");
+}
+
+int
+fetch_all(struct fetch *f, size_t n, const struct conf *conf)
+{
+	struct xfer *xs;
+	CURLM *multi;
+	CURLMsg *msg;
+	size_t next = 0, done = 0, i;
+	int running = 0, left;
+
+	if (n == 0)
+		return 0;
+	if ((multi = curl_multi_init()) == NULL)
+		return -1;
+	xs = xcalloc(n, sizeof(*xs));
+	for (i = 0; i < n; i++) {
+		xs[i].f = &f[i];
+		xs[i].conf = conf;
+	}
+	while (done < n) {
+		while (next < n && (long)(next - done) < conf->parallel) {
+			struct xfer *x = &xs[next++];
+
+			if (setup(x) == -1 ||
+			    curl_multi_add_handle(multi, x->easy) != CURLM_OK) {
+				snprintf(x->f->err, sizeof(x->f->err),
+				    "cannot set up the transfer");
+				done++;
+				continue;
+			}
+			running++;
+		}
+		if (running == 0)
+			continue;
+		if (curl_multi_perform(multi, &running) != CURLM_OK ||
+		    curl_multi_poll(multi, NULL, 0, 1000, NULL) != CURLM_OK)
+			break;
+		while ((msg = curl_multi_info_read(multi, &left)) != NULL) {
+			struct xfer *x;
+
+			if (msg->msg != CURLMSG_DONE)
+				continue;
+			curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, &x);
+			finish(x, msg->data.result);
+			curl_multi_remove_handle(multi, x->easy);
+			done++;
+			progress(done, n);
+		}
+	}
+	for (i = 0; i < n; i++) {
+		if (xs[i].easy != NULL) {
+			curl_multi_remove_handle(multi, xs[i].easy);
+			curl_easy_cleanup(xs[i].easy);
+		}
+		curl_slist_free_all(xs[i].headers);
+	}
+	free(xs);
+	curl_multi_cleanup(multi);
+	return done == n ? 0 : -1;
+}
+
+void
+fetch_free(struct fetch *f)
+{
+	free(f->body);
+	free(f->new_etag);
+	free(f->new_last_modified);
+	f->body = NULL;
+	f->new_etag = f->new_last_modified = NULL;
+}

@@ -1,0 +1,179 @@
+/*
+ * crlcache command-line tool: shared declarations.
+ *
+ * Copyright the crlcache authors. Licensed under the Apache License 2.0.
+ */
+#ifndef CRLCACHE_FETCHER_H
+#define CRLCACHE_FETCHER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include <openssl/x509.h>
+
+#include <crlcache/format.h>
+
+#define DEFAULT_STATE_DIR	"/var/lib/crlcache"
+#define DEFAULT_CONF		"/etc/crlcache/crlcache.conf"
+#define INDEX_NAME		"index.mdb"
+#define WORK_NAME		"work"
+#define LOCK_NAME		"lock"
+
+/*
+ * Largest CRL accepted from a file or the network.  Single CRLs above
+ * 10 MB exist in the Web PKI (DESIGN section 5); 64 MiB leaves room
+ * while bounding memory per fetch.
+ */
+#define DEFAULT_MAX_SIZE	((size_t)64 << 20)
+/* Entries in one CRL; CRLite counted ~8 million in the whole Web PKI. */
+#define MAX_CRL_ENTRIES		20000000L
+/* A thisUpdate this far ahead of our clock is accepted as clock skew. */
+#define MAX_CLOCK_SKEW		300
+/* Lines and bytes of a config file: it is hand written, bound it anyway. */
+#define MAX_CONF_SIZE		((size_t)1 << 20)
+#define MAX_CONF_ITEMS		10000
+/* Distinct URLs one update fetches (config plus CA distribution points). */
+#define MAX_SOURCES		20000
+
+#define ERRLEN			512
+
+struct strlist {
+	char	**v;
+	size_t	  n;
+};
+
+struct conf {
+	struct strlist	urls;		/* url = */
+	struct strlist	cas;		/* ca = : their CRL DPs are fetched */
+	struct strlist	anchors;	/* anchor = : default system store */
+	struct strlist	untrusted;	/* untrusted = */
+	long		parallel;
+	long		connect_timeout;	/* seconds */
+	long		timeout;		/* seconds, whole transfer */
+	long		max_redirects;
+	size_t		max_size;		/* bytes per CRL */
+	int64_t		stale_grace;		/* seconds after nextUpdate */
+};
+
+extern int verbosity;		/* 0 quiet, 1 normal, 2 verbose */
+
+void	 logx(int level, const char *fmt, ...)
+	    __attribute__((format(printf, 2, 3)));
+void	*xcalloc(size_t n, size_t size);
+char	*xstrdup(const char *s);
+int	 strlist_add(struct strlist *l, const char *s);
+void	 strlist_free(struct strlist *l);
+int	 read_file(const char *path, size_t max, uint8_t **buf, size_t *len,
+	    char *err, size_t errlen);
+int64_t	 asn1_time_to_epoch(const ASN1_TIME *t);
+void	 format_time(int64_t t, char *buf, size_t len);
+
+/* conf.c */
+void	 conf_init(struct conf *c);
+int	 conf_load(struct conf *c, const char *path, int must_exist);
+void	 conf_free(struct conf *c);
+
+/* name.c: issuer Name canonical form (format.h "canon") */
+int	 name_canon_hash(const X509_NAME *name, uint8_t out[CRLC_HASH_LEN]);
+int	 name_der_hash(const X509_NAME *name, uint8_t out[CRLC_HASH_LEN]);
+
+/* trust.c: anchors and intermediates for CRL issuer verification */
+struct trust {
+	X509_STORE	*store;		/* anchors */
+	STACK_OF(X509)	*certs;		/* every known CA cert: issuer candidates */
+};
+int	 trust_load(struct trust *t, const struct strlist *anchors,
+	    const struct strlist *untrusted, const struct strlist *cas);
+void	 trust_free(struct trust *t);
+
+/* crl.c: one CRL, parsed and verified */
+struct crl {
+	char		*source;	/* file name or URL */
+	X509_CRL	*x;
+	uint8_t		*der;		/* the signed CRL, as received */
+	size_t		 derlen;
+	X509		*issuer;	/* verified issuer certificate */
+	int64_t		 this_update;
+	int64_t		 next_update;	/* 0: absent */
+	uint8_t		 number[CRLC_CRLNUM_MAX];
+	size_t		 numlen;	/* 0: no cRLNumber */
+	int		 is_delta;
+	uint8_t		 base[CRLC_CRLNUM_MAX];	/* delta: BaseCRLNumber */
+	size_t		 baselen;
+	char		*scope;		/* IDP fullName URI, NULL: whole issuer */
+	unsigned	 idp_flags;	/* CRLC_CRL_USER_ONLY / CA_ONLY */
+};
+int	 crl_parse(struct crl *c, const char *source, const uint8_t *buf,
+	    size_t len, char *err, size_t errlen);
+int	 crl_verify(struct crl *c, const struct trust *t, const char *url,
+	    time_t now, char *err, size_t errlen);
+void	 crl_free(struct crl *c);
+int	 serial_octets(const ASN1_INTEGER *ai, uint8_t *out, size_t max,
+	    size_t *len);
+int	 numcmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen);
+
+/* store.c: the fetcher's private working environment and publishing */
+struct store;
+enum ingest_result { INGEST_FAILED = -1, INGEST_UNCHANGED = 0, INGEST_CHANGED = 1 };
+struct source_rec {
+	int64_t		 last_attempt;
+	int64_t		 last_success;
+	long		 http_status;
+	char		*etag;
+	char		*last_modified;
+	char		*error;
+	uint8_t		*scope_key;
+	size_t		 scope_keylen;
+};
+int	 store_open(struct store **s, const char *state_dir, char *err,
+	    size_t errlen);
+void	 store_close(struct store *s);
+int	 store_ingest(struct store *s, const struct crl *c, char *err,
+	    size_t errlen);
+int	 store_get_source(struct store *s, const char *url,
+	    struct source_rec *rec);
+int	 store_has_scope(struct store *s, const uint8_t *key, size_t keylen);
+int	 store_put_source(struct store *s, const char *url,
+	    const struct source_rec *rec);
+void	 source_rec_free(struct source_rec *rec);
+int	 store_publish(struct store *s, int force, uint64_t *generation,
+	    char *err, size_t errlen);
+int	 scope_key(uint32_t issuer_id, const char *scope, uint8_t *key,
+	    size_t *keylen);
+int	 store_scope_key(struct store *s, const uint8_t canon[CRLC_HASH_LEN],
+	    const char *scope, uint8_t *key, size_t *keylen);
+
+/* fetch.c: parallel HTTP(S) with libcurl multi */
+struct fetch {
+	const char	*url;
+	const char	*etag;		/* sent as If-None-Match */
+	const char	*last_modified;	/* sent as If-Modified-Since */
+	/* results */
+	long		 status;
+	int		 ok;		/* body or not_modified is valid */
+	int		 not_modified;
+	uint8_t		*body;
+	size_t		 len;
+	char		*new_etag;
+	char		*new_last_modified;
+	char		 err[ERRLEN];
+};
+int	 fetch_all(struct fetch *f, size_t n, const struct conf *conf);
+void	 fetch_free(struct fetch *f);
+
+/* ingest.c: parse + verify + store one CRL, reporting a rejection */
+int	 ingest_buffer(struct store *s, const struct trust *t,
+	    const char *source, const char *url, const uint8_t *buf,
+	    size_t len, uint8_t *key, size_t *keylen, char *err, size_t errlen);
+
+/* subcommands */
+int	 cmd_import(const char *state_dir, const struct conf *conf, int argc,
+	    char **argv);
+int	 cmd_update(const char *state_dir, const struct conf *conf);
+int	 cmd_check(const char *state_dir, const struct conf *conf, int argc,
+	    char **argv);
+int	 cmd_status(const char *state_dir, const struct conf *conf, int argc,
+	    char **argv);
+
+#endif /* CRLCACHE_FETCHER_H */

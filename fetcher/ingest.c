@@ -1,0 +1,37 @@
+/*
+ * The one path by which a CRL reaches the index: parse, verify, store.
+ *
+ * Copyright the crlcache authors. Licensed under the Apache License 2.0.
+ */
+#include <string.h>
+#include <time.h>
+
+#include "fetcher.h"
+
+/*
+ * Ingest buf as the CRL from source (a file name or URL; url, when not
+ * NULL, is the distribution point it was fetched from).  Returns an
+ * enum ingest_result; on INGEST_FAILED err says why and the index is
+ * untouched.  On success key/keylen, when key is not NULL, name the
+ * "crl" record that holds it.
+ */
+int
+ingest_buffer(struct store *s, const struct trust *t, const char *source,
+    const char *url, const uint8_t *buf, size_t len, uint8_t *key,
+    size_t *keylen, char *err, size_t errlen)
+{
+	struct crl c;
+	uint8_t canon[CRLC_HASH_LEN];
+	int res = INGEST_FAILED;
+
+	if (crl_parse(&c, source, buf, len, err, errlen) == -1 ||
+	    crl_verify(&c, t, url, time(NULL), err, errlen) == -1)
+		goto done;
+	res = store_ingest(s, &c, err, errlen);
+	if (res != INGEST_FAILED && key != NULL &&
+	    name_canon_hash(X509_CRL_get_issuer(c.x), canon) == 0)
+		(void)store_scope_key(s, canon, c.scope, key, keylen);
+done:
+	crl_free(&c);
+	return res;
+}

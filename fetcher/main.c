@@ -1,0 +1,104 @@
+/*
+ * crlcache: keep the system revocation index fresh, and query it.
+ *
+ * Copyright the crlcache authors. Licensed under the Apache License 2.0.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <curl/curl.h>
+
+#include "fetcher.h"
+
+static void
+usage(FILE *f)
+{
+	fputs("usage: crlcache [--state-dir DIR] [-c FILE] [-v | -q] COMMAND [ARGS]\n"
+	    "commands:\n"
+	    "  update                 fetch, verify and publish the configured CRLs\n"
+	    "  import [--anchor CA.pem]... [--untrusted CERTS.pem]... CRL...\n"
+	    "                         ingest CRL files offline\n"
+	    "  check [--chain CHAIN.pem] CERT.pem\n"
+	    "                         look certificates up in the published index\n"
+	    "  status                 show the published index and its sources\n", f);
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "state-dir", required_argument, NULL, 's' },
+		{ "config", required_argument, NULL, 'c' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *state_dir = getenv("CRLCACHE_STATE_DIR");
+	const char *conf_path = DEFAULT_CONF, *cmd;
+	struct conf conf;
+	int ch, explicit_conf = 0, ret;
+
+	if (state_dir == NULL || *state_dir == '\0')
+		state_dir = DEFAULT_STATE_DIR;
+	/* '+': options end at the subcommand, which has its own. */
+	while ((ch = getopt_long(argc, argv, "+c:vqh", opts, NULL)) != -1) {
+		switch (ch) {
+		case 's':
+			state_dir = optarg;
+			break;
+		case 'c':
+			conf_path = optarg;
+			explicit_conf = 1;
+			break;
+		case 'v':
+			verbosity = 2;
+			break;
+		case 'q':
+			verbosity = 0;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 4;
+		}
+	}
+	if (optind >= argc) {
+		usage(stderr);
+		return 4;
+	}
+	cmd = argv[optind];
+	argc -= optind;
+	argv += optind;
+	optind = 1;
+
+	conf_init(&conf);
+	if (conf_load(&conf, conf_path, explicit_conf) == -1) {
+		conf_free(&conf);
+		return 4;
+	}
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+		logx(0, "cannot initialise libcurl");
+		conf_free(&conf);
+		return 4;
+	}
+	if (strcmp(cmd, "update") == 0 && argc == 1)
+		ret = cmd_update(state_dir, &conf);
+	else if (strcmp(cmd, "import") == 0)
+		ret = cmd_import(state_dir, &conf, argc, argv);
+	else if (strcmp(cmd, "check") == 0)
+		ret = cmd_check(state_dir, &conf, argc, argv);
+	else if (strcmp(cmd, "status") == 0)
+		ret = cmd_status(state_dir, &conf, argc, argv);
+	else {
+		usage(stderr);
+		ret = 4;
+	}
+	curl_global_cleanup();
+	conf_free(&conf);
+	return ret;
+}

@@ -1,0 +1,796 @@
+/*
+ * The fetcher's private working index and the publishing of snapshots.
+ *
+ * Copyright the crlcache authors. Licensed under the Apache License 2.0.
+ *
+ * Layout: see <crlcache/format.h>.  Every CRL is ingested in its own
+ * write transaction, so a CRL that fails half way changes nothing.
+ * Publishing copies the working environment, compacted, into a new file
+ * and renames it over index.mdb: readers see the old or the new
+ * generation, never a mixture.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <lmdb.h>
+#include <openssl/err.h>
+#include <openssl/x509.h>
+#include <openssl/x509v3.h>
+
+#include "fetcher.h"
+
+#define META_NEXT_ISSUER	"next_issuer_id"	/* writer's id counter */
+#define REASON_REMOVE_FROM_CRL	8			/* RFC 5280 5.3.1 */
+
+struct store {
+	char		*dir;
+	int		 lockfd;
+	MDB_env		*env;
+	MDB_dbi		 meta, canon, alias, rev, crl, source;
+	int		 dirty;		/* changed since the last publish */
+};
+
+/* What the "crl" record of a scope holds, decoded. */
+struct scope_rec {
+	unsigned	 flags;
+	uint32_t	 entries;
+	int64_t		 this_update, next_update, fetched_at;
+	int64_t		 delta_this, delta_next;
+	uint8_t		 number[CRLC_CRLNUM_MAX];
+	size_t		 numlen;
+	uint8_t		 base[CRLC_CRLNUM_MAX];
+	size_t		 baselen;
+	const uint8_t	*src, *der, *delta;
+	size_t		 srclen, derlen, deltalen;
+};
+
+static void
+lmdb_err(char *err, size_t errlen, const char *what, int rc)
+{
+	snprintf(err, errlen, "index: %s: %s", what, mdb_strerror(rc));
+}
+
+int
+scope_key(uint32_t issuer_id, const char *scope, uint8_t *key, size_t *keylen)
+{
+	size_t slen = scope != NULL ? strlen(scope) : 0;
+
+	if (slen > CRLC_SCOPE_URI_MAX)
+		return -1;
+	crlc_put_u32(key, issuer_id);
+	if (slen > 0)
+		memcpy(key + CRLC_ISSUER_ID_LEN, scope, slen);
+	*keylen = CRLC_ISSUER_ID_LEN + slen;
+	return 0;
+}
+
+static int
+open_dbs(struct store *s, char *err, size_t errlen)
+{
+	MDB_txn *txn;
+	MDB_val k = { strlen(CRLC_META_FORMAT), CRLC_META_FORMAT }, v;
+	uint8_t fmt[4];
+	int rc;
+
+	if ((rc = mdb_txn_begin(s->env, NULL, 0, &txn)) != 0) {
+		lmdb_err(err, errlen, "begin", rc);
+		return -1;
+	}
+	if ((rc = mdb_dbi_open(txn, CRLC_DB_META, MDB_CREATE, &s->meta)) != 0 ||
+	    (rc = mdb_dbi_open(txn, CRLC_DB_CANON, MDB_CREATE, &s->canon)) != 0 ||
+	    (rc = mdb_dbi_open(txn, CRLC_DB_ALIAS, MDB_CREATE, &s->alias)) != 0 ||
+	    (rc = mdb_dbi_open(txn, CRLC_DB_REV, MDB_CREATE, &s->rev)) != 0 ||
+	    (rc = mdb_dbi_open(txn, CRLC_DB_CRL, MDB_CREATE, &s->crl)) != 0 ||
+	    (rc = mdb_dbi_open(txn, CRLC_DB_SOURCE, MDB_CREATE, &s->source)) != 0)
+		goto fail;
+	rc = mdb_get(txn, s->meta, &k, &v);
+	if (rc == 0 && (v.mv_size != 4 ||
+	    crlc_get_u32(v.mv_data) != CRLC_FORMAT_VERSION)) {
+		mdb_txn_abort(txn);
+		snprintf(err, errlen, "working index %s/%s has another format "
+		    "version; move it away to rebuild", s->dir, WORK_NAME);
+		return -1;
+	}
+	if (rc == MDB_NOTFOUND) {
+		crlc_put_u32(fmt, CRLC_FORMAT_VERSION);
+		v.mv_size = sizeof(fmt);
+		v.mv_data = fmt;
+		if ((rc = mdb_put(txn, s->meta, &k, &v, 0)) != 0)
+			goto fail;
+	} else if (rc != 0)
+		goto fail;
+	if ((rc = mdb_txn_commit(txn)) != 0) {
+		lmdb_err(err, errlen, "create databases", rc);
+		return -1;
+	}
+	return 0;
+fail:
+	mdb_txn_abort(txn);
+	lmdb_err(err, errlen, "open databases", rc);
+	return -1;
+}
+
+int
+store_open(struct store **out, const char *state_dir, char *err, size_t errlen)
+{
+	struct store *s = xcalloc(1, sizeof(*s));
+	char path[PATH_MAX];
+	int rc;
+
+	*out = NULL;
+	s->lockfd = -1;
+	s->dir = xstrdup(state_dir);
+	if (mkdir(state_dir, 0755) == -1 && errno != EEXIST) {
+		snprintf(err, errlen, "%s: %s", state_dir, strerror(errno));
+		goto fail;
+	}
+	snprintf(path, sizeof(path), "%s/%s", state_dir, LOCK_NAME);
+	if ((s->lockfd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600)) == -1) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		goto fail;
+	}
+	if (flock(s->lockfd, LOCK_EX | LOCK_NB) == -1) {
+		snprintf(err, errlen, "%s: another crlcache run holds the lock",
+		    path);
+		goto fail;
+	}
+	snprintf(path, sizeof(path), "%s/%s", state_dir, WORK_NAME);
+	if (mkdir(path, 0700) == -1 && errno != EEXIST) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		goto fail;
+	}
+	if ((rc = mdb_env_create(&s->env)) != 0 ||
+	    (rc = mdb_env_set_maxdbs(s->env, CRLC_NUM_DBS)) != 0 ||
+	    (rc = mdb_env_set_mapsize(s->env, CRLC_MAP_SIZE)) != 0 ||
+	    (rc = mdb_env_open(s->env, path, 0, 0600)) != 0) {
+		lmdb_err(err, errlen, path, rc);
+		goto fail;
+	}
+	if (open_dbs(s, err, errlen) == -1)
+		goto fail;
+	*out = s;
+	return 0;
+fail:
+	store_close(s);
+	return -1;
+}
+
+void
+store_close(struct store *s)
+{
+	if (s == NULL)
+		return;
+	if (s->env != NULL)
+		mdb_env_close(s->env);
+	if (s->lockfd != -1)
+		close(s->lockfd);
+	free(s->dir);
+	free(s);
+}
+
+static int
+put_u32(MDB_txn *txn, MDB_dbi dbi, const void *key, size_t klen, uint32_t val)
+{
+	MDB_val k = { klen, (void *)key }, v;
+	uint8_t be[4];
+
+	crlc_put_u32(be, val);
+	v.mv_size = sizeof(be);
+	v.mv_data = be;
+	return mdb_put(txn, dbi, &k, &v, 0);
+}
+
+/* The issuer id for the CRL's issuer, creating it and its aliases. */
+static int
+issuer_id(struct store *s, MDB_txn *txn, const struct crl *c, uint32_t *id)
+{
+	uint8_t canon[CRLC_HASH_LEN], h[CRLC_HASH_LEN];
+	MDB_val k = { sizeof(canon), canon }, v;
+	MDB_val nk = { strlen(META_NEXT_ISSUER), META_NEXT_ISSUER };
+	uint32_t next = 1;
+	int rc;
+
+	if (name_canon_hash(X509_CRL_get_issuer(c->x), canon) == -1)
+		return EINVAL;
+	rc = mdb_get(txn, s->canon, &k, &v);
+	if (rc == 0 && v.mv_size == CRLC_ISSUER_ID_LEN) {
+		*id = crlc_get_u32(v.mv_data);
+	} else if (rc == MDB_NOTFOUND) {
+		if ((rc = mdb_get(txn, s->meta, &nk, &v)) == 0 && v.mv_size == 4)
+			next = crlc_get_u32(v.mv_data);
+		else if (rc != MDB_NOTFOUND)
+			return rc;
+		if (next == UINT32_MAX)
+			return ENOSPC;
+		*id = next;
+		if ((rc = put_u32(txn, s->canon, canon, sizeof(canon), next)) != 0 ||
+		    (rc = put_u32(txn, s->meta, META_NEXT_ISSUER,
+		    strlen(META_NEXT_ISSUER), next + 1)) != 0)
+			return rc;
+	} else
+		return rc != 0 ? rc : EINVAL;
+	/* Both encodings of the issuer's name lead readers to this id. */
+	if (name_der_hash(X509_CRL_get_issuer(c->x), h) == -1 ||
+	    (rc = put_u32(txn, s->alias, h, sizeof(h), *id)) != 0)
+		return rc != 0 ? rc : EINVAL;
+	if (name_der_hash(X509_get_subject_name(c->issuer), h) == -1 ||
+	    (rc = put_u32(txn, s->alias, h, sizeof(h), *id)) != 0)
+		return rc != 0 ? rc : EINVAL;
+	return 0;
+}
+
+static int
+scope_decode(const MDB_val *v, struct scope_rec *r)
+{
+	const uint8_t *h = v->mv_data;
+	size_t total;
+
+	if (v->mv_size < CRLC_CRL_HDR_LEN || h[0] != 1 || h[48] > CRLC_CRLNUM_MAX ||
+	    h[70] > CRLC_CRLNUM_MAX)
+		return -1;
+	memset(r, 0, sizeof(*r));
+	r->flags = h[1];
+	r->entries = crlc_get_u32(h + 4);
+	r->this_update = crlc_get_i64(h + 8);
+	r->next_update = crlc_get_i64(h + 16);
+	r->fetched_at = crlc_get_i64(h + 24);
+	r->delta_this = crlc_get_i64(h + 32);
+	r->delta_next = crlc_get_i64(h + 40);
+	r->numlen = h[48];
+	memcpy(r->number, h + 49, r->numlen);
+	r->baselen = h[70];
+	memcpy(r->base, h + 71, r->baselen);
+	r->srclen = crlc_get_u32(h + 92);
+	r->derlen = crlc_get_u32(h + 96);
+	r->deltalen = crlc_get_u32(h + 100);
+	total = CRLC_CRL_HDR_LEN + r->srclen + r->derlen + r->deltalen;
+	if (total != v->mv_size)
+		return -1;
+	r->src = h + CRLC_CRL_HDR_LEN;
+	r->der = r->src + r->srclen;
+	r->delta = r->der + r->derlen;
+	return 0;
+}
+
+static X509_CRL *
+crl_from_der(const uint8_t *der, size_t len)
+{
+	const unsigned char *p = der;
+
+	return len == 0 ? NULL : d2i_X509_CRL(NULL, &p, (long)len);
+}
+
+/* Delete every serial a stored CRL lists (its entries may be gone already). */
+static int
+delete_entries(struct store *s, MDB_txn *txn, uint32_t id, const uint8_t *der,
+    size_t len)
+{
+	STACK_OF(X509_REVOKED) *revs;
+	uint8_t key[CRLC_ISSUER_ID_LEN + CRLC_SERIAL_MAX];
+	MDB_val k = { 0, key };
+	X509_CRL *x;
+	size_t slen;
+	int i, rc = 0;
+
+	if (len == 0)
+		return 0;
+	if ((x = crl_from_der(der, len)) == NULL)
+		return EINVAL;
+	crlc_put_u32(key, id);
+	revs = X509_CRL_get_REVOKED(x);
+	for (i = 0; i < sk_X509_REVOKED_num(revs) && rc == 0; i++) {
+		if (serial_octets(X509_REVOKED_get0_serialNumber(
+		    sk_X509_REVOKED_value(revs, i)), key + CRLC_ISSUER_ID_LEN,
+		    CRLC_SERIAL_MAX, &slen) == -1)
+			continue;
+		k.mv_size = CRLC_ISSUER_ID_LEN + slen;
+		rc = mdb_del(txn, s->rev, &k, NULL);
+		if (rc == MDB_NOTFOUND)
+			rc = 0;
+	}
+	X509_CRL_free(x);
+	return rc;
+}
+
+/*
+ * Write the entries of a CRL under issuer id.  A delta's removeFromCRL
+ * entries delete (RFC 5280 5.2.4); *count tracks the entries held.
+ */
+static int
+write_entries(struct store *s, MDB_txn *txn, uint32_t id, X509_CRL *x,
+    int delta, int64_t *count)
+{
+	STACK_OF(X509_REVOKED) *revs = X509_CRL_get_REVOKED(x);
+	uint8_t key[CRLC_ISSUER_ID_LEN + CRLC_SERIAL_MAX], val[CRLC_REV_LEN];
+	MDB_val k = { 0, key }, v = { sizeof(val), val };
+	X509_REVOKED *r;
+	ASN1_ENUMERATED *reason;
+	size_t slen;
+	long code;
+	int i, rc = 0;
+
+	crlc_put_u32(key, id);
+	for (i = 0; i < sk_X509_REVOKED_num(revs) && rc == 0; i++) {
+		r = sk_X509_REVOKED_value(revs, i);
+		if (serial_octets(X509_REVOKED_get0_serialNumber(r),
+		    key + CRLC_ISSUER_ID_LEN, CRLC_SERIAL_MAX, &slen) == -1)
+			return ERANGE;
+		k.mv_size = CRLC_ISSUER_ID_LEN + slen;
+		code = CRLC_REASON_NONE;
+		reason = X509_REVOKED_get_ext_d2i(r, NID_crl_reason, NULL, NULL);
+		if (reason != NULL) {
+			code = ASN1_ENUMERATED_get(reason);
+			ASN1_ENUMERATED_free(reason);
+			if (code < 0 || code > 10)
+				return EINVAL;	/* RFC 5280 5.3.1 */
+		}
+		if (delta && code == REASON_REMOVE_FROM_CRL) {
+			rc = mdb_del(txn, s->rev, &k, NULL);
+			if (rc == 0)
+				(*count)--;
+			else if (rc == MDB_NOTFOUND)
+				rc = 0;
+			continue;
+		}
+		crlc_put_i64(val, asn1_time_to_epoch(
+		    X509_REVOKED_get0_revocationDate(r)));
+		val[8] = (uint8_t)code;
+		val[9] = delta ? CRLC_REV_DELTA : 0;
+		rc = mdb_put(txn, s->rev, &k, &v, MDB_NOOVERWRITE);
+		if (rc == 0)
+			(*count)++;
+		else if (rc == MDB_KEYEXIST)
+			rc = mdb_put(txn, s->rev, &k, &v, 0);
+	}
+	return rc;
+}
+
+/* Serialise the "crl" record (format.h). */
+static int
+put_scope(struct store *s, MDB_txn *txn, const uint8_t *key, size_t keylen,
+    const struct scope_rec *r)
+{
+	MDB_val k = { keylen, (void *)key }, v;
+	uint8_t *h;
+	int rc;
+
+	v.mv_size = CRLC_CRL_HDR_LEN + r->srclen + r->derlen + r->deltalen;
+	if (r->derlen > UINT32_MAX || r->deltalen > UINT32_MAX)
+		return EFBIG;
+	h = xcalloc(1, v.mv_size);
+	h[0] = 1;
+	h[1] = (uint8_t)r->flags;
+	crlc_put_u32(h + 4, r->entries);
+	crlc_put_i64(h + 8, r->this_update);
+	crlc_put_i64(h + 16, r->next_update);
+	crlc_put_i64(h + 24, r->fetched_at);
+	crlc_put_i64(h + 32, r->delta_this);
+	crlc_put_i64(h + 40, r->delta_next);
+	h[48] = (uint8_t)r->numlen;
+	memcpy(h + 49, r->number, r->numlen);
+	h[70] = (uint8_t)r->baselen;
+	memcpy(h + 71, r->base, r->baselen);
+	crlc_put_u32(h + 92, (uint32_t)r->srclen);
+	crlc_put_u32(h + 96, (uint32_t)r->derlen);
+	crlc_put_u32(h + 100, (uint32_t)r->deltalen);
+	memcpy(h + CRLC_CRL_HDR_LEN, r->src, r->srclen);
+	memcpy(h + CRLC_CRL_HDR_LEN + r->srclen, r->der, r->derlen);
+	memcpy(h + CRLC_CRL_HDR_LEN + r->srclen + r->derlen, r->delta, r->deltalen);
+	v.mv_data = h;
+	rc = mdb_put(txn, s->crl, &k, &v, 0);
+	free(h);
+	return rc;
+}
+
+/*
+ * Decide whether c may replace what the scope holds (RFC 5280 5.2.3:
+ * CRL numbers increase monotonically; 5.2.4: a delta applies onto a
+ * complete CRL whose number is at least the delta's BaseCRLNumber).
+ * Returns 1 to apply, 0 when c is what we already hold, -1 to reject.
+ */
+static int
+admissible(const struct crl *c, const struct scope_rec *old, int have,
+    char *err, size_t errlen)
+{
+	const uint8_t *held = have ? old->number : NULL;
+	size_t heldlen = have ? old->numlen : 0;
+	int cmp;
+
+	if (c->is_delta) {
+		if (!have || numcmp(old->base, old->baselen, c->base, c->baselen) < 0) {
+			snprintf(err, errlen, "delta CRL needs base CRL number >= its "
+			    "BaseCRLNumber, which is not held (RFC 5280 5.2.4)");
+			return -1;
+		}
+		cmp = numcmp(c->number, c->numlen, held, heldlen);
+		if (cmp == 0 && c->this_update == old->delta_this)
+			return 0;
+		if (cmp <= 0) {
+			snprintf(err, errlen, "rollback: delta CRL number is not newer "
+			    "than the one held");
+			return -1;
+		}
+		return 1;
+	}
+	if (!have)
+		return 1;
+	if (c->numlen > 0 && old->numlen > 0) {
+		cmp = numcmp(c->number, c->numlen, held, heldlen);
+		if (cmp < 0) {
+			snprintf(err, errlen, "rollback: CRL number is older than the "
+			    "one held");
+			return -1;
+		}
+		if (cmp == 0 && !(old->flags & CRLC_CRL_HAS_DELTA)) {
+			if (c->this_update == old->this_update &&
+			    c->derlen == old->derlen &&
+			    memcmp(c->der, old->der, c->derlen) == 0)
+				return 0;
+			snprintf(err, errlen, "CRL number reused with different "
+			    "content (RFC 5280 5.2.3)");
+			return -1;
+		}
+	}
+	if (c->this_update < old->this_update) {
+		snprintf(err, errlen, "rollback: thisUpdate is older than the one held");
+		return -1;
+	}
+	if (c->this_update == old->this_update && c->derlen == old->derlen &&
+	    memcmp(c->der, old->der, c->derlen) == 0)
+		return 0;
+	return 1;
+}
+
+static int
+ingest_txn(struct store *s, MDB_txn *txn, const struct crl *c, char *err,
+    size_t errlen)
+{
+	uint8_t key[CRLC_KEY_MAX];
+	size_t keylen;
+	MDB_val k, v;
+	struct scope_rec old, rec;
+	X509_CRL *base = NULL;
+	uint8_t *oldcopy = NULL;
+	int64_t count = 0;
+	uint32_t id = 0;
+	int have, rc, ok, ret = INGEST_FAILED;
+
+	if ((rc = issuer_id(s, txn, c, &id)) != 0) {
+		lmdb_err(err, errlen, "issuer id", rc);
+		return INGEST_FAILED;
+	}
+	if (scope_key(id, c->scope, key, &keylen) == -1) {
+		snprintf(err, errlen, "IDP URI too long");
+		return INGEST_FAILED;
+	}
+	k.mv_size = keylen;
+	k.mv_data = key;
+	rc = mdb_get(txn, s->crl, &k, &v);
+	if (rc != 0 && rc != MDB_NOTFOUND) {
+		lmdb_err(err, errlen, "read scope", rc);
+		return INGEST_FAILED;
+	}
+	have = rc == 0;
+	if (have) {
+		/* LMDB values die at the next write: work on a copy. */
+		oldcopy = xcalloc(1, v.mv_size);
+		memcpy(oldcopy, v.mv_data, v.mv_size);
+		v.mv_data = oldcopy;
+		if (scope_decode(&v, &old) == -1) {
+			snprintf(err, errlen, "index: stored CRL record is corrupt");
+			goto done;
+		}
+	}
+	if ((ok = admissible(c, &old, have, err, errlen)) <= 0) {
+		ret = ok < 0 ? INGEST_FAILED : INGEST_UNCHANGED;
+		goto done;
+	}
+
+	memset(&rec, 0, sizeof(rec));
+	if (c->is_delta) {
+		rec = old;
+		rec.flags |= CRLC_CRL_HAS_DELTA;
+		rec.delta_this = c->this_update;
+		rec.delta_next = c->next_update;
+		memcpy(rec.number, c->number, c->numlen);
+		rec.numlen = c->numlen;
+		rec.delta = c->der;
+		rec.deltalen = c->derlen;
+		if ((base = crl_from_der(old.der, old.derlen)) == NULL) {
+			snprintf(err, errlen, "index: stored base CRL unreadable");
+			goto done;
+		}
+	} else {
+		rec.flags = c->idp_flags;
+		rec.this_update = c->this_update;
+		rec.next_update = c->next_update;
+		memcpy(rec.number, c->number, c->numlen);
+		rec.numlen = c->numlen;
+		memcpy(rec.base, c->number, c->numlen);
+		rec.baselen = c->numlen;
+		rec.der = c->der;
+		rec.derlen = c->derlen;
+	}
+	rec.fetched_at = (int64_t)time(NULL);
+	rec.src = (const uint8_t *)c->source;
+	rec.srclen = strlen(c->source);
+
+	/* Rebuild the scope: drop what base and old delta listed, write anew. */
+	rc = 0;
+	if (have && (rc = delete_entries(s, txn, id, old.der, old.derlen)) == 0)
+		rc = delete_entries(s, txn, id, old.delta, old.deltalen);
+	if (rc == 0)
+		rc = write_entries(s, txn, id, base != NULL ? base : c->x, 0, &count);
+	if (rc == 0 && c->is_delta)
+		rc = write_entries(s, txn, id, c->x, 1, &count);
+	if (rc != 0) {
+		if (rc == ERANGE || rc == EINVAL)
+			snprintf(err, errlen, "entry with a serial longer than %d "
+			    "octets or a bad reasonCode", CRLC_SERIAL_MAX);
+		else
+			lmdb_err(err, errlen, "write entries", rc);
+		goto done;
+	}
+	rec.entries = count < 0 ? 0 : count > UINT32_MAX ? UINT32_MAX :
+	    (uint32_t)count;
+	if ((rc = put_scope(s, txn, key, keylen, &rec)) != 0) {
+		lmdb_err(err, errlen, "write CRL record", rc);
+		goto done;
+	}
+	ret = INGEST_CHANGED;
+done:
+	X509_CRL_free(base);
+	free(oldcopy);
+	return ret;
+}
+
+int
+store_ingest(struct store *s, const struct crl *c, char *err, size_t errlen)
+{
+	MDB_txn *txn;
+	int rc, res;
+
+	if ((rc = mdb_txn_begin(s->env, NULL, 0, &txn)) != 0) {
+		lmdb_err(err, errlen, "begin", rc);
+		return INGEST_FAILED;
+	}
+	res = ingest_txn(s, txn, c, err, errlen);
+	if (res != INGEST_CHANGED) {
+		mdb_txn_abort(txn);
+		return res;
+	}
+	if ((rc = mdb_txn_commit(txn)) != 0) {
+		lmdb_err(err, errlen, "commit", rc);
+		return INGEST_FAILED;
+	}
+	s->dirty = 1;
+	return INGEST_CHANGED;
+}
+
+int
+store_has_scope(struct store *s, const uint8_t *key, size_t keylen)
+{
+	MDB_txn *txn;
+	MDB_val k = { keylen, (void *)key }, v;
+	int found;
+
+	if (keylen == 0 || mdb_txn_begin(s->env, NULL, MDB_RDONLY, &txn) != 0)
+		return 0;
+	found = mdb_get(txn, s->crl, &k, &v) == 0;
+	mdb_txn_abort(txn);
+	return found;
+}
+
+static char *
+dup_span(const uint8_t *p, size_t len)
+{
+	char *s;
+
+	if (len == 0)
+		return NULL;
+	s = xcalloc(1, len + 1);
+	memcpy(s, p, len);
+	return s;
+}
+
+int
+store_get_source(struct store *s, const char *url, struct source_rec *rec)
+{
+	MDB_txn *txn;
+	MDB_val k = { strlen(url), (void *)url }, v;
+	const uint8_t *h;
+	size_t e, m, r, kl;
+	int ret = -1;
+
+	memset(rec, 0, sizeof(*rec));
+	if (k.mv_size == 0 || k.mv_size > CRLC_KEY_MAX ||
+	    mdb_txn_begin(s->env, NULL, MDB_RDONLY, &txn) != 0)
+		return -1;
+	if (mdb_get(txn, s->source, &k, &v) != 0 || v.mv_size < CRLC_SRC_HDR_LEN)
+		goto done;
+	h = v.mv_data;
+	e = crlc_get_u32(h + 20);
+	m = crlc_get_u32(h + 24);
+	r = crlc_get_u32(h + 28);
+	kl = crlc_get_u32(h + 32);
+	if (CRLC_SRC_HDR_LEN + e + m + r + kl != v.mv_size || kl > CRLC_KEY_MAX)
+		goto done;
+	rec->last_attempt = crlc_get_i64(h);
+	rec->last_success = crlc_get_i64(h + 8);
+	rec->http_status = crlc_get_u32(h + 16);
+	h += CRLC_SRC_HDR_LEN;
+	rec->etag = dup_span(h, e);
+	rec->last_modified = dup_span(h + e, m);
+	rec->error = dup_span(h + e + m, r);
+	if (kl > 0) {
+		rec->scope_key = xcalloc(1, kl);
+		memcpy(rec->scope_key, h + e + m + r, kl);
+		rec->scope_keylen = kl;
+	}
+	ret = 0;
+done:
+	mdb_txn_abort(txn);
+	return ret;
+}
+
+int
+store_put_source(struct store *s, const char *url, const struct source_rec *rec)
+{
+	size_t e = rec->etag ? strlen(rec->etag) : 0;
+	size_t m = rec->last_modified ? strlen(rec->last_modified) : 0;
+	size_t r = rec->error ? strlen(rec->error) : 0;
+	size_t kl = rec->scope_keylen;
+	MDB_val k = { strlen(url), (void *)url }, v;
+	MDB_txn *txn;
+	uint8_t *h;
+	int rc;
+
+	if (k.mv_size == 0 || k.mv_size > CRLC_KEY_MAX)
+		return -1;
+	v.mv_size = CRLC_SRC_HDR_LEN + e + m + r + kl;
+	h = xcalloc(1, v.mv_size);
+	crlc_put_i64(h, rec->last_attempt);
+	crlc_put_i64(h + 8, rec->last_success);
+	crlc_put_u32(h + 16, (uint32_t)rec->http_status);
+	crlc_put_u32(h + 20, (uint32_t)e);
+	crlc_put_u32(h + 24, (uint32_t)m);
+	crlc_put_u32(h + 28, (uint32_t)r);
+	crlc_put_u32(h + 32, (uint32_t)kl);
+	memcpy(h + CRLC_SRC_HDR_LEN, rec->etag, e);
+	memcpy(h + CRLC_SRC_HDR_LEN + e, rec->last_modified, m);
+	memcpy(h + CRLC_SRC_HDR_LEN + e + m, rec->error, r);
+	memcpy(h + CRLC_SRC_HDR_LEN + e + m + r, rec->scope_key, kl);
+	v.mv_data = h;
+	if ((rc = mdb_txn_begin(s->env, NULL, 0, &txn)) == 0) {
+		if ((rc = mdb_put(txn, s->source, &k, &v, 0)) == 0)
+			rc = mdb_txn_commit(txn);
+		else
+			mdb_txn_abort(txn);
+	}
+	free(h);
+	return rc == 0 ? 0 : -1;
+}
+
+void
+source_rec_free(struct source_rec *rec)
+{
+	free(rec->etag);
+	free(rec->last_modified);
+	free(rec->error);
+	free(rec->scope_key);
+	memset(rec, 0, sizeof(*rec));
+}
+
+/* Bump the generation and stamp the meta records for a publish. */
+static int
+stamp_generation(struct store *s, uint64_t *generation)
+{
+	MDB_val k = { strlen(CRLC_META_GENERATION), CRLC_META_GENERATION }, v;
+	MDB_val ck = { strlen(CRLC_META_CREATED), CRLC_META_CREATED };
+	uint8_t g[8], t[8];
+	MDB_txn *txn;
+	int rc;
+
+	if ((rc = mdb_txn_begin(s->env, NULL, 0, &txn)) != 0)
+		return rc;
+	*generation = 1;
+	if (mdb_get(txn, s->meta, &k, &v) == 0 && v.mv_size == 8)
+		*generation = crlc_get_u64(v.mv_data) + 1;
+	crlc_put_u64(g, *generation);
+	crlc_put_i64(t, (int64_t)time(NULL));
+	v.mv_size = 8;
+	v.mv_data = g;
+	if ((rc = mdb_put(txn, s->meta, &k, &v, 0)) == 0) {
+		v.mv_data = t;
+		rc = mdb_put(txn, s->meta, &ck, &v, 0);
+	}
+	if (rc != 0) {
+		mdb_txn_abort(txn);
+		return rc;
+	}
+	return mdb_txn_commit(txn);
+}
+
+int
+store_publish(struct store *s, int force, uint64_t *generation, char *err,
+    size_t errlen)
+{
+	char tmp[PATH_MAX], dst[PATH_MAX];
+	int fd = -1, dfd = -1, rc, ret = -1;
+	struct stat sb;
+
+	snprintf(dst, sizeof(dst), "%s/%s", s->dir, INDEX_NAME);
+	*generation = 0;
+	if (!s->dirty && !force && stat(dst, &sb) == 0)
+		return 0;
+	if ((rc = stamp_generation(s, generation)) != 0) {
+		lmdb_err(err, errlen, "generation", rc);
+		return -1;
+	}
+	snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", s->dir, INDEX_NAME);
+	if ((fd = mkostemp(tmp, O_CLOEXEC)) == -1) {
+		snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
+		return -1;
+	}
+	if ((rc = mdb_env_copyfd2(s->env, fd, MDB_CP_COMPACT)) != 0) {
+		lmdb_err(err, errlen, "compacting copy", rc);
+		goto done;
+	}
+	/* Readers need only read access; the index holds public data. */
+	if (fchmod(fd, 0644) == -1 || fsync(fd) == -1) {
+		snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
+		goto done;
+	}
+	if (close(fd) == -1) {
+		fd = -1;
+		snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
+		goto done;
+	}
+	fd = -1;
+	if (rename(tmp, dst) == -1) {
+		snprintf(err, errlen, "rename to %s: %s", dst, strerror(errno));
+		goto done;
+	}
+	tmp[0] = '\0';
+	if ((dfd = open(s->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1 ||
+	    fsync(dfd) == -1) {
+		snprintf(err, errlen, "%s: fsync: %s", s->dir, strerror(errno));
+		goto done;
+	}
+	s->dirty = 0;
+	ret = 0;
+done:
+	if (fd != -1)
+		close(fd);
+	if (dfd != -1)
+		close(dfd);
+	if (tmp[0] != '\0')
+		unlink(tmp);
+	return ret;
+}
+
+/* The "crl" key of the scope (issuer by canonical name hash, IDP URI). */
+int
+store_scope_key(struct store *s, const uint8_t canon[CRLC_HASH_LEN],
+    const char *scope, uint8_t *key, size_t *keylen)
+{
+	MDB_txn *txn;
+	MDB_val k = { CRLC_HASH_LEN, (void *)canon }, v;
+	int ret = -1;
+
+	*keylen = 0;
+	if (mdb_txn_begin(s->env, NULL, MDB_RDONLY, &txn) != 0)
+		return -1;
+	if (mdb_get(txn, s->canon, &k, &v) == 0 && v.mv_size == 4)
+		ret = scope_key(crlc_get_u32(v.mv_data), scope, key, keylen);
+	mdb_txn_abort(txn);
+	return ret;
+}

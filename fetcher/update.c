@@ -1,0 +1,238 @@
+/*
+ * crlcache update: fetch every configured source, verify, ingest, publish.
+ *
+ * Copyright the crlcache authors. Licensed under the Apache License 2.0.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <openssl/x509v3.h>
+
+#include <crlcache/index.h>
+
+#include "fetcher.h"
+
+static int
+is_http_url(const char *s, size_t len)
+{
+	return (len > 7 && strncmp(s, "http://", 7) == 0) ||
+	    (len > 8 && strncmp(s, "https://", 8) == 0);
+}
+
+/* RFC 5280 4.2.1.13: the http(s) fullName URIs of a CA's CRL DPs. */
+static void
+add_cert_dps(X509 *x, struct strlist *urls)
+{
+	STACK_OF(DIST_POINT) *dps;
+	int i, j;
+
+	dps = X509_get_ext_d2i(x, NID_crl_distribution_points, NULL, NULL);
+	for (i = 0; i < sk_DIST_POINT_num(dps); i++) {
+		DIST_POINT *dp = sk_DIST_POINT_value(dps, i);
+		GENERAL_NAMES *names;
+
+		if (dp->distpoint == NULL || dp->distpoint->type != 0)
+			continue;
+		names = dp->distpoint->name.fullname;
+		for (j = 0; j < sk_GENERAL_NAME_num(names); j++) {
+			GENERAL_NAME *gn = sk_GENERAL_NAME_value(names, j);
+			const char *u;
+			int len;
+
+			if (gn->type != GEN_URI)
+				continue;
+			u = (const char *)ASN1_STRING_get0_data(gn->d.uniformResourceIdentifier);
+			len = ASN1_STRING_length(gn->d.uniformResourceIdentifier);
+			if (len > 0 && len <= CRLC_KEY_MAX &&
+			    memchr(u, '\0', (size_t)len) == NULL &&
+			    is_http_url(u, (size_t)len) && urls->n < MAX_SOURCES)
+				strlist_add(urls, u);
+		}
+	}
+	sk_DIST_POINT_pop_free(dps, DIST_POINT_free);
+}
+
+static int
+cmpstr(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Sort and drop duplicates. */
+static void
+uniq(struct strlist *l)
+{
+	size_t i, n = 0;
+
+	if (l->n == 0)
+		return;
+	qsort(l->v, l->n, sizeof(*l->v), cmpstr);
+	for (i = 1; i < l->n; i++) {
+		if (strcmp(l->v[i], l->v[n]) == 0)
+			free(l->v[i]);
+		else
+			l->v[++n] = l->v[i];
+	}
+	l->n = n + 1;
+}
+
+static int
+gather_urls(const struct conf *conf, const struct trust *t, struct strlist *urls)
+{
+	size_t i;
+	int j;
+
+	for (i = 0; i < conf->urls.n; i++) {
+		if (!is_http_url(conf->urls.v[i], strlen(conf->urls.v[i]))) {
+			logx(0, "url %s: only http:// and https:// are fetched",
+			    conf->urls.v[i]);
+			return -1;
+		}
+		strlist_add(urls, conf->urls.v[i]);
+	}
+	for (j = 0; j < sk_X509_num(t->certs); j++)
+		add_cert_dps(sk_X509_value(t->certs, j), urls);
+	uniq(urls);
+	return 0;
+}
+
+struct tally {
+	size_t	updated, unchanged, failed;
+};
+
+/* Ingest one finished transfer and record the outcome for its source. */
+static void
+settle(struct store *s, const struct trust *t, struct fetch *f,
+    struct source_rec *rec, struct tally *tl)
+{
+	uint8_t key[CRLC_KEY_MAX];
+	size_t keylen = 0;
+	char err[ERRLEN];
+	int res;
+
+	free(rec->error);
+	rec->error = NULL;
+	rec->last_attempt = (int64_t)time(NULL);
+	rec->http_status = f->status;
+	if (!f->ok) {
+		snprintf(err, sizeof(err), "%s", f->err);
+		res = INGEST_FAILED;
+	} else if (f->not_modified) {
+		res = INGEST_UNCHANGED;
+	} else {
+		res = ingest_buffer(s, t, f->url, f->url, f->body, f->len, key,
+		    &keylen, err, sizeof(err));
+		if (res != INGEST_FAILED) {
+			free(rec->etag);
+			free(rec->last_modified);
+			rec->etag = f->new_etag;
+			rec->last_modified = f->new_last_modified;
+			f->new_etag = f->new_last_modified = NULL;
+			free(rec->scope_key);
+			rec->scope_key = xcalloc(1, keylen > 0 ? keylen : 1);
+			memcpy(rec->scope_key, key, keylen);
+			rec->scope_keylen = keylen;
+		}
+	}
+	if (res == INGEST_FAILED) {
+		/* Forget validators so the next run fetches the whole CRL. */
+		free(rec->etag);
+		free(rec->last_modified);
+		rec->etag = rec->last_modified = NULL;
+		rec->error = xstrdup(err);
+		logx(0, "%s: %s", f->url, err);
+		tl->failed++;
+	} else {
+		rec->last_success = rec->last_attempt;
+		if (res == INGEST_CHANGED)
+			tl->updated++;
+		else
+			tl->unchanged++;
+		logx(2, "%s: %s", f->url, res == INGEST_CHANGED ? "updated" :
+		    f->not_modified ? "not modified" : "unchanged");
+	}
+	if (store_put_source(s, f->url, rec) == -1)
+		logx(0, "%s: cannot record the source state", f->url);
+}
+
+static uint64_t
+published_generation(const char *state_dir)
+{
+	struct crlc_index *idx;
+	char path[PATH_MAX];
+	uint64_t gen = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", state_dir, INDEX_NAME);
+	if (crlc_index_open(path, &idx, NULL) == CRLC_OK) {
+		gen = crlc_index_generation(idx);
+		crlc_index_close(idx);
+	}
+	return gen;
+}
+
+int
+cmd_update(const char *state_dir, const struct conf *conf)
+{
+	struct strlist urls = { NULL, 0 };
+	struct trust t = { NULL, NULL };
+	struct store *s = NULL;
+	struct fetch *f = NULL;
+	struct source_rec *recs = NULL;
+	struct tally tl = { 0, 0, 0 };
+	char err[ERRLEN];
+	uint64_t gen = 0;
+	size_t i;
+	int ret = 4;
+
+	if (trust_load(&t, &conf->anchors, &conf->untrusted, &conf->cas) == -1 ||
+	    gather_urls(conf, &t, &urls) == -1)
+		goto done;
+	if (urls.n == 0)
+		logx(1, "update: no sources configured");
+	if (store_open(&s, state_dir, err, sizeof(err)) == -1) {
+		logx(0, "%s", err);
+		goto done;
+	}
+	f = xcalloc(urls.n + 1, sizeof(*f));
+	recs = xcalloc(urls.n + 1, sizeof(*recs));
+	for (i = 0; i < urls.n; i++) {
+		f[i].url = urls.v[i];
+		/* Ask conditionally only when what we got last time is held. */
+		if (store_get_source(s, urls.v[i], &recs[i]) == 0 &&
+		    store_has_scope(s, recs[i].scope_key, recs[i].scope_keylen)) {
+			f[i].etag = recs[i].etag;
+			f[i].last_modified = recs[i].last_modified;
+		}
+	}
+	if (fetch_all(f, urls.n, conf) == -1)
+		logx(0, "update: transfer engine failed");
+	for (i = 0; i < urls.n; i++) {
+		f[i].etag = f[i].last_modified = NULL;
+		settle(s, &t, &f[i], &recs[i], &tl);
+	}
+	if (store_publish(s, 0, &gen, err, sizeof(err)) == -1) {
+		logx(0, "publish: %s", err);
+		goto done;
+	}
+	ret = tl.failed > 0 ? 1 : 0;
+	if (verbosity > 0 || tl.failed > 0)
+		fprintf(stderr, "crlcache: update: %zu sources, %zu updated, "
+		    "%zu unchanged, %zu failed; generation %llu%s\n", urls.n,
+		    tl.updated, tl.unchanged, tl.failed, (unsigned long long)
+		    (gen != 0 ? gen : published_generation(state_dir)),
+		    gen != 0 ? "" : " (unchanged)");
+done:
+	for (i = 0; f != NULL && i < urls.n; i++) {
+		fetch_free(&f[i]);
+		source_rec_free(&recs[i]);
+	}
+	free(f);
+	free(recs);
+	store_close(s);
+	trust_free(&t);
+	strlist_free(&urls);
+	return ret;
+}

@@ -1,0 +1,150 @@
+/*
+ * Small helpers: logging, allocation, files, time.
+ *
+ * Copyright the crlcache authors. Licensed under the Apache License 2.0.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <openssl/asn1.h>
+
+#include "fetcher.h"
+
+int verbosity = 1;
+
+void
+logx(int level, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (level > verbosity)
+		return;
+	fputs("crlcache: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+void *
+xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n, size);
+
+	if (p == NULL) {
+		fputs("crlcache: out of memory\n", stderr);
+		exit(4);
+	}
+	return p;
+}
+
+char *
+xstrdup(const char *s)
+{
+	char *p = strdup(s);
+
+	if (p == NULL) {
+		fputs("crlcache: out of memory\n", stderr);
+		exit(4);
+	}
+	return p;
+}
+
+int
+strlist_add(struct strlist *l, const char *s)
+{
+	char **v;
+
+	if ((v = realloc(l->v, (l->n + 1) * sizeof(*v))) == NULL)
+		return -1;
+	l->v = v;
+	l->v[l->n++] = xstrdup(s);
+	return 0;
+}
+
+void
+strlist_free(struct strlist *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	l->v = NULL;
+	l->n = 0;
+}
+
+/* Read a whole regular file of at most max bytes. */
+int
+read_file(const char *path, size_t max, uint8_t **buf, size_t *len,
+    char *err, size_t errlen)
+{
+	struct stat sb;
+	uint8_t *p = NULL;
+	size_t off = 0;
+	ssize_t r;
+	int fd, ret = -1;
+
+	*buf = NULL;
+	*len = 0;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
+		snprintf(err, errlen, "%s", strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &sb) == -1 || !S_ISREG(sb.st_mode)) {
+		snprintf(err, errlen, "not a regular file");
+		goto done;
+	}
+	if ((size_t)sb.st_size > max) {
+		snprintf(err, errlen, "file too large (%lld bytes, limit %zu)",
+		    (long long)sb.st_size, max);
+		goto done;
+	}
+	p = xcalloc(1, (size_t)sb.st_size + 1);
+	while (off < (size_t)sb.st_size) {
+		r = read(fd, p + off, (size_t)sb.st_size - off);
+		if (r == -1 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			snprintf(err, errlen, "read: %s",
+			    r == 0 ? "file shrank" : strerror(errno));
+			goto done;
+		}
+		off += (size_t)r;
+	}
+	*buf = p;
+	*len = off;
+	p = NULL;
+	ret = 0;
+done:
+	free(p);
+	close(fd);
+	return ret;
+}
+
+int64_t
+asn1_time_to_epoch(const ASN1_TIME *t)
+{
+	struct tm tm;
+
+	if (t == NULL || !ASN1_TIME_to_tm(t, &tm))
+		return -1;
+	return (int64_t)timegm(&tm);
+}
+
+void
+format_time(int64_t t, char *buf, size_t len)
+{
+	struct tm tm;
+	time_t tt = (time_t)t;
+
+	if (gmtime_r(&tt, &tm) == NULL ||
+	    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+		snprintf(buf, len, "%lld", (long long)t);
+}

@@ -1,0 +1,199 @@
+/*
+ * crlcache on-disk index format.
+ *
+ * Copyright the crlcache authors. Licensed under the Apache License 2.0.
+ *
+ * This header is the contract between the writer (the `crlcache` fetcher)
+ * and every reader (the `crlcache` CLI and the crlcache.so provider).
+ * Change a layout here only together with CRLC_FORMAT_VERSION.
+ *
+ * FILE
+ *	The published index is one LMDB environment in a single file,
+ *	STATE_DIR/index.mdb (LMDB opened with MDB_NOSUBDIR).  A published
+ *	file is never modified: the fetcher writes a private working
+ *	environment (STATE_DIR/work/), then publishes a compacted copy
+ *	with mdb_env_copyfd2(MDB_CP_COMPACT) into a temporary file in the
+ *	same directory, fsync()s it, rename()s it over index.mdb and
+ *	fsync()s the directory.  Readers open it with MDB_RDONLY |
+ *	MDB_NOLOCK | MDB_NOSUBDIR | MDB_NOTLS, need only read permission
+ *	and never create a lock file.  A reader that still has the old file
+ *	mapped keeps a consistent old generation until it reopens.
+ *
+ * BYTE ORDER
+ *	Every integer stored in a key or a value is big-endian (network
+ *	order), unsigned unless noted.  Times are signed 64-bit seconds
+ *	since the Unix epoch (UTC).  No C struct is ever written to disk:
+ *	records are laid out at the byte offsets given below.
+ *
+ * NAMED DATABASES (CRLC_DB_*)
+ *
+ *   "meta"	key: ASCII name, value: as listed
+ *		"format"     u32  CRLC_FORMAT_VERSION of the writer
+ *		"generation" u64  incremented by every publish, starts at 1
+ *		"created"    i64  time of the publish
+ *
+ *   "canon"	key: SHA-256 of the canonical form of an issuer Name (32)
+ *		value: u32 issuer id
+ *		The canonical form follows RFC 5280 section 7.1 / RFC 4518
+ *		in the simplified way OpenSSL and most relying parties use:
+ *		each attribute value converted to UTF-8, ASCII letters
+ *		folded to lower case, leading and trailing white space
+ *		removed, inner runs of white space folded to one space; the
+ *		RDN structure and attribute type OIDs are kept.  Two names
+ *		with the same canonical form are the same issuer.
+ *
+ *   "alias"	key: SHA-256 of an issuer Name's exact DER encoding (32)
+ *		value: u32 issuer id
+ *		One alias per encoding the fetcher has seen for an issuer:
+ *		the CRL's issuer field and the subject of the CA certificate
+ *		that signed it.  Readers hash the issuer Name exactly as it
+ *		appears in a TBSCertificate and need no canonicalisation on
+ *		the hot path.  A certificate whose issuer encoding was never
+ *		seen is "unknown".
+ *
+ *   "rev"	key: u32 issuer id || serial number content octets, exactly
+ *		as DER-encoded in the INTEGER (a leading 00 is kept),
+ *		1..CRLC_SERIAL_MAX octets
+ *		value: CRLC_REV_LEN bytes
+ *		  0  i64  revocationDate
+ *		  8  u8   reasonCode (RFC 5280 5.3.1), CRLC_REASON_NONE if absent
+ *		  9  u8   flags: CRLC_REV_DELTA = listed by a delta CRL
+ *
+ *   "crl"	one record per CRL scope: what one complete CRL (plus at most
+ *		one delta CRL applied onto it) says about one issuer.
+ *		key: u32 issuer id || scope URI
+ *		  The scope URI is empty for a CRL without an
+ *		  issuingDistributionPoint fullName (it covers every
+ *		  certificate of the issuer).  For a partitioned CRL it is the
+ *		  IDP's fullName URI, which RFC 5280 5.2.5 and the CA/B
+ *		  Baseline Requirements require to equal, byte for byte, the
+ *		  distribution point in the certificates it covers.
+ *		value: CRLC_CRL_HDR_LEN header, then variable parts
+ *		  0  u8   record version, 1
+ *		  1  u8   flags (CRLC_CRL_*)
+ *		  2  u16  reserved, 0
+ *		  4  u32  number of revoked entries held for this scope
+ *		  8  i64  thisUpdate of the complete CRL
+ *		 16  i64  nextUpdate of the complete CRL (0: absent)
+ *		 24  i64  fetchedAt: when the fetcher accepted it
+ *		 32  i64  thisUpdate of the delta CRL (0: none applied)
+ *		 40  i64  nextUpdate of the delta CRL (0: none applied)
+ *		 48  u8   length of the CRL number (0..CRLC_CRLNUM_MAX)
+ *		 49  u8[CRLC_CRLNUM_MAX] CRL number content octets (RFC 5280
+ *		          5.2.3), zero padded; of the delta when one is applied
+ *		 70  u8   length of the base CRL number (complete CRL's number)
+ *		 71  u8[CRLC_CRLNUM_MAX] base CRL number content octets
+ *		 92  u32  length U of the source (URL or file name)
+ *		 96  u32  length B of the complete CRL's DER
+ *		100  u32  length D of the applied delta CRL's DER (0: none)
+ *		104  U bytes source, B bytes signed complete CRL (DER exactly as
+ *		     received), D bytes signed delta CRL
+ *
+ *   "source"	one record per configured URL, for `status` and for
+ *		conditional GET.
+ *		key: the URL bytes
+ *		value: CRLC_SRC_HDR_LEN header, then variable parts
+ *		  0  i64  last attempt
+ *		  8  i64  last success (fetched and ingested, or not modified)
+ *		 16  u32  last HTTP status (0: none)
+ *		 20  u32  length E of the ETag
+ *		 24  u32  length M of the Last-Modified value
+ *		 28  u32  length R of the last error text (0: none)
+ *		 32  u32  length K of the "crl" key it last fed (0: none)
+ *		 36  E bytes ETag, M bytes Last-Modified, R bytes error, K bytes key
+ */
+#ifndef CRLCACHE_FORMAT_H
+#define CRLCACHE_FORMAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define CRLC_FORMAT_VERSION	1u
+
+#define CRLC_DB_META	"meta"
+#define CRLC_DB_CANON	"canon"
+#define CRLC_DB_ALIAS	"alias"
+#define CRLC_DB_REV	"rev"
+#define CRLC_DB_CRL	"crl"
+#define CRLC_DB_SOURCE	"source"
+#define CRLC_NUM_DBS	6
+
+#define CRLC_META_FORMAT	"format"
+#define CRLC_META_GENERATION	"generation"
+#define CRLC_META_CREATED	"created"
+
+#define CRLC_HASH_LEN		32	/* SHA-256 */
+#define CRLC_ISSUER_ID_LEN	4
+
+/*
+ * RFC 5280 4.1.2.2 allows 20 octets; real CAs have issued 21 with a
+ * leading 00 and some private CAs more.  64 leaves room for sloppy CAs
+ * while keeping every key far below LMDB's 511-byte limit.
+ */
+#define CRLC_SERIAL_MAX		64
+/* RFC 5280 5.2.3: CRL numbers are at most 20 octets (21 with a sign 00). */
+#define CRLC_CRLNUM_MAX		21
+/* LMDB's default compile-time key limit is 511; scope keys must fit. */
+#define CRLC_KEY_MAX		511
+#define CRLC_SCOPE_URI_MAX	(CRLC_KEY_MAX - CRLC_ISSUER_ID_LEN)
+
+#define CRLC_REV_LEN		10
+#define CRLC_REV_DELTA		0x01
+#define CRLC_REASON_NONE	0xff
+
+#define CRLC_CRL_HDR_LEN	104
+#define CRLC_CRL_USER_ONLY	0x01	/* IDP onlyContainsUserCerts */
+#define CRLC_CRL_CA_ONLY	0x02	/* IDP onlyContainsCACerts */
+#define CRLC_CRL_HAS_DELTA	0x04	/* a delta CRL is applied */
+
+#define CRLC_SRC_HDR_LEN	36
+
+/*
+ * Map size readers and the writer use.  The map is virtual address space
+ * only; 8 GiB holds far more than the whole Web PKI's revocations
+ * (Mozilla counted about 8 million unexpired ones in 2024, ~40 bytes each
+ * here, plus the signed CRLs).
+ */
+#define CRLC_MAP_SIZE		((size_t)8 << 30)
+
+/* Big-endian helpers shared by writer and readers. */
+static inline void
+crlc_put_u32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24); p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8); p[3] = (uint8_t)v;
+}
+
+static inline uint32_t
+crlc_get_u32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	    (uint32_t)p[2] << 8 | p[3];
+}
+
+static inline void
+crlc_put_u64(uint8_t *p, uint64_t v)
+{
+	crlc_put_u32(p, (uint32_t)(v >> 32));
+	crlc_put_u32(p + 4, (uint32_t)v);
+}
+
+static inline uint64_t
+crlc_get_u64(const uint8_t *p)
+{
+	return (uint64_t)crlc_get_u32(p) << 32 | crlc_get_u32(p + 4);
+}
+
+static inline void
+crlc_put_i64(uint8_t *p, int64_t v)
+{
+	crlc_put_u64(p, (uint64_t)v);
+}
+
+static inline int64_t
+crlc_get_i64(const uint8_t *p)
+{
+	return (int64_t)crlc_get_u64(p);
+}
+
+#endif /* CRLCACHE_FORMAT_H */

@@ -1,0 +1,21 @@
+/*
+ * SHA-256 without allocation, for index keys (see format.h).
+ *
+ * Copyright the crlcache authors. Licensed under the Apache License 2.0.
+ */
+#ifndef CRLCACHE_HASH_H
+#define CRLCACHE_HASH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <crlcache/format.h>
+
+/*
+ * out = SHA-256(data[0..len)).  Uses libcrypto's low-level digest on a
+ * stack context: no allocation, no provider fetch, safe to call from
+ * inside a provider callback.
+ */
+void	crlc_sha256(const void *data, size_t len, uint8_t out[CRLC_HASH_LEN]);
+
+#endif /* CRLCACHE_HASH_H */

@@ -1,0 +1,109 @@
+/*
+ * crlcache index reader: the lookup both the CLI and the provider use.
+ *
+ * Copyright the crlcache authors. Licensed under the Apache License 2.0.
+ *
+ * The on-disk layout is described in <crlcache/format.h>.
+ */
+#ifndef CRLCACHE_INDEX_H
+#define CRLCACHE_INDEX_H
+
+#include <stdint.h>
+
+#include <crlcache/tbs.h>
+
+struct crlc_index;
+
+/* Return codes of crlc_index_open(); crlc_index_strerror() names them. */
+enum crlc_err {
+	CRLC_OK = 0,
+	CRLC_E_NOINDEX,		/* the file does not exist */
+	CRLC_E_ACCESS,		/* cannot open or read it */
+	CRLC_E_FORMAT,		/* not an index, or a newer format version */
+	CRLC_E_CORRUPT,		/* truncated or internally inconsistent */
+	CRLC_E_NOMEM,
+	CRLC_E_LMDB,		/* any other LMDB failure */
+};
+
+/* Verdict states; their values are `crlcache check`'s exit codes. */
+enum crlc_state {
+	CRLC_GOOD = 0,
+	CRLC_REVOKED = 1,
+	CRLC_UNKNOWN = 2,
+	CRLC_STALE = 3,
+};
+
+struct crlc_verdict {
+	enum crlc_state	state;
+	int64_t		revoked_at;	/* REVOKED: revocationDate */
+	int		reason;		/* REVOKED: RFC 5280 5.3.1 code, or -1 */
+	int64_t		this_update;	/* covering CRL, when one exists */
+	int64_t		next_update;	/* covering CRL, 0 if it has none */
+};
+
+/*
+ * Open the published index at path read-only (MDB_RDONLY | MDB_NOLOCK |
+ * MDB_NOSUBDIR | MDB_NOTLS).  Checks the format version and that the file
+ * is as long as LMDB's meta page says, so that a truncated file is refused
+ * instead of faulting later.  On success *out owns the mapping until
+ * crlc_index_close().  Returns CRLC_OK or an enum crlc_err; on error *out
+ * is NULL and, when detail is not NULL, a static string is stored there.
+ */
+int		 crlc_index_open(const char *path, struct crlc_index **out,
+		    const char **detail);
+/* Accepts NULL. */
+void		 crlc_index_close(struct crlc_index *idx);
+const char	*crlc_index_strerror(int err);
+
+uint64_t	 crlc_index_generation(const struct crlc_index *idx);
+int64_t		 crlc_index_created(const struct crlc_index *idx);
+
+/*
+ * Decide one certificate: REVOKED if (issuer, serial) is listed; else
+ * UNKNOWN if no CRL scope of the issuer covers it (a complete CRL, or a
+ * partition whose IDP URI equals one of the certificate's distribution
+ * points, respecting onlyContainsUserCerts / onlyContainsCACerts);
+ * else STALE if now > nextUpdate + grace; else GOOD.  A revoked entry is
+ * reported whatever the freshness.  Thread-safe; allocates only what
+ * LMDB's mdb_txn_begin() does.  Returns 0, or -1 on an LMDB error (the
+ * verdict is then unspecified).
+ */
+int		 crlc_index_lookup(struct crlc_index *idx,
+		    const struct crlc_tbs *cert, int64_t now, int64_t grace,
+		    struct crlc_verdict *out);
+
+/* Entry counts of the published databases. */
+struct crlc_stats {
+	uint64_t	issuers;	/* distinct issuers ("canon") */
+	uint64_t	crls;		/* CRL scopes ("crl") */
+	uint64_t	revoked;	/* revocation entries ("rev") */
+	uint64_t	file_size;	/* bytes of the index file */
+};
+int		 crlc_index_stats(struct crlc_index *idx, struct crlc_stats *out);
+
+/* One "crl" record, decoded; spans point into the map (see foreach). */
+struct crlc_crl_info {
+	uint32_t	 issuer_id;
+	struct crlc_span scope;		/* IDP URI, empty: whole issuer */
+	unsigned	 flags;		/* CRLC_CRL_* */
+	uint32_t	 entries;
+	int64_t		 this_update, next_update, fetched_at;
+	int64_t		 delta_this_update, delta_next_update;
+	struct crlc_span source;	/* URL or file name */
+	struct crlc_span der;		/* signed complete CRL */
+	struct crlc_span delta;		/* signed delta CRL, may be empty */
+};
+
+/*
+ * Call fn for every CRL record in key order, inside one read transaction:
+ * the spans are valid only until fn returns; copy what you keep.  fn
+ * returns 0 to go on, anything else stops the walk and is returned.
+ * Returns 0, fn's value, or -1 on an LMDB error or a malformed record.
+ */
+int		 crlc_index_foreach_crl(struct crlc_index *idx,
+		    int (*fn)(const struct crlc_crl_info *, void *), void *arg);
+
+/* Name of an RFC 5280 5.3.1 reason code, "unspecified" for -1. */
+const char	*crlc_reason_name(int reason);
+
+#endif /* CRLCACHE_INDEX_H */

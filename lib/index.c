@@ -1,0 +1,385 @@
+/*
+ * Read-only access to a published crlcache index (format.h).
+ *
+ * Copyright the crlcache authors. Licensed under the Apache License 2.0.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <lmdb.h>
+
+#include <crlcache/format.h>
+#include <crlcache/hash.h>
+#include <crlcache/index.h>
+
+struct crlc_index {
+	MDB_env		*env;
+	MDB_dbi		 canon;
+	MDB_dbi		 alias;
+	MDB_dbi		 rev;
+	MDB_dbi		 crl;
+	uint64_t	 generation;
+	int64_t		 created;
+};
+
+static const char *const reason_names[] = {
+	"unspecified", "keyCompromise", "cACompromise", "affiliationChanged",
+	"superseded", "cessationOfOperation", "certificateHold",
+	"value7", "removeFromCRL", "privilegeWithdrawn", "aACompromise",
+};
+
+const char *
+crlc_reason_name(int reason)
+{
+	if (reason < 0 || (size_t)reason >= sizeof(reason_names) /
+	    sizeof(reason_names[0]))
+		return "unspecified";
+	return reason_names[reason];
+}
+
+const char *
+crlc_index_strerror(int err)
+{
+	switch (err) {
+	case CRLC_OK:
+		return "success";
+	case CRLC_E_NOINDEX:
+		return "no index file";
+	case CRLC_E_ACCESS:
+		return "index file not readable";
+	case CRLC_E_FORMAT:
+		return "not a crlcache index of a supported format";
+	case CRLC_E_CORRUPT:
+		return "index file truncated or corrupt";
+	case CRLC_E_NOMEM:
+		return "out of memory";
+	default:
+		return "LMDB error";
+	}
+}
+
+static int
+get_meta(MDB_txn *txn, MDB_dbi meta, const char *name, size_t want,
+    MDB_val *val)
+{
+	MDB_val key = { strlen(name), (void *)name };
+
+	if (mdb_get(txn, meta, &key, val) != 0 || val->mv_size != want)
+		return -1;
+	return 0;
+}
+
+/* Refuse a file shorter than its own meta page says (it would SIGBUS). */
+static int
+check_length(MDB_env *env)
+{
+	MDB_envinfo info;
+	MDB_stat st;
+	struct stat sb;
+	int fd;
+
+	if (mdb_env_get_fd(env, &fd) != 0 || fstat(fd, &sb) == -1 ||
+	    mdb_env_info(env, &info) != 0 || mdb_env_stat(env, &st) != 0)
+		return -1;
+	if (st.ms_psize == 0 ||
+	    ((uint64_t)info.me_last_pgno + 1) * st.ms_psize > (uint64_t)sb.st_size)
+		return -1;
+	return 0;
+}
+
+static int
+open_dbs(struct crlc_index *idx, const char **detail)
+{
+	MDB_txn *txn = NULL;
+	MDB_dbi meta;
+	MDB_val v;
+	int ret = CRLC_E_FORMAT;
+
+	if (mdb_txn_begin(idx->env, NULL, MDB_RDONLY, &txn) != 0) {
+		*detail = "cannot begin a read transaction";
+		return CRLC_E_LMDB;
+	}
+	if (mdb_dbi_open(txn, CRLC_DB_META, 0, &meta) != 0 ||
+	    mdb_dbi_open(txn, CRLC_DB_CANON, 0, &idx->canon) != 0 ||
+	    mdb_dbi_open(txn, CRLC_DB_ALIAS, 0, &idx->alias) != 0 ||
+	    mdb_dbi_open(txn, CRLC_DB_REV, 0, &idx->rev) != 0 ||
+	    mdb_dbi_open(txn, CRLC_DB_CRL, 0, &idx->crl) != 0) {
+		*detail = "a required database is missing";
+		goto done;
+	}
+	if (get_meta(txn, meta, CRLC_META_FORMAT, 4, &v) == -1) {
+		*detail = "no format record";
+		goto done;
+	}
+	if (crlc_get_u32(v.mv_data) != CRLC_FORMAT_VERSION) {
+		*detail = crlc_get_u32(v.mv_data) > CRLC_FORMAT_VERSION ?
+		    "index written by a newer crlcache (format version too high)" :
+		    "index format version not supported";
+		goto done;
+	}
+	if (get_meta(txn, meta, CRLC_META_GENERATION, 8, &v) == -1) {
+		*detail = "no generation record";
+		goto done;
+	}
+	idx->generation = crlc_get_u64(v.mv_data);
+	if (get_meta(txn, meta, CRLC_META_CREATED, 8, &v) == -1) {
+		*detail = "no creation time record";
+		goto done;
+	}
+	idx->created = crlc_get_i64(v.mv_data);
+	/* Committing a read-only txn keeps the DBI handles for the env. */
+	ret = mdb_txn_commit(txn) == 0 ? CRLC_OK : CRLC_E_LMDB;
+	txn = NULL;
+done:
+	mdb_txn_abort(txn);
+	return ret;
+}
+
+int
+crlc_index_open(const char *path, struct crlc_index **out, const char **detail)
+{
+	struct crlc_index *idx = NULL;
+	const char *why = NULL;
+	struct stat sb;
+	int rc, ret;
+
+	*out = NULL;
+	if (stat(path, &sb) == -1) {
+		ret = errno == ENOENT ? CRLC_E_NOINDEX : CRLC_E_ACCESS;
+		goto done;
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		why = "not a regular file";
+		ret = CRLC_E_FORMAT;
+		goto done;
+	}
+	if ((idx = calloc(1, sizeof(*idx))) == NULL) {
+		ret = CRLC_E_NOMEM;
+		goto done;
+	}
+	if (mdb_env_create(&idx->env) != 0 ||
+	    mdb_env_set_maxdbs(idx->env, CRLC_NUM_DBS) != 0) {
+		ret = CRLC_E_LMDB;
+		goto done;
+	}
+	rc = mdb_env_open(idx->env, path, MDB_RDONLY | MDB_NOLOCK |
+	    MDB_NOSUBDIR | MDB_NOTLS | MDB_NORDAHEAD, 0444);
+	if (rc != 0) {
+		why = mdb_strerror(rc);
+		ret = rc == EACCES ? CRLC_E_ACCESS :
+		    rc == MDB_INVALID || rc == MDB_VERSION_MISMATCH ?
+		    CRLC_E_FORMAT : CRLC_E_CORRUPT;
+		goto done;
+	}
+	if (check_length(idx->env) == -1) {
+		why = "file shorter than its last page";
+		ret = CRLC_E_CORRUPT;
+		goto done;
+	}
+	if ((ret = open_dbs(idx, &why)) != CRLC_OK)
+		goto done;
+	*out = idx;
+	idx = NULL;
+done:
+	crlc_index_close(idx);
+	if (detail != NULL)
+		*detail = why != NULL ? why : crlc_index_strerror(ret);
+	return ret;
+}
+
+void
+crlc_index_close(struct crlc_index *idx)
+{
+	if (idx == NULL)
+		return;
+	if (idx->env != NULL)
+		mdb_env_close(idx->env);
+	free(idx);
+}
+
+uint64_t
+crlc_index_generation(const struct crlc_index *idx)
+{
+	return idx->generation;
+}
+
+int64_t
+crlc_index_created(const struct crlc_index *idx)
+{
+	return idx->created;
+}
+
+/*
+ * Does the "crl" record under key cover this certificate?  Fills
+ * this/next update when it does.
+ */
+static int
+scope_covers(MDB_txn *txn, MDB_dbi crl, const uint8_t *key, size_t klen,
+    const struct crlc_tbs *cert, struct crlc_verdict *out)
+{
+	MDB_val k = { klen, (void *)key }, v;
+	const uint8_t *h;
+
+	if (mdb_get(txn, crl, &k, &v) != 0 || v.mv_size < CRLC_CRL_HDR_LEN)
+		return 0;
+	h = v.mv_data;
+	if ((h[1] & CRLC_CRL_USER_ONLY) && cert->is_ca)
+		return 0;
+	if ((h[1] & CRLC_CRL_CA_ONLY) && !cert->is_ca)
+		return 0;
+	out->this_update = crlc_get_i64(h + 8);
+	out->next_update = crlc_get_i64(h + 16);
+	return 1;
+}
+
+int
+crlc_index_lookup(struct crlc_index *idx, const struct crlc_tbs *cert,
+    int64_t now, int64_t grace, struct crlc_verdict *out)
+{
+	uint8_t hash[CRLC_HASH_LEN], key[CRLC_KEY_MAX];
+	MDB_txn *txn = NULL;
+	MDB_val k, v;
+	size_t i;
+	int covered = 0, ret = -1;
+
+	memset(out, 0, sizeof(*out));
+	out->state = CRLC_UNKNOWN;
+	out->reason = -1;
+	crlc_sha256(cert->issuer.p, cert->issuer.len, hash);
+	if (mdb_txn_begin(idx->env, NULL, MDB_RDONLY, &txn) != 0)
+		goto done;
+	k.mv_size = sizeof(hash);
+	k.mv_data = hash;
+	if (mdb_get(txn, idx->alias, &k, &v) != 0 ||
+	    v.mv_size != CRLC_ISSUER_ID_LEN) {
+		ret = 0;	/* issuer never seen: unknown */
+		goto done;
+	}
+	memcpy(key, v.mv_data, CRLC_ISSUER_ID_LEN);
+
+	if (cert->serial.len <= CRLC_SERIAL_MAX) {
+		memcpy(key + CRLC_ISSUER_ID_LEN, cert->serial.p, cert->serial.len);
+		k.mv_size = CRLC_ISSUER_ID_LEN + cert->serial.len;
+		k.mv_data = key;
+		if (mdb_get(txn, idx->rev, &k, &v) == 0 &&
+		    v.mv_size == CRLC_REV_LEN) {
+			const uint8_t *r = v.mv_data;
+
+			out->state = CRLC_REVOKED;
+			out->revoked_at = crlc_get_i64(r);
+			out->reason = r[8] == CRLC_REASON_NONE ? -1 : r[8];
+			ret = 0;
+			goto done;
+		}
+	}
+
+	/* A complete CRL (empty scope URI), else a matching partition. */
+	covered = scope_covers(txn, idx->crl, key, CRLC_ISSUER_ID_LEN, cert, out);
+	for (i = 0; !covered && i < cert->ndp; i++) {
+		if (cert->dp[i].len > CRLC_SCOPE_URI_MAX)
+			continue;
+		memcpy(key + CRLC_ISSUER_ID_LEN, cert->dp[i].p, cert->dp[i].len);
+		covered = scope_covers(txn, idx->crl, key,
+		    CRLC_ISSUER_ID_LEN + cert->dp[i].len, cert, out);
+	}
+	if (covered)
+		out->state = out->next_update != 0 &&
+		    now > out->next_update + grace ? CRLC_STALE : CRLC_GOOD;
+	ret = 0;
+done:
+	mdb_txn_abort(txn);
+	return ret;
+}
+
+int
+crlc_index_stats(struct crlc_index *idx, struct crlc_stats *out)
+{
+	MDB_txn *txn;
+	MDB_stat st;
+	struct stat sb;
+	int fd, ret = -1;
+
+	memset(out, 0, sizeof(*out));
+	if (mdb_env_get_fd(idx->env, &fd) == 0 && fstat(fd, &sb) == 0)
+		out->file_size = (uint64_t)sb.st_size;
+	if (mdb_txn_begin(idx->env, NULL, MDB_RDONLY, &txn) != 0)
+		return -1;
+	if (mdb_stat(txn, idx->canon, &st) != 0)
+		goto done;
+	out->issuers = st.ms_entries;
+	if (mdb_stat(txn, idx->crl, &st) != 0)
+		goto done;
+	out->crls = st.ms_entries;
+	if (mdb_stat(txn, idx->rev, &st) != 0)
+		goto done;
+	out->revoked = st.ms_entries;
+	ret = 0;
+done:
+	mdb_txn_abort(txn);
+	return ret;
+}
+
+/* Decode a "crl" record per format.h; -1 when it is malformed. */
+static int
+decode_crl(const MDB_val *k, const MDB_val *v, struct crlc_crl_info *ci)
+{
+	const uint8_t *h = v->mv_data;
+	uint64_t u, d, dl;
+
+	if (k->mv_size < CRLC_ISSUER_ID_LEN || v->mv_size < CRLC_CRL_HDR_LEN ||
+	    h[0] != 1)
+		return -1;
+	u = crlc_get_u32(h + 92);
+	d = crlc_get_u32(h + 96);
+	dl = crlc_get_u32(h + 100);
+	if (CRLC_CRL_HDR_LEN + u + d + dl != v->mv_size)
+		return -1;
+	memset(ci, 0, sizeof(*ci));
+	ci->issuer_id = crlc_get_u32(k->mv_data);
+	ci->scope.p = (const uint8_t *)k->mv_data + CRLC_ISSUER_ID_LEN;
+	ci->scope.len = k->mv_size - CRLC_ISSUER_ID_LEN;
+	ci->flags = h[1];
+	ci->entries = crlc_get_u32(h + 4);
+	ci->this_update = crlc_get_i64(h + 8);
+	ci->next_update = crlc_get_i64(h + 16);
+	ci->fetched_at = crlc_get_i64(h + 24);
+	ci->delta_this_update = crlc_get_i64(h + 32);
+	ci->delta_next_update = crlc_get_i64(h + 40);
+	ci->source.p = h + CRLC_CRL_HDR_LEN;
+	ci->source.len = u;
+	ci->der.p = ci->source.p + u;
+	ci->der.len = d;
+	ci->delta.p = ci->der.p + d;
+	ci->delta.len = dl;
+	return 0;
+}
+
+int
+crlc_index_foreach_crl(struct crlc_index *idx,
+    int (*fn)(const struct crlc_crl_info *, void *), void *arg)
+{
+	struct crlc_crl_info ci;
+	MDB_cursor *cur = NULL;
+	MDB_txn *txn;
+	MDB_val k, v;
+	int rc, ret = -1;
+
+	if (mdb_txn_begin(idx->env, NULL, MDB_RDONLY, &txn) != 0)
+		return -1;
+	if (mdb_cursor_open(txn, idx->crl, &cur) != 0)
+		goto done;
+	for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0;
+	    rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		if (decode_crl(&k, &v, &ci) == -1)
+			goto done;
+		if ((ret = fn(&ci, arg)) != 0)
+			goto done;
+	}
+	ret = rc == MDB_NOTFOUND ? 0 : -1;
+done:
+	mdb_cursor_close(cur);
+	mdb_txn_abort(txn);
+	return ret;
+}
