@@ -1,0 +1,190 @@
+/*
+ * Key management proxy.  OpenSSL 3.0 uses a provider's signature only
+ * with a key held by a keymgmt of the same provider (m_sigver.c:
+ * do_sigver_init exports the key to the signature's provider), so we
+ * offer the key types our signatures need.  Our keydata wraps the
+ * default provider's keydata.
+ *
+ * Public keys only: importing a private key fails, so EVP falls back to
+ * the key's own provider for signing (do_sigver_init's second pass) and
+ * server-side signing never runs through us.
+ *
+ * Copyright the crlcache authors. Licensed under the Apache License 2.0.
+ */
+#include <stdlib.h>
+
+#include <openssl/core_names.h>
+#include <openssl/params.h>
+
+#include "prov.h"
+
+const char *const crlc_km_names[KM_COUNT] = {
+	[KM_RSA] = "RSA", [KM_RSA_PSS] = "RSA-PSS", [KM_EC] = "EC",
+	[KM_ED25519] = "ED25519", [KM_ED448] = "ED448",
+};
+
+static void
+km_free(void *keydata)
+{
+	struct crlc_key *k = keydata;
+
+	if (k == NULL)
+		return;
+	if (k->kd != NULL)
+		k->impl->free(k->kd);
+	free(k);
+}
+
+static void *
+km_new(struct crlc_prov *prov, int alg)
+{
+	struct crlc_key *k = NULL, *ret = NULL;
+
+	if ((k = calloc(1, sizeof(*k))) == NULL)
+		goto done;
+	k->impl = &prov->km[alg];
+	if ((k->kd = k->impl->new_(prov->deflt_ctx)) == NULL)
+		goto done;
+	ret = k;
+	k = NULL;
+done:
+	km_free(k);
+	return ret;
+}
+
+static int
+has_private_param(const OSSL_PARAM params[])
+{
+	return OSSL_PARAM_locate_const(params, OSSL_PKEY_PARAM_PRIV_KEY) != NULL ||
+	    OSSL_PARAM_locate_const(params, OSSL_PKEY_PARAM_RSA_D) != NULL;
+}
+
+static int
+km_import(void *keydata, int selection, const OSSL_PARAM params[])
+{
+	struct crlc_key *k = keydata;
+
+	/* Cheap refusal first, then ask the key itself. */
+	if ((selection & OSSL_KEYMGMT_SELECT_PRIVATE_KEY) != 0 &&
+	    has_private_param(params))
+		return 0;
+	if (!k->impl->import(k->kd, selection, params))
+		return 0;
+	if (k->impl->has(k->kd, OSSL_KEYMGMT_SELECT_PRIVATE_KEY))
+		return 0;
+	return 1;
+}
+
+static int
+km_has(const void *keydata, int selection)
+{
+	const struct crlc_key *k = keydata;
+
+	if (k == NULL)
+		return 0;
+	return k->impl->has(k->kd, selection);
+}
+
+static int
+km_match(const void *a, const void *b, int selection)
+{
+	const struct crlc_key *ka = a, *kb = b;
+
+	if (ka->impl != kb->impl)
+		return 0;
+	return ka->impl->match(ka->kd, kb->kd, selection);
+}
+
+static int
+km_validate(const void *keydata, int selection, int checktype)
+{
+	const struct crlc_key *k = keydata;
+
+	return k->impl->validate(k->kd, selection, checktype);
+}
+
+static int
+km_export(void *keydata, int selection, OSSL_CALLBACK *cb, void *cbarg)
+{
+	struct crlc_key *k = keydata;
+
+	return k->impl->export_(k->kd, selection, cb, cbarg);
+}
+
+static int
+km_get_params(void *keydata, OSSL_PARAM params[])
+{
+	struct crlc_key *k = keydata;
+
+	return k->impl->get_params(k->kd, params);
+}
+
+#define KM_THUNKS(N)							\
+static void *								\
+km_new_##N(void *provctx)						\
+{									\
+	return km_new(provctx, N);					\
+}									\
+static const OSSL_PARAM *						\
+km_gettable_params_##N(void *provctx)					\
+{									\
+	struct crlc_prov *p = provctx;					\
+									\
+	return p->km[N].gettable_params(p->deflt_ctx);			\
+}									\
+static const OSSL_PARAM *						\
+km_import_types_##N(int selection)					\
+{									\
+	/* Without a provctx: every instance wraps the same code. */	\
+	return crlc_km_first_impl(N)->import_types(selection);		\
+}									\
+static const OSSL_PARAM *						\
+km_export_types_##N(int selection)					\
+{									\
+	return crlc_km_first_impl(N)->export_types(selection);		\
+}									\
+static const char *							\
+km_query_operation_name_##N(int operation_id)				\
+{									\
+	return crlc_km_first_impl(N)->query_operation_name(operation_id); \
+}
+
+KM_THUNKS(KM_RSA)
+KM_THUNKS(KM_RSA_PSS)
+KM_THUNKS(KM_EC)
+KM_THUNKS(KM_ED25519)
+KM_THUNKS(KM_ED448)
+
+#define FN(id, f)	{ OSSL_FUNC_KEYMGMT_##id, (void (*)(void))(f) }
+
+/* No GEN, LOAD, SET_PARAMS, DUP: we only ever hold imported public keys. */
+#define KM_TABLE(N)							\
+static const OSSL_DISPATCH km_dispatch_##N[] = {			\
+	FN(NEW, km_new_##N),						\
+	FN(FREE, km_free),						\
+	FN(HAS, km_has),						\
+	FN(MATCH, km_match),						\
+	FN(VALIDATE, km_validate),					\
+	FN(IMPORT, km_import),						\
+	FN(IMPORT_TYPES, km_import_types_##N),				\
+	FN(EXPORT, km_export),						\
+	FN(EXPORT_TYPES, km_export_types_##N),				\
+	FN(GET_PARAMS, km_get_params),					\
+	FN(GETTABLE_PARAMS, km_gettable_params_##N),			\
+	FN(QUERY_OPERATION_NAME, km_query_operation_name_##N),		\
+	{ 0, NULL }							\
+}
+
+KM_TABLE(KM_RSA);
+KM_TABLE(KM_RSA_PSS);
+KM_TABLE(KM_EC);
+KM_TABLE(KM_ED25519);
+KM_TABLE(KM_ED448);
+
+const OSSL_DISPATCH *const crlc_km_dispatch[KM_COUNT] = {
+	[KM_RSA] = km_dispatch_KM_RSA,
+	[KM_RSA_PSS] = km_dispatch_KM_RSA_PSS,
+	[KM_EC] = km_dispatch_KM_EC,
+	[KM_ED25519] = km_dispatch_KM_ED25519,
+	[KM_ED448] = km_dispatch_KM_ED448,
+};

@@ -1,0 +1,201 @@
+/*
+ * The revocation decision for one verified certificate, and how it is
+ * reported: errors through the core, log lines to syslog or stderr.
+ *
+ * Copyright the crlcache authors. Licensed under the Apache License 2.0.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <syslog.h>
+#include <time.h>
+
+#include <openssl/bio.h>
+#include <openssl/x509.h>
+
+#include <crlcache/format.h>
+#include <crlcache/index.h>
+#include <crlcache/tbs.h>
+
+#include "prov.h"
+
+/* Text sizes for messages; longer serials and names are cut. */
+#define SERIAL_TEXT_MAX	(2 * CRLC_SERIAL_MAX + 1)
+#define NAME_TEXT_MAX	512
+#define TIME_TEXT_MAX	32
+
+void
+crlc_log(enum crlc_log target, int prio, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	/* Routine news goes to syslog only; stderr belongs to the program. */
+	if (target == CRLC_LOG_NONE ||
+	    (target == CRLC_LOG_STDERR && prio >= LOG_INFO))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	/* Never openlog(): the identity belongs to the application. */
+	if (target == CRLC_LOG_SYSLOG)
+		syslog(prio, "crlcache: %s", msg);
+	else
+		fprintf(stderr, "crlcache: %s\n", msg);
+}
+
+void
+crlc_raise(struct crlc_prov *prov, const char *file, int line,
+    const char *func, int reason, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (prov->core_new_error == NULL || prov->core_vset_error == NULL)
+		return;
+	prov->core_new_error(prov->handle);
+	if (prov->core_set_error_debug != NULL)
+		prov->core_set_error_debug(prov->handle, file, line, func);
+	va_start(ap, fmt);
+	prov->core_vset_error(prov->handle, reason, fmt, ap);
+	va_end(ap);
+}
+
+static void
+serial_text(const struct crlc_span *serial, char *buf, size_t size)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t i, o = 0;
+
+	for (i = 0; i < serial->len && o + 2 < size; i++) {
+		buf[o++] = hex[serial->p[i] >> 4];
+		buf[o++] = hex[serial->p[i] & 0x0f];
+	}
+	buf[o] = '\0';
+}
+
+/* RFC 2253 form of a DER Name; only on the (rare) reporting path. */
+static void
+name_text(const struct crlc_span *name, char *buf, size_t size)
+{
+	const unsigned char *p = name->p;
+	X509_NAME *xn = NULL;
+	BIO *bio = NULL;
+	int n;
+
+	snprintf(buf, size, "(unprintable)");
+	if ((xn = d2i_X509_NAME(NULL, &p, (long)name->len)) == NULL ||
+	    (bio = BIO_new(BIO_s_mem())) == NULL ||
+	    X509_NAME_print_ex(bio, xn, 0,
+	    XN_FLAG_RFC2253 & ~ASN1_STRFLGS_ESC_MSB) < 0)
+		goto done;
+	if ((n = BIO_read(bio, buf, (int)size - 1)) < 0)
+		n = 0;
+	buf[n] = '\0';
+done:
+	BIO_free(bio);
+	X509_NAME_free(xn);
+}
+
+static void
+time_text(int64_t t, char *buf, size_t size)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	if (t == 0 || gmtime_r(&tt, &tm) == NULL ||
+	    strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+		snprintf(buf, size, "(none)");
+}
+
+/* Log and, when enforcing, raise; returns the verify result to give. */
+static int
+report(struct crlc_prov *prov, const struct crlc_tbs *cert,
+    const struct crlc_verdict *v, int deny)
+{
+	char serial[SERIAL_TEXT_MAX], issuer[NAME_TEXT_MAX];
+	char when[TIME_TEXT_MAX], next[TIME_TEXT_MAX];
+	int enforce = prov->conf.mode == CRLC_MODE_ENFORCE && deny;
+	const char *verb = enforce ? "refused" : "audit, allowed";
+
+	serial_text(&cert->serial, serial, sizeof(serial));
+	name_text(&cert->issuer, issuer, sizeof(issuer));
+	switch (v->state) {
+	case CRLC_REVOKED:
+		time_text(v->revoked_at, when, sizeof(when));
+		crlc_log(prov->conf.log, LOG_WARNING, "certificate is revoked "
+		    "(%s): serial=%s issuer=%s, revoked %s reason %s", verb,
+		    serial, issuer, when, crlc_reason_name(v->reason));
+		if (enforce)
+			CRLC_RAISE(prov, CRLC_R_REVOKED, "serial=%s issuer=%s, "
+			    "revoked %s reason %s", serial, issuer, when,
+			    crlc_reason_name(v->reason));
+		break;
+	case CRLC_STALE:
+		time_text(v->next_update, next, sizeof(next));
+		crlc_log(prov->conf.log, LOG_WARNING, "revocation data is stale "
+		    "(%s): serial=%s issuer=%s, CRL nextUpdate %s; run "
+		    "`crlcache update`", verb, serial, issuer, next);
+		if (enforce)
+			CRLC_RAISE(prov, CRLC_R_STALE, "serial=%s issuer=%s, CRL "
+			    "nextUpdate %s; run `crlcache update` or set "
+			    "on_stale = allow", serial, issuer, next);
+		break;
+	case CRLC_UNKNOWN:
+		crlc_log(prov->conf.log, LOG_WARNING, "revocation status "
+		    "unknown (%s): serial=%s issuer=%s, no CRL covers it",
+		    verb, serial, issuer);
+		if (enforce)
+			CRLC_RAISE(prov, CRLC_R_UNKNOWN, "serial=%s issuer=%s, no "
+			    "CRL in the index covers it; add its CRL or set "
+			    "on_unknown = allow", serial, issuer);
+		break;
+	default:
+		break;
+	}
+	return enforce ? 0 : 1;
+}
+
+/*
+ * Decide whether a verified signature over der[0..len) may stand.
+ * Returns 1 to let it pass, 0 to make it fail (an error is raised).
+ * Anything that is not a TBSCertificate, and any internal trouble,
+ * passes: the index can only ever take certificates away.
+ */
+int
+crlc_policy_check(struct crlc_prov *prov, const uint8_t *der, size_t len)
+{
+	struct crlc_verdict v;
+	struct crlc_tbs cert;
+	struct crlc_snap *snap = NULL;
+	int rc, ret = 1;
+
+	if (prov->conf.mode == CRLC_MODE_OFF || prov->store == NULL)
+		goto done;
+	if (crlc_tbs_parse(der, len, &cert) != 0)
+		goto done;
+	if ((snap = crlc_snap_acquire(prov->store)) == NULL)
+		goto done;	/* no usable index: logged by snapshot.c */
+	rc = crlc_index_lookup(crlc_snap_index(snap), &cert, (int64_t)time(NULL),
+	    prov->conf.grace, &v);
+	crlc_snap_release(snap);
+	snap = NULL;
+	if (rc != 0)
+		goto done;
+	switch (v.state) {
+	case CRLC_REVOKED:
+		ret = report(prov, &cert, &v, 1);
+		break;
+	case CRLC_STALE:
+		if (prov->conf.deny_stale)
+			ret = report(prov, &cert, &v, 1);
+		break;
+	case CRLC_UNKNOWN:
+		if (prov->conf.deny_unknown)
+			ret = report(prov, &cert, &v, 1);
+		break;
+	default:
+		break;
+	}
+done:
+	crlc_snap_release(snap);
+	return ret;
+}

@@ -1,0 +1,173 @@
+/*
+ * crlcache.so: shared declarations of the signature-proxy provider.
+ *
+ * Copyright the crlcache authors. Licensed under the Apache License 2.0.
+ *
+ * The provider forwards SIGNATURE and KEYMGMT calls to the "default"
+ * provider loaded into a private OSSL_LIB_CTX, and looks at the data of
+ * every digest-verify: when it is a TBSCertificate, the certificate is
+ * looked up in the published index (policy.c, snapshot.c).
+ */
+#ifndef CRLCACHE_PROV_H
+#define CRLCACHE_PROV_H
+
+#include <limits.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <openssl/core.h>
+#include <openssl/core_dispatch.h>
+
+#define CRLC_PROV_NAME		"crlcache"
+#define CRLC_PROV_VERSION	"0.1.0"
+#define CRLC_DEFAULT_INDEX	"/var/lib/crlcache/index.mdb"
+/* DESIGN 2: a CRL may be late by this much before it counts as stale. */
+#define CRLC_DEFAULT_GRACE	86400
+
+#define CRLC_PROPS_SIG		"provider=crlcache,crlcache.sig=yes"
+#define CRLC_PROPS_KM		"provider=crlcache,crlcache.km=yes"
+
+/* Reason codes of the errors we raise (get_reason_strings in provider.c). */
+#define CRLC_R_REVOKED		1
+#define CRLC_R_STALE		2
+#define CRLC_R_UNKNOWN		3
+#define CRLC_R_INTERNAL		4
+
+enum crlc_mode { CRLC_MODE_OFF, CRLC_MODE_AUDIT, CRLC_MODE_ENFORCE };
+enum crlc_log { CRLC_LOG_NONE, CRLC_LOG_STDERR, CRLC_LOG_SYSLOG };
+
+/* The policy of one provider instance, from its openssl.cnf section. */
+struct crlc_conf {
+	char		index[PATH_MAX];
+	enum crlc_mode	mode;
+	int		deny_stale;	/* on_stale = deny */
+	int		deny_unknown;	/* on_unknown = deny */
+	enum crlc_log	log;
+	int64_t		grace;		/* stale_grace, seconds */
+};
+
+/*
+ * The algorithms we proxy.  Index order is fixed: the thunks in sig.c and
+ * keymgmt.c are generated per index.
+ */
+enum { SIG_RSA, SIG_ECDSA, SIG_ED25519, SIG_ED448, SIG_COUNT };
+enum { KM_RSA, KM_RSA_PSS, KM_EC, KM_ED25519, KM_ED448, KM_COUNT };
+
+/* The default provider's functions for one signature algorithm. */
+struct sig_impl {
+	const char	*names;		/* default's algorithm_names */
+	OSSL_FUNC_signature_newctx_fn			*newctx;
+	OSSL_FUNC_signature_freectx_fn			*freectx;
+	OSSL_FUNC_signature_dupctx_fn			*dupctx;
+	OSSL_FUNC_signature_verify_init_fn		*verify_init;
+	OSSL_FUNC_signature_verify_fn			*verify;
+	OSSL_FUNC_signature_verify_recover_init_fn	*verify_recover_init;
+	OSSL_FUNC_signature_verify_recover_fn		*verify_recover;
+	OSSL_FUNC_signature_digest_verify_init_fn	*digest_verify_init;
+	OSSL_FUNC_signature_digest_verify_update_fn	*digest_verify_update;
+	OSSL_FUNC_signature_digest_verify_final_fn	*digest_verify_final;
+	OSSL_FUNC_signature_digest_verify_fn		*digest_verify;
+	OSSL_FUNC_signature_get_ctx_params_fn		*get_ctx_params;
+	OSSL_FUNC_signature_gettable_ctx_params_fn	*gettable_ctx_params;
+	OSSL_FUNC_signature_set_ctx_params_fn		*set_ctx_params;
+	OSSL_FUNC_signature_settable_ctx_params_fn	*settable_ctx_params;
+	OSSL_FUNC_signature_get_ctx_md_params_fn	*get_ctx_md_params;
+	OSSL_FUNC_signature_gettable_ctx_md_params_fn	*gettable_ctx_md_params;
+	OSSL_FUNC_signature_set_ctx_md_params_fn	*set_ctx_md_params;
+	OSSL_FUNC_signature_settable_ctx_md_params_fn	*settable_ctx_md_params;
+};
+
+/* The default provider's functions for one key type. */
+struct km_impl {
+	const char	*names;
+	OSSL_FUNC_keymgmt_new_fn			*new_;
+	OSSL_FUNC_keymgmt_free_fn			*free;
+	OSSL_FUNC_keymgmt_get_params_fn			*get_params;
+	OSSL_FUNC_keymgmt_gettable_params_fn		*gettable_params;
+	OSSL_FUNC_keymgmt_query_operation_name_fn	*query_operation_name;
+	OSSL_FUNC_keymgmt_has_fn			*has;
+	OSSL_FUNC_keymgmt_validate_fn			*validate;
+	OSSL_FUNC_keymgmt_match_fn			*match;
+	OSSL_FUNC_keymgmt_import_fn			*import;
+	OSSL_FUNC_keymgmt_import_types_fn		*import_types;
+	OSSL_FUNC_keymgmt_export_fn			*export_;
+	OSSL_FUNC_keymgmt_export_types_fn		*export_types;
+};
+
+struct crlc_store;
+
+/* Room for one operation's dispatch table (ours have at most 20). */
+#define CRLC_DISPATCH_MAX	32
+
+/* One provider instance: one per library context that loads us. */
+struct crlc_prov {
+	const OSSL_CORE_HANDLE	*handle;
+	OSSL_FUNC_core_new_error_fn		*core_new_error;
+	OSSL_FUNC_core_set_error_debug_fn	*core_set_error_debug;
+	OSSL_FUNC_core_vset_error_fn		*core_vset_error;
+
+	struct crlc_conf	 conf;
+	struct crlc_store	*store;		/* NULL: pass-through */
+
+	OSSL_LIB_CTX		*priv;		/* private libctx, default loaded */
+	OSSL_PROVIDER		*deflt;
+	void			*deflt_ctx;	/* default's provider ctx */
+
+	struct sig_impl		 sig[SIG_COUNT];
+	struct km_impl		 km[KM_COUNT];
+	/* query_operation answers; empty (terminator only) when off. */
+	OSSL_ALGORITHM		 sig_algs[SIG_COUNT + 1];
+	OSSL_ALGORITHM		 km_algs[KM_COUNT + 1];
+	/* Our dispatch tables less the slots the default lacks. */
+	OSSL_DISPATCH		 sig_disp[SIG_COUNT][CRLC_DISPATCH_MAX];
+	OSSL_DISPATCH		 km_disp[KM_COUNT][CRLC_DISPATCH_MAX];
+};
+
+/* Our keydata: the default provider's keydata and its functions. */
+struct crlc_key {
+	const struct km_impl	*impl;
+	void			*kd;
+};
+
+/* sig.c / keymgmt.c: dispatch tables, indexed like sig[] / km[]. */
+extern const OSSL_DISPATCH *const crlc_sig_dispatch[SIG_COUNT];
+extern const OSSL_DISPATCH *const crlc_km_dispatch[KM_COUNT];
+/* First names in the default provider's tables, in index order. */
+extern const char *const crlc_sig_names[SIG_COUNT];
+extern const char *const crlc_km_names[KM_COUNT];
+
+/*
+ * provider.c: the default provider's keymgmt functions of the first
+ * instance, for the dispatch slots that get no provider context
+ * (import_types, export_types, query_operation_name).  The code is the
+ * same in every library context.
+ */
+const struct km_impl	*crlc_km_first_impl(int alg);
+
+/* policy.c */
+int	crlc_policy_check(struct crlc_prov *prov, const uint8_t *der,
+	    size_t len);
+void	crlc_log(enum crlc_log target, int prio, const char *fmt, ...)
+	    __attribute__((format(printf, 3, 4)));
+void	crlc_raise(struct crlc_prov *prov, const char *file, int line,
+	    const char *func, int reason, const char *fmt, ...)
+	    __attribute__((format(printf, 6, 7)));
+#define CRLC_RAISE(prov, reason, ...) \
+	crlc_raise((prov), __FILE__, __LINE__, __func__, (reason), __VA_ARGS__)
+
+/* snapshot.c: the process-wide, refcounted view of one index file. */
+struct crlc_index;
+struct crlc_snap;
+struct crlc_store	*crlc_store_get(const char *path, enum crlc_log log);
+void			 crlc_store_put(struct crlc_store *store);
+/*
+ * Pin the current snapshot (NULL: none is usable); the index stays mapped
+ * until crlc_snap_release().  Re-checks the file at most every
+ * CRLC_RECHECK_MS.  Lock-free.
+ */
+struct crlc_snap	*crlc_snap_acquire(struct crlc_store *store);
+struct crlc_index	*crlc_snap_index(struct crlc_snap *snap);
+void			 crlc_snap_release(struct crlc_snap *snap);
+
+#endif /* CRLCACHE_PROV_H */

@@ -1,0 +1,527 @@
+/*
+ * crlcache.so entry point: init and teardown, configuration, provider
+ * parameters and the algorithm tables.
+ *
+ * Copyright the crlcache authors. Licensed under the Apache License 2.0.
+ *
+ * OSSL_provider_init never fails for a reason the user can fix: a bad
+ * configuration value or an unusable index makes the provider pass
+ * everything through and say so once (OpenSSL 3.0 skips a provider whose
+ * init fails without a word, which would look like protection).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+
+#include <openssl/core_names.h>
+#include <openssl/crypto.h>
+#include <openssl/params.h>
+#include <openssl/provider.h>
+
+#include "prov.h"
+
+OSSL_provider_init_fn OSSL_provider_init;
+
+static struct km_impl first_km[KM_COUNT];
+static pthread_once_t first_km_once = PTHREAD_ONCE_INIT;
+static const struct crlc_prov *first_prov;
+
+static void
+first_km_copy(void)
+{
+	memcpy(first_km, first_prov->km, sizeof(first_km));
+}
+
+const struct km_impl *
+crlc_km_first_impl(int alg)
+{
+	return &first_km[alg];
+}
+
+/* "RSA:rsaEncryption:1.2..." names "RSA" first. */
+static int
+first_name_is(const char *names, const char *want)
+{
+	size_t n = strlen(want);
+
+	return strncmp(names, want, n) == 0 &&
+	    (names[n] == '\0' || names[n] == ':');
+}
+
+static const OSSL_ALGORITHM *
+find_alg(const OSSL_ALGORITHM *algs, const char *name)
+{
+	for (; algs != NULL && algs->algorithm_names != NULL; algs++)
+		if (first_name_is(algs->algorithm_names, name))
+			return algs;
+	return NULL;
+}
+
+static int
+has_slot(const OSSL_DISPATCH *d, int id)
+{
+	for (; d->function_id != 0; d++)
+		if (d->function_id == id)
+			return 1;
+	return 0;
+}
+
+/* Copy ours, less what the default's table does not implement. */
+static void
+mirror(OSSL_DISPATCH *out, const OSSL_DISPATCH *ours,
+    const OSSL_DISPATCH *theirs)
+{
+	size_t n = 0;
+
+	for (; ours->function_id != 0 && n + 1 < CRLC_DISPATCH_MAX; ours++)
+		if (has_slot(theirs, ours->function_id))
+			out[n++] = *ours;
+	out[n].function_id = 0;
+	out[n].function = NULL;
+}
+
+#define SET(slot, type)	(slot) = (type *)(d->function)
+
+static void
+sig_impl_fill(struct sig_impl *s, const OSSL_DISPATCH *d)
+{
+	for (; d->function_id != 0; d++) {
+		switch (d->function_id) {
+		case OSSL_FUNC_SIGNATURE_NEWCTX:
+			SET(s->newctx, OSSL_FUNC_signature_newctx_fn); break;
+		case OSSL_FUNC_SIGNATURE_FREECTX:
+			SET(s->freectx, OSSL_FUNC_signature_freectx_fn); break;
+		case OSSL_FUNC_SIGNATURE_DUPCTX:
+			SET(s->dupctx, OSSL_FUNC_signature_dupctx_fn); break;
+		case OSSL_FUNC_SIGNATURE_VERIFY_INIT:
+			SET(s->verify_init, OSSL_FUNC_signature_verify_init_fn);
+			break;
+		case OSSL_FUNC_SIGNATURE_VERIFY:
+			SET(s->verify, OSSL_FUNC_signature_verify_fn); break;
+		case OSSL_FUNC_SIGNATURE_VERIFY_RECOVER_INIT:
+			SET(s->verify_recover_init,
+			    OSSL_FUNC_signature_verify_recover_init_fn);
+			break;
+		case OSSL_FUNC_SIGNATURE_VERIFY_RECOVER:
+			SET(s->verify_recover,
+			    OSSL_FUNC_signature_verify_recover_fn);
+			break;
+		case OSSL_FUNC_SIGNATURE_DIGEST_VERIFY_INIT:
+			SET(s->digest_verify_init,
+			    OSSL_FUNC_signature_digest_verify_init_fn);
+			break;
+		case OSSL_FUNC_SIGNATURE_DIGEST_VERIFY_UPDATE:
+			SET(s->digest_verify_update,
+			    OSSL_FUNC_signature_digest_verify_update_fn);
+			break;
+		case OSSL_FUNC_SIGNATURE_DIGEST_VERIFY_FINAL:
+			SET(s->digest_verify_final,
+			    OSSL_FUNC_signature_digest_verify_final_fn);
+			break;
+		case OSSL_FUNC_SIGNATURE_DIGEST_VERIFY:
+			SET(s->digest_verify,
+			    OSSL_FUNC_signature_digest_verify_fn);
+			break;
+		case OSSL_FUNC_SIGNATURE_GET_CTX_PARAMS:
+			SET(s->get_ctx_params,
+			    OSSL_FUNC_signature_get_ctx_params_fn);
+			break;
+		case OSSL_FUNC_SIGNATURE_GETTABLE_CTX_PARAMS:
+			SET(s->gettable_ctx_params,
+			    OSSL_FUNC_signature_gettable_ctx_params_fn);
+			break;
+		case OSSL_FUNC_SIGNATURE_SET_CTX_PARAMS:
+			SET(s->set_ctx_params,
+			    OSSL_FUNC_signature_set_ctx_params_fn);
+			break;
+		case OSSL_FUNC_SIGNATURE_SETTABLE_CTX_PARAMS:
+			SET(s->settable_ctx_params,
+			    OSSL_FUNC_signature_settable_ctx_params_fn);
+			break;
+		case OSSL_FUNC_SIGNATURE_GET_CTX_MD_PARAMS:
+			SET(s->get_ctx_md_params,
+			    OSSL_FUNC_signature_get_ctx_md_params_fn);
+			break;
+		case OSSL_FUNC_SIGNATURE_GETTABLE_CTX_MD_PARAMS:
+			SET(s->gettable_ctx_md_params,
+			    OSSL_FUNC_signature_gettable_ctx_md_params_fn);
+			break;
+		case OSSL_FUNC_SIGNATURE_SET_CTX_MD_PARAMS:
+			SET(s->set_ctx_md_params,
+			    OSSL_FUNC_signature_set_ctx_md_params_fn);
+			break;
+		case OSSL_FUNC_SIGNATURE_SETTABLE_CTX_MD_PARAMS:
+			SET(s->settable_ctx_md_params,
+			    OSSL_FUNC_signature_settable_ctx_md_params_fn);
+			break;
+		}
+	}
+}
+
+static void
+km_impl_fill(struct km_impl *k, const OSSL_DISPATCH *d)
+{
+	for (; d->function_id != 0; d++) {
+		switch (d->function_id) {
+		case OSSL_FUNC_KEYMGMT_NEW:
+			SET(k->new_, OSSL_FUNC_keymgmt_new_fn); break;
+		case OSSL_FUNC_KEYMGMT_FREE:
+			SET(k->free, OSSL_FUNC_keymgmt_free_fn); break;
+		case OSSL_FUNC_KEYMGMT_GET_PARAMS:
+			SET(k->get_params, OSSL_FUNC_keymgmt_get_params_fn);
+			break;
+		case OSSL_FUNC_KEYMGMT_GETTABLE_PARAMS:
+			SET(k->gettable_params,
+			    OSSL_FUNC_keymgmt_gettable_params_fn);
+			break;
+		case OSSL_FUNC_KEYMGMT_QUERY_OPERATION_NAME:
+			SET(k->query_operation_name,
+			    OSSL_FUNC_keymgmt_query_operation_name_fn);
+			break;
+		case OSSL_FUNC_KEYMGMT_HAS:
+			SET(k->has, OSSL_FUNC_keymgmt_has_fn); break;
+		case OSSL_FUNC_KEYMGMT_VALIDATE:
+			SET(k->validate, OSSL_FUNC_keymgmt_validate_fn); break;
+		case OSSL_FUNC_KEYMGMT_MATCH:
+			SET(k->match, OSSL_FUNC_keymgmt_match_fn); break;
+		case OSSL_FUNC_KEYMGMT_IMPORT:
+			SET(k->import, OSSL_FUNC_keymgmt_import_fn); break;
+		case OSSL_FUNC_KEYMGMT_IMPORT_TYPES:
+			SET(k->import_types, OSSL_FUNC_keymgmt_import_types_fn);
+			break;
+		case OSSL_FUNC_KEYMGMT_EXPORT:
+			SET(k->export_, OSSL_FUNC_keymgmt_export_fn); break;
+		case OSSL_FUNC_KEYMGMT_EXPORT_TYPES:
+			SET(k->export_types, OSSL_FUNC_keymgmt_export_types_fn);
+			break;
+		}
+	}
+}
+
+/*
+ * Load the default provider into a private library context and build
+ * our algorithm tables from its.  Not the child libctx: that one
+ * resolves back into this provider and recurses.
+ */
+static int
+load_default(struct crlc_prov *p, const char **why)
+{
+	const OSSL_ALGORITHM *sigs, *kms, *a;
+	int no_cache = 0;
+	size_t i, ns = 0, nk = 0;
+
+	if ((p->priv = OSSL_LIB_CTX_new()) == NULL ||
+	    (p->deflt = OSSL_PROVIDER_load(p->priv, "default")) == NULL ||
+	    (p->deflt_ctx = OSSL_PROVIDER_get0_provider_ctx(p->deflt)) == NULL) {
+		*why = "cannot load the default provider into a private "
+		    "library context";
+		return -1;
+	}
+	sigs = OSSL_PROVIDER_query_operation(p->deflt, OSSL_OP_SIGNATURE,
+	    &no_cache);
+	kms = OSSL_PROVIDER_query_operation(p->deflt, OSSL_OP_KEYMGMT,
+	    &no_cache);
+	for (i = 0; i < SIG_COUNT; i++) {
+		if ((a = find_alg(sigs, crlc_sig_names[i])) == NULL)
+			continue;
+		sig_impl_fill(&p->sig[i], a->implementation);
+		p->sig[i].names = a->algorithm_names;
+		mirror(p->sig_disp[i], crlc_sig_dispatch[i], a->implementation);
+		p->sig_algs[ns].algorithm_names = a->algorithm_names;
+		p->sig_algs[ns].property_definition = CRLC_PROPS_SIG;
+		p->sig_algs[ns].implementation = p->sig_disp[i];
+		p->sig_algs[ns].algorithm_description =
+		    "crlcache revocation-checking proxy";
+		ns++;
+	}
+	for (i = 0; i < KM_COUNT; i++) {
+		if ((a = find_alg(kms, crlc_km_names[i])) == NULL)
+			continue;
+		km_impl_fill(&p->km[i], a->implementation);
+		p->km[i].names = a->algorithm_names;
+		mirror(p->km_disp[i], crlc_km_dispatch[i], a->implementation);
+		p->km_algs[nk].algorithm_names = a->algorithm_names;
+		p->km_algs[nk].property_definition = CRLC_PROPS_KM;
+		p->km_algs[nk].implementation = p->km_disp[i];
+		p->km_algs[nk].algorithm_description =
+		    "crlcache public-key proxy";
+		nk++;
+	}
+	if (ns == 0 || nk == 0) {
+		*why = "the default provider offers none of RSA, ECDSA, "
+		    "ED25519, ED448";
+		return -1;
+	}
+	first_prov = p;
+	pthread_once(&first_km_once, first_km_copy);
+	return 0;
+}
+
+/* --- configuration --------------------------------------------------- */
+
+struct conf_raw {
+	char *index, *mode, *on_stale, *on_unknown, *log, *grace;
+};
+
+static int
+choose(const char *v, const char *const names[], int n, int *out)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		if (strcmp(v, names[i]) == 0) {
+			*out = i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/*
+ * Fill p->conf from the provider's openssl.cnf section.  A bad value
+ * turns the provider off (mode = off) and is reported once.
+ */
+static void
+read_conf(struct crlc_prov *p, const OSSL_DISPATCH *in)
+{
+	static const char *const modes[] = { "off", "audit", "enforce" };
+	static const char *const logs[] = { "none", "stderr", "syslog" };
+	static const char *const allow_deny[] = { "allow", "deny" };
+	OSSL_FUNC_core_get_params_fn *get_params = NULL;
+	struct crlc_conf *c = &p->conf;
+	struct conf_raw r = { 0 };
+	const char *bad = NULL, *badval = NULL;
+	char *end;
+	long long g;
+	int v;
+
+	for (; in->function_id != 0; in++)
+		if (in->function_id == OSSL_FUNC_CORE_GET_PARAMS)
+			get_params = OSSL_FUNC_core_get_params(in);
+
+	snprintf(c->index, sizeof(c->index), "%s", CRLC_DEFAULT_INDEX);
+	c->mode = CRLC_MODE_ENFORCE;
+	c->log = CRLC_LOG_SYSLOG;
+	c->grace = CRLC_DEFAULT_GRACE;
+	if (get_params != NULL) {
+		OSSL_PARAM params[] = {
+			OSSL_PARAM_utf8_ptr("index", &r.index, 0),
+			OSSL_PARAM_utf8_ptr("mode", &r.mode, 0),
+			OSSL_PARAM_utf8_ptr("on_stale", &r.on_stale, 0),
+			OSSL_PARAM_utf8_ptr("on_unknown", &r.on_unknown, 0),
+			OSSL_PARAM_utf8_ptr("log", &r.log, 0),
+			OSSL_PARAM_utf8_ptr("stale_grace", &r.grace, 0),
+			OSSL_PARAM_END
+		};
+
+		if (!get_params(p->handle, params))
+			memset(&r, 0, sizeof(r));
+	}
+	/* log first, so that the other complaints go where asked. */
+	if (r.log != NULL) {
+		if (choose(r.log, logs, 3, &v) == 0)
+			c->log = (enum crlc_log)v;
+		else
+			bad = "log", badval = r.log;
+	}
+	if (r.index != NULL) {
+		if (r.index[0] != '/' || strlen(r.index) >= sizeof(c->index))
+			bad = "index", badval = r.index;
+		else
+			snprintf(c->index, sizeof(c->index), "%s", r.index);
+	}
+	if (r.mode != NULL) {
+		if (choose(r.mode, modes, 3, &v) == 0)
+			c->mode = (enum crlc_mode)v;
+		else
+			bad = "mode", badval = r.mode;
+	}
+	if (r.on_stale != NULL) {
+		if (choose(r.on_stale, allow_deny, 2, &v) == 0)
+			c->deny_stale = v;
+		else
+			bad = "on_stale", badval = r.on_stale;
+	}
+	if (r.on_unknown != NULL) {
+		if (choose(r.on_unknown, allow_deny, 2, &v) == 0)
+			c->deny_unknown = v;
+		else
+			bad = "on_unknown", badval = r.on_unknown;
+	}
+	if (r.grace != NULL) {
+		errno = 0;
+		g = strtoll(r.grace, &end, 10);
+		if (errno != 0 || end == r.grace || *end != '\0' || g < 0 ||
+		    g > 366LL * 86400)
+			bad = "stale_grace", badval = r.grace;
+		else
+			c->grace = g;
+	}
+	if (bad != NULL) {
+		c->mode = CRLC_MODE_OFF;
+		crlc_log(c->log, LOG_ERR, "bad value \"%s\" for %s in the "
+		    "provider's openssl.cnf section; passing through without "
+		    "revocation checks", badval, bad);
+	}
+}
+
+/* --- provider dispatch ----------------------------------------------- */
+
+static void
+prov_free(struct crlc_prov *p)
+{
+	if (p == NULL)
+		return;
+	crlc_store_put(p->store);
+	if (p->deflt != NULL)
+		OSSL_PROVIDER_unload(p->deflt);
+	OSSL_LIB_CTX_free(p->priv);
+	free(p);
+}
+
+static void
+prov_teardown(void *provctx)
+{
+	prov_free(provctx);
+}
+
+static const OSSL_PARAM *
+prov_gettable_params(void *provctx)
+{
+	static const OSSL_PARAM table[] = {
+		OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_NAME, NULL, 0),
+		OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_VERSION, NULL, 0),
+		OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_BUILDINFO, NULL, 0),
+		OSSL_PARAM_int(OSSL_PROV_PARAM_STATUS, NULL),
+		OSSL_PARAM_END
+	};
+
+	(void)provctx;
+	return table;
+}
+
+static int
+prov_get_params(void *provctx, OSSL_PARAM params[])
+{
+	struct crlc_prov *p = provctx;
+	OSSL_PARAM *q;
+
+	if ((q = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_NAME)) != NULL &&
+	    !OSSL_PARAM_set_utf8_ptr(q, "crlcache revocation cache provider"))
+		return 0;
+	if ((q = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_VERSION)) != NULL &&
+	    !OSSL_PARAM_set_utf8_ptr(q, CRLC_PROV_VERSION))
+		return 0;
+	if ((q = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_BUILDINFO)) != NULL &&
+	    !OSSL_PARAM_set_utf8_ptr(q, p->conf.mode == CRLC_MODE_OFF ?
+	    "pass-through (mode off)" : p->conf.index))
+		return 0;
+	if ((q = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_STATUS)) != NULL &&
+	    !OSSL_PARAM_set_int(q, 1))
+		return 0;
+	return 1;
+}
+
+static const OSSL_ALGORITHM *
+prov_query_operation(void *provctx, int operation_id, int *no_cache)
+{
+	struct crlc_prov *p = provctx;
+
+	*no_cache = 0;
+	switch (operation_id) {
+	case OSSL_OP_SIGNATURE:
+		return p->sig_algs;
+	case OSSL_OP_KEYMGMT:
+		return p->km_algs;
+	}
+	return NULL;
+}
+
+static const OSSL_ITEM *
+prov_get_reason_strings(void *provctx)
+{
+	static const OSSL_ITEM reasons[] = {
+		{ CRLC_R_REVOKED, "certificate is revoked (crlcache)" },
+		{ CRLC_R_STALE, "revocation data is stale (crlcache)" },
+		{ CRLC_R_UNKNOWN, "revocation status unknown (crlcache)" },
+		{ CRLC_R_INTERNAL, "internal error (crlcache)" },
+		{ 0, NULL }
+	};
+
+	(void)provctx;
+	return reasons;
+}
+
+static const OSSL_DISPATCH prov_dispatch[] = {
+	{ OSSL_FUNC_PROVIDER_TEARDOWN, (void (*)(void))prov_teardown },
+	{ OSSL_FUNC_PROVIDER_GETTABLE_PARAMS,
+	    (void (*)(void))prov_gettable_params },
+	{ OSSL_FUNC_PROVIDER_GET_PARAMS, (void (*)(void))prov_get_params },
+	{ OSSL_FUNC_PROVIDER_QUERY_OPERATION,
+	    (void (*)(void))prov_query_operation },
+	{ OSSL_FUNC_PROVIDER_GET_REASON_STRINGS,
+	    (void (*)(void))prov_get_reason_strings },
+	{ 0, NULL }
+};
+
+static void
+core_fns(struct crlc_prov *p, const OSSL_DISPATCH *in)
+{
+	for (; in->function_id != 0; in++) {
+		switch (in->function_id) {
+		case OSSL_FUNC_CORE_NEW_ERROR:
+			p->core_new_error = OSSL_FUNC_core_new_error(in);
+			break;
+		case OSSL_FUNC_CORE_SET_ERROR_DEBUG:
+			p->core_set_error_debug =
+			    OSSL_FUNC_core_set_error_debug(in);
+			break;
+		case OSSL_FUNC_CORE_VSET_ERROR:
+			p->core_vset_error = OSSL_FUNC_core_vset_error(in);
+			break;
+		}
+	}
+}
+
+/*
+ * Returns 0 only when out of memory.  Every other problem leaves an
+ * active provider that offers no algorithms (pure pass-through) and a
+ * log line saying why.
+ */
+int
+OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
+    const OSSL_DISPATCH **out, void **provctx)
+{
+	struct crlc_prov *p;
+	const char *why = NULL;
+
+	if ((p = calloc(1, sizeof(*p))) == NULL)
+		return 0;
+	p->handle = handle;
+	core_fns(p, in);
+	read_conf(p, in);
+	if (p->conf.mode == CRLC_MODE_OFF)
+		goto done;
+	if (load_default(p, &why) == -1) {
+		crlc_log(p->conf.log, LOG_ERR, "%s; passing through without "
+		    "revocation checks", why);
+		goto off;
+	}
+	if ((p->store = crlc_store_get(p->conf.index, p->conf.log)) == NULL) {
+		crlc_log(p->conf.log, LOG_ERR, "out of memory; passing "
+		    "through without revocation checks");
+		goto off;
+	}
+	goto done;
+off:
+	p->conf.mode = CRLC_MODE_OFF;
+	/* Offer nothing: the default provider serves every fetch. */
+	memset(p->sig_algs, 0, sizeof(p->sig_algs));
+	memset(p->km_algs, 0, sizeof(p->km_algs));
+done:
+	*out = prov_dispatch;
+	*provctx = p;
+	return 1;
+}

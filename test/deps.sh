@@ -1,0 +1,24 @@
+#!/bin/sh
+# Install what building and testing crlcache needs on Debian 12 or later.
+# As root: installs the missing packages with apt-get.  Otherwise: prints
+# the exact command and fails.
+set -u
+
+PKGS="gcc make pkg-config libssl-dev liblmdb-dev libcurl4-openssl-dev
+openssl curl python3 valgrind procps"
+
+missing=""
+for p in $PKGS; do
+	dpkg-query -W -f '${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' ||
+	    missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "crlcache: missing packages:$missing" >&2
+	echo "crlcache: run as root:  apt-get update && apt-get install -y$missing" >&2
+	exit 1
+fi
+echo "crlcache: installing:$missing" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q >&2 && apt-get install -y -q --no-install-recommends $missing >&2

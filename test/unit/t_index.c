@@ -1,0 +1,243 @@
+/*
+ * Unit test of the index reader (lib/index.c) against files written here
+ * straight from the layout documented in <crlcache/format.h>, so that the
+ * header, not the fetcher, is the contract under test.  Also: a missing
+ * file, garbage, a truncated file and a newer format version must be
+ * refused with the right code and never fault.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <lmdb.h>
+
+#include <crlcache/format.h>
+#include <crlcache/hash.h>
+#include <crlcache/index.h>
+
+static int failures;
+
+#define CHECK(cond) do {						\
+	if (!(cond)) {							\
+		fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__,	\
+		    __LINE__, #cond);					\
+		failures++;						\
+	}								\
+} while (0)
+
+#define NOW		1790000000	/* 2026-09-21 */
+#define DAY		86400
+
+/* DER Names: CN=Issuer A, CN=Issuer B (never indexed). */
+static const uint8_t name_a[] = { 0x30, 0x13, 0x31, 0x11, 0x30, 0x0f, 0x06,
+    0x03, 0x55, 0x04, 0x03, 0x0c, 0x08, 'I', 's', 's', 'u', 'e', 'r', ' ', 'A' };
+static const uint8_t name_b[] = { 0x30, 0x13, 0x31, 0x11, 0x30, 0x0f, 0x06,
+    0x03, 0x55, 0x04, 0x03, 0x0c, 0x08, 'I', 's', 's', 'u', 'e', 'r', ' ', 'B' };
+
+static void
+put(MDB_txn *txn, MDB_dbi dbi, const void *k, size_t kl, const void *v,
+    size_t vl)
+{
+	MDB_val key = { kl, (void *)k }, val = { vl, (void *)v };
+
+	if (mdb_put(txn, dbi, &key, &val, 0) != 0)
+		abort();
+}
+
+static void
+put_scope(MDB_txn *txn, MDB_dbi dbi, uint32_t id, const char *uri,
+    unsigned flags, int64_t next_update)
+{
+	uint8_t key[CRLC_KEY_MAX], rec[CRLC_CRL_HDR_LEN + 3];
+	size_t ulen = strlen(uri);
+
+	crlc_put_u32(key, id);
+	memcpy(key + 4, uri, ulen);
+	memset(rec, 0, sizeof(rec));
+	rec[0] = 1;
+	rec[1] = (uint8_t)flags;
+	crlc_put_i64(rec + 8, NOW - DAY);
+	crlc_put_i64(rec + 16, next_update);
+	crlc_put_u32(rec + 92, 3);	/* source "src", no DER */
+	memcpy(rec + CRLC_CRL_HDR_LEN, "src", 3);
+	put(txn, dbi, key, 4 + ulen, rec, sizeof(rec));
+}
+
+static void
+write_index(const char *path, uint32_t format)
+{
+	MDB_env *env;
+	MDB_txn *txn;
+	MDB_dbi meta, canon, alias, rev, crl, source;
+	uint8_t h[CRLC_HASH_LEN], id[4], v8[8], v4[4], key[16], val[CRLC_REV_LEN];
+
+	unlink(path);
+	if (mdb_env_create(&env) || mdb_env_set_maxdbs(env, CRLC_NUM_DBS) ||
+	    mdb_env_open(env, path, MDB_NOSUBDIR, 0644) ||
+	    mdb_txn_begin(env, NULL, 0, &txn))
+		abort();
+	if (mdb_dbi_open(txn, CRLC_DB_META, MDB_CREATE, &meta) ||
+	    mdb_dbi_open(txn, CRLC_DB_CANON, MDB_CREATE, &canon) ||
+	    mdb_dbi_open(txn, CRLC_DB_ALIAS, MDB_CREATE, &alias) ||
+	    mdb_dbi_open(txn, CRLC_DB_REV, MDB_CREATE, &rev) ||
+	    mdb_dbi_open(txn, CRLC_DB_CRL, MDB_CREATE, &crl) ||
+	    mdb_dbi_open(txn, CRLC_DB_SOURCE, MDB_CREATE, &source))
+		abort();
+	crlc_put_u32(v4, format);
+	put(txn, meta, "format", 6, v4, 4);
+	crlc_put_u64(v8, 42);
+	put(txn, meta, "generation", 10, v8, 8);
+	crlc_put_i64(v8, NOW);
+	put(txn, meta, "created", 7, v8, 8);
+
+	/* issuer A = id 7, one canon entry, one alias (its exact DER) */
+	crlc_put_u32(id, 7);
+	memset(h, 0xaa, sizeof(h));
+	put(txn, canon, h, sizeof(h), id, 4);
+	crlc_sha256(name_a, sizeof(name_a), h);
+	put(txn, alias, h, sizeof(h), id, 4);
+	/* serial 00 80 revoked, keyCompromise */
+	memcpy(key, id, 4);
+	key[4] = 0x00;
+	key[5] = 0x80;
+	crlc_put_i64(val, NOW - 2 * DAY);
+	val[8] = 1;
+	val[9] = 0;
+	put(txn, rev, key, 6, val, sizeof(val));
+	/* partition p1 for users only, fresh; partition p2 stale */
+	put_scope(txn, crl, 7, "http://127.0.0.1/p1.crl", CRLC_CRL_USER_ONLY,
+	    NOW + 6 * DAY);
+	put_scope(txn, crl, 7, "http://127.0.0.1/p2.crl", 0, NOW - 2 * DAY);
+	if (mdb_txn_commit(txn))
+		abort();
+	mdb_env_close(env);
+}
+
+static struct crlc_tbs
+cert(const uint8_t *issuer, size_t ilen, const uint8_t *serial, size_t slen,
+    const char *dp, int is_ca)
+{
+	struct crlc_tbs t;
+
+	memset(&t, 0, sizeof(t));
+	t.issuer.p = issuer;
+	t.issuer.len = ilen;
+	t.serial.p = serial;
+	t.serial.len = slen;
+	t.is_ca = is_ca;
+	if (dp != NULL) {
+		t.dp[0].p = (const uint8_t *)dp;
+		t.dp[0].len = strlen(dp);
+		t.ndp = 1;
+	}
+	return t;
+}
+
+static enum crlc_state
+state_of(struct crlc_index *idx, struct crlc_tbs t, int64_t grace)
+{
+	struct crlc_verdict v;
+
+	CHECK(crlc_index_lookup(idx, &t, NOW, grace, &v) == 0);
+	return v.state;
+}
+
+static void
+check_lookups(const char *path)
+{
+	static const uint8_t revoked[] = { 0x00, 0x80 }, good[] = { 0x01 };
+	static const uint8_t no_pad[] = { 0x80 };
+	struct crlc_index *idx;
+	struct crlc_verdict v;
+	struct crlc_tbs t;
+
+	CHECK(crlc_index_open(path, &idx, NULL) == CRLC_OK);
+	if (idx == NULL)
+		return;
+	CHECK(crlc_index_generation(idx) == 42);
+	CHECK(crlc_index_created(idx) == NOW);
+
+	t = cert(name_a, sizeof(name_a), revoked, 2, NULL, 0);
+	CHECK(crlc_index_lookup(idx, &t, NOW, 0, &v) == 0);
+	CHECK(v.state == CRLC_REVOKED && v.reason == 1 &&
+	    v.revoked_at == NOW - 2 * DAY);
+	CHECK(strcmp(crlc_reason_name(v.reason), "keyCompromise") == 0);
+	/* the serial's content octets are the key: 80 is not 00 80 */
+	CHECK(state_of(idx, cert(name_a, sizeof(name_a), no_pad, 1,
+	    "http://127.0.0.1/p1.crl", 0), 0) == CRLC_GOOD);
+	/* no DP and no complete CRL: unknown */
+	CHECK(state_of(idx, cert(name_a, sizeof(name_a), good, 1, NULL, 0), 0) ==
+	    CRLC_UNKNOWN);
+	/* onlyContainsUserCerts does not cover a CA certificate */
+	CHECK(state_of(idx, cert(name_a, sizeof(name_a), good, 1,
+	    "http://127.0.0.1/p1.crl", 1), 0) == CRLC_UNKNOWN);
+	/* the DP must match byte for byte */
+	CHECK(state_of(idx, cert(name_a, sizeof(name_a), good, 1,
+	    "http://127.0.0.1/P1.crl", 0), 0) == CRLC_UNKNOWN);
+	/* stale past nextUpdate + grace, good within the grace */
+	CHECK(state_of(idx, cert(name_a, sizeof(name_a), good, 1,
+	    "http://127.0.0.1/p2.crl", 0), DAY) == CRLC_STALE);
+	CHECK(state_of(idx, cert(name_a, sizeof(name_a), good, 1,
+	    "http://127.0.0.1/p2.crl", 0), 3 * DAY) == CRLC_GOOD);
+	/* an issuer encoding never seen is unknown, even for a listed serial */
+	CHECK(state_of(idx, cert(name_b, sizeof(name_b), revoked, 2, NULL, 0), 0) ==
+	    CRLC_UNKNOWN);
+	crlc_index_close(idx);
+}
+
+static void
+check_refusals(const char *dir, const char *good)
+{
+	char path[512];
+	struct crlc_index *idx;
+	struct stat sb;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/missing.mdb", dir);
+	CHECK(crlc_index_open(path, &idx, NULL) == CRLC_E_NOINDEX && idx == NULL);
+
+	snprintf(path, sizeof(path), "%s/garbage.mdb", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	CHECK(write(fd, "this is not an LMDB file at all", 31) == 31);
+	close(fd);
+	CHECK(crlc_index_open(path, &idx, NULL) != CRLC_OK && idx == NULL);
+
+	/* the good file cut at every page boundary and mid-page */
+	CHECK(stat(good, &sb) == 0);
+	for (off_t cut = 1024; cut < sb.st_size; cut += 2048) {
+		char cmd[1200];
+
+		snprintf(path, sizeof(path), "%s/cut.mdb", dir);
+		snprintf(cmd, sizeof(cmd), "head -c %lld '%s' > '%s'",
+		    (long long)cut, good, path);
+		CHECK(system(cmd) == 0);
+		CHECK(crlc_index_open(path, &idx, NULL) != CRLC_OK && idx == NULL);
+	}
+
+	snprintf(path, sizeof(path), "%s/newer.mdb", dir);
+	write_index(path, CRLC_FORMAT_VERSION + 1);
+	CHECK(crlc_index_open(path, &idx, NULL) == CRLC_E_FORMAT && idx == NULL);
+	crlc_index_close(NULL);
+}
+
+int
+main(void)
+{
+	char dir[] = "/tmp/crlc-t_index.XXXXXX", path[512], cmd[600];
+
+	if (mkdtemp(dir) == NULL)
+		return 2;
+	snprintf(path, sizeof(path), "%s/index.mdb", dir);
+	write_index(path, CRLC_FORMAT_VERSION);
+	check_lookups(path);
+	check_refusals(dir, path);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		failures++;
+	if (failures)
+		fprintf(stderr, "%d checks failed\n", failures);
+	return failures ? 1 : 0;
+}
