@@ -7,6 +7,7 @@
 #define CRLCACHE_FETCHER_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -167,12 +168,17 @@ int	 ingest_buffer(struct store *s, const struct trust *t,
 	    const char *source, const char *url, const uint8_t *buf,
 	    size_t len, uint8_t *key, size_t *keylen, char *err, size_t errlen);
 
+/* osslconf.c: OpenSSL configuration with the provider switched on */
+int	 osslconf_write(FILE *out, const char *system_cnf, const char *snippet,
+	    const char *module, const char *index, const struct strlist *sets);
+
 /* subcommands */
 int	 cmd_import(const char *state_dir, const struct conf *conf, int argc,
 	    char **argv);
 int	 cmd_update(const char *state_dir, const struct conf *conf);
 int	 cmd_check(const char *state_dir, const struct conf *conf, int argc,
 	    char **argv);
+int	 cmd_exec(const char *state_dir, int argc, char **argv);
 int	 cmd_status(const char *state_dir, const struct conf *conf, int argc,
 	    char **argv);
 

@@ -22,7 +22,9 @@ usage(FILE *f)
 	    "                         ingest CRL files offline\n"
 	    "  check [--chain CHAIN.pem] CERT.pem\n"
 	    "                         look certificates up in the published index\n"
-	    "  status                 show the published index and its sources\n", f);
+	    "  status                 show the published index and its sources\n"
+	    "  exec [--module PATH] [--set KEY=VALUE]... [--] PROGRAM [ARGS...]\n"
+	    "                         run PROGRAM with the provider switched on\n", f);
 }
 
 int
@@ -92,6 +94,8 @@ main(int argc, char **argv)
 		ret = cmd_import(state_dir, &conf, argc, argv);
 	else if (strcmp(cmd, "check") == 0)
 		ret = cmd_check(state_dir, &conf, argc, argv);
+	else if (strcmp(cmd, "exec") == 0)
+		ret = cmd_exec(state_dir, argc, argv);
 	else if (strcmp(cmd, "status") == 0)
 		ret = cmd_status(state_dir, &conf, argc, argv);
 	else {
