@@ -4,6 +4,8 @@
  * Copyright the crlcache authors. Licensed under the Apache License 2.0.
  */
 #include <errno.h>
+#include <stdatomic.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -14,7 +16,21 @@
 #include <crlcache/hash.h>
 #include <crlcache/index.h>
 
+/*
+ * Read transactions kept for reuse: mdb_txn_begin() allocates, while
+ * mdb_txn_renew() of a reset transaction only re-reads the meta page.
+ * A lookup claims a free slot with one atomic exchange; when all are
+ * busy it falls back to a transaction of its own.
+ */
+#define TXN_SLOTS	16
+
+struct txn_slot {
+	atomic_int	 busy;
+	MDB_txn		*txn;
+};
+
 struct crlc_index {
+	struct txn_slot	 slots[TXN_SLOTS];
 	MDB_env		*env;
 	MDB_dbi		 canon;
 	MDB_dbi		 alias;
@@ -192,8 +208,12 @@ done:
 void
 crlc_index_close(struct crlc_index *idx)
 {
+	size_t i;
+
 	if (idx == NULL)
 		return;
+	for (i = 0; i < TXN_SLOTS; i++)
+		mdb_txn_abort(idx->slots[i].txn);
 	if (idx->env != NULL)
 		mdb_env_close(idx->env);
 	free(idx);
@@ -234,22 +254,71 @@ scope_covers(MDB_txn *txn, MDB_dbi crl, const uint8_t *key, size_t klen,
 	return 1;
 }
 
+/* A read transaction: a reused one from a slot (*slot >= 0), or a new one. */
+static MDB_txn *
+txn_acquire(struct crlc_index *idx, int *slot)
+{
+	static atomic_uint next_hint;
+	static _Thread_local unsigned hint = UINT_MAX;
+	MDB_txn *txn = NULL;
+	unsigned i, k;
+
+	if (hint == UINT_MAX)
+		hint = atomic_fetch_add(&next_hint, 1);
+	for (k = 0; k < TXN_SLOTS; k++) {
+		struct txn_slot *s = &idx->slots[(hint + k) % TXN_SLOTS];
+
+		if (atomic_exchange(&s->busy, 1))
+			continue;
+		i = (hint + k) % TXN_SLOTS;
+		if (s->txn != NULL && mdb_txn_renew(s->txn) != 0) {
+			mdb_txn_abort(s->txn);
+			s->txn = NULL;
+		}
+		if (s->txn == NULL &&
+		    mdb_txn_begin(idx->env, NULL, MDB_RDONLY, &s->txn) != 0) {
+			s->txn = NULL;
+			atomic_store(&s->busy, 0);
+			break;
+		}
+		*slot = (int)i;
+		return s->txn;
+	}
+	*slot = -1;
+	if (mdb_txn_begin(idx->env, NULL, MDB_RDONLY, &txn) != 0)
+		return NULL;
+	return txn;
+}
+
+static void
+txn_release(struct crlc_index *idx, MDB_txn *txn, int slot)
+{
+	if (txn == NULL)
+		return;
+	if (slot < 0) {
+		mdb_txn_abort(txn);
+		return;
+	}
+	mdb_txn_reset(txn);
+	atomic_store(&idx->slots[slot].busy, 0);
+}
+
 int
 crlc_index_lookup(struct crlc_index *idx, const struct crlc_tbs *cert,
     int64_t now, int64_t grace, struct crlc_verdict *out)
 {
 	uint8_t hash[CRLC_HASH_LEN], key[CRLC_KEY_MAX];
-	MDB_txn *txn = NULL;
+	MDB_txn *txn;
 	MDB_val k, v;
 	size_t i;
-	int covered = 0, ret = -1;
+	int covered = 0, slot, ret = -1;
 
 	memset(out, 0, sizeof(*out));
 	out->state = CRLC_UNKNOWN;
 	out->reason = -1;
 	crlc_sha256(cert->issuer.p, cert->issuer.len, hash);
-	if (mdb_txn_begin(idx->env, NULL, MDB_RDONLY, &txn) != 0)
-		goto done;
+	if ((txn = txn_acquire(idx, &slot)) == NULL)
+		return -1;
 	k.mv_size = sizeof(hash);
 	k.mv_data = hash;
 	if (mdb_get(txn, idx->alias, &k, &v) != 0 ||
@@ -289,7 +358,7 @@ crlc_index_lookup(struct crlc_index *idx, const struct crlc_tbs *cert,
 		    now > out->next_update + grace ? CRLC_STALE : CRLC_GOOD;
 	ret = 0;
 done:
-	mdb_txn_abort(txn);
+	txn_release(idx, txn, slot);
 	return ret;
 }
 

@@ -64,9 +64,11 @@ int64_t		 crlc_index_created(const struct crlc_index *idx);
  * partition whose IDP URI equals one of the certificate's distribution
  * points, respecting onlyContainsUserCerts / onlyContainsCACerts);
  * else STALE if now > nextUpdate + grace; else GOOD.  A revoked entry is
- * reported whatever the freshness.  Thread-safe; allocates only what
- * LMDB's mdb_txn_begin() does.  Returns 0, or -1 on an LMDB error (the
- * verdict is then unspecified).
+ * reported whatever the freshness.  Thread-safe and lock-free: it reuses
+ * one of a few read transactions kept per index (claimed with an atomic
+ * exchange, renewed without allocating), and allocates only when more
+ * threads look up at once than there are slots.  Returns 0, or -1 on an
+ * LMDB error (the verdict is then unspecified).
  */
 int		 crlc_index_lookup(struct crlc_index *idx,
 		    const struct crlc_tbs *cert, int64_t now, int64_t grace,
