@@ -18,7 +18,7 @@ LDHARDEN = -Wl,-z,relro,-z,now
 SAN	 = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 	   -fno-sanitize-recover=all
 
-LIB_SRCS  = lib/tbs.c lib/index.c lib/hash.c
+LIB_SRCS  = lib/tbs.c lib/index.c lib/hash.c lib/name.c
 FETCH_SRCS = $(wildcard fetcher/*.c)
 PROV_SRCS = $(wildcard provider/*.c)
 UNIT_SRCS = $(wildcard test/unit/t_*.c)
@@ -28,7 +28,7 @@ FETCH_OBJS = $(FETCH_SRCS:.c=.o)
 PROV_OBJS = $(PROV_SRCS:.c=.o)
 UNIT_BINS = $(UNIT_SRCS:.c=)
 
-HDRS	= $(wildcard include/crlcache/*.h) $(wildcard fetcher/*.h) $(wildcard provider/*.h)
+HDRS	= $(wildcard include/crlcache/*.h) $(wildcard lib/*.h) $(wildcard fetcher/*.h) $(wildcard provider/*.h)
 
 all: fetcher/crlcache $(if $(PROV_SRCS),provider/crlcache.so)
 

@@ -216,7 +216,10 @@ fetch_all(struct fetch *f, size_t n, const struct conf *conf)
 		}
 		if (running == 0)
 			continue;
-		if (curl_multi_perform(multi, &running) != CURLM_OK ||
+		if (curl_multi_perform(multi, &running) != CURLM_OK)
+			break;
+		/* Wait only while transfers remain; finished ones are read below. */
+		if (running > 0 &&
 		    curl_multi_poll(multi, NULL, 0, 1000, NULL) != CURLM_OK)
 			break;
 		while ((msg = curl_multi_info_read(multi, &left)) != NULL) {

@@ -93,8 +93,10 @@ gather_urls(const struct conf *conf, const struct trust *t, struct strlist *urls
 		}
 		strlist_add(urls, conf->urls.v[i]);
 	}
+	/* DESIGN 4: CRL DPs of the CA certificates the configuration names. */
 	for (j = 0; j < sk_X509_num(t->certs); j++)
-		add_cert_dps(sk_X509_value(t->certs, j), urls);
+		if (X509_check_ca(sk_X509_value(t->certs, j)) > 0)
+			add_cert_dps(sk_X509_value(t->certs, j), urls);
 	uniq(urls);
 	return 0;
 }

@@ -15,6 +15,7 @@
 #include <crlcache/format.h>
 #include <crlcache/hash.h>
 #include <crlcache/index.h>
+#include <crlcache/name.h>
 
 /*
  * Read transactions kept for reuse: mdb_txn_begin() allocates, while
@@ -321,9 +322,19 @@ crlc_index_lookup(struct crlc_index *idx, const struct crlc_tbs *cert,
 		return -1;
 	k.mv_size = sizeof(hash);
 	k.mv_data = hash;
-	if (mdb_get(txn, idx->alias, &k, &v) != 0 ||
-	    v.mv_size != CRLC_ISSUER_ID_LEN) {
-		ret = 0;	/* issuer never seen: unknown */
+	/*
+	 * Fast path: an encoding the fetcher has seen.  Otherwise the same
+	 * issuer may be spelt differently (case, string type): fall back to
+	 * the canonical form, which costs a parse of the Name.
+	 */
+	if (mdb_get(txn, idx->alias, &k, &v) != 0 &&
+	    (crlc_name_canon_hash(cert->issuer.p, cert->issuer.len, hash) == -1 ||
+	    mdb_get(txn, idx->canon, &k, &v) != 0)) {
+		ret = 0;	/* issuer not in the index: unknown */
+		goto done;
+	}
+	if (v.mv_size != CRLC_ISSUER_ID_LEN) {
+		ret = 0;
 		goto done;
 	}
 	memcpy(key, v.mv_data, CRLC_ISSUER_ID_LEN);

@@ -34,12 +34,11 @@
  *
  *   "canon"	key: SHA-256 of the canonical form of an issuer Name (32)
  *		value: u32 issuer id
- *		The canonical form follows RFC 5280 section 7.1 / RFC 4518
- *		in the simplified way OpenSSL and most relying parties use:
- *		each attribute value converted to UTF-8, ASCII letters
- *		folded to lower case, leading and trailing white space
- *		removed, inner runs of white space folded to one space; the
- *		RDN structure and attribute type OIDs are kept.  Two names
+ *		The canonical form is defined, and computed for writer and
+ *		readers alike, by crlc_name_canon_hash() (<crlcache/name.h>):
+ *		RFC 5280 7.1 / RFC 4518 in the simplified way most relying
+ *		parties use (UTF-8, ASCII case folded, white space trimmed and
+ *		folded; RDN structure and attribute types kept).  Two names
  *		with the same canonical form are the same issuer.
  *
  *   "alias"	key: SHA-256 of an issuer Name's exact DER encoding (32)
@@ -49,7 +48,7 @@
  *		that signed it.  Readers hash the issuer Name exactly as it
  *		appears in a TBSCertificate and need no canonicalisation on
  *		the hot path.  A certificate whose issuer encoding was never
- *		seen is "unknown".
+ *		seen is looked up by its canonical form ("canon") instead.
  *
  *   "rev"	key: u32 issuer id || serial number content octets, exactly
  *		as DER-encoded in the INTEGER (a leading 00 is kept),

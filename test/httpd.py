@@ -1,0 +1,219 @@
+#!/usr/bin/env python3
+"""Tiny HTTP/1.1 test server for the crlcache integration tests.
+
+Standard library only.  Binds 127.0.0.1 (port 0 = ephemeral unless --port),
+writes the port number to --port-file once listening, serves --root, and logs
+every request to --log, one line per request:
+
+    METHOD PATH STATUS\tinm=<If-None-Match or ->\tims=<If-Modified-Since or ->
+
+Conditional GET: ETag is "<size hex>-<mtime_ns hex>"; Last-Modified is the
+file mtime.  If-None-Match takes precedence over If-Modified-Since (RFC 9110).
+304 responses carry ETag and Last-Modified and no body.
+
+Failure injection by path prefix:
+    /status/CODE/...      answer CODE with a short body
+    /stall/...            read the request, send nothing for 60 s, close
+    /slow/...             serve the rest of the path, 1 byte every 0.5 s
+    /close/...            close the connection without any response
+    /redirect/N/rest      302 to /redirect/N-1/rest ... /redirect/0/rest -> /rest
+Failure injection for a fixed URL: if ROOT/<path>.status exists, its first word
+decides: a number (answer that status), "stall", "slow" or "close".
+"""
+import argparse
+import email.utils
+import os
+import socket
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+STALL_SECONDS = 60
+_log_lock = threading.Lock()
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "crlcache-testhttpd/1"
+
+    def log_message(self, fmt, *args):  # silence default stderr logging
+        pass
+
+    def _log(self, status):
+        inm = self.headers.get("If-None-Match") or "-"
+        ims = self.headers.get("If-Modified-Since") or "-"
+        line = "%s %s %s\tinm=%s\tims=%s\n" % (self.command, self.path, status, inm, ims)
+        with _log_lock:
+            with open(self.server.logfile, "a") as f:
+                f.write(line)
+                f.flush()
+
+    def _simple(self, code, body=b"", headers=()):
+        self.send_response(code)
+        for k, v in headers:
+            self.send_header(k, v)
+        self.send_header("Content-Length", str(len(body)))
+        if body:
+            self.send_header("Content-Type", "text/plain")
+        self.end_headers()
+        if body and self.command != "HEAD":
+            self.wfile.write(body)
+        self._log(code)
+
+    def _stall(self):
+        self._log("stall")
+        # Accept the request and send nothing; the client must time out.
+        deadline = time.monotonic() + STALL_SECONDS
+        while time.monotonic() < deadline:
+            time.sleep(0.2)
+        self.close_connection = True
+
+    def _close(self):
+        self._log("close")
+        self.close_connection = True
+        try:
+            self.connection.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+    def _fs_path(self, urlpath):
+        rel = urlpath.split("?", 1)[0].lstrip("/")
+        full = os.path.realpath(os.path.join(self.server.root, rel))
+        if not (full == self.server.root or full.startswith(self.server.root + os.sep)):
+            return None
+        return full
+
+    def _override(self, urlpath):
+        p = self._fs_path(urlpath)
+        if p is None:
+            return None
+        try:
+            with open(p + ".status") as f:
+                words = f.read().split()
+                return words[0] if words else None
+        except OSError:
+            return None
+
+    def _serve_file(self, urlpath, slow=False):
+        p = self._fs_path(urlpath)
+        if p is None or not os.path.isfile(p):
+            return self._simple(404, b"not found\n")
+        st = os.stat(p)
+        etag = '"%x-%x"' % (st.st_size, st.st_mtime_ns)
+        lastmod = email.utils.formatdate(st.st_mtime, usegmt=True)
+        inm = self.headers.get("If-None-Match")
+        ims = self.headers.get("If-Modified-Since")
+        not_modified = False
+        if inm is not None:
+            tags = [t.strip() for t in inm.split(",")]
+            not_modified = "*" in tags or etag in tags or ("W/" + etag) in tags
+        elif ims is not None:
+            try:
+                t = email.utils.parsedate_to_datetime(ims).timestamp()
+                not_modified = int(st.st_mtime) <= t
+            except (TypeError, ValueError, IndexError, OverflowError):
+                not_modified = False
+        if not_modified:
+            self.send_response(304)
+            self.send_header("ETag", etag)
+            self.send_header("Last-Modified", lastmod)
+            self.end_headers()
+            self._log(304)
+            return
+        with open(p, "rb") as f:
+            body = f.read()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/pkix-crl")
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("ETag", etag)
+        self.send_header("Last-Modified", lastmod)
+        self.end_headers()
+        if self.command == "HEAD":
+            self._log(200)
+            return
+        if slow:
+            self._log("200-slow")
+            try:
+                for i in range(len(body)):
+                    self.wfile.write(body[i:i + 1])
+                    self.wfile.flush()
+                    time.sleep(0.5)
+            except OSError:
+                pass
+            self.close_connection = True
+            return
+        self.wfile.write(body)
+        self._log(200)
+
+    def do_HEAD(self):
+        self.do_GET()
+
+    def do_GET(self):
+        path = self.path
+        parts = path.split("?", 1)[0].split("/")
+        # parts[0] == "" because the path starts with "/"
+        if len(parts) >= 3 and parts[1] == "status":
+            try:
+                code = int(parts[2])
+            except ValueError:
+                return self._simple(400, b"bad status\n")
+            return self._simple(code, b"injected status %d\n" % code)
+        if len(parts) >= 2 and parts[1] == "stall":
+            return self._stall()
+        if len(parts) >= 2 and parts[1] == "close":
+            return self._close()
+        if len(parts) >= 2 and parts[1] == "slow":
+            return self._serve_file("/" + "/".join(parts[2:]), slow=True)
+        if len(parts) >= 3 and parts[1] == "redirect":
+            try:
+                n = int(parts[2])
+            except ValueError:
+                return self._simple(400, b"bad redirect\n")
+            rest = "/".join(parts[3:])
+            loc = "/redirect/%d/%s" % (n - 1, rest) if n > 0 else "/" + rest
+            host = "127.0.0.1:%d" % self.server.server_address[1]
+            return self._simple(302, b"", [("Location", "http://%s%s" % (host, loc))])
+        ov = self._override(path)
+        if ov is not None:
+            if ov.isdigit():
+                code = int(ov)
+                return self._simple(code, b"injected status %d\n" % code)
+            if ov == "stall":
+                return self._stall()
+            if ov == "close":
+                return self._close()
+            if ov == "slow":
+                return self._serve_file(path, slow=True)
+        return self._serve_file(path)
+
+
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--root", required=True)
+    ap.add_argument("--port-file", required=True)
+    ap.add_argument("--log", required=True)
+    ap.add_argument("--port", type=int, default=0)
+    a = ap.parse_args()
+    srv = Server(("127.0.0.1", a.port), Handler)
+    srv.root = os.path.realpath(a.root)
+    srv.logfile = a.log
+    open(a.log, "a").close()
+    tmp = a.port_file + ".tmp"
+    with open(tmp, "w") as f:
+        f.write("%d\n" % srv.server_address[1])
+    os.rename(tmp, a.port_file)
+    try:
+        srv.serve_forever(poll_interval=0.2)
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,465 @@
+# shellcheck shell=bash
+# Shared helpers for crlcache integration tests.  Source it from a test:
+#     . "$(dirname "$0")/lib.sh"
+# Provides: fail/skip/note, assert_exit, assert_grep, assert_not_grep,
+# an HTTP server (test/httpd.py) on 127.0.0.1, an openssl-CLI PKI builder,
+# and small wrappers around the crlcache binary.
+
+set -u
+
+TESTDIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+TEST_NAME=$(basename "$0" .sh)
+: "${CRLCACHE:=$TESTDIR/../fetcher/crlcache}"
+: "${CRLCACHE_MODULES:=$TESTDIR/../provider}"
+export CRLCACHE CRLCACHE_MODULES
+
+# Never let the user's / system's configuration leak into a test.
+unset CRLCACHE_STATE_DIR OPENSSL_CONF SSL_CERT_FILE SSL_CERT_DIR 2>/dev/null || true
+unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY 2>/dev/null || true
+export no_proxy='*' NO_PROXY='*'
+export LC_ALL=C TZ=UTC
+
+if [ -z "${TMPDIR_TEST:-}" ]; then
+    TMPDIR_TEST=$(mktemp -d "${TMPDIR:-/tmp}/crlcache-$TEST_NAME.XXXXXX")
+    _LIB_OWN_TMP=1
+else
+    _LIB_OWN_TMP=0
+fi
+export TMPDIR_TEST
+W=$TMPDIR_TEST            # short alias used by the tests
+
+# ---------------------------------------------------------------- reporting
+note() { printf '%s: %s\n' "$TEST_NAME" "$*"; }
+fail() { printf 'FAIL: %s: %s\n' "$TEST_NAME" "$*" >&2; exit 1; }
+skip() { printf 'SKIP: %s\n' "$*"; exit 77; }
+
+# Soft failures: a script with several cases reports each one and fails at the end.
+_SOFT_FAILS=0
+case_ok()   { printf 'case %s: ok\n' "$1"; }
+case_fail() { printf 'case %s: FAILED: %s\n' "$1" "$2" >&2; _SOFT_FAILS=$((_SOFT_FAILS + 1)); }
+finish()    { [ "$_SOFT_FAILS" -eq 0 ] || fail "$_SOFT_FAILS case(s) failed"; note "all ok"; exit 0; }
+
+# assert_exit EXPECTED cmd...   (EXPECTED may be "nonzero"); output kept in $W/last.out/.err
+assert_exit() {
+    local want=$1 rc; shift
+    "$@" >"$W/last.out" 2>"$W/last.err"; rc=$?
+    if [ "$want" = nonzero ]; then
+        [ "$rc" -ne 0 ] && return 0
+    elif [ "$rc" -eq "$want" ]; then
+        return 0
+    fi
+    {
+        echo "assert_exit: expected $want, got $rc: $*"
+        echo "--- stdout"; cat "$W/last.out"; echo "--- stderr"; cat "$W/last.err"
+    } >&2
+    fail "unexpected exit status $rc (wanted $want) from: $*"
+}
+
+assert_grep() {      # assert_grep [-i] PATTERN FILE  (extended regex)
+    local opt=""; [ "$1" = -i ] && { opt=-i; shift; }
+    grep -Eq $opt -- "$1" "$2" && return 0
+    { echo "--- $2:"; cat "$2"; } >&2
+    fail "pattern '$1' not found in $2"
+}
+assert_not_grep() {
+    local opt=""; [ "$1" = -i ] && { opt=-i; shift; }
+    grep -Eq $opt -- "$1" "$2" || return 0
+    { echo "--- $2:"; cat "$2"; } >&2
+    fail "pattern '$1' unexpectedly found in $2"
+}
+
+# ---------------------------------------------------------------- cleanup
+_BG_PIDS=()
+bg_register() { _BG_PIDS+=("$1"); }
+_lib_cleanup() {
+    local p
+    for p in "${_BG_PIDS[@]}"; do
+        kill "$p" 2>/dev/null
+    done
+    for p in "${_BG_PIDS[@]}"; do
+        wait "$p" 2>/dev/null
+    done
+    if [ "$_LIB_OWN_TMP" = 1 ] && [ -z "${KEEP:-}" ]; then
+        rm -rf "$TMPDIR_TEST"
+    fi
+}
+trap _lib_cleanup EXIT
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# ---------------------------------------------------------------- time
+now_epoch() { date -u +%s; }
+# gt OFFSET_SECONDS -> GeneralizedTime YYYYMMDDHHMMSSZ relative to now
+gt() { date -u -d "@$(( $(now_epoch) + $1 ))" +%Y%m%d%H%M%SZ; }
+
+# ---------------------------------------------------------------- HTTP server
+# httpd_start [PORT]  -> HTTPD_PORT, BASE_URL, HTTPD_ROOT ($W/www), HTTPD_LOG
+httpd_start() {
+    local port=${1:-0} i
+    HTTPD_ROOT=$W/www; HTTPD_LOG=$W/httpd.log
+    mkdir -p "$HTTPD_ROOT"
+    command -v python3 >/dev/null || skip "python3 not available for test/httpd.py"
+    rm -f "$W/httpd.port"
+    python3 "$TESTDIR/httpd.py" --root "$HTTPD_ROOT" --port-file "$W/httpd.port" \
+        --log "$HTTPD_LOG" --port "$port" 2>>"$W/httpd.err" &
+    HTTPD_PID=$!
+    bg_register "$HTTPD_PID"
+    for i in $(seq 1 100); do
+        [ -s "$W/httpd.port" ] && break
+        kill -0 "$HTTPD_PID" 2>/dev/null || { cat "$W/httpd.err" >&2; fail "httpd.py died"; }
+        sleep 0.05
+    done
+    [ -s "$W/httpd.port" ] || fail "httpd.py did not start"
+    HTTPD_PORT=$(cat "$W/httpd.port")
+    BASE_URL=http://127.0.0.1:$HTTPD_PORT
+}
+httpd_stop() {
+    [ -n "${HTTPD_PID:-}" ] || return 0
+    kill "$HTTPD_PID" 2>/dev/null; wait "$HTTPD_PID" 2>/dev/null
+    HTTPD_PID=
+}
+# A port on 127.0.0.1 with nothing listening (bound, then closed).
+closed_port() {
+    python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+}
+# serve SRC NAME: publish SRC under the server root as NAME, atomically, with an
+# mtime strictly greater (whole seconds) than anything served before, so that
+# If-Modified-Since can never wrongly answer 304 for changed content.
+_SERVE_T=0
+serve() {
+    local src=$1 name=$2 t
+    mkdir -p "$(dirname "$HTTPD_ROOT/$name")"
+    t=$(now_epoch); [ "$t" -gt "$_SERVE_T" ] || t=$((_SERVE_T + 1)); _SERVE_T=$t
+    cp "$src" "$HTTPD_ROOT/$name.tmp.$$"
+    touch -d "@$t" "$HTTPD_ROOT/$name.tmp.$$"
+    mv -f "$HTTPD_ROOT/$name.tmp.$$" "$HTTPD_ROOT/$name"
+}
+# inject NAME WHAT: make requests for NAME answer WHAT (a status code, stall,
+# slow, close); inject NAME "" removes the injection.
+inject() {
+    if [ -z "$2" ]; then rm -f "$HTTPD_ROOT/$1.status"; else echo "$2" >"$HTTPD_ROOT/$1.status"; fi
+}
+
+# ---------------------------------------------------------------- PKI builder
+# Everything lives under $PKI.  A CA named N has N/cert.pem, N/key.pem, N/index.txt,
+# N/serial, N/crlnumber.  Leaves are $PKI/NAME.pem with key $PKI/NAME.key.
+PKI=$W/pki
+
+_req_conf() {   # _req_conf MASK -> path of a minimal req config
+    local f=$PKI/req-$1.cnf
+    [ -f "$f" ] || cat >"$f" <<EOF
+[ req ]
+distinguished_name = dn
+string_mask = $1
+utf8 = yes
+[ dn ]
+[ v3_root ]
+basicConstraints = critical,CA:TRUE
+keyUsage = critical,keyCertSign,cRLSign
+subjectKeyIdentifier = hash
+EOF
+    echo "$f"
+}
+
+_newkey() {     # _newkey TYPE OUT
+    case $1 in
+        rsa) openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$2" 2>/dev/null ;;
+        ec)  openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$2" 2>/dev/null ;;
+        *) fail "_newkey: unknown key type $1" ;;
+    esac || fail "key generation failed"
+}
+
+# _ca_conf CA [db=FILE] [cert=FILE] [key=FILE] -> writes $PKI/CA/ca.cnf and prints its path.
+# The CRL extensions go to section [crlext] which the caller appends.
+_ca_conf() {
+    local ca=$1; shift
+    local d=$PKI/$ca db=$PKI/$ca/index.txt cert=$PKI/$ca/cert.pem key=$PKI/$ca/key.pem a
+    for a in "$@"; do
+        case $a in
+            db=*) db=${a#db=} ;; cert=*) cert=${a#cert=} ;; key=*) key=${a#key=} ;;
+        esac
+    done
+    [ -f "$db" ] || : >"$db"
+    cat >"$d/ca.cnf" <<EOF
+[ ca ]
+default_ca = CA_default
+[ CA_default ]
+dir = $d
+database = $db
+new_certs_dir = $d/newcerts
+serial = $d/serial
+crlnumber = $d/crlnumber
+certificate = $cert
+private_key = $key
+default_md = sha256
+default_days = 365
+default_crl_days = 7
+policy = policy_any
+unique_subject = no
+preserve = yes
+email_in_dn = no
+copy_extensions = none
+string_mask = utf8only
+[ policy_any ]
+commonName = supplied
+organizationName = optional
+organizationalUnitName = optional
+countryName = optional
+EOF
+    echo "$d/ca.cnf"
+}
+
+_ca_dirs() {    # _ca_dirs CA FIRST_SERIAL
+    mkdir -p "$PKI/$1/newcerts"
+    : >"$PKI/$1/index.txt"
+    echo "unique_subject = no" >"$PKI/$1/index.txt.attr"
+    echo "$2" >"$PKI/$1/serial"
+    echo 01 >"$PKI/$1/crlnumber"
+}
+
+# pki_root NAME SUBJ [keytype=rsa|ec]   -- self-signed root (RSA by default)
+pki_root() {
+    local name=$1 subj=$2 kt=rsa a; shift 2
+    for a in "$@"; do case $a in keytype=*) kt=${a#keytype=} ;; esac; done
+    mkdir -p "$PKI"; _ca_dirs "$name" 1000
+    _newkey "$kt" "$PKI/$name/key.pem"
+    openssl req -x509 -new -config "$(_req_conf utf8only)" -extensions v3_root \
+        -key "$PKI/$name/key.pem" -subj "$subj" -days 3650 -sha256 \
+        -set_serial 1 -out "$PKI/$name/cert.pem" 2>"$W/openssl.err" \
+        || { cat "$W/openssl.err" >&2; fail "pki_root $name failed"; }
+}
+
+# _issue CA CSR OUT EXTFILE [startdate]
+_issue() {
+    local conf; conf=$(_ca_conf "$1")
+    openssl ca -batch -config "$conf" -in "$2" -out "$3" -notext -days 365 \
+        -extfile "$4" -extensions ext ${5:+-startdate "$5"} 2>"$W/openssl.err" \
+        || { cat "$W/openssl.err" >&2; fail "openssl ca failed issuing $3"; }
+}
+
+_cdp_line() {   # _cdp_line URL... -> crlDistributionPoints line (empty if no URL)
+    local out="" u
+    for u in "$@"; do out="${out:+$out, }URI:$u"; done
+    [ -n "$out" ] && echo "crlDistributionPoints = $out"
+}
+
+# pki_ca NAME PARENT SUBJ [cdp=URL]... [key=EXISTING_KEY] [keytype=ec|rsa]
+#        [mask=utf8only|default]  [first_serial=HEX]
+# Creates an intermediate CA signed by PARENT.  With key=, reuses a key (several
+# certificates for one CA).  mask=default encodes the subject as PrintableString
+# where possible, utf8only (the default) as UTF8String.
+pki_ca() {
+    local name=$1 parent=$2 subj=$3 kt=ec mask=utf8only key="" fs=1000 a; shift 3
+    local cdps=()
+    for a in "$@"; do
+        case $a in
+            cdp=*) cdps+=("${a#cdp=}") ;; key=*) key=${a#key=} ;;
+            keytype=*) kt=${a#keytype=} ;; mask=*) mask=${a#mask=} ;;
+            first_serial=*) fs=${a#first_serial=} ;;
+        esac
+    done
+    _ca_dirs "$name" "$fs"
+    if [ -n "$key" ]; then cp "$key" "$PKI/$name/key.pem"; else _newkey "$kt" "$PKI/$name/key.pem"; fi
+    openssl req -new -config "$(_req_conf "$mask")" -key "$PKI/$name/key.pem" -subj "$subj" \
+        -out "$PKI/$name/req.pem" 2>"$W/openssl.err" \
+        || { cat "$W/openssl.err" >&2; fail "pki_ca $name: req failed"; }
+    {
+        echo "[ ext ]"
+        echo "basicConstraints = critical,CA:TRUE"
+        echo "keyUsage = critical,keyCertSign,cRLSign"
+        echo "subjectKeyIdentifier = hash"
+        echo "authorityKeyIdentifier = keyid"
+        _cdp_line ${cdps[@]+"${cdps[@]}"}
+    } >"$PKI/$name/ext.cnf"
+    _issue "$parent" "$PKI/$name/req.pem" "$PKI/$name/cert.pem" "$PKI/$name/ext.cnf"
+}
+
+# pki_leaf NAME CA SUBJ [cdp=URL]...   -> $PKI/NAME.pem, $PKI/NAME.key
+pki_leaf() {
+    local name=$1 ca=$2 subj=$3 a; shift 3
+    local cdps=()
+    for a in "$@"; do case $a in cdp=*) cdps+=("${a#cdp=}") ;; esac; done
+    _newkey ec "$PKI/$name.key"
+    openssl req -new -config "$(_req_conf utf8only)" -key "$PKI/$name.key" -subj "$subj" \
+        -out "$PKI/$name.csr" 2>"$W/openssl.err" \
+        || { cat "$W/openssl.err" >&2; fail "pki_leaf $name: req failed"; }
+    {
+        echo "[ ext ]"
+        echo "basicConstraints = critical,CA:FALSE"
+        echo "keyUsage = critical,digitalSignature"
+        echo "extendedKeyUsage = serverAuth"
+        echo "subjectKeyIdentifier = hash"
+        echo "authorityKeyIdentifier = keyid"
+        _cdp_line ${cdps[@]+"${cdps[@]}"}
+    } >"$PKI/$name.ext"
+    _issue "$ca" "$PKI/$name.csr" "$PKI/$name.pem" "$PKI/$name.ext"
+}
+
+serial_of() { openssl x509 -in "$1" -noout -serial | cut -d= -f2; }
+
+# pki_revoke CA CERT [reason=keyCompromise] [db=FILE]
+# reason: unspecified keyCompromise CACompromise affiliationChanged superseded
+#         cessationOfOperation certificateHold removeFromCRL
+pki_revoke() {
+    local ca=$1 cert=$2 reason=keyCompromise a conf; shift 2
+    local pass=()
+    for a in "$@"; do
+        case $a in reason=*) reason=${a#reason=} ;; db=*) pass+=("$a") ;; esac
+    done
+    conf=$(_ca_conf "$ca" ${pass[@]+"${pass[@]}"})
+    openssl ca -batch -config "$conf" -revoke "$cert" -crl_reason "$reason" 2>"$W/openssl.err" \
+        || { cat "$W/openssl.err" >&2; fail "pki_revoke $cert failed"; }
+}
+
+# pki_bulk_revoked DBFILE COUNT [FIRST_SERIAL_DEC]: append COUNT revoked entries
+# (serials not issued by anyone) straight into an openssl ca database; for big CRLs.
+pki_bulk_revoked() {
+    local db=$1 n=$2 s=${3:-100000} i rd
+    rd=$(date -u +%y%m%d%H%M%SZ)
+    for ((i = 0; i < n; i++)); do
+        printf 'R\t351231235959Z\t%s,keyCompromise\t%06X\tunknown\t/CN=bulk %d\n' "$rd" $((s + i)) "$i"
+    done >>"$db"
+}
+
+# pki_gencrl CA OUT [options]
+#   db=FILE         use this openssl ca database instead of CA/index.txt
+#   cert=/key=      sign with this certificate / key (default CA's own)
+#   last=GT next=GT lastUpdate / nextUpdate (YYYYMMDDHHMMSSZ; see gt)
+#   number=HEX      CRL number to use (default: CA's counter, incremented)
+#   idp=URL         issuingDistributionPoint fullName URI (partitioned CRL)
+#   delta=N         deltaCRLIndicator (critical) naming base CRL number N (decimal)
+#   ext=LINE        extra raw line for the CRL extension section (repeatable),
+#                   e.g. ext='1.2.3.4.5 = critical,ASN1:UTF8String:x'
+#   noakid=1        omit authorityKeyIdentifier
+#   form=der|pem    output format (default der)
+pki_gencrl() {
+    local ca=$1 out=$2 a conf last="" next="" number="" idp="" delta="" form=der akid=1
+    shift 2
+    local pass=() exts=()
+    for a in "$@"; do
+        case $a in
+            db=*|cert=*|key=*) pass+=("$a") ;;
+            last=*) last=${a#last=} ;; next=*) next=${a#next=} ;;
+            number=*) number=${a#number=} ;; idp=*) idp=${a#idp=} ;;
+            delta=*) delta=${a#delta=} ;; ext=*) exts+=("${a#ext=}") ;;
+            form=*) form=${a#form=} ;; noakid=1) akid=0 ;;
+            *) fail "pki_gencrl: unknown option $a" ;;
+        esac
+    done
+    conf=$(_ca_conf "$ca" ${pass[@]+"${pass[@]}"})
+    {
+        echo "[ crlext ]"
+        [ "$akid" = 1 ] && echo "authorityKeyIdentifier = keyid:always"
+        [ -n "$idp" ] && echo "issuingDistributionPoint = critical,@idp_sect"
+        [ -n "$delta" ] && echo "deltaCRL = critical,ASN1:INTEGER:$delta"
+        for a in ${exts[@]+"${exts[@]}"}; do echo "$a"; done
+        if [ -n "$idp" ]; then echo "[ idp_sect ]"; echo "fullname = URI:$idp"; fi
+    } >>"$conf"
+    [ -n "$number" ] && echo "$number" >"$PKI/$ca/crlnumber"
+    local certopt=() keyopt=()
+    for a in ${pass[@]+"${pass[@]}"}; do
+        case $a in cert=*) certopt=(-cert "${a#cert=}") ;; key=*) keyopt=(-keyfile "${a#key=}") ;; esac
+    done
+    openssl ca -batch -config "$conf" -gencrl -crlexts crlext -out "$W/crl.tmp.pem" \
+        ${certopt[@]+"${certopt[@]}"} ${keyopt[@]+"${keyopt[@]}"} \
+        ${last:+-crl_lastupdate "$last"} ${next:+-crl_nextupdate "$next"} 2>"$W/openssl.err" \
+        || { cat "$W/openssl.err" >&2; fail "pki_gencrl $ca -> $out failed"; }
+    openssl crl -in "$W/crl.tmp.pem" -outform "$form" -out "$out" || fail "openssl crl convert failed"
+}
+
+crl_text() { openssl crl -inform DER -in "$1" -noout -text 2>/dev/null || openssl crl -in "$1" -noout -text; }
+
+# A standard small PKI:  root (RSA) -> int (EC) -> leaves.  Requires BASE_URL.
+#   $PKI/root, $PKI/int; leaves good1 rev1 rev2 with CDP $BASE_URL/int.crl.
+#   The int certificate has no CDP unless called as `std_pki cdp` (then
+#   $BASE_URL/root.crl), so tests do not depend on which certificates' CDPs
+#   `update` enrols.
+std_pki() {
+    pki_root root "/CN=Test Root/O=crlcache tests"
+    if [ "${1:-}" = cdp ]; then
+        pki_ca int root "/CN=Test Int/O=crlcache tests" cdp="$BASE_URL/root.crl"
+    else
+        pki_ca int root "/CN=Test Int/O=crlcache tests"
+    fi
+    pki_leaf rev1 int "/CN=rev1.test" cdp="$BASE_URL/int.crl"
+    pki_leaf rev2 int "/CN=rev2.test" cdp="$BASE_URL/int.crl"
+    pki_leaf good1 int "/CN=good1.test" cdp="$BASE_URL/int.crl"
+}
+
+# ---------------------------------------------------------------- crlcache
+need_crlcache() {
+    [ -x "$CRLCACHE" ] || fail "crlcache binary not found or not executable: $CRLCACHE (build it first)"
+}
+STATE=$W/state
+CONF=$W/crlcache.conf
+# cc ARGS...: crlcache with the test's state dir and config
+cc() { "$CRLCACHE" --state-dir "$STATE" -c "$CONF" "$@"; }
+# write_conf LINE... : (re)write $CONF
+write_conf() { printf '%s\n' "# crlcache test config ($TEST_NAME)" "$@" >"$CONF"; }
+
+# check_is STATE_WORD EXIT CERT [--chain FILE]: crlcache check must exit EXIT and
+# print a line starting with STATE_WORD.
+check_is() {
+    local word=$1 code=$2 rc; shift 2
+    cc check "$@" >"$W/check.out" 2>"$W/check.err"; rc=$?
+    if [ "$rc" -ne "$code" ] || ! grep -Eq "^$word( |$)" "$W/check.out"; then
+        { echo "--- check $* stdout"; cat "$W/check.out"; echo "--- stderr"; cat "$W/check.err"; } >&2
+        fail "check $*: expected '$word' exit $code, got exit $rc"
+    fi
+}
+# Non-fatal variant, returns 0/1
+check_is_soft() {
+    local word=$1 code=$2 rc; shift 2
+    cc check "$@" >"$W/check.out" 2>"$W/check.err"; rc=$?
+    if [ "$rc" -ne "$code" ] || ! grep -Eq "^$word( |$)" "$W/check.out"; then
+        { echo "--- check $* (wanted $word/$code, exit $rc) stdout"; cat "$W/check.out"
+          echo "--- stderr"; cat "$W/check.err"; } >&2
+        return 1
+    fi
+    return 0
+}
+
+generation() {   # prints the generation number from `crlcache status`
+    cc status 2>/dev/null | sed -nE 's/^generation[: ]+([0-9]+).*/\1/p' | head -n1
+}
+
+# ---------------------------------------------------------------- rejection tests
+# reject_setup NAME: server + standard PKI; a good CRL (number 0x10) revoking rev1
+# is served as NAME.crl and ingested by `update`.  Afterwards rev2 is revoked in
+# the CA database, so every "bad" CRL generated later also revokes rev2: if a bad
+# CRL is wrongly ingested, rev2 turns revoked.
+reject_setup() {
+    RJ_NAME=$1
+    need_crlcache
+    httpd_start
+    std_pki
+    pki_revoke int "$PKI/rev1.pem" reason=keyCompromise
+    pki_gencrl int "$W/good.crl" number=10
+    serve "$W/good.crl" "$RJ_NAME.crl"
+    RJ_URL=$BASE_URL/$RJ_NAME.crl
+    write_conf "url = $RJ_URL" "anchor = $PKI/root/cert.pem" "untrusted = $PKI/int/cert.pem" \
+        "timeout = 10" "connect_timeout = 5" ${RJ_EXTRA_CONF[@]+"${RJ_EXTRA_CONF[@]}"}
+    assert_exit 0 cc update
+    check_is revoked 1 "$PKI/rev1.pem"
+    check_is good 0 "$PKI/rev2.pem"
+    RJ_GEN=$(generation)
+    pki_revoke int "$PKI/rev2.pem" reason=keyCompromise
+}
+# reject_expect REASON_REGEX: serve nothing new (the caller did), run update and
+# require failure, a reason line for the URL and unchanged data.
+reject_expect() {
+    local re=$1
+    cc update >"$W/upd.out" 2>"$W/upd.err"; local rc=$?
+    sed 's/^/    update stderr: /' "$W/upd.err"
+    [ "$rc" -ne 0 ] || fail "update accepted the bad CRL (exit 0)"
+    [ "$rc" -eq 1 ] || note "warning: update exit $rc (contract says 1 when a source failed)"
+    grep -Fq "crlcache: $RJ_URL: " "$W/upd.err" || fail "no 'crlcache: $RJ_URL: REASON' line"
+    grep -F "crlcache: $RJ_URL: " "$W/upd.err" | grep -Eiq -- "$re" \
+        || fail "reason line does not match /$re/"
+    grep -Eq 'crlcache: update: 1 sources, 0 updated, 0 unchanged, 1 failed' "$W/upd.err" \
+        || fail "summary line missing or wrong"
+    check_is revoked 1 "$PKI/rev1.pem"      # earlier data kept
+    check_is good 0 "$PKI/rev2.pem"         # bad CRL changed nothing
+    [ "$(generation)" = "$RJ_GEN" ] || fail "generation changed ($RJ_GEN -> $(generation)) though nothing was ingested"
+}
