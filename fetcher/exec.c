@@ -121,7 +121,7 @@ cmd_exec(const char *state_dir, int argc, char **argv)
 		logx(0, "exec: memfd: %s", strerror(errno));
 		goto done;
 	}
-	if (osslconf_write(f, system_cnf, snippet, module, index, &sets) == -1 ||
+	if (osslconf_write(f, system_cnf, 1, snippet, module, index, &sets) == -1 ||
 	    fclose(f) != 0) {
 		f = NULL;
 		goto done;

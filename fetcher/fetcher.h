@@ -138,6 +138,9 @@ int	 store_has_scope(struct store *s, const uint8_t *key, size_t keylen);
 int	 store_put_source(struct store *s, const char *url,
 	    const struct source_rec *rec);
 void	 source_rec_free(struct source_rec *rec);
+int	 store_foreach_source(const char *state_dir,
+	    int (*fn)(const char *url, const struct source_rec *, void *),
+	    void *arg);
 int	 store_publish(struct store *s, int force, uint64_t *generation,
 	    char *err, size_t errlen);
 int	 scope_key(uint32_t issuer_id, const char *scope, uint8_t *key,
@@ -169,8 +172,12 @@ int	 ingest_buffer(struct store *s, const struct trust *t,
 	    size_t len, uint8_t *key, size_t *keylen, char *err, size_t errlen);
 
 /* osslconf.c: OpenSSL configuration with the provider switched on */
-int	 osslconf_write(FILE *out, const char *system_cnf, const char *snippet,
-	    const char *module, const char *index, const struct strlist *sets);
+int	 osslconf_write(FILE *out, const char *system_cnf, int include_system,
+	    const char *snippet, const char *module, const char *index,
+	    const struct strlist *sets);
+
+/* privs.c */
+int	 drop_privileges(const char *state_dir, int allow_root);
 
 /* subcommands */
 int	 cmd_import(const char *state_dir, const struct conf *conf, int argc,
@@ -179,6 +186,8 @@ int	 cmd_update(const char *state_dir, const struct conf *conf);
 int	 cmd_check(const char *state_dir, const struct conf *conf, int argc,
 	    char **argv);
 int	 cmd_exec(const char *state_dir, int argc, char **argv);
+int	 cmd_enable(const char *state_dir, int argc, char **argv);
+int	 cmd_disable(const char *state_dir, int argc, char **argv);
 int	 cmd_status(const char *state_dir, const struct conf *conf, int argc,
 	    char **argv);
 

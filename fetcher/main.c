@@ -15,7 +15,8 @@
 static void
 usage(FILE *f)
 {
-	fputs("usage: crlcache [--state-dir DIR] [-c FILE] [-v | -q] COMMAND [ARGS]\n"
+	fputs("usage: crlcache [--state-dir DIR] [-c FILE] [-v | -q] [--allow-root]\n"
+	    "                COMMAND [ARGS]\n"
 	    "commands:\n"
 	    "  update                 fetch, verify and publish the configured CRLs\n"
 	    "  import [--anchor CA.pem]... [--untrusted CERTS.pem]... CRL...\n"
@@ -24,7 +25,11 @@ usage(FILE *f)
 	    "                         look certificates up in the published index\n"
 	    "  status                 show the published index and its sources\n"
 	    "  exec [--module PATH] [--set KEY=VALUE]... [--] PROGRAM [ARGS...]\n"
-	    "                         run PROGRAM with the provider switched on\n", f);
+	    "                         run PROGRAM with the provider switched on\n"
+	    "  enable [--openssl-cnf FILE] [--module PATH] [--snippet PATH]\n"
+	    "                         switch the provider on in the system openssl.cnf\n"
+	    "  disable [--openssl-cnf FILE]\n"
+	    "                         remove what enable added, byte for byte\n", f);
 }
 
 int
@@ -36,12 +41,14 @@ main(int argc, char **argv)
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "allow-root", no_argument, NULL, 'R' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *state_dir = getenv("CRLCACHE_STATE_DIR");
 	const char *conf_path = DEFAULT_CONF, *cmd;
 	struct conf conf;
-	int ch, explicit_conf = 0, ret;
+	const char *allow_env = getenv("CRLCACHE_ALLOW_ROOT");
+	int ch, explicit_conf = 0, allow_root, ret;
 
 	if (state_dir == NULL || *state_dir == '\0')
 		state_dir = DEFAULT_STATE_DIR;
@@ -60,6 +67,9 @@ main(int argc, char **argv)
 			break;
 		case 'q':
 			verbosity = 0;
+			break;
+		case 'R':
+			allow_env = "1";
 			break;
 		case 'h':
 			usage(stdout);
@@ -83,6 +93,13 @@ main(int argc, char **argv)
 		conf_free(&conf);
 		return 4;
 	}
+	allow_root = allow_env != NULL && strcmp(allow_env, "1") == 0;
+	/* Commands that write the state directory never run as root. */
+	if ((strcmp(cmd, "update") == 0 || strcmp(cmd, "import") == 0) &&
+	    drop_privileges(state_dir, allow_root) == -1) {
+		conf_free(&conf);
+		return 4;
+	}
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
 		logx(0, "cannot initialise libcurl");
 		conf_free(&conf);
@@ -94,6 +111,10 @@ main(int argc, char **argv)
 		ret = cmd_import(state_dir, &conf, argc, argv);
 	else if (strcmp(cmd, "check") == 0)
 		ret = cmd_check(state_dir, &conf, argc, argv);
+	else if (strcmp(cmd, "enable") == 0)
+		ret = cmd_enable(state_dir, argc, argv);
+	else if (strcmp(cmd, "disable") == 0)
+		ret = cmd_disable(state_dir, argc, argv);
 	else if (strcmp(cmd, "exec") == 0)
 		ret = cmd_exec(state_dir, argc, argv);
 	else if (strcmp(cmd, "status") == 0)

@@ -4,7 +4,8 @@
  *
  * Copyright the crlcache authors. Licensed under the Apache License 2.0.
  *
- * The result .include's the system file and the snippet
+ * The result .include's the system file (exec; enable writes it into
+ * the system file instead) and the snippet
  * (openssl.cnf.d/crlcache.cnf), then points openssl_conf at a new init
  * section that keeps every key of the system's init section (ssl_conf,
  * engines, ...), lists the system's providers plus default and crlcache,
@@ -65,8 +66,9 @@ copy_section(FILE *out, const CONF *conf, const char *sect,
 }
 
 int
-osslconf_write(FILE *out, const char *system_cnf, const char *snippet,
-    const char *module, const char *index, const struct strlist *sets)
+osslconf_write(FILE *out, const char *system_cnf, int include_system,
+    const char *snippet, const char *module, const char *index,
+    const struct strlist *sets)
 {
 	static const char *const init_skip[] = { "providers", "alg_section", NULL };
 	static const char *const prov_skip[] = { "default", "crlcache", NULL };
@@ -93,7 +95,8 @@ osslconf_write(FILE *out, const char *system_cnf, const char *snippet,
 		}
 		init = NCONF_get_string(conf, NULL, "openssl_conf");
 		ERR_clear_error();
-		fprintf(out, ".include %s\n", system_cnf);
+		if (include_system)
+			fprintf(out, ".include %s\n", system_cnf);
 	}
 	fprintf(out, ".include %s\n", snippet);
 	fprintf(out, "[default]\nopenssl_conf = " INIT_SECT "\n");

@@ -1,54 +1,288 @@
 /*
- * crlcache status: the published generation, its size and its CRLs.
+ * crlcache status: the published index, its CRLs and the sources behind
+ * them, for people (text), machines (--json) and node_exporter's textfile
+ * collector (--prometheus FILE).
  *
  * Copyright the crlcache authors. Licensed under the Apache License 2.0.
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <crlcache/index.h>
 
 #include "fetcher.h"
 
+enum out_format { OUT_TEXT, OUT_JSON, OUT_PROM };
+
 struct status_walk {
-	int64_t	now;
-	int64_t	grace;
-	int	stale;
+	FILE		*out;
+	enum out_format	 fmt;
+	int64_t		 now;
+	int64_t		 grace;
+	int		 stale;		/* some CRL is stale */
+	int		 failing;	/* some source's last attempt failed */
+	size_t		 n;		/* items printed in the current list */
 };
+
+/* JSON string body: quote, backslash and control characters escaped. */
+static void
+json_str(FILE *f, const char *s, size_t len)
+{
+	size_t i;
+
+	fputc('"', f);
+	for (i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20 || c == 0x7f)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+/* Prometheus label value: backslash, quote and newline escaped. */
+static void
+prom_str(FILE *f, const char *s, size_t len)
+{
+	size_t i;
+
+	fputc('"', f);
+	for (i = 0; i < len; i++) {
+		if (s[i] == '\\' || s[i] == '"')
+			fprintf(f, "\\%c", s[i]);
+		else if (s[i] == '\n')
+			fputs("\\n", f);
+		else
+			fputc(s[i], f);
+	}
+	fputc('"', f);
+}
+
+static int
+is_stale(const struct status_walk *w, int64_t next_update)
+{
+	return next_update != 0 && w->now > next_update + w->grace;
+}
 
 static int
 print_crl(const struct crlc_crl_info *ci, void *arg)
 {
 	struct status_walk *w = arg;
+	const char *src = (const char *)ci->source.p, *scope = (const char *)ci->scope.p;
 	char tu[32], nu[32];
-	int stale = ci->next_update != 0 && w->now > ci->next_update + w->grace;
+	int stale = is_stale(w, ci->next_update);
 
-	format_time(ci->this_update, tu, sizeof(tu));
-	format_time(ci->next_update, nu, sizeof(nu));
-	printf("crl %.*s scope=%.*s entries=%u thisUpdate=%s nextUpdate=%s%s%s\n",
-	    (int)ci->source.len, (const char *)ci->source.p,
-	    ci->scope.len > 0 ? (int)ci->scope.len : 3,
-	    ci->scope.len > 0 ? (const char *)ci->scope.p : "all",
-	    ci->entries, tu, ci->next_update != 0 ? nu : "none",
-	    ci->delta.len > 0 ? " delta" : "", stale ? " stale" : "");
 	w->stale |= stale;
+	switch (w->fmt) {
+	case OUT_TEXT:
+		format_time(ci->this_update, tu, sizeof(tu));
+		format_time(ci->next_update, nu, sizeof(nu));
+		fprintf(w->out, "crl %.*s scope=%.*s entries=%u thisUpdate=%s "
+		    "nextUpdate=%s%s%s\n", (int)ci->source.len, src,
+		    ci->scope.len > 0 ? (int)ci->scope.len : 3,
+		    ci->scope.len > 0 ? scope : "all", ci->entries, tu,
+		    ci->next_update != 0 ? nu : "none",
+		    ci->delta.len > 0 ? " delta" : "", stale ? " stale" : "");
+		break;
+	case OUT_JSON:
+		fprintf(w->out, "%s\n    {\"source\": ", w->n++ ? "," : "");
+		json_str(w->out, src, ci->source.len);
+		fputs(", \"scope\": ", w->out);
+		json_str(w->out, scope, ci->scope.len);
+		fprintf(w->out, ", \"entries\": %u, \"this_update\": %lld, "
+		    "\"next_update\": %lld, \"fetched_at\": %lld, \"delta\": %s, "
+		    "\"stale\": %s}", ci->entries, (long long)ci->this_update,
+		    (long long)ci->next_update, (long long)ci->fetched_at,
+		    ci->delta.len > 0 ? "true" : "false", stale ? "true" : "false");
+		break;
+	case OUT_PROM:
+		fputs("crlcache_crl_next_update_timestamp_seconds{source=", w->out);
+		prom_str(w->out, src, ci->source.len);
+		fputs(",scope=", w->out);
+		prom_str(w->out, scope, ci->scope.len);
+		fprintf(w->out, "} %lld\ncrlcache_crl_stale{source=",
+		    (long long)ci->next_update);
+		prom_str(w->out, src, ci->source.len);
+		fputs(",scope=", w->out);
+		prom_str(w->out, scope, ci->scope.len);
+		fprintf(w->out, "} %d\ncrlcache_crl_entries{source=", stale);
+		prom_str(w->out, src, ci->source.len);
+		fputs(",scope=", w->out);
+		prom_str(w->out, scope, ci->scope.len);
+		fprintf(w->out, "} %u\n", ci->entries);
+		break;
+	}
+	return 0;
+}
+
+static int
+print_source(const char *url, const struct source_rec *r, void *arg)
+{
+	struct status_walk *w = arg;
+	int failing = r->error != NULL;
+	char ls[32];
+
+	w->failing |= failing;
+	switch (w->fmt) {
+	case OUT_TEXT:
+		format_time(r->last_success, ls, sizeof(ls));
+		fprintf(w->out, "source %s %s last_success=%s%s%s\n", url,
+		    failing ? "failing" : "ok", r->last_success ? ls : "never",
+		    failing ? " error=" : "", failing ? r->error : "");
+		break;
+	case OUT_JSON:
+		fprintf(w->out, "%s\n    {\"url\": ", w->n++ ? "," : "");
+		json_str(w->out, url, strlen(url));
+		fprintf(w->out, ", \"last_attempt\": %lld, \"last_success\": %lld, "
+		    "\"http_status\": %ld, \"error\": ", (long long)r->last_attempt,
+		    (long long)r->last_success, r->http_status);
+		if (failing)
+			json_str(w->out, r->error, strlen(r->error));
+		else
+			fputs("null", w->out);
+		fputc('}', w->out);
+		break;
+	case OUT_PROM:
+		fputs("crlcache_source_last_success_timestamp_seconds{url=", w->out);
+		prom_str(w->out, url, strlen(url));
+		fprintf(w->out, "} %lld\ncrlcache_source_failing{url=",
+		    (long long)r->last_success);
+		prom_str(w->out, url, strlen(url));
+		fprintf(w->out, "} %d\n", failing);
+		break;
+	}
+	return 0;
+}
+
+static int
+print_status(FILE *out, enum out_format fmt, const char *path,
+    struct crlc_index *idx, const char *state_dir, int64_t grace, int *stale)
+{
+	struct status_walk w = { out, fmt, (int64_t)time(NULL), grace, 0, 0, 0 };
+	struct crlc_stats st;
+	int64_t created = crlc_index_created(idx);
+	unsigned long long gen = (unsigned long long)crlc_index_generation(idx);
+	char ct[32];
+	int rc, have_sources;
+
+	if (crlc_index_stats(idx, &st) == -1)
+		return -1;
+	format_time(created, ct, sizeof(ct));
+	if (fmt == OUT_TEXT)
+		fprintf(out, "index %s\ngeneration %llu\ncreated %s\nage %llds\n"
+		    "issuers %llu\ncrls %llu\nrevoked %llu\nbytes %llu\n", path, gen,
+		    ct, (long long)(w.now - created),
+		    (unsigned long long)st.issuers, (unsigned long long)st.crls,
+		    (unsigned long long)st.revoked,
+		    (unsigned long long)st.file_size);
+	else if (fmt == OUT_JSON) {
+		fputs("{\n  \"index\": ", out);
+		json_str(out, path, strlen(path));
+		fprintf(out, ",\n  \"generation\": %llu,\n  \"created\": %lld,\n"
+		    "  \"age_seconds\": %lld,\n  \"issuers\": %llu,\n  \"crls\": %llu,\n"
+		    "  \"revoked\": %llu,\n  \"bytes\": %llu,\n  \"crl\": [", gen,
+		    (long long)created, (long long)(w.now - created),
+		    (unsigned long long)st.issuers, (unsigned long long)st.crls,
+		    (unsigned long long)st.revoked, (unsigned long long)st.file_size);
+	} else
+		fprintf(out, "# HELP crlcache_index_generation Published index generation.\n"
+		    "# TYPE crlcache_index_generation gauge\n"
+		    "crlcache_index_generation %llu\n"
+		    "crlcache_index_created_timestamp_seconds %lld\n"
+		    "crlcache_index_revoked_entries %llu\ncrlcache_index_crls %llu\n"
+		    "crlcache_index_issuers %llu\ncrlcache_index_bytes %llu\n", gen,
+		    (long long)created, (unsigned long long)st.revoked,
+		    (unsigned long long)st.crls, (unsigned long long)st.issuers,
+		    (unsigned long long)st.file_size);
+	if ((rc = crlc_index_foreach_crl(idx, print_crl, &w)) != 0)
+		return -1;
+	if (fmt == OUT_JSON)
+		fputs("\n  ],\n  \"sources\": [", out);
+	w.n = 0;
+	/* Source state lives in the working index; not every user can read it. */
+	have_sources = store_foreach_source(state_dir, print_source, &w) == 0;
+	if (fmt == OUT_JSON)
+		fprintf(out, "\n  ],\n  \"sources_readable\": %s,\n  \"stale\": %s,\n"
+		    "  \"failing\": %s\n}\n", have_sources ? "true" : "false",
+		    w.stale ? "true" : "false", w.failing ? "true" : "false");
+	else if (fmt == OUT_PROM)
+		fprintf(out, "crlcache_stale %d\ncrlcache_failing %d\n", w.stale,
+		    w.failing);
+	*stale = w.stale;
+	return ferror(out) ? -1 : 0;
+}
+
+/* node_exporter reads the file at any time: write it whole, then rename. */
+static int
+write_prometheus(const char *file, const char *path, struct crlc_index *idx,
+    const char *state_dir, int64_t grace, int *stale)
+{
+	char tmp[PATH_MAX];
+	FILE *f;
+	int fd;
+
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.XXXXXX", file) >= sizeof(tmp) ||
+	    (fd = mkostemp(tmp, O_CLOEXEC)) == -1) {
+		logx(0, "%s: %s", file, strerror(errno));
+		return -1;
+	}
+	if (fchmod(fd, 0644) == -1 || (f = fdopen(fd, "w")) == NULL) {
+		close(fd);
+		unlink(tmp);
+		return -1;
+	}
+	if (print_status(f, OUT_PROM, path, idx, state_dir, grace, stale) == -1 ||
+	    fflush(f) != 0 || fsync(fileno(f)) == -1) {
+		fclose(f);
+		unlink(tmp);
+		logx(0, "%s: cannot write", file);
+		return -1;
+	}
+	fclose(f);
+	if (rename(tmp, file) == -1) {
+		logx(0, "%s: %s", file, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
 	return 0;
 }
 
 int
 cmd_status(const char *state_dir, const struct conf *conf, int argc, char **argv)
 {
-	struct status_walk w = { (int64_t)time(NULL), conf->stale_grace, 0 };
+	static const struct option opts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "prometheus", required_argument, NULL, 'p' },
+		{ NULL, 0, NULL, 0 },
+	};
+	enum out_format fmt = OUT_TEXT;
+	const char *prom = NULL, *detail;
 	struct crlc_index *idx;
-	struct crlc_stats st;
-	const char *detail;
-	char path[PATH_MAX], created[32];
-	int rc;
+	char path[PATH_MAX];
+	int ch, rc, stale = 0;
 
-	(void)argv;
-	if (argc != 1) {
-		logx(0, "usage: crlcache status");
+	while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (ch == 'j')
+			fmt = OUT_JSON;
+		else if (ch == 'p')
+			prom = optarg;
+		else
+			return 4;
+	}
+	if (optind != argc) {
+		logx(0, "usage: crlcache status [--json] [--prometheus FILE]");
 		return 4;
 	}
 	snprintf(path, sizeof(path), "%s/%s", state_dir, INDEX_NAME);
@@ -56,18 +290,16 @@ cmd_status(const char *state_dir, const struct conf *conf, int argc, char **argv
 		logx(0, "%s: %s: %s", path, crlc_index_strerror(rc), detail);
 		return 4;
 	}
-	format_time(crlc_index_created(idx), created, sizeof(created));
-	printf("index %s\ngeneration %llu\ncreated %s\n", path,
-	    (unsigned long long)crlc_index_generation(idx), created);
-	if (crlc_index_stats(idx, &st) == 0)
-		printf("issuers %llu\ncrls %llu\nrevoked %llu\nbytes %llu\n",
-		    (unsigned long long)st.issuers, (unsigned long long)st.crls,
-		    (unsigned long long)st.revoked, (unsigned long long)st.file_size);
-	rc = crlc_index_foreach_crl(idx, print_crl, &w);
+	if (prom != NULL)
+		rc = write_prometheus(prom, path, idx, state_dir, conf->stale_grace,
+		    &stale);
+	else
+		rc = print_status(stdout, fmt, path, idx, state_dir,
+		    conf->stale_grace, &stale);
 	crlc_index_close(idx);
-	if (rc != 0) {
-		logx(0, "%s: cannot read the CRL records", path);
+	if (rc == -1) {
+		logx(0, "%s: cannot read the index", path);
 		return 4;
 	}
-	return w.stale ? 1 : 0;
+	return stale ? 1 : 0;
 }

@@ -589,6 +589,7 @@ store_has_scope(struct store *s, const uint8_t *key, size_t keylen)
 	return found;
 }
 
+
 static char *
 dup_span(const uint8_t *p, size_t len)
 {
@@ -601,28 +602,22 @@ dup_span(const uint8_t *p, size_t len)
 	return s;
 }
 
-int
-store_get_source(struct store *s, const char *url, struct source_rec *rec)
+/* Decode a "source" record (format.h) into rec, which the caller frees. */
+static int
+source_decode(const MDB_val *v, struct source_rec *rec)
 {
-	MDB_txn *txn;
-	MDB_val k = { strlen(url), (void *)url }, v;
-	const uint8_t *h;
+	const uint8_t *h = v->mv_data;
 	size_t e, m, r, kl;
-	int ret = -1;
 
 	memset(rec, 0, sizeof(*rec));
-	if (k.mv_size == 0 || k.mv_size > CRLC_KEY_MAX ||
-	    mdb_txn_begin(s->env, NULL, MDB_RDONLY, &txn) != 0)
+	if (v->mv_size < CRLC_SRC_HDR_LEN)
 		return -1;
-	if (mdb_get(txn, s->source, &k, &v) != 0 || v.mv_size < CRLC_SRC_HDR_LEN)
-		goto done;
-	h = v.mv_data;
 	e = crlc_get_u32(h + 20);
 	m = crlc_get_u32(h + 24);
 	r = crlc_get_u32(h + 28);
 	kl = crlc_get_u32(h + 32);
-	if (CRLC_SRC_HDR_LEN + e + m + r + kl != v.mv_size || kl > CRLC_KEY_MAX)
-		goto done;
+	if (CRLC_SRC_HDR_LEN + e + m + r + kl != v->mv_size || kl > CRLC_KEY_MAX)
+		return -1;
 	rec->last_attempt = crlc_get_i64(h);
 	rec->last_success = crlc_get_i64(h + 8);
 	rec->http_status = crlc_get_u32(h + 16);
@@ -635,9 +630,69 @@ store_get_source(struct store *s, const char *url, struct source_rec *rec)
 		memcpy(rec->scope_key, h + e + m + r, kl);
 		rec->scope_keylen = kl;
 	}
-	ret = 0;
-done:
+	return 0;
+}
+
+int
+store_get_source(struct store *s, const char *url, struct source_rec *rec)
+{
+	MDB_txn *txn;
+	MDB_val k = { strlen(url), (void *)url }, v;
+	int ret = -1;
+
+	memset(rec, 0, sizeof(*rec));
+	if (k.mv_size == 0 || k.mv_size > CRLC_KEY_MAX ||
+	    mdb_txn_begin(s->env, NULL, MDB_RDONLY, &txn) != 0)
+		return -1;
+	if (mdb_get(txn, s->source, &k, &v) == 0)
+		ret = source_decode(&v, rec);
 	mdb_txn_abort(txn);
+	return ret;
+}
+
+/*
+ * Walk the source records of the working environment read-only, without
+ * the update lock (LMDB's own reader lock keeps the view consistent).
+ * Needs write access to STATE_DIR/work/lock.mdb, as an administrator or
+ * the crlcache user has.  Returns 0, fn's non-zero value, or -1.
+ */
+int
+store_foreach_source(const char *state_dir,
+    int (*fn)(const char *url, const struct source_rec *, void *), void *arg)
+{
+	char path[PATH_MAX], url[CRLC_KEY_MAX + 1];
+	struct source_rec rec;
+	MDB_env *env = NULL;
+	MDB_txn *txn = NULL;
+	MDB_cursor *cur = NULL;
+	MDB_dbi dbi;
+	MDB_val k, v;
+	int rc, ret = -1;
+
+	snprintf(path, sizeof(path), "%s/%s", state_dir, WORK_NAME);
+	if (mdb_env_create(&env) != 0 || mdb_env_set_maxdbs(env, CRLC_NUM_DBS) != 0 ||
+	    mdb_env_open(env, path, MDB_RDONLY, 0600) != 0 ||
+	    mdb_txn_begin(env, NULL, MDB_RDONLY, &txn) != 0 ||
+	    mdb_dbi_open(txn, CRLC_DB_SOURCE, 0, &dbi) != 0 ||
+	    mdb_cursor_open(txn, dbi, &cur) != 0)
+		goto done;
+	for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0;
+	    rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		if (k.mv_size > CRLC_KEY_MAX || source_decode(&v, &rec) == -1)
+			continue;
+		memcpy(url, k.mv_data, k.mv_size);
+		url[k.mv_size] = '\0';
+		ret = fn(url, &rec, arg);
+		source_rec_free(&rec);
+		if (ret != 0)
+			goto done;
+	}
+	ret = rc == MDB_NOTFOUND ? 0 : -1;
+done:
+	mdb_cursor_close(cur);
+	mdb_txn_abort(txn);
+	if (env != NULL)
+		mdb_env_close(env);
 	return ret;
 }
 

@@ -170,4 +170,7 @@ struct crlc_snap	*crlc_snap_acquire(struct crlc_store *store);
 struct crlc_index	*crlc_snap_index(struct crlc_snap *snap);
 void			 crlc_snap_release(struct crlc_snap *snap);
 
+/* store.c: the "crlcache:" STORE loader (OSSL_OP_STORE). */
+extern const OSSL_ALGORITHM crlc_store_algs[];
+
 #endif /* CRLCACHE_PROV_H */

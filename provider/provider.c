@@ -435,6 +435,9 @@ prov_query_operation(void *provctx, int operation_id, int *no_cache)
 		return p->sig_algs;
 	case OSSL_OP_KEYMGMT:
 		return p->km_algs;
+	case OSSL_OP_STORE:
+		/* Offered in every mode: a program asks for it by name. */
+		return crlc_store_algs;
 	}
 	return NULL;
 }

@@ -18,6 +18,8 @@ unset CRLCACHE_STATE_DIR OPENSSL_CONF SSL_CERT_FILE SSL_CERT_DIR 2>/dev/null || 
 unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY 2>/dev/null || true
 export no_proxy='*' NO_PROXY='*'
 export LC_ALL=C TZ=UTC
+# Tests run as root in CI; the state dirs are theirs, not the crlcache user's.
+export CRLCACHE_ALLOW_ROOT=1
 
 if [ -z "${TMPDIR_TEST:-}" ]; then
     TMPDIR_TEST=$(mktemp -d "${TMPDIR:-/tmp}/crlcache-$TEST_NAME.XXXXXX")

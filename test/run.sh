@@ -42,7 +42,8 @@ if [ $# -eq 0 ]; then
 else
     for a in "$@"; do
         case $a in
-            */*) f=$a ;;
+            /*) f=$a ;;
+            */*) f=$(pwd)/$a ;;
             *.sh) f=$here/$a ;;
             *) f=$here/$a.sh ;;
         esac

@@ -11,6 +11,7 @@
 #   - `crlcache import` again         (same CRL: recognised as unchanged)
 # and reports the ratio import / parse and the published bytes per entry.
 set -eu
+export CRLCACHE_ALLOW_ROOT=1	# benchmarks write only their own temporary state
 N=${1:-1000000}
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 CRLCACHE=${CRLCACHE:-$ROOT/fetcher/crlcache}

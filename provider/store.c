@@ -1,0 +1,397 @@
+/*
+ * The "crlcache:" STORE loader: the signed CRLs of the published index,
+ * as OSSL_OBJECT_CRL objects, for programs that do their own CRL checks
+ * (`openssl verify -crl_check -CAstore crlcache:`, X509_STORE_load_store,
+ * X509_LOOKUP_store).
+ *
+ * Copyright the crlcache authors. Licensed under the Apache License 2.0.
+ *
+ * Every URI of the scheme ("crlcache:", "crlcache:anything") names the
+ * index of the provider's configuration: a program cannot point the
+ * loader at another file.
+ *
+ * A context pins one index snapshot from its first load to close, so a
+ * listing is consistent even when a new generation is published
+ * meanwhile.  The records are walked in batches: a walk copies the DER
+ * of the matching records (complete CRL, then its delta) until about
+ * BATCH_BYTES are queued, remembering where it stopped; the next walk
+ * skips that far.  Memory stays bounded whatever the index holds, and a
+ * full listing costs about one walk per BATCH_BYTES of CRLs.
+ *
+ * X509_LOOKUP_store asks with OSSL_STORE_find(BY_NAME): the subject
+ * parameter is then the issuer Name wanted, and only CRLs issued under
+ * that name (X509_NAME_cmp, like the X509_STORE does) are returned.
+ * OSSL_STORE_expect() of anything but CRLs yields an empty listing.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+
+#include <openssl/core_names.h>
+#include <openssl/core_object.h>
+#include <openssl/params.h>
+#include <openssl/store.h>
+#include <openssl/x509.h>
+
+#include <crlcache/index.h>
+
+#include "prov.h"
+
+#define BATCH_BYTES	((size_t)4 << 20)
+
+struct crl_item {
+	uint8_t	*der;
+	size_t	 len;
+};
+
+struct store_ctx {
+	struct crlc_prov	*prov;
+	struct crlc_store	*own;		/* our store ref (mode off) */
+	struct crlc_snap	*snap;		/* pinned from first load */
+	int			 started;
+	int			 walked;	/* the last walk reached the end */
+	int			 eof;
+	int			 expect;	/* OSSL_STORE_INFO_*, 0: any */
+	X509_NAME		*subject;	/* filter, NULL: every CRL */
+	uint8_t			*subject_der;
+	size_t			 subject_len;
+
+	uint64_t		 next_rec;	/* first record of the next walk */
+	struct crl_item		*q;
+	size_t			 qhead, qlen, qcap;
+};
+
+/* --- DER: the issuer Name of a CertificateList ------------------------ */
+
+/* Read one TLV header at p[0..end); returns content start or NULL. */
+static const uint8_t *
+der_hdr(const uint8_t *p, const uint8_t *end, unsigned *tag, size_t *len)
+{
+	size_t n, l;
+
+	if (end - p < 2)
+		return NULL;
+	*tag = *p++;
+	if ((*tag & 0x1f) == 0x1f)
+		return NULL;		/* no high tag numbers here */
+	l = *p++;
+	if (l & 0x80) {
+		n = l & 0x7f;
+		if (n == 0 || n > 4 || (size_t)(end - p) < n)
+			return NULL;
+		for (l = 0; n > 0; n--)
+			l = (l << 8) | *p++;
+	}
+	if (l > (size_t)(end - p))
+		return NULL;
+	*len = l;
+	return p;
+}
+
+/*
+ * CertificateList ::= SEQUENCE { TBSCertList ::= SEQUENCE { version
+ * INTEGER OPTIONAL, signature AlgorithmIdentifier, issuer Name, ... } }
+ */
+static int
+crl_issuer(const uint8_t *der, size_t len, const uint8_t **name,
+    size_t *name_len)
+{
+	const uint8_t *p, *end = der + len, *c;
+	unsigned tag;
+	size_t l;
+
+	if ((p = der_hdr(der, end, &tag, &l)) == NULL || tag != 0x30)
+		return -1;
+	end = p + l;
+	if ((p = der_hdr(p, end, &tag, &l)) == NULL || tag != 0x30)
+		return -1;
+	end = p + l;
+	if ((c = der_hdr(p, end, &tag, &l)) == NULL)
+		return -1;
+	if (tag == 0x02) {		/* version */
+		p = c + l;
+		if ((c = der_hdr(p, end, &tag, &l)) == NULL)
+			return -1;
+	}
+	if (tag != 0x30)		/* signature AlgorithmIdentifier */
+		return -1;
+	p = c + l;
+	if ((c = der_hdr(p, end, &tag, &l)) == NULL || tag != 0x30)
+		return -1;
+	*name = p;
+	*name_len = (size_t)(c - p) + l;
+	return 0;
+}
+
+static int
+issuer_matches(struct store_ctx *sc, const struct crlc_span *der)
+{
+	const uint8_t *name;
+	const unsigned char *pp;
+	X509_NAME *xn;
+	size_t len;
+	int eq;
+
+	if (sc->subject == NULL)
+		return 1;
+	if (crl_issuer(der->p, der->len, &name, &len) != 0)
+		return 0;
+	if (len == sc->subject_len && memcmp(name, sc->subject_der, len) == 0)
+		return 1;
+	/* Different bytes may still be the same name (RFC 5280 7.1). */
+	pp = name;
+	if ((xn = d2i_X509_NAME(NULL, &pp, (long)len)) == NULL)
+		return 0;
+	eq = X509_NAME_cmp(xn, sc->subject) == 0;
+	X509_NAME_free(xn);
+	return eq;
+}
+
+/* --- the walk ------------------------------------------------------------ */
+
+struct walk {
+	struct store_ctx	*sc;
+	uint64_t		 rec;		/* ordinal of the current record */
+	size_t			 bytes;		/* queued by this walk */
+	int			 oom;
+};
+
+static int
+queue_push(struct store_ctx *sc, const struct crlc_span *der)
+{
+	struct crl_item *nq;
+	uint8_t *copy;
+	size_t ncap;
+
+	if (der->len == 0)
+		return 0;
+	if (sc->qlen == sc->qcap) {
+		ncap = sc->qcap == 0 ? 16 : sc->qcap * 2;
+		if ((nq = realloc(sc->q, ncap * sizeof(*nq))) == NULL)
+			return -1;
+		sc->q = nq;
+		sc->qcap = ncap;
+	}
+	if ((copy = malloc(der->len)) == NULL)
+		return -1;
+	memcpy(copy, der->p, der->len);
+	sc->q[sc->qlen].der = copy;
+	sc->q[sc->qlen].len = der->len;
+	sc->qlen++;
+	return 0;
+}
+
+static int
+walk_fn(const struct crlc_crl_info *ci, void *arg)
+{
+	struct walk *w = arg;
+	struct store_ctx *sc = w->sc;
+	uint64_t rec = w->rec++;
+
+	if (rec < sc->next_rec)
+		return 0;
+	if (w->bytes >= BATCH_BYTES)
+		return 1;			/* resume here next time */
+	sc->next_rec = rec + 1;
+	if (ci->der.len == 0 || !issuer_matches(sc, &ci->der))
+		return 0;
+	if (queue_push(sc, &ci->der) != 0 || queue_push(sc, &ci->delta) != 0) {
+		w->oom = 1;
+		return 2;
+	}
+	w->bytes += ci->der.len + ci->delta.len;
+	return 0;
+}
+
+static void
+queue_clear(struct store_ctx *sc)
+{
+	size_t i;
+
+	for (i = sc->qhead; i < sc->qlen; i++)
+		free(sc->q[i].der);
+	sc->qhead = sc->qlen = 0;
+}
+
+/* Fill the empty queue with the next batch; sets eof when none is left. */
+static void
+refill(struct store_ctx *sc)
+{
+	struct walk w = { sc, 0, 0, 0 };
+	struct crlc_store *st;
+	int rc;
+
+	queue_clear(sc);
+	if (!sc->started) {
+		sc->started = 1;
+		st = sc->prov->store != NULL ? sc->prov->store : sc->own;
+		if (st != NULL)
+			sc->snap = crlc_snap_acquire(st);
+		if (sc->expect != 0 && sc->expect != OSSL_STORE_INFO_CRL)
+			sc->walked = 1;	/* we hold nothing else */
+	}
+	if (sc->snap == NULL || sc->walked) {
+		sc->eof = sc->qlen == 0;
+		return;
+	}
+	rc = crlc_index_foreach_crl(crlc_snap_index(sc->snap), walk_fn, &w);
+	if (rc == 0)
+		sc->walked = 1;
+	else if (rc != 1) {
+		/* Malformed record, LMDB error or no memory: stop here. */
+		if (!w.oom)
+			crlc_log(sc->prov->conf.log, LOG_WARNING, "store loader: "
+			    "cannot walk the CRLs of the index");
+		sc->walked = 1;
+	}
+	sc->eof = sc->qlen == 0 && sc->walked;
+}
+
+/* --- OSSL_OP_STORE -------------------------------------------------------- */
+
+static void *
+store_open(void *provctx, const char *uri)
+{
+	struct crlc_prov *p = provctx;
+	struct store_ctx *sc;
+
+	if (uri == NULL || strncmp(uri, CRLC_PROV_NAME ":",
+	    sizeof(CRLC_PROV_NAME)) != 0)
+		return NULL;
+	if ((sc = calloc(1, sizeof(*sc))) == NULL)
+		return NULL;
+	sc->prov = p;
+	/*
+	 * mode = off keeps no store for the signature path; the loader is
+	 * still asked for explicitly, so serve the index all the same.
+	 */
+	if (p->store == NULL && p->conf.index[0] != '\0')
+		sc->own = crlc_store_get(p->conf.index, p->conf.log);
+	return sc;
+}
+
+static const OSSL_PARAM *
+store_settable_ctx_params(void *provctx)
+{
+	static const OSSL_PARAM table[] = {
+		OSSL_PARAM_int(OSSL_STORE_PARAM_EXPECT, NULL),
+		OSSL_PARAM_octet_string(OSSL_STORE_PARAM_SUBJECT, NULL, 0),
+		OSSL_PARAM_END
+	};
+
+	(void)provctx;
+	return table;
+}
+
+static int
+store_set_ctx_params(void *loaderctx, const OSSL_PARAM params[])
+{
+	struct store_ctx *sc = loaderctx;
+	const OSSL_PARAM *q;
+	const unsigned char *pp;
+	X509_NAME *xn;
+	uint8_t *copy;
+
+	if (params == NULL)
+		return 1;
+	if (sc->started)
+		return 0;		/* OSSL_STORE refuses this too */
+	if ((q = OSSL_PARAM_locate_const(params,
+	    OSSL_STORE_PARAM_EXPECT)) != NULL &&
+	    !OSSL_PARAM_get_int(q, &sc->expect))
+		return 0;
+	if ((q = OSSL_PARAM_locate_const(params,
+	    OSSL_STORE_PARAM_SUBJECT)) != NULL) {
+		if (q->data_type != OSSL_PARAM_OCTET_STRING ||
+		    q->data == NULL || q->data_size == 0)
+			return 0;
+		pp = q->data;
+		if ((xn = d2i_X509_NAME(NULL, &pp,
+		    (long)q->data_size)) == NULL)
+			return 0;
+		if ((copy = malloc(q->data_size)) == NULL) {
+			X509_NAME_free(xn);
+			return 0;
+		}
+		memcpy(copy, q->data, q->data_size);
+		X509_NAME_free(sc->subject);
+		free(sc->subject_der);
+		sc->subject = xn;
+		sc->subject_der = copy;
+		sc->subject_len = q->data_size;
+	}
+	return 1;
+}
+
+static int
+store_load(void *loaderctx, OSSL_CALLBACK *object_cb, void *object_cbarg,
+    OSSL_PASSPHRASE_CALLBACK *pw_cb, void *pw_cbarg)
+{
+	struct store_ctx *sc = loaderctx;
+	struct crl_item it;
+	int type = OSSL_OBJECT_CRL, ok;
+	OSSL_PARAM params[4];
+
+	(void)pw_cb;
+	(void)pw_cbarg;
+	if (sc->qhead == sc->qlen && !sc->eof)
+		refill(sc);
+	if (sc->qhead == sc->qlen) {
+		sc->eof = 1;
+		return 0;
+	}
+	it = sc->q[sc->qhead++];
+	params[0] = OSSL_PARAM_construct_int(OSSL_OBJECT_PARAM_TYPE, &type);
+	params[1] = OSSL_PARAM_construct_utf8_string(
+	    OSSL_OBJECT_PARAM_DATA_TYPE, (char *)"CRL", 0);
+	params[2] = OSSL_PARAM_construct_octet_string(OSSL_OBJECT_PARAM_DATA,
+	    it.der, it.len);
+	params[3] = OSSL_PARAM_construct_end();
+	ok = object_cb(params, object_cbarg);
+	free(it.der);
+	if (sc->qhead == sc->qlen && sc->walked)
+		sc->eof = 1;
+	return ok;
+}
+
+static int
+store_eof(void *loaderctx)
+{
+	struct store_ctx *sc = loaderctx;
+
+	return sc->eof;
+}
+
+static int
+store_close(void *loaderctx)
+{
+	struct store_ctx *sc = loaderctx;
+
+	if (sc == NULL)
+		return 1;
+	queue_clear(sc);
+	free(sc->q);
+	crlc_snap_release(sc->snap);
+	crlc_store_put(sc->own);
+	X509_NAME_free(sc->subject);
+	free(sc->subject_der);
+	free(sc);
+	return 1;
+}
+
+static const OSSL_DISPATCH crlc_store_dispatch[] = {
+	{ OSSL_FUNC_STORE_OPEN, (void (*)(void))store_open },
+	{ OSSL_FUNC_STORE_SETTABLE_CTX_PARAMS,
+	    (void (*)(void))store_settable_ctx_params },
+	{ OSSL_FUNC_STORE_SET_CTX_PARAMS, (void (*)(void))store_set_ctx_params },
+	{ OSSL_FUNC_STORE_LOAD, (void (*)(void))store_load },
+	{ OSSL_FUNC_STORE_EOF, (void (*)(void))store_eof },
+	{ OSSL_FUNC_STORE_CLOSE, (void (*)(void))store_close },
+	{ 0, NULL }
+};
+
+const OSSL_ALGORITHM crlc_store_algs[] = {
+	{ CRLC_PROV_NAME, "provider=" CRLC_PROV_NAME, crlc_store_dispatch,
+	    "crlcache: the signed CRLs of the published index" },
+	{ NULL, NULL, NULL, NULL }
+};

@@ -1,0 +1,183 @@
+# shellcheck shell=bash
+# Helpers for the provider integration tests (t_provider_*.sh).  Source it
+# after lib.sh:
+#     . "$(dirname "$0")/lib.sh"
+#     . "$(dirname "$0")/lib_provider.sh"
+# Provides: px (run a program under `crlcache exec`), a python3 that uses the
+# system libssl, TLS leaves with SANs (RSA or EC), s_server start/stop, and the
+# TLS test PKI (good / revoked leaves, a revoked intermediate).
+
+need_crlcache
+[ -f "$CRLCACHE_MODULES/crlcache.so" ] || fail "no $CRLCACHE_MODULES/crlcache.so (build it first)"
+export CRLCACHE_MODULE=$CRLCACHE_MODULES/crlcache.so
+
+# px [--set K=V]... -- PROGRAM ARGS...: run PROGRAM with the provider on, the
+# test's state dir, and log=stderr (before the caller's --set, so they win).
+px() {
+    local sets=(--set log=stderr)
+    while [ $# -gt 0 ] && [ "$1" != -- ]; do sets+=("$1"); shift; done
+    [ "${1:-}" = -- ] && shift
+    mkdir -p "$STATE"
+    "$CRLCACHE" --state-dir "$STATE" exec "${sets[@]}" -- "$@"
+}
+
+# The provider must really be active: OpenSSL skips a broken module silently.
+prov_assert_active() {
+    px "$@" -- openssl list -providers >"$W/providers.out" 2>&1 \
+        || { cat "$W/providers.out" >&2; fail "openssl list -providers failed under exec"; }
+    grep -q 'crlcache revocation cache provider' "$W/providers.out" \
+        || { cat "$W/providers.out" >&2; fail "crlcache provider not active under exec"; }
+}
+
+# A python3 whose ssl module uses the system's OpenSSL 3 (which reads OPENSSL_CONF).
+PY=python3
+for _p in /usr/bin/python3 python3; do
+    if "$_p" -c 'import ssl,sys; sys.exit(0 if ssl.OPENSSL_VERSION.startswith("OpenSSL 3.") else 1)' 2>/dev/null; then
+        PY=$_p; break
+    fi
+done
+command -v "$PY" >/dev/null || skip "no python3"
+
+# prov_leaf NAME CA CN [keytype=rsa|ec] [cdp=URL]: a TLS server leaf with
+# subjectAltName DNS:CN, IP:127.0.0.1 -> $PKI/NAME.pem, $PKI/NAME.key,
+# and $PKI/NAME.ca.pem (its CA certificate, the chain the server sends).
+prov_leaf() {
+    local name=$1 ca=$2 cn=$3 kt=ec a; shift 3
+    local cdps=()
+    for a in "$@"; do
+        case $a in keytype=*) kt=${a#keytype=} ;; cdp=*) cdps+=("${a#cdp=}") ;; esac
+    done
+    _newkey "$kt" "$PKI/$name.key"
+    openssl req -new -config "$(_req_conf utf8only)" -key "$PKI/$name.key" -subj "/CN=$cn" \
+        -out "$PKI/$name.csr" 2>"$W/openssl.err" \
+        || { cat "$W/openssl.err" >&2; fail "prov_leaf $name: req failed"; }
+    {
+        echo "[ ext ]"
+        echo "basicConstraints = critical,CA:FALSE"
+        if [ "$kt" = rsa ]; then
+            echo "keyUsage = critical,digitalSignature,keyEncipherment"
+        else
+            echo "keyUsage = critical,digitalSignature"
+        fi
+        echo "extendedKeyUsage = serverAuth"
+        echo "subjectKeyIdentifier = hash"
+        echo "authorityKeyIdentifier = keyid"
+        echo "subjectAltName = DNS:$cn, IP:127.0.0.1"
+        _cdp_line ${cdps[@]+"${cdps[@]}"}
+    } >"$PKI/$name.ext"
+    _issue "$ca" "$PKI/$name.csr" "$PKI/$name.pem" "$PKI/$name.ext"
+    cp "$PKI/$ca/cert.pem" "$PKI/$name.ca.pem"
+}
+
+# tls_pki: root (RSA) -> int (EC) and int2 (RSA, revoked by root's CRL).
+#   Leaves: good_rsa, good_ec, rev_rsa, rev_ec (int; rev_* revoked by int's
+#   CRL), under2_rsa, under2_ec (int2, good in int2's CRL).
+#   CRLs: $W/root.crl $W/int.crl $W/int2.crl (DER).  Nothing is imported.
+tls_pki() {
+    local u=http://127.0.0.1:9 kt
+    pki_root root "/CN=Prov Test Root/O=crlcache tests"
+    pki_ca int root "/CN=Prov Test Int/O=crlcache tests" cdp=$u/root.crl keytype=ec
+    pki_ca int2 root "/CN=Prov Test Int 2/O=crlcache tests" cdp=$u/root.crl keytype=rsa
+    for kt in rsa ec; do
+        prov_leaf "good_$kt" int "good-$kt.test" keytype=$kt cdp=$u/int.crl
+        prov_leaf "rev_$kt" int "rev-$kt.test" keytype=$kt cdp=$u/int.crl
+        prov_leaf "under2_$kt" int2 "under2-$kt.test" keytype=$kt cdp=$u/int2.crl
+        pki_revoke int "$PKI/rev_$kt.pem" reason=keyCompromise
+    done
+    pki_revoke root "$PKI/int2/cert.pem" reason=CACompromise
+    pki_gencrl int "$W/int.crl"
+    pki_gencrl int2 "$W/int2.crl"
+    pki_gencrl root "$W/root.crl"
+    cat "$PKI/int/cert.pem" "$PKI/int2/cert.pem" >"$W/untrusted.pem"
+    ROOT=$PKI/root/cert.pem
+}
+tls_import() {  # tls_import [CRL...] (default: the three CRLs of tls_pki)
+    [ $# -gt 0 ] || set -- "$W/int.crl" "$W/int2.crl" "$W/root.crl"
+    [ -f "$CONF" ] || write_conf "# provider test"
+    assert_exit 0 cc import --anchor "$ROOT" --untrusted "$W/untrusted.pem" "$@"
+}
+
+# ---------------------------------------------------------------- s_server
+# srv_start NAME CERTBASE [exec --set args...]: openssl s_server -www on
+# 127.0.0.1 presenting $PKI/CERTBASE.pem + its CA, run under `crlcache exec` (the
+# server signs with the provider loaded).  Sets SRV_PORT_<NAME>.
+srv_start() {
+    local name=$1 base=$2 port pid i try; shift 2
+    for try in 1 2 3 4 5; do
+        port=$(closed_port)
+        mkdir -p "$STATE"
+        # Not through px: $! must be the server itself (exec keeps the pid).
+        "$CRLCACHE" --state-dir "$STATE" exec --set log=stderr "$@" -- \
+            openssl s_server -accept "127.0.0.1:$port" -www -naccept 1000 \
+            -cert "$PKI/$base.pem" -cert_chain "$PKI/$base.ca.pem" -key "$PKI/$base.key" \
+            </dev/null >"$W/srv-$name.log" 2>&1 &
+        pid=$!
+        bg_register "$pid"
+        for i in $(seq 1 100); do
+            grep -q '^ACCEPT' "$W/srv-$name.log" 2>/dev/null && break
+            kill -0 "$pid" 2>/dev/null || break
+            sleep 0.05
+        done
+        if grep -q '^ACCEPT' "$W/srv-$name.log" 2>/dev/null && kill -0 "$pid" 2>/dev/null; then
+            printf -v "SRV_PORT_$name" '%s' "$port"
+            printf -v "SRV_PID_$name" '%s' "$pid"
+            return 0
+        fi
+        kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+    done
+    cat "$W/srv-$name.log" >&2
+    fail "s_server $name did not start"
+}
+srv_port() { local v="SRV_PORT_$1"; echo "${!v}"; }
+
+# ---------------------------------------------------------------- clients
+# Each client helper: CLIENT_RC, and $W/client.out with everything it printed.
+# cl_sclient PORT 1.2|1.3 [exec args]
+cl_sclient() {
+    local port=$1 v=$2; shift 2
+    px "$@" -- openssl s_client -connect "127.0.0.1:$port" -verify_return_error \
+        -CAfile "$ROOT" "-tls1_${v#1.}" -servername localhost </dev/null >"$W/client.out" 2>&1
+    CLIENT_RC=$?
+}
+# cl_verify CERT [exec args]
+cl_verify() {
+    local cert=$1; shift
+    px "$@" -- openssl verify -CAfile "$ROOT" -untrusted "$W/untrusted.pem" "$cert" \
+        >"$W/client.out" 2>&1
+    CLIENT_RC=$?
+}
+# cl_curl PORT 1.2|1.3 [exec args]
+cl_curl() {
+    local port=$1 v=$2; shift 2
+    px "$@" -- curl -sS --max-time 20 --cacert "$ROOT" "--tlsv$v" --tls-max "$v" \
+        -o "$W/curl.body" "https://127.0.0.1:$port/" >"$W/client.out" 2>&1
+    CLIENT_RC=$?
+}
+# cl_python PORT 1.2|1.3 [exec args]
+cl_python() {
+    local port=$1 v=$2; shift 2
+    px "$@" -- "$PY" -c '
+import ssl, sys, urllib.request
+port, ver, cafile = sys.argv[1], sys.argv[2], sys.argv[3]
+ctx = ssl.create_default_context(cafile=cafile)
+v = ssl.TLSVersion.TLSv1_2 if ver == "1.2" else ssl.TLSVersion.TLSv1_3
+ctx.minimum_version = ctx.maximum_version = v
+try:
+    with urllib.request.urlopen("https://127.0.0.1:%s/" % port, context=ctx, timeout=20) as r:
+        print("python: HTTP", r.status, "bytes", len(r.read()))
+except Exception as e:
+    print("python:", type(e).__name__ + ":", e)
+    sys.exit(1)
+' "$port" "$v" "$ROOT" >"$W/client.out" 2>&1
+    CLIENT_RC=$?
+}
+
+# The line of a client's output that says why (for the test log).
+client_words() {
+    case $1 in
+        s_client) grep -E 'verify error|Verify return code|:error:' "$W/client.out" | head -4 ;;
+        verify)   grep -Ev '^crlcache: ' "$W/client.out" | head -4 ;;
+        curl)     grep -E '^curl: ' "$W/client.out" | head -2 ;;
+        python)   grep -E '^python: ' "$W/client.out" | head -2 ;;
+    esac
+}

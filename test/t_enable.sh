@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# enable / disable on a copy of the distribution's stock openssl.cnf:
+# enable makes `openssl list -providers` show crlcache active, a second
+# enable changes nothing, disable restores the file byte for byte, and
+# enable refuses (leaving the file alone) when the module is missing or
+# is not a provider.
+. "$(dirname "$0")/lib.sh"
+need_crlcache
+MOD=$CRLCACHE_MODULES/crlcache.so
+SNIP=$TESTDIR/../openssl.cnf.d/crlcache.cnf
+[ -f "$MOD" ] || fail "no $MOD (build it first)"
+stock=$(openssl version -d | sed -E 's/^OPENSSLDIR: "(.*)"$/\1/')/openssl.cnf
+[ -r "$stock" ] || skip "no system openssl.cnf at $stock"
+cp "$stock" "$W/orig.cnf"
+cp "$stock" "$W/openssl.cnf"
+mkdir -p "$STATE"
+en() { "$CRLCACHE" --state-dir "$STATE" "$@" --openssl-cnf "$W/openssl.cnf"; }
+
+# refusals first: the file must stay untouched
+assert_exit 4 en enable --module "$W/nonexistent.so" --snippet "$SNIP"
+cmp -s "$W/openssl.cnf" "$W/orig.cnf" || fail "refused enable changed the file"
+cp /bin/true "$W/fake.so"
+en enable --module "$W/fake.so" --snippet "$SNIP" >"$W/fake.out" 2>&1 && fail "enable accepted a module that is not a provider"
+assert_grep 'does not show crlcache active' "$W/fake.out"
+cmp -s "$W/openssl.cnf" "$W/orig.cnf" || fail "refused enable changed the file"
+
+assert_exit 0 en enable --module "$MOD" --snippet "$SNIP"
+OPENSSL_CONF=$W/openssl.cnf openssl list -providers >"$W/list.out" 2>&1
+assert_grep '^  crlcache$' "$W/list.out"
+assert_grep 'status: active' "$W/list.out"
+# the default provider stays available (Debian leaves its activation commented out)
+OPENSSL_CONF=$W/openssl.cnf openssl list -providers | grep -q '^  default$' || fail "default provider gone"
+cmp -s "$W/openssl.cnf.crlcache-backup" "$W/orig.cnf" || fail "backup differs from the original"
+cp "$W/openssl.cnf" "$W/enabled.cnf"
+
+assert_exit 0 en enable --module "$MOD" --snippet "$SNIP"
+cmp -s "$W/openssl.cnf" "$W/enabled.cnf" || fail "second enable changed the file"
+
+assert_exit 0 en disable
+cmp -s "$W/openssl.cnf" "$W/orig.cnf" || fail "disable did not restore the file byte for byte"
+assert_exit 0 en disable
+cmp -s "$W/openssl.cnf" "$W/orig.cnf" || fail "second disable changed the file"
+
+# a file without a final newline comes back without one
+printf 'HOME = .\n[ ca ]\ndefault_ca = CA_default' >"$W/openssl.cnf"
+cp "$W/openssl.cnf" "$W/nonl.cnf"
+assert_exit 0 en enable --module "$MOD" --snippet "$SNIP"
+assert_exit 0 en disable
+cmp -s "$W/openssl.cnf" "$W/nonl.cnf" || fail "file without final newline not restored"
+note "enable/disable ok"

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Provider under concurrency: ONE python3 process (system libssl, under
+# `crlcache exec`) runs a threaded TLS server presenting a good and a revoked
+# leaf (its handshake signatures go through the same library context), and 8
+# client threads that each do 250 handshakes alternating between the two.
+# Every good handshake must succeed and every revoked one fail with
+# "certificate signature failure"; meanwhile the index is republished twice
+# (the threads swap snapshots under load).
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib_provider.sh"
+
+tls_pki
+tls_import
+prov_assert_active
+
+cat >"$W/threads.py" <<'PY'
+import socket, socketserver, ssl, sys, threading, time
+pki, root, nthreads, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+
+# The server must send the intermediate: build a chain file (leaf + CA).
+for n in ("good_ec", "rev_rsa"):
+    with open(f"{pki}/{n}.pem") as a, open(f"{pki}/{n}.ca.pem") as b, open(f"{pki}/{n}.full.pem", "w") as o:
+        o.write(a.read() + b.read())
+def server_full(name):
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(certfile=f"{pki}/{name}.full.pem", keyfile=f"{pki}/{name}.key")
+    class H(socketserver.BaseRequestHandler):
+        def handle(self):
+            try:
+                with ctx.wrap_socket(self.request, server_side=True) as s:
+                    s.sendall(b"hello\n")
+            except (ssl.SSLError, OSError):
+                pass
+    class S(socketserver.ThreadingMixIn, socketserver.TCPServer):
+        daemon_threads = True; allow_reuse_address = True; request_queue_size = 64
+    srv = S(("127.0.0.1", 0), H)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    return srv.server_address[1]
+
+ports = {"good": server_full("good_ec"), "rev": server_full("rev_rsa")}
+results = {"good_ok": 0, "good_bad": 0, "rev_refused": 0, "rev_bad": 0}
+lock = threading.Lock()
+errors = []
+
+def client(tid):
+    for i in range(rounds):
+        which = "good" if (i + tid) % 2 == 0 else "rev"
+        ctx = ssl.create_default_context(cafile=root)   # fresh: no session reuse
+        try:
+            with socket.create_connection(("127.0.0.1", ports[which]), timeout=20) as raw:
+                with ctx.wrap_socket(raw, server_hostname="127.0.0.1") as s:
+                    s.recv(16)
+            key = "good_ok" if which == "good" else "rev_bad"
+            msg = None if which == "good" else "revoked chain accepted"
+        except ssl.SSLCertVerificationError as e:
+            ok = which == "rev" and "certificate signature failure" in str(e)
+            key = "rev_refused" if ok else (which + "_bad")
+            msg = None if ok else f"{which}: {e}"
+        except Exception as e:
+            key, msg = which + "_bad", f"{which}: {type(e).__name__}: {e}"
+        with lock:
+            results[key] += 1
+            if msg and len(errors) < 10: errors.append(f"thread {tid} round {i}: {msg}")
+
+t0 = time.time()
+ts = [threading.Thread(target=client, args=(t,)) for t in range(nthreads)]
+for t in ts: t.start()
+open(sys.argv[5], "w").write("started\n")
+for t in ts: t.join()
+print(f"threads={nthreads} rounds={rounds} seconds={time.time()-t0:.1f} {results}")
+for e in errors: print("error:", e)
+want = nthreads * rounds // 2
+sys.exit(0 if results["good_ok"] == want and results["rev_refused"] == want else 1)
+PY
+
+px --set log=none -- "$PY" "$W/threads.py" "$PKI" "$ROOT" 8 250 "$W/started" >"$W/threads.out" 2>&1 &
+pid=$!; bg_register "$pid"
+# Republish twice while the threads run (new CRL numbers: new generations).
+for i in $(seq 1 100); do [ -f "$W/started" ] && break; sleep 0.05; done
+gen0=$(generation)
+for n in 1 2; do
+    pki_gencrl int "$W/int-$n.crl"
+    cc import --anchor "$ROOT" --untrusted "$W/untrusted.pem" "$W/int-$n.crl" >/dev/null 2>&1 \
+        || fail "re-import $n failed"
+    sleep 0.5
+done
+note "generations during the run: $gen0 -> $(generation)"
+kill -0 "$pid" 2>/dev/null && case_ok "republished twice while the threads ran" \
+    || note "warning: the threads finished before both republishes"
+wait "$pid"; rc=$?
+sed 's/^/    | /' "$W/threads.out"
+[ "$rc" -eq 0 ] && case_ok "8 threads x 250 handshakes: good all accepted, revoked all refused" \
+    || case_fail threads "python exit $rc"
+finish
