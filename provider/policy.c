@@ -4,6 +4,7 @@
  *
  * Copyright the crlcache authors. Licensed under the Apache License 2.0.
  */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <syslog.h>
@@ -114,7 +115,8 @@ report(struct crlc_prov *prov, const struct crlc_tbs *cert,
 	char serial[SERIAL_TEXT_MAX], issuer[NAME_TEXT_MAX];
 	char when[TIME_TEXT_MAX], next[TIME_TEXT_MAX];
 	int enforce = prov->conf.mode == CRLC_MODE_ENFORCE && deny;
-	const char *verb = enforce ? "refused" : "audit, allowed";
+	const char *verb = enforce ? "refused" : deny ? "audit, allowed" :
+	    "allowed by policy";
 
 	serial_text(&cert->serial, serial, sizeof(serial));
 	name_text(&cert->issuer, issuer, sizeof(issuer));
@@ -154,6 +156,8 @@ report(struct crlc_prov *prov, const struct crlc_tbs *cert,
 	return enforce ? 0 : 1;
 }
 
+static atomic_int stale_logged;
+
 /*
  * Decide whether a verified signature over der[0..len) may stand.
  * Returns 1 to let it pass, 0 to make it fail (an error is raised).
@@ -185,8 +189,13 @@ crlc_policy_check(struct crlc_prov *prov, const uint8_t *der, size_t len)
 		ret = report(prov, &cert, &v, 1);
 		break;
 	case CRLC_STALE:
-		if (prov->conf.deny_stale)
-			ret = report(prov, &cert, &v, 1);
+		/*
+		 * Allowed stale data is still news: say it once per process
+		 * (every lookup would flood the log) so that a fetcher that
+		 * stopped running does not go unnoticed.
+		 */
+		if (prov->conf.deny_stale || !atomic_exchange(&stale_logged, 1))
+			ret = report(prov, &cert, &v, prov->conf.deny_stale);
 		break;
 	case CRLC_UNKNOWN:
 		if (prov->conf.deny_unknown)
