@@ -87,6 +87,7 @@ struct trust {
 int	 trust_load(struct trust *t, const struct strlist *anchors,
 	    const struct strlist *untrusted, const struct strlist *cas);
 void	 trust_free(struct trust *t);
+int	 certs_load(const char *path, STACK_OF(X509) *sk);
 
 /* crl.c: one CRL, parsed and verified */
 struct crl {

@@ -25,6 +25,8 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
+#include <crlcache/index.h>
+
 #include "fetcher.h"
 
 #define META_NEXT_ISSUER	"next_issuer_id"	/* writer's id counter */
@@ -227,36 +229,33 @@ issuer_id(struct store *s, MDB_txn *txn, const struct crl *c, uint32_t *id)
 	return 0;
 }
 
+/* The stored record of a scope, for admissible() and the rebuild. */
 static int
-scope_decode(const MDB_val *v, struct scope_rec *r)
+scope_decode(const MDB_val *k, const MDB_val *v, struct scope_rec *r)
 {
-	const uint8_t *h = v->mv_data;
-	size_t total;
+	struct crlc_crl_info ci;
 
-	if (v->mv_size < CRLC_CRL_HDR_LEN || h[0] != 1 || h[48] > CRLC_CRLNUM_MAX ||
-	    h[70] > CRLC_CRLNUM_MAX)
+	if (crlc_crl_decode(k->mv_data, k->mv_size, v->mv_data, v->mv_size,
+	    &ci) == -1)
 		return -1;
 	memset(r, 0, sizeof(*r));
-	r->flags = h[1];
-	r->entries = crlc_get_u32(h + 4);
-	r->this_update = crlc_get_i64(h + 8);
-	r->next_update = crlc_get_i64(h + 16);
-	r->fetched_at = crlc_get_i64(h + 24);
-	r->delta_this = crlc_get_i64(h + 32);
-	r->delta_next = crlc_get_i64(h + 40);
-	r->numlen = h[48];
-	memcpy(r->number, h + 49, r->numlen);
-	r->baselen = h[70];
-	memcpy(r->base, h + 71, r->baselen);
-	r->srclen = crlc_get_u32(h + 92);
-	r->derlen = crlc_get_u32(h + 96);
-	r->deltalen = crlc_get_u32(h + 100);
-	total = CRLC_CRL_HDR_LEN + r->srclen + r->derlen + r->deltalen;
-	if (total != v->mv_size)
-		return -1;
-	r->src = h + CRLC_CRL_HDR_LEN;
-	r->der = r->src + r->srclen;
-	r->delta = r->der + r->derlen;
+	r->flags = ci.flags;
+	r->entries = ci.entries;
+	r->this_update = ci.this_update;
+	r->next_update = ci.next_update;
+	r->fetched_at = ci.fetched_at;
+	r->delta_this = ci.delta_this_update;
+	r->delta_next = ci.delta_next_update;
+	memcpy(r->number, ci.number.p, ci.number.len);
+	r->numlen = ci.number.len;
+	memcpy(r->base, ci.base.p, ci.base.len);
+	r->baselen = ci.base.len;
+	r->src = ci.source.p;
+	r->srclen = ci.source.len;
+	r->der = ci.der.p;
+	r->derlen = ci.der.len;
+	r->delta = ci.delta.p;
+	r->deltalen = ci.delta.len;
 	return 0;
 }
 
@@ -484,7 +483,7 @@ ingest_txn(struct store *s, MDB_txn *txn, const struct crl *c, char *err,
 		oldcopy = xcalloc(1, v.mv_size);
 		memcpy(oldcopy, v.mv_data, v.mv_size);
 		v.mv_data = oldcopy;
-		if (scope_decode(&v, &old) == -1) {
+		if (scope_decode(&k, &v, &old) == -1) {
 			snprintf(err, errlen, "index: stored CRL record is corrupt");
 			goto done;
 		}

@@ -10,8 +10,8 @@
 #include "fetcher.h"
 
 /* Append every certificate of a PEM (or single DER) file to sk. */
-static int
-load_certs(const char *path, STACK_OF(X509) *sk)
+int
+certs_load(const char *path, STACK_OF(X509) *sk)
 {
 	BIO *bio;
 	X509 *x;
@@ -51,7 +51,7 @@ load_list(const struct strlist *l, STACK_OF(X509) *sk)
 	size_t i;
 
 	for (i = 0; i < l->n; i++)
-		if (load_certs(l->v[i], sk) == -1)
+		if (certs_load(l->v[i], sk) == -1)
 			return -1;
 	return 0;
 }

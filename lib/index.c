@@ -401,25 +401,25 @@ done:
 	return ret;
 }
 
-/* Decode a "crl" record per format.h; -1 when it is malformed. */
-static int
-decode_crl(const MDB_val *k, const MDB_val *v, struct crlc_crl_info *ci)
+int
+crlc_crl_decode(const void *key, size_t keylen, const void *val, size_t vallen,
+    struct crlc_crl_info *ci)
 {
-	const uint8_t *h = v->mv_data;
+	const uint8_t *h = val;
 	uint64_t u, d, dl;
 
-	if (k->mv_size < CRLC_ISSUER_ID_LEN || v->mv_size < CRLC_CRL_HDR_LEN ||
-	    h[0] != 1)
+	if (keylen < CRLC_ISSUER_ID_LEN || vallen < CRLC_CRL_HDR_LEN ||
+	    h[0] != 1 || h[48] > CRLC_CRLNUM_MAX || h[70] > CRLC_CRLNUM_MAX)
 		return -1;
 	u = crlc_get_u32(h + 92);
 	d = crlc_get_u32(h + 96);
 	dl = crlc_get_u32(h + 100);
-	if (CRLC_CRL_HDR_LEN + u + d + dl != v->mv_size)
+	if (CRLC_CRL_HDR_LEN + u + d + dl != vallen)
 		return -1;
 	memset(ci, 0, sizeof(*ci));
-	ci->issuer_id = crlc_get_u32(k->mv_data);
-	ci->scope.p = (const uint8_t *)k->mv_data + CRLC_ISSUER_ID_LEN;
-	ci->scope.len = k->mv_size - CRLC_ISSUER_ID_LEN;
+	ci->issuer_id = crlc_get_u32(key);
+	ci->scope.p = (const uint8_t *)key + CRLC_ISSUER_ID_LEN;
+	ci->scope.len = keylen - CRLC_ISSUER_ID_LEN;
 	ci->flags = h[1];
 	ci->entries = crlc_get_u32(h + 4);
 	ci->this_update = crlc_get_i64(h + 8);
@@ -427,6 +427,10 @@ decode_crl(const MDB_val *k, const MDB_val *v, struct crlc_crl_info *ci)
 	ci->fetched_at = crlc_get_i64(h + 24);
 	ci->delta_this_update = crlc_get_i64(h + 32);
 	ci->delta_next_update = crlc_get_i64(h + 40);
+	ci->number.p = h + 49;
+	ci->number.len = h[48];
+	ci->base.p = h + 71;
+	ci->base.len = h[70];
 	ci->source.p = h + CRLC_CRL_HDR_LEN;
 	ci->source.len = u;
 	ci->der.p = ci->source.p + u;
@@ -452,7 +456,8 @@ crlc_index_foreach_crl(struct crlc_index *idx,
 		goto done;
 	for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0;
 	    rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
-		if (decode_crl(&k, &v, &ci) == -1)
+		if (crlc_crl_decode(k.mv_data, k.mv_size, v.mv_data, v.mv_size,
+		    &ci) == -1)
 			goto done;
 		if ((ret = fn(&ci, arg)) != 0)
 			goto done;

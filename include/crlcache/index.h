@@ -91,10 +91,19 @@ struct crlc_crl_info {
 	uint32_t	 entries;
 	int64_t		 this_update, next_update, fetched_at;
 	int64_t		 delta_this_update, delta_next_update;
+	struct crlc_span number;	/* cRLNumber held (the delta's if any) */
+	struct crlc_span base;		/* cRLNumber of the complete CRL */
 	struct crlc_span source;	/* URL or file name */
 	struct crlc_span der;		/* signed complete CRL */
 	struct crlc_span delta;		/* signed delta CRL, may be empty */
 };
+
+/*
+ * Decode one "crl" record (format.h) from its key and value bytes; the
+ * spans point into them.  Returns 0, or -1 when the record is malformed.
+ */
+int		 crlc_crl_decode(const void *key, size_t keylen, const void *val,
+		    size_t vallen, struct crlc_crl_info *out);
 
 /*
  * Call fn for every CRL record in key order, inside one read transaction:

@@ -14,19 +14,11 @@
 
 #include <lmdb.h>
 
+#include "check.h"
 #include <crlcache/format.h>
 #include <crlcache/hash.h>
 #include <crlcache/index.h>
 
-static int failures;
-
-#define CHECK(cond) do {						\
-	if (!(cond)) {							\
-		fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__,	\
-		    __LINE__, #cond);					\
-		failures++;						\
-	}								\
-} while (0)
 
 #define NOW		1790000000	/* 2026-09-21 */
 #define DAY		86400
@@ -237,7 +229,5 @@ main(void)
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd) != 0)
 		failures++;
-	if (failures)
-		fprintf(stderr, "%d checks failed\n", failures);
-	return failures ? 1 : 0;
+	return check_result();
 }

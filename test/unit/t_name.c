@@ -12,17 +12,9 @@
 #include <openssl/asn1.h>
 #include <openssl/x509.h>
 
+#include "check.h"
 #include <crlcache/name.h>
 
-static int failures;
-
-#define CHECK(cond) do {						\
-	if (!(cond)) {							\
-		fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__,	\
-		    __LINE__, #cond);					\
-		failures++;						\
-	}								\
-} while (0)
 
 /* A two-RDN name O=org, CN=cn with the given string type. */
 static X509_NAME *
@@ -120,7 +112,5 @@ main(void)
 	CHECK(!same(make_name("Org", "Test Int", V_ASN1_UTF8STRING, 1),
 	    make_name("Org", "Test Int", V_ASN1_UTF8STRING, 0)));
 	check_truncations();
-	if (failures)
-		fprintf(stderr, "%d checks failed\n", failures);
-	return failures ? 1 : 0;
+	return check_result();
 }

@@ -15,17 +15,9 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
+#include "check.h"
 #include <crlcache/tbs.h>
 
-static int failures;
-
-#define CHECK(cond) do {						\
-	if (!(cond)) {							\
-		fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__,	\
-		    __LINE__, #cond);					\
-		failures++;						\
-	}								\
-} while (0)
 
 static EVP_PKEY *
 ec_key(void)
@@ -281,7 +273,5 @@ main(void)
 	check_mutations(key);
 	check_other_objects(key);
 	EVP_PKEY_free(key);
-	if (failures)
-		fprintf(stderr, "%d checks failed\n", failures);
-	return failures ? 1 : 0;
+	return check_result();
 }
