@@ -18,7 +18,7 @@ LDHARDEN = -Wl,-z,relro,-z,now
 SAN	 = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 	   -fno-sanitize-recover=all
 
-LIB_SRCS  = lib/tbs.c lib/index.c lib/hash.c lib/name.c
+LIB_SRCS  = lib/tbs.c lib/index.c lib/hash.c lib/name.c lib/validity.c
 FETCH_SRCS = $(wildcard fetcher/*.c)
 PROV_SRCS = $(wildcard provider/*.c)
 UNIT_SRCS = $(wildcard test/unit/t_*.c)
@@ -48,7 +48,7 @@ provider/crlcache.so: $(PROV_OBJS) lib/libcrlcache.a provider/crlcache.map
 
 # Unit tests: each test/unit/t_X.c links the library sources directly,
 # built with ASan+UBSan.
-test/unit/t_%: test/unit/t_%.c $(LIB_SRCS) $(HDRS)
+test/unit/t_%: test/unit/t_%.c test/unit/check.h $(LIB_SRCS) $(HDRS)
 	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -Iinclude $(PKG_CFLAGS) $(SAN) -o $@ $< $(LIB_SRCS) $(PKG_LIBS)
 
 unit: $(UNIT_BINS)

@@ -17,6 +17,7 @@
 
 #include <crlcache/index.h>
 #include <crlcache/tbs.h>
+#include <crlcache/validity.h>
 
 #include "fetcher.h"
 
@@ -64,8 +65,9 @@ check_one(struct crlc_index *idx, X509 *x, int64_t grace, enum crlc_state *st)
 	struct crlc_span tbs;
 	struct crlc_tbs t;
 	struct crlc_verdict v;
-	char a[32], b[32];
-	int len, ret = -1;
+	struct crlc_validity val;
+	char a[32], b[32], vtext[160];
+	int len, exempt = 0, ret = -1;
 
 	if ((len = i2d_X509(x, &der)) <= 0 ||
 	    crlc_cert_tbs(der, (size_t)len, &tbs) == -1 ||
@@ -77,8 +79,16 @@ check_one(struct crlc_index *idx, X509 *x, int64_t grace, enum crlc_state *st)
 		logx(0, "check: index lookup failed");
 		goto done;
 	}
-	*st = v.state;
-	printf("%s", state_words[v.state]);
+	/*
+	 * CA/B BR lifetime rules (lib/validity.c): reported, never a change
+	 * of state, except that a short-lived certificate no CRL covers is
+	 * good -- no revocation is published for it.
+	 */
+	crlc_validity_check(&t, &val);
+	if (v.state == CRLC_UNKNOWN && val.short_lived)
+		exempt = 1;
+	*st = exempt ? CRLC_GOOD : v.state;
+	printf("%s", state_words[*st]);
 	print_name("subject", X509_get_subject_name(x));
 	print_serial(&t.serial);
 	print_name("issuer", X509_get_issuer_name(x));
@@ -88,8 +98,9 @@ check_one(struct crlc_index *idx, X509 *x, int64_t grace, enum crlc_state *st)
 		printf(" revoked=%s reason=%s", a, crlc_reason_name(v.reason));
 		break;
 	case CRLC_UNKNOWN:
-		printf(" (no CRL in the index covers this issuer%s)",
-		    t.ndp > 0 ? " and distribution point" : "");
+		printf(" (no CRL in the index covers this issuer%s%s)",
+		    t.ndp > 0 ? " and distribution point" : "",
+		    exempt ? "; short-lived, no revocation expected" : "");
 		break;
 	default:
 		format_time(v.this_update, a, sizeof(a));
@@ -99,43 +110,15 @@ check_one(struct crlc_index *idx, X509 *x, int64_t grace, enum crlc_state *st)
 		    v.state == CRLC_STALE ? " (past nextUpdate + grace)" : "");
 		break;
 	}
+	if (val.applies) {
+		crlc_validity_format(&val, vtext, sizeof(vtext));
+		printf(" %s", vtext);
+	}
 	printf("\n");
 	ret = 0;
 done:
 	OPENSSL_free(der);
 	return ret;
-}
-
-static int
-load_pem_certs(const char *path, STACK_OF(X509) *sk)
-{
-	BIO *bio;
-	X509 *x;
-	int n = 0;
-
-	if ((bio = BIO_new_file(path, "r")) == NULL) {
-		logx(0, "%s: cannot open", path);
-		return -1;
-	}
-	while ((x = PEM_read_bio_X509(bio, NULL, NULL, NULL)) != NULL) {
-		if (!sk_X509_push(sk, x)) {
-			X509_free(x);
-			break;
-		}
-		n++;
-	}
-	if (n == 0) {
-		(void)BIO_reset(bio);
-		if ((x = d2i_X509_bio(bio, NULL)) != NULL && sk_X509_push(sk, x))
-			n++;
-		else
-			X509_free(x);
-	}
-	ERR_clear_error();
-	BIO_free(bio);
-	if (n == 0)
-		logx(0, "%s: no certificate found", path);
-	return n > 0 ? 0 : -1;
 }
 
 int
@@ -161,8 +144,8 @@ cmd_check(const char *state_dir, const struct conf *conf, int argc, char **argv)
 		logx(0, "usage: crlcache check [--chain CHAIN.pem] CERT.pem");
 		goto done;
 	}
-	if (certs == NULL || load_pem_certs(argv[optind], certs) == -1 ||
-	    (chain != NULL && load_pem_certs(chain, certs) == -1))
+	if (certs == NULL || certs_load(argv[optind], certs) == -1 ||
+	    (chain != NULL && certs_load(chain, certs) == -1))
 		goto done;
 	snprintf(path, sizeof(path), "%s/%s", state_dir, INDEX_NAME);
 	if ((rc = crlc_index_open(path, &idx, &detail)) != CRLC_OK) {

@@ -18,8 +18,15 @@
 static const uint8_t oid_basic_constraints[] = { 0x55, 0x1d, 0x13 };
 static const uint8_t oid_crl_dp[] = { 0x55, 0x1d, 0x1f };
 static const uint8_t oid_cert_policies[] = { 0x55, 0x1d, 0x20 };
-/* CA/Browser Forum reserved policy arc 2.23.140.1 */
-static const uint8_t oid_cabf_arc[] = { 0x67, 0x81, 0x0c, 0x01 };
+/*
+ * CA/Browser Forum TLS policy OIDs (BR 7.1.6.1): 2.23.140.1.2.1 DV,
+ * .2.2 OV, .2.3 IV and 2.23.140.1.1 EV.  S/MIME (.5) and code signing
+ * (.3, .4) certificates live under the same arc but not under these rules.
+ */
+static const uint8_t oid_cabf_dv[] = { 0x67, 0x81, 0x0c, 0x01, 0x02, 0x01 };
+static const uint8_t oid_cabf_ov[] = { 0x67, 0x81, 0x0c, 0x01, 0x02, 0x02 };
+static const uint8_t oid_cabf_iv[] = { 0x67, 0x81, 0x0c, 0x01, 0x02, 0x03 };
+static const uint8_t oid_cabf_ev[] = { 0x67, 0x81, 0x0c, 0x01, 0x01 };
 
 static int
 span_eq(const struct der *c, const uint8_t *s, size_t len)
@@ -136,7 +143,7 @@ ext_crl_dp(struct der v, struct crlc_tbs *out)
 	}
 }
 
-/* RFC 5280 4.2.1.4: certificatePolicies, looking for the CA/B arc only. */
+/* RFC 5280 4.2.1.4: certificatePolicies, looking for the CA/B TLS OIDs. */
 static void
 ext_cert_policies(struct der v, struct crlc_tbs *out)
 {
@@ -148,8 +155,10 @@ ext_cert_policies(struct der v, struct crlc_tbs *out)
 		if (der_expect(&seq, TAG_SEQUENCE, &pi) == -1 ||
 		    der_expect(&pi, TAG_OID, &oid) == -1)
 			return;
-		if ((size_t)(oid.end - oid.p) >= sizeof(oid_cabf_arc) &&
-		    memcmp(oid.p, oid_cabf_arc, sizeof(oid_cabf_arc)) == 0)
+		if (span_eq(&oid, oid_cabf_dv, sizeof(oid_cabf_dv)) ||
+		    span_eq(&oid, oid_cabf_ov, sizeof(oid_cabf_ov)) ||
+		    span_eq(&oid, oid_cabf_iv, sizeof(oid_cabf_iv)) ||
+		    span_eq(&oid, oid_cabf_ev, sizeof(oid_cabf_ev)))
 			out->cabf_policy = 1;
 	}
 }

@@ -52,6 +52,7 @@ struct shape {
 	const char	*policy;	/* certificatePolicies value */
 	long		 days;		/* validity from now */
 	int		 want_ndp;
+	int		 want_cabf;	/* a CA/B TLS policy OID is present */
 };
 
 static X509 *
@@ -146,8 +147,7 @@ check_shape(const struct shape *s, EVP_PKEY *key)
 	if (s->dp != NULL && t.ndp > 0)
 		CHECK(t.dp[0].len == strlen("http://127.0.0.1/a.crl") &&
 		    memcmp(t.dp[0].p, "http://127.0.0.1/a.crl", t.dp[0].len) == 0);
-	CHECK(t.cabf_policy == (s->policy != NULL &&
-	    strstr(s->policy, "2.23.140.1") != NULL));
+	CHECK(t.cabf_policy == s->want_cabf);
 
 	/* The whole Certificate is not a TBSCertificate. */
 	CHECK(crlc_tbs_parse(der, (size_t)len, &t) == -1);
@@ -162,7 +162,7 @@ static void
 check_mutations(EVP_PKEY *key)
 {
 	static const struct shape s = { "mut", 2, "0A1B2C", 0,
-	    "URI:http://127.0.0.1/a.crl", "2.23.140.1.2.1", 90, 1 };
+	    "URI:http://127.0.0.1/a.crl", "2.23.140.1.2.1", 90, 1, 1 };
 	X509 *x = make_cert(&s, key);
 	unsigned char *der = NULL;
 	struct crlc_span tbs;
@@ -251,17 +251,20 @@ main(void)
 {
 	static const struct shape shapes[] = {
 		{ "v3 leaf with DP", 2, "01", 0, "URI:http://127.0.0.1/a.crl",
-		    NULL, 90, 1 },
-		{ "v3 leaf, leading 00 serial", 2, "80FF", 0, NULL, NULL, 90, 0 },
+		    NULL, 90, 1, 0 },
+		{ "v3 leaf, leading 00 serial", 2, "80FF", 0, NULL, NULL, 90, 0, 0 },
 		{ "v3 leaf, 20-octet serial", 2,
-		    "7FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF", 0, NULL, NULL, 90, 0 },
-		{ "v3 CA", 2, "02", 1, NULL, NULL, 3650, 0 },
+		    "7FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFF", 0, NULL, NULL, 90, 0, 0 },
+		{ "v3 CA", 2, "02", 1, NULL, NULL, 3650, 0, 0 },
 		{ "v3 leaf, two DPs, CA/B OV policy", 2, "03", 0,
 		    "URI:http://127.0.0.1/a.crl,URI:http://[::1]/b.crl",
-		    "2.23.140.1.2.2", 90, 2 },
-		{ "v3 leaf, other policy", 2, "04", 0, NULL, "1.3.6.1.4.1.1.1", 90, 0 },
+		    "2.23.140.1.2.2", 90, 2, 1 },
+		{ "v3 leaf, other policy", 2, "04", 0, NULL, "1.3.6.1.4.1.1.1", 90, 0, 0 },
+		{ "v3 leaf, CA/B S/MIME policy", 2, "06", 0, NULL, "2.23.140.1.5.1.1",
+		    90, 0, 0 },
+		{ "v3 leaf, CA/B EV policy", 2, "07", 0, NULL, "2.23.140.1.1", 90, 0, 1 },
 		{ "v1, GeneralizedTime notAfter", 0, "05", 0, NULL, NULL,
-		    365L * 40, 0 },
+		    365L * 40, 0, 0 },
 	};
 	EVP_PKEY *key = ec_key();
 	size_t i;
