@@ -16,6 +16,7 @@
 #include <crlcache/format.h>
 #include <crlcache/index.h>
 #include <crlcache/tbs.h>
+#include <crlcache/validity.h>
 
 #include "prov.h"
 
@@ -159,35 +160,96 @@ report(struct crlc_prov *prov, const struct crlc_tbs *cert,
 static atomic_int stale_logged;
 
 /*
+ * validity_policy = audit logs each over-long certificate once per
+ * process: fingerprints of the ones already logged, in a small ring
+ * (a forgotten one is merely logged again).
+ */
+#define VALIDITY_SEEN	64
+static _Atomic uint64_t validity_seen[VALIDITY_SEEN];
+static atomic_uint validity_next;
+
+/* FNV-1a over issuer and serial: which certificate, for the ring. */
+static uint64_t
+cert_fingerprint(const struct crlc_tbs *cert)
+{
+	uint64_t h = 1469598103934665603ULL;
+	size_t i;
+
+	for (i = 0; i < cert->issuer.len; i++)
+		h = (h ^ cert->issuer.p[i]) * 1099511628211ULL;
+	for (i = 0; i < cert->serial.len; i++)
+		h = (h ^ cert->serial.p[i]) * 1099511628211ULL;
+	return h | 1;	/* 0 marks an empty slot */
+}
+
+static int
+first_sighting(const struct crlc_tbs *cert)
+{
+	uint64_t fp = cert_fingerprint(cert);
+	size_t i;
+
+	for (i = 0; i < VALIDITY_SEEN; i++)
+		if (atomic_load(&validity_seen[i]) == fp)
+			return 0;
+	atomic_store(&validity_seen[atomic_fetch_add(&validity_next, 1) %
+	    VALIDITY_SEEN], fp);
+	return 1;
+}
+
+/*
+ * CA/B BR 6.3.2 (ballot SC-081) lifetime limit: enforce fails an
+ * over-long subscriber certificate, audit logs it once.  Returns the
+ * verify result to give.
+ */
+static int
+check_validity(struct crlc_prov *prov, const struct crlc_tbs *cert,
+    const struct crlc_validity *val)
+{
+	char serial[SERIAL_TEXT_MAX], issuer[NAME_TEXT_MAX], what[160];
+	int enforce = prov->conf.validity == CRLC_MODE_ENFORCE;
+
+	if (prov->conf.validity == CRLC_MODE_OFF || !val->applies ||
+	    !val->exceeds || (!enforce && !first_sighting(cert)))
+		return 1;
+	serial_text(&cert->serial, serial, sizeof(serial));
+	name_text(&cert->issuer, issuer, sizeof(issuer));
+	crlc_validity_format(val, what, sizeof(what));
+	crlc_log(prov->conf.log, LOG_WARNING, "certificate lifetime over the "
+	    "CA/B Forum limit (%s): serial=%s issuer=%s, %s",
+	    enforce ? "refused" : "audit, allowed", serial, issuer, what);
+	if (!enforce)
+		return 1;
+	CRLC_RAISE(prov, CRLC_R_VALIDITY, "serial=%s issuer=%s, %s (BR 6.3.2, "
+	    "ballot SC-081); set validity_policy = audit to allow", serial,
+	    issuer, what);
+	return 0;
+}
+
+/*
  * Decide whether a verified signature over der[0..len) may stand.
  * Returns 1 to let it pass, 0 to make it fail (an error is raised).
  * Anything that is not a TBSCertificate, and any internal trouble,
  * passes: the index can only ever take certificates away.
  */
-int
-crlc_policy_check(struct crlc_prov *prov, const uint8_t *der, size_t len)
+/* The index's verdict on cert, applied per mode / on_stale / on_unknown. */
+static int
+check_revocation(struct crlc_prov *prov, const struct crlc_tbs *cert,
+    const struct crlc_validity *val)
 {
 	struct crlc_verdict v;
-	struct crlc_tbs cert;
-	struct crlc_snap *snap = NULL;
-	int rc, ret = 1;
+	struct crlc_snap *snap;
+	int rc;
 
-	if (prov->conf.mode == CRLC_MODE_OFF || prov->store == NULL)
-		goto done;
-	if (crlc_tbs_parse(der, len, &cert) != 0)
-		goto done;
-	if ((snap = crlc_snap_acquire(prov->store)) == NULL)
-		goto done;	/* no usable index: logged by snapshot.c */
-	rc = crlc_index_lookup(crlc_snap_index(snap), &cert, (int64_t)time(NULL),
+	if (prov->store == NULL || (snap = crlc_snap_acquire(prov->store)) == NULL)
+		return 1;	/* no usable index: logged by snapshot.c */
+	rc = crlc_index_lookup(crlc_snap_index(snap), cert, (int64_t)time(NULL),
 	    prov->conf.grace, &v);
 	crlc_snap_release(snap);
-	snap = NULL;
 	if (rc != 0)
-		goto done;
+		return 1;
 	switch (v.state) {
 	case CRLC_REVOKED:
-		ret = report(prov, &cert, &v, 1);
-		break;
+		return report(prov, cert, &v, 1);
 	case CRLC_STALE:
 		/*
 		 * Allowed stale data is still news: say it once per process
@@ -195,16 +257,29 @@ crlc_policy_check(struct crlc_prov *prov, const uint8_t *der, size_t len)
 		 * stopped running does not go unnoticed.
 		 */
 		if (prov->conf.deny_stale || !atomic_exchange(&stale_logged, 1))
-			ret = report(prov, &cert, &v, prov->conf.deny_stale);
-		break;
+			return report(prov, cert, &v, prov->conf.deny_stale);
+		return 1;
 	case CRLC_UNKNOWN:
-		if (prov->conf.deny_unknown)
-			ret = report(prov, &cert, &v, 1);
-		break;
+		/* Short-lived certificates need no CRL entry (BR 4.9.1.1). */
+		if (prov->conf.deny_unknown && !(val->applies && val->short_lived))
+			return report(prov, cert, &v, 1);
+		return 1;
 	default:
-		break;
+		return 1;
 	}
-done:
-	crlc_snap_release(snap);
-	return ret;
+}
+
+int
+crlc_policy_check(struct crlc_prov *prov, const uint8_t *der, size_t len)
+{
+	struct crlc_validity val;
+	struct crlc_tbs cert;
+
+	if (prov->conf.mode == CRLC_MODE_OFF ||
+	    crlc_tbs_parse(der, len, &cert) != 0)
+		return 1;
+	(void)crlc_validity_check(&cert, &val);
+	if (check_revocation(prov, &cert, &val) == 0)
+		return 0;
+	return check_validity(prov, &cert, &val);
 }

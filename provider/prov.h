@@ -33,6 +33,7 @@
 #define CRLC_R_STALE		2
 #define CRLC_R_UNKNOWN		3
 #define CRLC_R_INTERNAL		4
+#define CRLC_R_VALIDITY		5
 
 enum crlc_mode { CRLC_MODE_OFF, CRLC_MODE_AUDIT, CRLC_MODE_ENFORCE };
 enum crlc_log { CRLC_LOG_NONE, CRLC_LOG_STDERR, CRLC_LOG_SYSLOG };
@@ -45,6 +46,7 @@ struct crlc_conf {
 	int		deny_unknown;	/* on_unknown = deny */
 	enum crlc_log	log;
 	int64_t		grace;		/* stale_grace, seconds */
+	enum crlc_mode	validity;	/* validity_policy (off/audit/enforce) */
 };
 
 /*

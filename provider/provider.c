@@ -262,7 +262,7 @@ load_default(struct crlc_prov *p, const char **why)
 /* --- configuration --------------------------------------------------- */
 
 struct conf_raw {
-	char *index, *mode, *on_stale, *on_unknown, *log, *grace;
+	char *index, *mode, *on_stale, *on_unknown, *log, *grace, *validity;
 };
 
 static int
@@ -305,6 +305,7 @@ read_conf(struct crlc_prov *p, const OSSL_DISPATCH *in)
 	c->mode = CRLC_MODE_ENFORCE;
 	c->log = CRLC_LOG_SYSLOG;
 	c->grace = CRLC_DEFAULT_GRACE;
+	c->validity = CRLC_MODE_AUDIT;
 	if (get_params != NULL) {
 		OSSL_PARAM params[] = {
 			OSSL_PARAM_utf8_ptr("index", &r.index, 0),
@@ -313,6 +314,7 @@ read_conf(struct crlc_prov *p, const OSSL_DISPATCH *in)
 			OSSL_PARAM_utf8_ptr("on_unknown", &r.on_unknown, 0),
 			OSSL_PARAM_utf8_ptr("log", &r.log, 0),
 			OSSL_PARAM_utf8_ptr("stale_grace", &r.grace, 0),
+			OSSL_PARAM_utf8_ptr("validity_policy", &r.validity, 0),
 			OSSL_PARAM_END
 		};
 
@@ -337,6 +339,12 @@ read_conf(struct crlc_prov *p, const OSSL_DISPATCH *in)
 			c->mode = (enum crlc_mode)v;
 		else
 			bad = "mode", badval = r.mode;
+	}
+	if (r.validity != NULL) {
+		if (choose(r.validity, modes, 3, &v) == 0)
+			c->validity = (enum crlc_mode)v;
+		else
+			bad = "validity_policy", badval = r.validity;
 	}
 	if (r.on_stale != NULL) {
 		if (choose(r.on_stale, allow_deny, 2, &v) == 0)
@@ -450,6 +458,8 @@ prov_get_reason_strings(void *provctx)
 		{ CRLC_R_STALE, "revocation data is stale (crlcache)" },
 		{ CRLC_R_UNKNOWN, "revocation status unknown (crlcache)" },
 		{ CRLC_R_INTERNAL, "internal error (crlcache)" },
+		{ CRLC_R_VALIDITY, "certificate validity exceeds the CA/B Forum "
+		    "limit (crlcache)" },
 		{ 0, NULL }
 	};
 

@@ -298,6 +298,43 @@ pki_leaf() {
     _issue "$ca" "$PKI/$name.csr" "$PKI/$name.pem" "$PKI/$name.ext"
 }
 
+CABF_DV=2.23.140.1.2.1        # CA/B Forum domain-validated policy OID
+# gtime SECONDS -> GeneralizedTime YYYYMMDDHHMMSSZ
+gtime() { date -u -d "@$1" +%Y%m%d%H%M%SZ; }
+# dated NAME CA NOTBEFORE_EPOCH LENGTH_SECONDS [policy=OID|none] [ca=1]
+#   -> $PKI/NAME.pem (key NAME.key) with notAfter = notBefore + LENGTH_SECONDS,
+#   certificatePolicies OID (default the CA/B DV OID), CDP $BASE_URL/CA.crl
+dated() {
+    local name=$1 ca=$2 nb=$3 len=$4 policy=$CABF_DV isca=0 a conf; shift 4
+    for a in "$@"; do
+        case $a in policy=*) policy=${a#policy=} ;; ca=1) isca=1 ;; esac
+    done
+    _newkey ec "$PKI/$name.key"
+    openssl req -new -config "$(_req_conf utf8only)" -key "$PKI/$name.key" \
+        -subj "/CN=$name.test" -out "$PKI/$name.csr" 2>"$W/openssl.err" \
+        || { cat "$W/openssl.err" >&2; fail "dated $name: req failed"; }
+    {
+        echo "[ ext ]"
+        if [ "$isca" = 1 ]; then
+            echo "basicConstraints = critical,CA:TRUE"
+            echo "keyUsage = critical,keyCertSign,cRLSign"
+        else
+            echo "basicConstraints = critical,CA:FALSE"
+            echo "keyUsage = critical,digitalSignature"
+            echo "extendedKeyUsage = serverAuth"
+        fi
+        echo "subjectKeyIdentifier = hash"
+        echo "authorityKeyIdentifier = keyid"
+        [ "$policy" = none ] || echo "certificatePolicies = $policy"
+        echo "crlDistributionPoints = URI:${BASE_URL:-http://127.0.0.1:9}/$ca.crl"
+    } >"$PKI/$name.ext"
+    conf=$(_ca_conf "$ca")
+    openssl ca -batch -config "$conf" -in "$PKI/$name.csr" -out "$PKI/$name.pem" -notext \
+        -startdate "$(gtime "$nb")" -enddate "$(gtime $((nb + len)))" \
+        -extfile "$PKI/$name.ext" -extensions ext 2>"$W/openssl.err" \
+        || { cat "$W/openssl.err" >&2; fail "openssl ca failed issuing $name"; }
+}
+
 serial_of() { openssl x509 -in "$1" -noout -serial | cut -d= -f2; }
 
 # pki_revoke CA CERT [reason=keyCompromise] [db=FILE]

@@ -10,53 +10,19 @@
 need_crlcache
 
 BASE_URL=http://127.0.0.1:9   # only written into CDPs, never fetched here
-DV=2.23.140.1.2.1             # CA/B domain-validated policy OID
 
 pki_root root "/CN=Validity Root/O=crlcache tests"
 pki_ca int  root "/CN=Validity Int/O=crlcache tests"  cdp="$BASE_URL/root.crl"
 pki_ca int2 root "/CN=Validity Int 2/O=crlcache tests" cdp="$BASE_URL/root.crl"
 
-# epoch Y-M-DTh:m:sZ -> seconds;  gtime SECONDS -> YYYYMMDDHHMMSSZ
+# epoch Y-M-DTh:m:sZ -> seconds
 epoch() { date -u -d "$1" +%s; }
-gtime() { date -u -d "@$1" +%Y%m%d%H%M%SZ; }
 DAY=86400
 T26m=$(epoch 2026-03-14T23:59:59Z); T26=$(epoch 2026-03-15T00:00:00Z)
 T27m=$(epoch 2027-03-14T23:59:59Z); T27=$(epoch 2027-03-15T00:00:00Z)
 T29m=$(epoch 2029-03-14T23:59:59Z); T29=$(epoch 2029-03-15T00:00:00Z)
 [ "$T26" = 1773532800 ] || fail "date arithmetic: 2026-03-15 is $T26"
 
-# dated NAME CA NOTBEFORE_EPOCH LENGTH_SECONDS [policy=OID|none] [ca=1]
-#   -> $PKI/NAME.pem with notAfter = notBefore + LENGTH_SECONDS, CDP CA.crl
-dated() {
-    local name=$1 ca=$2 nb=$3 len=$4 policy=$DV isca=0 a conf; shift 4
-    for a in "$@"; do
-        case $a in policy=*) policy=${a#policy=} ;; ca=1) isca=1 ;; esac
-    done
-    _newkey ec "$PKI/$name.key"
-    openssl req -new -config "$(_req_conf utf8only)" -key "$PKI/$name.key" \
-        -subj "/CN=$name.test" -out "$PKI/$name.csr" 2>"$W/openssl.err" \
-        || { cat "$W/openssl.err" >&2; fail "dated $name: req failed"; }
-    {
-        echo "[ ext ]"
-        if [ "$isca" = 1 ]; then
-            echo "basicConstraints = critical,CA:TRUE"
-            echo "keyUsage = critical,keyCertSign,cRLSign"
-        else
-            echo "basicConstraints = critical,CA:FALSE"
-            echo "keyUsage = critical,digitalSignature"
-            echo "extendedKeyUsage = serverAuth"
-        fi
-        echo "subjectKeyIdentifier = hash"
-        echo "authorityKeyIdentifier = keyid"
-        [ "$policy" = none ] || echo "certificatePolicies = $policy"
-        echo "crlDistributionPoints = URI:$BASE_URL/$ca.crl"
-    } >"$PKI/$name.ext"
-    conf=$(_ca_conf "$ca")
-    openssl ca -batch -config "$conf" -in "$PKI/$name.csr" -out "$PKI/$name.pem" -notext \
-        -startdate "$(gtime "$nb")" -enddate "$(gtime $((nb + len)))" \
-        -extfile "$PKI/$name.ext" -extensions ext 2>"$W/openssl.err" \
-        || { cat "$W/openssl.err" >&2; fail "openssl ca failed issuing $name"; }
-}
 
 # Covered by int's (empty) CRL: state good, verdict reported.
 dated b398   int "$T26m" $((398 * DAY - 1))   # 398d, limit 398 (before 2026-03-15)
