@@ -11,10 +11,11 @@
  *	The published index is one LMDB environment in a single file,
  *	STATE_DIR/index.mdb (LMDB opened with MDB_NOSUBDIR).  A published
  *	file is never modified: the fetcher writes a private working
- *	environment (STATE_DIR/work/), then publishes a compacted copy
- *	with mdb_env_copyfd2(MDB_CP_COMPACT) into a temporary file in the
- *	same directory, fsync()s it, rename()s it over index.mdb and
- *	fsync()s the directory.  Readers open it with MDB_RDONLY |
+ *	environment (STATE_DIR/work/), then publishes a copy written in key
+ *	order with MDB_APPEND into a fresh environment in a temporary file
+ *	in the same directory (every page full: about half the size of a
+ *	compacting mdb_env_copy2 of the randomly filled working tree),
+ *	fsync()s it, rename()s it over index.mdb and fsync()s the directory.  Readers open it with MDB_RDONLY |
  *	MDB_NOLOCK | MDB_NOSUBDIR | MDB_NOTLS, need only read permission
  *	and never create a lock file.  A reader that still has the old file
  *	mapped keeps a consistent old generation until it reopens.
