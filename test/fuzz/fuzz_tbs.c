@@ -1,0 +1,35 @@
+/*
+ * libFuzzer target: the TBSCertificate recogniser and the Name
+ * canonicaliser, the two parsers that run inside every program's
+ * signature verification.  Input: anything (seeded with real
+ * certificates); a certificate is also split into its TBS first.
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+#include <crlcache/name.h>
+#include <crlcache/tbs.h>
+#include <crlcache/validity.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	uint8_t hash[CRLC_HASH_LEN];
+	struct crlc_validity v;
+	struct crlc_span tbs;
+	struct crlc_tbs t;
+
+	if (crlc_cert_tbs(data, size, &tbs) == 0) {
+		data = tbs.p;
+		size = tbs.len;
+	}
+	if (crlc_tbs_parse(data, size, &t) == 0) {
+		(void)crlc_name_canon_hash(t.issuer.p, t.issuer.len, hash);
+		(void)crlc_name_canon_hash(t.subject.p, t.subject.len, hash);
+		(void)crlc_validity_check(&t, &v);
+	} else
+		(void)crlc_name_canon_hash(data, size, hash);
+	return 0;
+}
