@@ -70,4 +70,105 @@ clean:
 	rm -f $(LIB_OBJS) $(FETCH_OBJS) $(PROV_OBJS) $(UNIT_BINS) lib/libcrlcache.a \
 	    fetcher/crlcache provider/crlcache.so test/unit/.counts
 
+# ---------------------------------------------------------------- install
+# make install [PREFIX=/usr] [DESTDIR=/scratch/root]
+# With DESTDIR empty and run as root, install also creates the crlcache
+# system user, hands it /var/lib/crlcache and, where systemd runs, enables
+# the timer; with DESTDIR set it only copies files.
+# Fixed paths: SNIPPETDIR, CONFDIR and STATEDIR are compiled into the
+# crlcache binary (SNIPPET_PATH in fetcher/exec.c and fetcher/enable.c,
+# DEFAULT_CONF and DEFAULT_STATE_DIR in fetcher/fetcher.h) and into the
+# units; change them there, not here.
+BINDIR	?= $(PREFIX)/bin
+MANDIR	?= $(PREFIX)/share/man
+MODULESDIR ?= $(shell pkg-config --variable=modulesdir libcrypto)
+SYSTEMDUNITDIR ?= /lib/systemd/system
+CRONDIR	?= /etc/cron.d
+SNIPPETDIR = /etc/ssl/openssl.cnf.d
+CONFDIR	 = /etc/crlcache
+STATEDIR = /var/lib/crlcache
+# The system openssl.cnf `crlcache enable` edits; uninstall refuses while
+# it still names crlcache.
+OPENSSLDIR ?= $(or $(shell openssl version -d 2>/dev/null | sed -n 's/^OPENSSLDIR: "\(.*\)"$$/\1/p'),/usr/lib/ssl)
+INSTALL	?= install
+UNITS	 = crlcache-update.service crlcache-update.timer
+MANPAGES = man/crlcache.1 man/crlcache.conf.5 man/crlcache-provider.7
+# Templates: @BINDIR@ becomes the installed bin directory.
+SUBST	 = sed -e 's|@BINDIR@|$(BINDIR)|g'
+
+install: all
+	@test -n "$(MODULESDIR)" || { echo "crlcache: MODULESDIR is empty" \
+	    "(pkg-config --variable=modulesdir libcrypto); set it" >&2; exit 1; }
+	$(INSTALL) -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(MODULESDIR)" \
+	    "$(DESTDIR)$(SNIPPETDIR)" "$(DESTDIR)$(CONFDIR)" \
+	    "$(DESTDIR)$(MANDIR)/man1" "$(DESTDIR)$(MANDIR)/man5" \
+	    "$(DESTDIR)$(MANDIR)/man7" "$(DESTDIR)$(SYSTEMDUNITDIR)" \
+	    "$(DESTDIR)$(CRONDIR)"
+	$(INSTALL) -d -m 755 "$(DESTDIR)$(STATEDIR)"
+	$(INSTALL) -m 755 fetcher/crlcache "$(DESTDIR)$(BINDIR)/crlcache"
+	$(INSTALL) -m 644 provider/crlcache.so "$(DESTDIR)$(MODULESDIR)/crlcache.so"
+	@# An installed snippet keeps the administrator's policy; only its module moves.
+	src=openssl.cnf.d/crlcache.cnf; \
+	    [ -e "$(DESTDIR)$(SNIPPETDIR)/crlcache.cnf" ] && src="$(DESTDIR)$(SNIPPETDIR)/crlcache.cnf"; \
+	    sed -e 's|^module[ 	]*=.*|module = $(MODULESDIR)/crlcache.so|' \
+	    "$$src" >"$(DESTDIR)$(SNIPPETDIR)/crlcache.cnf.tmp"
+	chmod 644 "$(DESTDIR)$(SNIPPETDIR)/crlcache.cnf.tmp"
+	mv -f "$(DESTDIR)$(SNIPPETDIR)/crlcache.cnf.tmp" "$(DESTDIR)$(SNIPPETDIR)/crlcache.cnf"
+	@if [ -e "$(DESTDIR)$(CONFDIR)/crlcache.conf" ]; then \
+	    echo "crlcache: keeping $(DESTDIR)$(CONFDIR)/crlcache.conf"; \
+	else \
+	    echo "$(INSTALL) -m 644 etc/crlcache.conf $(DESTDIR)$(CONFDIR)/crlcache.conf"; \
+	    $(INSTALL) -m 644 etc/crlcache.conf "$(DESTDIR)$(CONFDIR)/crlcache.conf"; \
+	fi
+	$(INSTALL) -m 644 man/crlcache.1 "$(DESTDIR)$(MANDIR)/man1/crlcache.1"
+	$(INSTALL) -m 644 man/crlcache.conf.5 "$(DESTDIR)$(MANDIR)/man5/crlcache.conf.5"
+	$(INSTALL) -m 644 man/crlcache-provider.7 "$(DESTDIR)$(MANDIR)/man7/crlcache-provider.7"
+	for u in $(UNITS); do \
+	    $(SUBST) "systemd/$$u" >"$(DESTDIR)$(SYSTEMDUNITDIR)/$$u" && \
+	    chmod 644 "$(DESTDIR)$(SYSTEMDUNITDIR)/$$u" || exit 1; \
+	done
+	$(SUBST) cron/crlcache >"$(DESTDIR)$(CRONDIR)/crlcache"
+	chmod 644 "$(DESTDIR)$(CRONDIR)/crlcache"
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" -eq 0 ]; then \
+	    if ! getent passwd crlcache >/dev/null; then \
+	        echo "adduser --system --group --home $(STATEDIR) --no-create-home crlcache"; \
+	        adduser --system --group --home $(STATEDIR) --no-create-home crlcache || exit 1; \
+	    fi; \
+	    echo "chown -R crlcache:crlcache $(STATEDIR)"; \
+	    chown -R crlcache:crlcache $(STATEDIR) || exit 1; \
+	    if [ -d /run/systemd/system ]; then \
+	        echo "systemctl daemon-reload; systemctl enable --now crlcache-update.timer"; \
+	        systemctl daemon-reload && systemctl enable --now crlcache-update.timer || exit 1; \
+	    fi; \
+	fi
+
+# Removes what install put there except $(CONFDIR)/crlcache.conf (the
+# administrator's), $(STATEDIR) (the index) and the crlcache user.
+uninstall:
+	@if [ -r "$(DESTDIR)$(OPENSSLDIR)/openssl.cnf" ] && \
+	    grep -Eq '^[^#]*crlcache' "$(DESTDIR)$(OPENSSLDIR)/openssl.cnf"; then \
+	    echo "crlcache: $(DESTDIR)$(OPENSSLDIR)/openssl.cnf still uses crlcache;" \
+	        "run \`crlcache disable\` first" >&2; \
+	    exit 1; \
+	fi
+	@if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then \
+	    echo "systemctl disable --now crlcache-update.timer"; \
+	    systemctl disable --now crlcache-update.timer || :; \
+	fi
+	rm -f "$(DESTDIR)$(BINDIR)/crlcache" "$(DESTDIR)$(MODULESDIR)/crlcache.so" \
+	    "$(DESTDIR)$(SNIPPETDIR)/crlcache.cnf" \
+	    "$(DESTDIR)$(MANDIR)/man1/crlcache.1" \
+	    "$(DESTDIR)$(MANDIR)/man5/crlcache.conf.5" \
+	    "$(DESTDIR)$(MANDIR)/man7/crlcache-provider.7" \
+	    "$(DESTDIR)$(CRONDIR)/crlcache"
+	for u in $(UNITS); do rm -f "$(DESTDIR)$(SYSTEMDUNITDIR)/$$u"; done
+	rmdir "$(DESTDIR)$(SNIPPETDIR)" 2>/dev/null || :
+	@if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then \
+	    systemctl daemon-reload || :; \
+	fi
+	@echo "crlcache: kept $(DESTDIR)$(CONFDIR)/crlcache.conf, $(DESTDIR)$(STATEDIR)" \
+	    "and the crlcache user; remove them by hand if you wish"
+
+.PHONY: install uninstall
+
 .PHONY: all unit deps check demo clean

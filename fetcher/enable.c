@@ -45,6 +45,7 @@ struct enable_opts {
 	const char	*snippet;
 	char		 cnfbuf[PATH_MAX];
 	char		 modbuf[PATH_MAX];
+	char		 realbuf[PATH_MAX];
 };
 
 /* OPENSSLDIR as `openssl version -d` reports it, plus /openssl.cnf. */
@@ -268,6 +269,12 @@ enable_or_disable(const char *state_dir, int argc, char **argv, int enable)
 		    "[--snippet PATH]", enable ? "enable" : "disable");
 		return 4;
 	}
+	/*
+	 * Debian's /usr/lib/ssl/openssl.cnf is a symlink to /etc/ssl/: write
+	 * the file itself, never replace the link with a copy.
+	 */
+	if (realpath(o.cnf, o.realbuf) != NULL)
+		o.cnf = o.realbuf;
 	if (stat(o.cnf, &sb) == -1 || read_file(o.cnf, MAX_CNF_SIZE, &buf, &len,
 	    err, sizeof(err)) == -1) {
 		logx(0, "%s: %s", o.cnf, errno != 0 ? strerror(errno) : err);

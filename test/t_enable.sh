@@ -47,4 +47,13 @@ cp "$W/openssl.cnf" "$W/nonl.cnf"
 assert_exit 0 en enable --module "$MOD" --snippet "$SNIP"
 assert_exit 0 en disable
 cmp -s "$W/openssl.cnf" "$W/nonl.cnf" || fail "file without final newline not restored"
+# through a symlink (Debian: /usr/lib/ssl/openssl.cnf -> /etc/ssl/openssl.cnf)
+cp "$W/orig.cnf" "$W/real.cnf"
+ln -s "$W/real.cnf" "$W/link.cnf"
+assert_exit 0 "$CRLCACHE" --state-dir "$STATE" enable --openssl-cnf "$W/link.cnf" \
+    --module "$MOD" --snippet "$SNIP"
+[ -L "$W/link.cnf" ] || fail "enable replaced the symlink with a file"
+grep -q '^# BEGIN crlcache' "$W/real.cnf" || fail "enable did not edit the link's target"
+assert_exit 0 "$CRLCACHE" --state-dir "$STATE" disable --openssl-cnf "$W/link.cnf"
+[ -L "$W/link.cnf" ] && cmp -s "$W/real.cnf" "$W/orig.cnf" || fail "disable through the link"
 note "enable/disable ok"

@@ -1,0 +1,184 @@
+#!/usr/bin/env bash
+# make install / uninstall into a DESTDIR: every file lands where the man
+# pages say, the snippet names the installed module, the units and man pages
+# pass their checkers, the installed pieces work together, and uninstall
+# leaves only the administrator's configuration and the state directory.
+. "$(dirname "$0")/lib.sh"
+
+TOP=$(cd "$TESTDIR/.." && pwd)
+[ -x "$TOP/fetcher/crlcache" ] && [ -f "$TOP/provider/crlcache.so" ] ||
+    skip "build first (make): no fetcher/crlcache or provider/crlcache.so"
+command -v pkg-config >/dev/null || skip "pkg-config not available"
+MODDIR=$(pkg-config --variable=modulesdir libcrypto)
+[ -n "$MODDIR" ] || skip "pkg-config reports no modulesdir for libcrypto"
+OSSLDIR=$(openssl version -d | sed -n 's/^OPENSSLDIR: "\(.*\)"$/\1/p')
+[ -n "$OSSLDIR" ] || fail "cannot read OPENSSLDIR from openssl version -d"
+
+R=$W/root
+# The make running `make check` must not leak its flags or variables.
+mk() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$TOP" "$@"; }
+
+# What install puts under DESTDIR (files), relative, sorted.
+expected_files() {    # expected_files PREFIX
+    local p=${1#/}
+    printf '%s\n' \
+        "etc/crlcache/crlcache.conf" \
+        "etc/cron.d/crlcache" \
+        "etc/ssl/openssl.cnf.d/crlcache.cnf" \
+        "lib/systemd/system/crlcache-update.service" \
+        "lib/systemd/system/crlcache-update.timer" \
+        "$p/bin/crlcache" \
+        "${MODDIR#/}/crlcache.so" \
+        "$p/share/man/man1/crlcache.1" \
+        "$p/share/man/man5/crlcache.conf.5" \
+        "$p/share/man/man7/crlcache-provider.7" | LC_ALL=C sort
+}
+files_under() { (cd "$1" && find . ! -type d | sed 's|^\./||' | LC_ALL=C sort); }
+
+# 1. install into a DESTDIR with PREFIX=/usr
+assert_exit 0 mk install DESTDIR="$R" PREFIX=/usr
+expected_files /usr >"$W/want"
+files_under "$R" >"$W/got"
+diff -u "$W/want" "$W/got" >"$W/diff" || { cat "$W/diff" >&2; fail "installed files differ from the list"; }
+[ -d "$R/var/lib/crlcache" ] || fail "no $R/var/lib/crlcache"
+[ "$(stat -c %a "$R/var/lib/crlcache")" = 755 ] || fail "var/lib/crlcache is not mode 755"
+[ "$(stat -c %a "$R/usr/bin/crlcache")" = 755 ] || fail "bin/crlcache is not mode 755"
+while read -r f; do
+    [ "$f" = usr/bin/crlcache ] && continue
+    [ "$(stat -c %a "$R/$f")" = 644 ] || fail "$f is not mode 644"
+done <"$W/got"
+cmp -s "$TOP/fetcher/crlcache" "$R/usr/bin/crlcache" || fail "installed crlcache differs from the build"
+cmp -s "$TOP/provider/crlcache.so" "$R$MODDIR/crlcache.so" || fail "installed crlcache.so differs from the build"
+case_ok "files land"
+
+# 2. the snippet names the installed module and is otherwise the source's;
+#    the binary looks for it where it was installed.
+S=$R/etc/ssl/openssl.cnf.d/crlcache.cnf
+[ "$(grep -c '^module[[:space:]]*=' "$S")" = 1 ] || fail "snippet: expected one module line"
+assert_grep "^module = $MODDIR/crlcache\.so\$" "$S"
+diff <(grep -v '^module[[:space:]]*=' "$TOP/openssl.cnf.d/crlcache.cnf") \
+    <(grep -v '^module[[:space:]]*=' "$S") >"$W/diff" ||
+    { cat "$W/diff" >&2; fail "snippet differs from the source beyond its module line"; }
+grep -aq '/etc/ssl/openssl.cnf.d/crlcache.cnf' "$R/usr/bin/crlcache" ||
+    fail "crlcache does not have /etc/ssl/openssl.cnf.d/crlcache.cnf compiled in"
+case_ok "snippet"
+
+# 3. units and cron file: generated for the prefix, no template left
+U=$R/lib/systemd/system
+assert_grep '^ExecStart=/usr/bin/crlcache update$' "$U/crlcache-update.service"
+assert_grep '^User=crlcache$' "$U/crlcache-update.service"
+assert_grep '^Type=oneshot$' "$U/crlcache-update.service"
+for k in 'ProtectSystem=strict' 'ReadWritePaths=/var/lib/crlcache' 'NoNewPrivileges=yes' \
+    'PrivateTmp=yes' 'ProtectHome=yes' 'PrivateDevices=yes' 'CapabilityBoundingSet=' \
+    'RestrictAddressFamilies=AF_INET AF_INET6 AF_UNIX' 'MemoryDenyWriteExecute=yes'; do
+    grep -qxF "$k" "$U/crlcache-update.service" || fail "service lacks $k"
+done
+assert_grep '^OnCalendar=hourly$' "$U/crlcache-update.timer"
+assert_grep '^RandomizedDelaySec=' "$U/crlcache-update.timer"
+assert_grep '^Persistent=true$' "$U/crlcache-update.timer"
+C=$R/etc/cron.d/crlcache
+assert_grep '^[0-9]+ \* \* \* \*[[:space:]]+crlcache[[:space:]].*/usr/bin/crlcache -q update$' "$C"
+assert_not_grep '@[A-Z]+@' "$U/crlcache-update.service"
+assert_not_grep '@[A-Z]+@' "$U/crlcache-update.timer"
+assert_not_grep '@[A-Z]+@' "$C"
+# cron runs the line with /bin/sh, where % would end the command
+grep -v '^#' "$C" | grep -q '%' && fail "cron file uses %, which cron turns into newlines"
+case_ok "units and cron file"
+
+# 4. the installed pieces work: the default configuration parses (also with
+#    every documented default uncommented), and `exec` with the installed
+#    snippet and module gets the provider active.
+CONF=$R/etc/crlcache/crlcache.conf
+STATE=$W/state
+assert_exit 0 "$R/usr/bin/crlcache" --allow-root --state-dir "$STATE" -c "$CONF" update
+sed -E 's/^#(parallel|connect_timeout|timeout|max_size|max_redirects|stale_grace) /\1 /' \
+    "$CONF" >"$W/defaults.conf"
+[ "$(grep -c '^[a-z]' "$W/defaults.conf")" = 6 ] || fail "config does not show the 6 numeric defaults"
+assert_exit 0 "$R/usr/bin/crlcache" --allow-root --state-dir "$STATE" -c "$W/defaults.conf" update
+assert_exit 0 env CRLCACHE_SNIPPET="$S" "$R/usr/bin/crlcache" --state-dir "$STATE" \
+    exec --module "$R$MODDIR/crlcache.so" -- openssl list -providers
+assert_grep -i 'status: active' "$W/last.out"
+grep -A3 '^  crlcache$' "$W/last.out" | grep -q 'status: active' ||
+    { cat "$W/last.out" >&2; fail "exec with the installed snippet: crlcache not active"; }
+case_ok "installed pieces work"
+
+# 5. man pages: mandoc -Tlint clean (only "referenced manual not found",
+#    which depends on what the host has installed, is let through)
+if command -v mandoc >/dev/null; then
+    for m in "$R/usr/share/man/man1/crlcache.1" "$R/usr/share/man/man5/crlcache.conf.5" \
+        "$R/usr/share/man/man7/crlcache-provider.7"; do
+        mandoc -Tlint -Wstyle "$m" 2>&1 |
+            grep -v -e 'referenced manual not found' -e 'mandoc\.db' >"$W/lint" || :
+        [ -s "$W/lint" ] && { cat "$W/lint" >&2; fail "mandoc -Tlint: $m"; }
+        mandoc -Tutf8 "$m" >/dev/null || fail "mandoc cannot render $m"
+    done
+    case_ok "mandoc -Tlint"
+else
+    note "mandoc not installed: man page lint skipped (test/deps.sh installs it)"
+fi
+
+# 6. systemd-analyze verify: on copies whose ExecStart points into DESTDIR
+#    (the tool wants an executable there), with MANPATH at the installed
+#    pages so that Documentation=man:... is checked too.  It exits 0 on
+#    unknown keys and bad values, so any output is a failure.
+if command -v systemd-analyze >/dev/null; then
+    mkdir -p "$W/units"
+    for u in crlcache-update.service crlcache-update.timer; do
+        sed "s|^ExecStart=/usr/bin/|ExecStart=$R/usr/bin/|" "$U/$u" >"$W/units/$u"
+    done
+    man_opt=()
+    command -v man >/dev/null || man_opt=(--man=no)
+    MANPATH=$R/usr/share/man systemd-analyze verify ${man_opt[@]+"${man_opt[@]}"} \
+        "$W/units/crlcache-update.timer" "$W/units/crlcache-update.service" \
+        >"$W/verify" 2>&1; rc=$?
+    if [ "$rc" -ne 0 ] || [ -s "$W/verify" ]; then
+        cat "$W/verify" >&2; fail "systemd-analyze verify: exit $rc"
+    fi
+    case_ok "systemd-analyze verify"
+else
+    note "systemd-analyze not installed: unit verification skipped"
+fi
+
+# 7. install again: an edited configuration is kept, the rest replaced
+echo 'timeout = 60' >>"$CONF"
+cp "$CONF" "$W/conf.edited"
+assert_exit 0 mk install DESTDIR="$R" PREFIX=/usr
+cmp -s "$CONF" "$W/conf.edited" || fail "install overwrote an existing crlcache.conf"
+files_under "$R" >"$W/got"
+diff -u "$W/want" "$W/got" >"$W/diff" || { cat "$W/diff" >&2; fail "second install: files differ"; }
+case_ok "reinstall keeps the configuration"
+
+# 8. uninstall refuses while the system openssl.cnf still uses crlcache
+mkdir -p "$R$OSSLDIR"
+printf '# BEGIN crlcache\n.include /etc/ssl/openssl.cnf.d/crlcache.cnf\n# END crlcache\n' \
+    >"$R$OSSLDIR/openssl.cnf"
+assert_exit nonzero mk uninstall DESTDIR="$R" PREFIX=/usr
+assert_grep 'crlcache disable' "$W/last.err"
+[ -f "$R/usr/bin/crlcache" ] || fail "a refused uninstall removed files"
+rm -f "$R$OSSLDIR/openssl.cnf"
+case_ok "uninstall refuses while enabled"
+
+# 9. uninstall leaves exactly what is documented to stay
+assert_exit 0 mk uninstall DESTDIR="$R" PREFIX=/usr
+assert_grep 'kept .*crlcache\.conf' "$W/last.out"
+printf '%s\n' etc/crlcache/crlcache.conf >"$W/want.after"
+files_under "$R" >"$W/got"
+diff -u "$W/want.after" "$W/got" >"$W/diff" || { cat "$W/diff" >&2; fail "uninstall left other files"; }
+[ -d "$R/var/lib/crlcache" ] || fail "uninstall removed the state directory"
+cmp -s "$CONF" "$W/conf.edited" || fail "uninstall changed crlcache.conf"
+case_ok "uninstall"
+
+# 10. default PREFIX is /usr/local, and the units follow it
+R2=$W/root2
+assert_exit 0 mk install DESTDIR="$R2"
+expected_files /usr/local >"$W/want"
+files_under "$R2" >"$W/got"
+diff -u "$W/want" "$W/got" >"$W/diff" || { cat "$W/diff" >&2; fail "PREFIX=/usr/local: files differ"; }
+assert_grep '^ExecStart=/usr/local/bin/crlcache update$' "$R2/lib/systemd/system/crlcache-update.service"
+assert_grep '/usr/local/bin/crlcache -q update$' "$R2/etc/cron.d/crlcache"
+assert_exit 0 mk uninstall DESTDIR="$R2"
+files_under "$R2" >"$W/got"
+diff -u "$W/want.after" "$W/got" >/dev/null || fail "PREFIX=/usr/local: uninstall left other files"
+case_ok "default prefix"
+
+finish
