@@ -58,6 +58,7 @@ struct conf {
 };
 
 extern int verbosity;		/* 0 quiet, 1 normal, 2 verbose */
+extern int log_syslog;		/* --syslog: mirror messages to syslog */
 
 void	 logx(int level, const char *fmt, ...)
 	    __attribute__((format(printf, 2, 3)));

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 
 #include <curl/curl.h>
 
@@ -16,7 +17,7 @@ static void
 usage(FILE *f)
 {
 	fputs("usage: crlcache [--state-dir DIR] [-c FILE] [-v | -q] [--allow-root]\n"
-	    "                COMMAND [ARGS]\n"
+	    "                [--syslog] COMMAND [ARGS]\n"
 	    "commands:\n"
 	    "  update                 fetch, verify and publish the configured CRLs\n"
 	    "  import [--anchor CA.pem]... [--untrusted CERTS.pem]... CRL...\n"
@@ -42,6 +43,7 @@ main(int argc, char **argv)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "allow-root", no_argument, NULL, 'R' },
+		{ "syslog", no_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *state_dir = getenv("CRLCACHE_STATE_DIR");
@@ -70,6 +72,10 @@ main(int argc, char **argv)
 			break;
 		case 'R':
 			allow_env = "1";
+			break;
+		case 'S':
+			log_syslog = 1;
+			openlog("crlcache", LOG_PID, LOG_DAEMON);
 			break;
 		case 'h':
 			usage(stdout);

@@ -220,12 +220,12 @@ cmd_update(const char *state_dir, const struct conf *conf)
 		goto done;
 	}
 	ret = tl.failed > 0 ? 1 : 0;
-	if (verbosity > 0 || tl.failed > 0)
-		fprintf(stderr, "crlcache: update: %zu sources, %zu updated, "
-		    "%zu unchanged, %zu failed; generation %llu%s\n", urls.n,
-		    tl.updated, tl.unchanged, tl.failed, (unsigned long long)
-		    (gen != 0 ? gen : published_generation(state_dir)),
-		    gen != 0 ? "" : " (unchanged)");
+	/* The summary: always with -v/default, with -q only on failure. */
+	logx(tl.failed > 0 ? 0 : 1, "update: %zu sources, %zu updated, "
+	    "%zu unchanged, %zu failed; generation %llu%s", urls.n,
+	    tl.updated, tl.unchanged, tl.failed, (unsigned long long)
+	    (gen != 0 ? gen : published_generation(state_dir)),
+	    gen != 0 ? "" : " (unchanged)");
 done:
 	for (i = 0; f != NULL && i < urls.n; i++) {
 		fetch_free(&f[i]);

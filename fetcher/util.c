@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <syslog.h>
 #include <unistd.h>
 
 #include <openssl/asn1.h>
@@ -17,19 +18,32 @@
 #include "fetcher.h"
 
 int verbosity = 1;
+int log_syslog;
 
+/*
+ * Level 0: errors, always shown; 1: normal output (-q hides it); 2: -v.
+ * With --syslog, levels 0 and 1 also go to syslog whatever -q says
+ * (cron hosts have no journal catching stderr, and -q keeps cron mail
+ * for failures only).
+ */
 void
 logx(int level, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (level > verbosity)
-		return;
-	fputs("crlcache: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
+	if (level <= verbosity) {
+		fputs("crlcache: ", stderr);
+		va_start(ap, fmt);
+		vfprintf(stderr, fmt, ap);
+		va_end(ap);
+		fputc('\n', stderr);
+	}
+	/* syslog keeps failures and the summary even under -q */
+	if (log_syslog && level <= 1) {
+		va_start(ap, fmt);
+		vsyslog(level == 0 ? LOG_ERR : LOG_INFO, fmt, ap);
+		va_end(ap);
+	}
 }
 
 void *
