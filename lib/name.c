@@ -181,12 +181,16 @@ put_ava(struct canon *c, uint32_t rdn, struct der ava)
 int
 crlc_name_canon_hash(const uint8_t *der, size_t len, uint8_t out[CRLC_HASH_LEN])
 {
-	struct der top = { der, der + len }, name, rdn, ava;
+	struct der top, name, rdn, ava;
 	struct canon c;
 	uint32_t index = 0;
 
 	c.len = 0;
-	if (der == NULL || der_expect(&top, TAG_SEQUENCE, &name) == -1 ||
+	if (der == NULL)
+		return -1;
+	top.p = der;
+	top.end = der + len;
+	if (der_expect(&top, TAG_SEQUENCE, &name) == -1 ||
 	    top.p != top.end)
 		return -1;
 	while (name.p < name.end) {

@@ -202,12 +202,16 @@ parse_extensions(struct der ctx3, struct crlc_tbs *out)
 int
 crlc_tbs_parse(const uint8_t *der, size_t len, struct crlc_tbs *out)
 {
-	struct der top = { der, der + len }, tbs, c, validity;
+	struct der top, tbs, c, validity;
 	unsigned tag;
 	long version = 0;
 
 	memset(out, 0, sizeof(*out));
-	if (der == NULL || der_expect(&top, TAG_SEQUENCE, &tbs) == -1 ||
+	if (der == NULL)
+		return -1;
+	top.p = der;
+	top.end = der + len;
+	if (der_expect(&top, TAG_SEQUENCE, &tbs) == -1 ||
 	    top.p != top.end)
 		return -1;
 
@@ -271,10 +275,14 @@ crlc_tbs_parse(const uint8_t *der, size_t len, struct crlc_tbs *out)
 int
 crlc_cert_tbs(const uint8_t *der, size_t len, struct crlc_span *tbs)
 {
-	struct der top = { der, der + len }, cert, c;
+	struct der top, cert, c;
 	const uint8_t *start;
 
-	if (der == NULL || der_expect(&top, TAG_SEQUENCE, &cert) == -1 ||
+	if (der == NULL)
+		return -1;
+	top.p = der;
+	top.end = der + len;
+	if (der_expect(&top, TAG_SEQUENCE, &cert) == -1 ||
 	    top.p != top.end)
 		return -1;
 	start = cert.p;
