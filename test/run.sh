@@ -71,8 +71,9 @@ for f in ${tests[@]+"${tests[@]}"}; do
     pid=$!
     wait "$pid"; rc=$?
     leaked=""
-    if command -v pgrep >/dev/null && pgrep -g "$pid" >/dev/null 2>&1; then
-        leaked=$(pgrep -g "$pid" -a 2>/dev/null | head -5)
+    # zombies (reaped by init soon) are not leaks
+    if command -v pgrep >/dev/null && pgrep -g "$pid" -a 2>/dev/null | grep -vq '<defunct>$'; then
+        leaked=$(pgrep -g "$pid" -a 2>/dev/null | grep -v '<defunct>$' | head -5)
         kill -TERM -- "-$pid" 2>/dev/null; sleep 0.5; kill -KILL -- "-$pid" 2>/dev/null
     fi
     secs=$(( $(date +%s) - start ))
