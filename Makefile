@@ -66,6 +66,11 @@ check: deps all unit
 demo: deps all
 	@bash test/demo.sh
 
+# Benchmarks (not part of check): ratios measured side by side.
+bench: all
+	bash test/bench/verify.sh
+	bash test/bench/ingest.sh
+
 clean:
 	rm -f $(LIB_OBJS) $(FETCH_OBJS) $(PROV_OBJS) $(UNIT_BINS) lib/libcrlcache.a \
 	    fetcher/crlcache provider/crlcache.so test/unit/.counts
@@ -171,4 +176,4 @@ uninstall:
 
 .PHONY: install uninstall
 
-.PHONY: all unit deps check demo clean
+.PHONY: all unit deps check demo bench clean

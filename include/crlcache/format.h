@@ -32,6 +32,8 @@
  *		"format"     u32  CRLC_FORMAT_VERSION of the writer
  *		"generation" u64  incremented by every publish, starts at 1
  *		"created"    i64  time of the publish
+ *		"next_issuer_id" u32  the writer's next free issuer id (ids
+ *		                      are dense, from 1, never reused)
  *
  *   "canon"	key: SHA-256 of the canonical form of an issuer Name (32)
  *		value: u32 issuer id
