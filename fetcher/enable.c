@@ -52,12 +52,11 @@ struct enable_opts {
 static int
 default_cnf(char *out, size_t len)
 {
-	const char *d = OpenSSL_version(OPENSSL_DIR), *q, *e;
+	char dir[PATH_MAX];
 
-	if ((q = strchr(d, '"')) == NULL || (e = strchr(q + 1, '"')) == NULL)
+	if (openssl_dir(OPENSSL_DIR, dir, sizeof(dir)) == -1)
 		return -1;
-	return (size_t)snprintf(out, len, "%.*s/openssl.cnf", (int)(e - q - 1),
-	    q + 1) < len ? 0 : -1;
+	return (size_t)snprintf(out, len, "%s/openssl.cnf", dir) < len ? 0 : -1;
 }
 
 static int
@@ -88,8 +87,13 @@ parse_opts(int argc, char **argv, struct enable_opts *o)
 		o->cnf = o->cnfbuf;
 	}
 	if (o->module == NULL) {
-		snprintf(o->modbuf, sizeof(o->modbuf), "%s/crlcache.so",
-		    OpenSSL_version(OPENSSL_MODULES_DIR));
+		char dir[PATH_MAX];
+
+		if (openssl_dir(OPENSSL_MODULES_DIR, dir, sizeof(dir)) == -1 ||
+		    (size_t)snprintf(o->modbuf, sizeof(o->modbuf), "%.*s/crlcache.so",
+		    (int)(sizeof(o->modbuf) - sizeof("/crlcache.so")), dir) >=
+		    sizeof(o->modbuf))
+			return -1;
 		o->module = o->modbuf;
 	}
 	if (o->snippet == NULL)

@@ -88,8 +88,12 @@ cmd_exec(const char *state_dir, int argc, char **argv)
 		    "[--] PROGRAM [ARGS...]");
 		goto done;
 	}
-	snprintf(installed, sizeof(installed), "%s/crlcache.so",
-	    OpenSSL_version(OPENSSL_MODULES_DIR));
+	if (openssl_dir(OPENSSL_MODULES_DIR, installed, sizeof(installed)) == -1 ||
+	    strlen(installed) + sizeof("/crlcache.so") > sizeof(installed)) {
+		logx(0, "exec: cannot tell OpenSSL's modules directory");
+		goto done;
+	}
+	strcat(installed, "/crlcache.so");
 	if (locate(module_opt, "CRLCACHE_MODULE", "provider/crlcache.so",
 	    installed, module, sizeof(module)) == -1 ||
 	    locate(NULL, "CRLCACHE_SNIPPET", "openssl.cnf.d/crlcache.cnf",

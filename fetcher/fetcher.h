@@ -70,6 +70,7 @@ int	 read_file(const char *path, size_t max, uint8_t **buf, size_t *len,
 	    char *err, size_t errlen);
 int64_t	 asn1_time_to_epoch(const ASN1_TIME *t);
 void	 format_time(int64_t t, char *buf, size_t len);
+int	 openssl_dir(int which, char *out, size_t len);
 
 /* conf.c */
 void	 conf_init(struct conf *c);

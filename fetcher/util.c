@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include <openssl/asn1.h>
+#include <openssl/crypto.h>
 
 #include "fetcher.h"
 
@@ -161,4 +162,20 @@ format_time(int64_t t, char *buf, size_t len)
 	if (gmtime_r(&tt, &tm) == NULL ||
 	    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
 		snprintf(buf, len, "%lld", (long long)t);
+}
+
+/*
+ * The path in OpenSSL_version(which) for OPENSSL_DIR and
+ * OPENSSL_MODULES_DIR, which read `OPENSSLDIR: "/usr/lib/ssl"` (as
+ * `openssl version -d` prints them): the part between the quotes.
+ */
+int
+openssl_dir(int which, char *out, size_t len)
+{
+	const char *d = OpenSSL_version(which), *q, *e;
+
+	if ((q = strchr(d, '"')) == NULL || (e = strchr(q + 1, '"')) == NULL)
+		return -1;
+	return (size_t)snprintf(out, len, "%.*s", (int)(e - q - 1), q + 1) < len ?
+	    0 : -1;
 }

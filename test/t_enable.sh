@@ -16,6 +16,13 @@ cp "$stock" "$W/openssl.cnf"
 mkdir -p "$STATE"
 en() { "$CRLCACHE" --state-dir "$STATE" "$@" --openssl-cnf "$W/openssl.cnf"; }
 
+# the default module path is OpenSSL's modules directory, as pkg-config says
+mdir=$(pkg-config --variable=modulesdir libcrypto)
+if [ -n "$mdir" ] && [ ! -e "$mdir/crlcache.so" ]; then
+    assert_exit 4 en enable --snippet "$SNIP"
+    assert_grep "^crlcache: $mdir/crlcache.so: not installed" "$W/last.err"
+fi
+
 # refusals first: the file must stay untouched
 assert_exit 4 en enable --module "$W/nonexistent.so" --snippet "$SNIP"
 cmp -s "$W/openssl.cnf" "$W/orig.cnf" || fail "refused enable changed the file"
