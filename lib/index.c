@@ -172,6 +172,15 @@ crlc_index_open(const char *path, struct crlc_index **out, const char **detail)
 		ret = CRLC_E_FORMAT;
 		goto done;
 	}
+	/*
+	 * LMDB trusts the pages it maps, and every OpenSSL program maps this
+	 * file: one that anybody but its owner may rewrite is refused.
+	 */
+	if (sb.st_mode & (S_IWGRP | S_IWOTH)) {
+		why = "writable by group or others; refusing to map it";
+		ret = CRLC_E_ACCESS;
+		goto done;
+	}
 	if ((idx = calloc(1, sizeof(*idx))) == NULL) {
 		ret = CRLC_E_NOMEM;
 		goto done;

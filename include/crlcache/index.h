@@ -45,7 +45,10 @@ struct crlc_verdict {
  * Open the published index at path read-only (MDB_RDONLY | MDB_NOLOCK |
  * MDB_NOSUBDIR | MDB_NOTLS).  Checks the format version and that the file
  * is as long as LMDB's meta page says, so that a truncated file is refused
- * instead of faulting later.  On success *out owns the mapping until
+ * instead of faulting later, and refuses a file that group or others may
+ * write (CRLC_E_ACCESS): LMDB does not validate the pages it maps, so the
+ * index is only as trustworthy as the account that writes it (the
+ * fetcher publishes it mode 0644).  On success *out owns the mapping until
  * crlc_index_close().  Returns CRLC_OK or an enum crlc_err; on error *out
  * is NULL and, when detail is not NULL, a static string is stored there.
  */

@@ -209,6 +209,13 @@ check_refusals(const char *dir, const char *good)
 		CHECK(crlc_index_open(path, &idx, NULL) != CRLC_OK && idx == NULL);
 	}
 
+	/* a file others may write is not mapped */
+	CHECK(chmod(good, 0666) == 0);
+	CHECK(crlc_index_open(good, &idx, NULL) == CRLC_E_ACCESS && idx == NULL);
+	CHECK(chmod(good, 0644) == 0);
+	CHECK(crlc_index_open(good, &idx, NULL) == CRLC_OK);
+	crlc_index_close(idx);
+
 	snprintf(path, sizeof(path), "%s/newer.mdb", dir);
 	write_index(path, CRLC_FORMAT_VERSION + 1);
 	CHECK(crlc_index_open(path, &idx, NULL) == CRLC_E_FORMAT && idx == NULL);
