@@ -20,6 +20,7 @@ conf_init(struct conf *c)
 	c->connect_timeout = 15;
 	c->timeout = 120;
 	c->max_redirects = 3;
+	c->retries = 2;
 	c->max_size = DEFAULT_MAX_SIZE;
 	c->stale_grace = 86400;
 }
@@ -82,6 +83,7 @@ static const struct numkey numkeys[] = {
 	{ "max_redirects", 0, 20, 0 },
 	{ "max_size", 1024, (long long)1 << 30, 1 },
 	{ "stale_grace", 0, 365LL * 86400, 0 },
+	{ "retries", 0, 5, 0 },
 };
 
 static void
@@ -93,7 +95,8 @@ set_number(struct conf *c, size_t i, long long v)
 	case 2: c->timeout = (long)v; break;
 	case 3: c->max_redirects = (long)v; break;
 	case 4: c->max_size = (size_t)v; break;
-	default: c->stale_grace = v; break;
+	case 5: c->stale_grace = v; break;
+	default: c->retries = (long)v; break;
 	}
 }
 

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <curl/curl.h>
@@ -29,7 +30,13 @@ struct xfer {
 	struct curl_slist *headers;
 	size_t		 cap;
 	int		 too_large;
+	long		 attempts;	/* transfers started */
+	long long	 retry_at;	/* monotonic ms; 0: not waiting */
 };
+
+/* Backoff before retry k (1, 2, ...): 1 s doubling, at most this. */
+#define RETRY_BACKOFF_MS	1000
+#define RETRY_BACKOFF_MAX_MS	30000
 
 static size_t
 on_body(char *data, size_t size, size_t nmemb, void *arg)
@@ -183,6 +190,90 @@ progress(size_t done, size_t n)
 		    done == n ? "\n" : "");
 }
 
+static long long
+mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * Worth another try in this run: the server or the path may recover
+ * (connection refused or reset, timeout, 5xx, 429).  Not: 4xx, a body
+ * over max_size, TLS or protocol errors.
+ */
+static int
+transient(const struct xfer *x, CURLcode res)
+{
+	long status = 0;
+
+	if (x->too_large)
+		return 0;
+	switch (res) {
+	case CURLE_COULDNT_CONNECT: case CURLE_OPERATION_TIMEDOUT:
+	case CURLE_RECV_ERROR: case CURLE_SEND_ERROR: case CURLE_GOT_NOTHING:
+	case CURLE_PARTIAL_FILE: case CURLE_COULDNT_RESOLVE_HOST:
+		return 1;
+	case CURLE_OK:
+		curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &status);
+		return status >= 500 || status == 429;
+	default:
+		return 0;
+	}
+}
+
+/* Forget what a failed attempt received, so the retry starts clean. */
+static void
+reset_attempt(struct xfer *x)
+{
+	free(x->f->body);
+	free(x->f->new_etag);
+	free(x->f->new_last_modified);
+	x->f->body = NULL;
+	x->f->new_etag = x->f->new_last_modified = NULL;
+	x->f->len = 0;
+	x->cap = 0;
+	x->too_large = 0;
+}
+
+static int
+start(CURLM *multi, struct xfer *x)
+{
+	x->attempts++;
+	x->retry_at = 0;
+	if ((x->easy == NULL && setup(x) == -1) ||
+	    curl_multi_add_handle(multi, x->easy) != CURLM_OK) {
+		snprintf(x->f->err, sizeof(x->f->err),
+		    "cannot set up the transfer");
+		return -1;
+	}
+	return 0;
+}
+
+/* Settle a finished transfer: done, or parked for a retry (returns 0). */
+static int
+completed(CURLM *multi, struct xfer *x, CURLcode res)
+{
+	long long backoff;
+
+	curl_multi_remove_handle(multi, x->easy);
+	if (transient(x, res) && x->attempts <= x->conf->retries) {
+		backoff = (long long)RETRY_BACKOFF_MS << (x->attempts - 1);
+		if (backoff > RETRY_BACKOFF_MAX_MS)
+			backoff = RETRY_BACKOFF_MAX_MS;
+		logx(2, "%s: %s; retrying in %lld ms", x->f->url,
+		    res != CURLE_OK ? curl_easy_strerror(res) : "server error",
+		    backoff);
+		reset_attempt(x);
+		x->retry_at = mono_ms() + backoff;
+		return 0;
+	}
+	finish(x, res);
+	return 1;
+}
+
 int
 fetch_all(struct fetch *f, size_t n, const struct conf *conf)
 {
@@ -190,7 +281,8 @@ fetch_all(struct fetch *f, size_t n, const struct conf *conf)
 	CURLM *multi;
 	CURLMsg *msg;
 	size_t next = 0, done = 0, i;
-	int running = 0, left;
+	long long now, wake;
+	int running, left, active = 0, wait_ms;
 
 	if (n == 0)
 		return 0;
@@ -202,25 +294,29 @@ fetch_all(struct fetch *f, size_t n, const struct conf *conf)
 		xs[i].conf = conf;
 	}
 	while (done < n) {
-		while (next < n && (long)(next - done) < conf->parallel) {
-			struct xfer *x = &xs[next++];
-
-			if (setup(x) == -1 ||
-			    curl_multi_add_handle(multi, x->easy) != CURLM_OK) {
-				snprintf(x->f->err, sizeof(x->f->err),
-				    "cannot set up the transfer");
-				done++;
+		/* Retries that are due first, then new transfers. */
+		now = mono_ms();
+		wake = now + 1000;
+		for (i = 0; i < next && active < conf->parallel; i++) {
+			if (xs[i].retry_at == 0)
+				continue;
+			if (xs[i].retry_at > now) {
+				if (xs[i].retry_at < wake)
+					wake = xs[i].retry_at;
 				continue;
 			}
-			running++;
+			if (start(multi, &xs[i]) == -1)
+				done++;
+			else
+				active++;
 		}
-		if (running == 0)
-			continue;
+		while (next < n && active < conf->parallel) {
+			if (start(multi, &xs[next++]) == -1)
+				done++;
+			else
+				active++;
+		}
 		if (curl_multi_perform(multi, &running) != CURLM_OK)
-			break;
-		/* Wait only while transfers remain; finished ones are read below. */
-		if (running > 0 &&
-		    curl_multi_poll(multi, NULL, 0, 1000, NULL) != CURLM_OK)
 			break;
 		while ((msg = curl_multi_info_read(multi, &left)) != NULL) {
 			struct xfer *x;
@@ -228,11 +324,18 @@ fetch_all(struct fetch *f, size_t n, const struct conf *conf)
 			if (msg->msg != CURLMSG_DONE)
 				continue;
 			curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, &x);
-			finish(x, msg->data.result);
-			curl_multi_remove_handle(multi, x->easy);
-			done++;
-			progress(done, n);
+			active--;
+			if (completed(multi, x, msg->data.result)) {
+				done++;
+				progress(done, n);
+			}
 		}
+		/* Wait for traffic, or until the next retry is due. */
+		wait_ms = (int)(wake - mono_ms());
+		if (done < n && (running > 0 || active == 0) &&
+		    curl_multi_poll(multi, NULL, 0, wait_ms > 0 ? wait_ms : 0,
+		    NULL) != CURLM_OK)
+			break;
 	}
 	for (i = 0; i < n; i++) {
 		if (xs[i].easy != NULL) {

@@ -53,6 +53,7 @@ struct conf {
 	long		connect_timeout;	/* seconds */
 	long		timeout;		/* seconds, whole transfer */
 	long		max_redirects;
+	long		retries;		/* extra attempts, transient errors */
 	size_t		max_size;		/* bytes per CRL */
 	int64_t		stale_grace;		/* seconds after nextUpdate */
 };

@@ -18,7 +18,8 @@ Failure injection by path prefix:
     /close/...            close the connection without any response
     /redirect/N/rest      302 to /redirect/N-1/rest ... /redirect/0/rest -> /rest
 Failure injection for a fixed URL: if ROOT/<path>.status exists, its first word
-decides: a number (answer that status), "stall", "slow" or "close".
+decides: a number (answer that status), "stall", "slow" or "close"; an
+optional second word N limits it to the next N requests.
 """
 import argparse
 import email.utils
@@ -91,9 +92,22 @@ class Handler(BaseHTTPRequestHandler):
         try:
             with open(p + ".status") as f:
                 words = f.read().split()
-                return words[0] if words else None
         except OSError:
             return None
+        if not words:
+            return None
+        # "WHAT N": inject WHAT for the next N requests only, then serve
+        if len(words) > 1 and words[1].isdigit():
+            left = int(words[1]) - 1
+            try:
+                if left <= 0:
+                    os.unlink(p + ".status")
+                else:
+                    with open(p + ".status", "w") as f:
+                        f.write("%s %d\n" % (words[0], left))
+            except OSError:
+                pass
+        return words[0]
 
     def _serve_file(self, urlpath, slow=False):
         p = self._fs_path(urlpath)

@@ -10,8 +10,9 @@ pki_revoke int "$PKI/rev1.pem" reason=keyCompromise
 pki_gencrl int "$W/int.crl"
 serve "$W/int.crl" int.crl
 U=$BASE_URL/int.crl
+# retries = 0 here: each failure below is one attempt (retries: at the end)
 write_conf "url = $U" "anchor = $PKI/root/cert.pem" "untrusted = $PKI/int/cert.pem" \
-    "timeout = 2" "connect_timeout = 2"
+    "timeout = 2" "connect_timeout = 2" "retries = 0"
 assert_exit 0 cc update
 check_is revoked 1 "$PKI/rev1.pem"
 
@@ -42,9 +43,9 @@ inject int.crl 404;   fail_case 404 '404' 10
 inject int.crl 500;   fail_case 500 '500' 10
 inject int.crl close; fail_case close '.' 10
 # timeout = 2: a server that accepts and never answers, and one that trickles
-# the body at 2 bytes/s, must each be cut off after ~2 s (allow retries: 10 s).
-inject int.crl stall; fail_case stall 'timed out|timeout' 10
-inject int.crl slow;  fail_case slow  'timed out|timeout' 10
+# the body at 2 bytes/s, must each be cut off after ~2 s.
+inject int.crl stall; fail_case stall 'timed out|timeout' 5
+inject int.crl slow;  fail_case slow  'timed out|timeout' 5
 inject int.crl ""
 assert_exit 0 cc update           # recovers
 check_is revoked 1 "$PKI/rev1.pem"
@@ -68,7 +69,8 @@ pki_gencrl int "$W/int.crl"
 serve "$W/int.crl" int.crl
 write_conf "url = $BASE_URL/int.crl" "url = $BASE_URL/status/404/x.crl" \
     "url = http://127.0.0.1:$cport/y.crl" \
-    "anchor = $PKI/root/cert.pem" "untrusted = $PKI/int/cert.pem" "timeout = 2" "connect_timeout = 2"
+    "anchor = $PKI/root/cert.pem" "untrusted = $PKI/int/cert.pem" "timeout = 2" "connect_timeout = 2" \
+    "retries = 0"
 cc update >"$W/upd.out" 2>"$W/upd.err"; rc=$?
 sed 's/^/    [mixed] /' "$W/upd.err"
 if [ "$rc" -ne 1 ]; then case_fail mixed "exit $rc, expected 1"
@@ -79,4 +81,33 @@ elif ! grep -Eq 'crlcache: update: 3 sources, 1 updated, 0 unchanged, 2 failed' 
 elif ! check_is_soft revoked 1 "$PKI/rev2.pem"; then case_fail mixed "good source not ingested"
 else case_ok mixed
 fi
+# Retries with backoff: one 500 then the CRL -> retries = 1 succeeds after a
+# second request; a 503 that persists -> exactly 1 + retries requests, failed;
+# a 404 is not retried.
+n_req() { grep -c "^GET /int.crl " "$HTTPD_LOG"; }
+pki_revoke int "$PKI/good1.pem" reason=superseded
+pki_gencrl int "$W/int.crl"
+serve "$W/int.crl" int.crl
+write_conf "url = $BASE_URL/int.crl" "anchor = $PKI/root/cert.pem" \
+    "untrusted = $PKI/int/cert.pem" "timeout = 5" "retries = 1"
+inject int.crl "500 1"
+r0=$(n_req)
+if ! cc update >"$W/upd.out" 2>"$W/upd.err"; then case_fail retry-recovers "update failed: $(cat "$W/upd.err")"
+elif [ $(( $(n_req) - r0 )) -ne 2 ]; then case_fail retry-recovers "expected 2 requests, saw $(( $(n_req) - r0 ))"
+elif ! check_is_soft revoked 1 "$PKI/good1.pem"; then case_fail retry-recovers "CRL fetched on retry not ingested"
+else case_ok retry-recovers; fi
+write_conf "url = $BASE_URL/int.crl" "anchor = $PKI/root/cert.pem" \
+    "untrusted = $PKI/int/cert.pem" "timeout = 5" "retries = 2"
+inject int.crl 503
+r0=$(n_req)
+cc update >"$W/upd.out" 2>"$W/upd.err"; rc=$?
+if [ "$rc" -ne 1 ] || [ $(( $(n_req) - r0 )) -ne 3 ]; then
+    case_fail retry-gives-up "exit $rc, $(( $(n_req) - r0 )) requests (want 1, 3)"
+else case_ok retry-gives-up; fi
+inject int.crl 404
+r0=$(n_req)
+cc update >"$W/upd.out" 2>"$W/upd.err"
+[ $(( $(n_req) - r0 )) -eq 1 ] && case_ok no-retry-on-404 || case_fail no-retry-on-404 "404 was retried"
+inject int.crl ""
+
 finish
