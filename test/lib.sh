@@ -168,6 +168,10 @@ _newkey() {     # _newkey TYPE OUT
     case $1 in
         rsa) openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$2" 2>/dev/null ;;
         ec)  openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$2" 2>/dev/null ;;
+        ec384) openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-384 -out "$2" 2>/dev/null ;;
+        ec521) openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-521 -out "$2" 2>/dev/null ;;
+        rsa-pss) openssl genpkey -algorithm RSA-PSS -pkeyopt rsa_keygen_bits:2048 -out "$2" 2>/dev/null ;;
+        ed25519|ed448) openssl genpkey -algorithm "$1" -out "$2" 2>/dev/null ;;
         *) fail "_newkey: unknown key type $1" ;;
     esac || fail "key generation failed"
 }
@@ -194,7 +198,8 @@ serial = $d/serial
 crlnumber = $d/crlnumber
 certificate = $cert
 private_key = $key
-default_md = sha256
+# the key's own default: SHA-256 for RSA and EC, none for EdDSA
+default_md = default
 default_days = 365
 default_crl_days = 7
 policy = policy_any
