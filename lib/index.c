@@ -30,7 +30,25 @@ struct txn_slot {
 	MDB_txn		*txn;
 };
 
+/*
+ * Issuers recently looked up in this snapshot, found or not: a chain
+ * verification meets the same two or three issuers again and again, and
+ * a miss (an issuer no CRL covers) otherwise costs two B-tree lookups and
+ * a parse of the Name.  Direct-mapped by the issuer's SHA-256; each entry
+ * holds the whole hash, so only an exact match is used.  Readers take no
+ * lock: an entry carries a sequence count, odd while a writer fills it,
+ * and a read that saw it change is discarded (seqlock).
+ */
+#define ISSUER_CACHE	64
+
+struct issuer_entry {
+	atomic_uint		 seq;
+	_Atomic uint64_t	 hash[CRLC_HASH_LEN / 8];
+	atomic_uint		 id;		/* 0: not in the index */
+};
+
 struct crlc_index {
+	struct issuer_entry	 issuers[ISSUER_CACHE];
 	struct txn_slot	 slots[TXN_SLOTS];
 	MDB_env		*env;
 	MDB_dbi		 canon;
@@ -264,6 +282,85 @@ scope_covers(MDB_txn *txn, MDB_dbi crl, const uint8_t *key, size_t klen,
 	return 1;
 }
 
+static struct issuer_entry *
+issuer_slot(struct crlc_index *idx, const uint64_t w[CRLC_HASH_LEN / 8])
+{
+	return &idx->issuers[w[0] % ISSUER_CACHE];
+}
+
+/* 1 and *id (0: not in the index) when the cache knows this issuer. */
+static int
+issuer_cached(struct crlc_index *idx, const uint64_t w[CRLC_HASH_LEN / 8],
+    uint32_t *id)
+{
+	struct issuer_entry *e = issuer_slot(idx, w);
+	unsigned before, after;
+	uint32_t got;
+	size_t i;
+	int same = 1;
+
+	before = atomic_load(&e->seq);
+	if (before & 1)
+		return 0;
+	for (i = 0; i < CRLC_HASH_LEN / 8; i++)
+		same &= atomic_load(&e->hash[i]) == w[i];
+	got = atomic_load(&e->id);
+	after = atomic_load(&e->seq);
+	if (!same || before != after || before == 0)
+		return 0;
+	*id = got;
+	return 1;
+}
+
+static void
+issuer_remember(struct crlc_index *idx, const uint64_t w[CRLC_HASH_LEN / 8],
+    uint32_t id)
+{
+	struct issuer_entry *e = issuer_slot(idx, w);
+	unsigned seq = atomic_load(&e->seq);
+	size_t i;
+
+	/* Another writer is at it: let it win, this is only a cache. */
+	if ((seq & 1) || !atomic_compare_exchange_strong(&e->seq, &seq, seq + 1))
+		return;
+	for (i = 0; i < CRLC_HASH_LEN / 8; i++)
+		atomic_store(&e->hash[i], w[i]);
+	atomic_store(&e->id, id);
+	atomic_store(&e->seq, seq + 2);
+}
+
+/*
+ * The issuer id of an issuer Name's DER (0: not in the index): the exact
+ * encoding the fetcher has seen ("alias"), else the same issuer spelt
+ * differently (case, string type) by its canonical form ("canon").
+ * Returns -1 on an LMDB error.
+ */
+static int
+issuer_id(struct crlc_index *idx, MDB_txn *txn, const struct crlc_span *name,
+    uint32_t *id)
+{
+	uint64_t w[CRLC_HASH_LEN / 8];
+	uint8_t hash[CRLC_HASH_LEN];
+	MDB_val k = { sizeof(hash), hash }, v;
+	int rc;
+
+	crlc_sha256(name->p, name->len, hash);
+	memcpy(w, hash, sizeof(w));
+	if (issuer_cached(idx, w, id))
+		return 0;
+	*id = 0;
+	rc = mdb_get(txn, idx->alias, &k, &v);
+	if (rc == MDB_NOTFOUND &&
+	    crlc_name_canon_hash(name->p, name->len, hash) == 0)
+		rc = mdb_get(txn, idx->canon, &k, &v);
+	if (rc != 0 && rc != MDB_NOTFOUND)
+		return -1;
+	if (rc == 0 && v.mv_size == CRLC_ISSUER_ID_LEN)
+		*id = crlc_get_u32(v.mv_data);
+	issuer_remember(idx, w, *id);
+	return 0;
+}
+
 /* A read transaction: a reused one from a slot (*slot >= 0), or a new one. */
 static MDB_txn *
 txn_acquire(struct crlc_index *idx, int *slot)
@@ -317,36 +414,25 @@ int
 crlc_index_lookup(struct crlc_index *idx, const struct crlc_tbs *cert,
     int64_t now, int64_t grace, struct crlc_verdict *out)
 {
-	uint8_t hash[CRLC_HASH_LEN], key[CRLC_KEY_MAX];
+	uint8_t key[CRLC_KEY_MAX];
 	MDB_txn *txn;
 	MDB_val k, v;
+	uint32_t id;
 	size_t i;
 	int covered = 0, slot, ret = -1;
 
 	memset(out, 0, sizeof(*out));
 	out->state = CRLC_UNKNOWN;
 	out->reason = -1;
-	crlc_sha256(cert->issuer.p, cert->issuer.len, hash);
 	if ((txn = txn_acquire(idx, &slot)) == NULL)
 		return -1;
-	k.mv_size = sizeof(hash);
-	k.mv_data = hash;
-	/*
-	 * Fast path: an encoding the fetcher has seen.  Otherwise the same
-	 * issuer may be spelt differently (case, string type): fall back to
-	 * the canonical form, which costs a parse of the Name.
-	 */
-	if (mdb_get(txn, idx->alias, &k, &v) != 0 &&
-	    (crlc_name_canon_hash(cert->issuer.p, cert->issuer.len, hash) == -1 ||
-	    mdb_get(txn, idx->canon, &k, &v) != 0)) {
+	if (issuer_id(idx, txn, &cert->issuer, &id) == -1)
+		goto done;
+	if (id == 0) {
 		ret = 0;	/* issuer not in the index: unknown */
 		goto done;
 	}
-	if (v.mv_size != CRLC_ISSUER_ID_LEN) {
-		ret = 0;
-		goto done;
-	}
-	memcpy(key, v.mv_data, CRLC_ISSUER_ID_LEN);
+	crlc_put_u32(key, id);
 
 	if (cert->serial.len <= CRLC_SERIAL_MAX) {
 		memcpy(key + CRLC_ISSUER_ID_LEN, cert->serial.p, cert->serial.len);
