@@ -12,12 +12,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <openssl/bn.h>
 #include <openssl/err.h>
 #include <openssl/pem.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
+
+#include <crlcache/index.h>
+#include <crlcache/tbs.h>
 
 #include "fetcher.h"
 
@@ -363,11 +367,51 @@ issuer_candidates(const struct trust *t, const X509_NAME *name)
 	return out;
 }
 
-/* Does the candidate chain to an anchor (RFC 5280 6.1)? */
+/*
+ * RFC 5280 6.3.3 (f) validates the CRL issuer's certification path, its
+ * revocation included: a certificate of the chain that the published
+ * index lists as revoked disqualifies the issuer.  Returns 1 when one is.
+ */
+static int
+chain_revoked(const struct trust *t, STACK_OF(X509) *chain, char *why,
+    size_t whylen)
+{
+	struct crlc_span tbs;
+	struct crlc_verdict v;
+	struct crlc_tbs cert;
+	unsigned char *der;
+	char name[256];
+	int i, len, revoked = 0;
+
+	if (t->index == NULL)
+		return 0;
+	/* the last certificate is the anchor: trusted as configured */
+	for (i = 0; i + 1 < sk_X509_num(chain) && !revoked; i++) {
+		X509 *x = sk_X509_value(chain, i);
+
+		der = NULL;
+		if ((len = i2d_X509(x, &der)) > 0 &&
+		    crlc_cert_tbs(der, (size_t)len, &tbs) == 0 &&
+		    crlc_tbs_parse(tbs.p, tbs.len, &cert) == 0 &&
+		    crlc_index_lookup(t->index, &cert, (int64_t)time(NULL), 0,
+		    &v) == 0 && v.state == CRLC_REVOKED) {
+			X509_NAME_oneline(X509_get_subject_name(x), name,
+			    sizeof(name));
+			snprintf(why, whylen, "certificate %s in its chain is revoked "
+			    "(RFC 5280 6.3.3)", name);
+			revoked = 1;
+		}
+		OPENSSL_free(der);
+	}
+	return revoked;
+}
+
+/* Does the candidate chain to an anchor (RFC 5280 6.1), none revoked? */
 static int
 chains_to_anchor(const struct trust *t, X509 *x, time_t now, char *why,
     size_t whylen)
 {
+	STACK_OF(X509) *chain = NULL;
 	X509_STORE_CTX *ctx;
 	int ok = 0;
 
@@ -379,7 +423,11 @@ chains_to_anchor(const struct trust *t, X509 *x, time_t now, char *why,
 		if (!ok)
 			snprintf(why, whylen, "%s", X509_verify_cert_error_string(
 			    X509_STORE_CTX_get_error(ctx)));
+		else if ((chain = X509_STORE_CTX_get1_chain(ctx)) != NULL &&
+		    chain_revoked(t, chain, why, whylen))
+			ok = 0;
 	}
+	sk_X509_pop_free(chain, X509_free);
 	X509_STORE_CTX_free(ctx);
 	ERR_clear_error();
 	return ok;
@@ -392,8 +440,8 @@ find_issuer(struct crl *c, const struct trust *t, time_t now, char *err,
 {
 	const X509_NAME *iname = X509_CRL_get_issuer(c->x);
 	STACK_OF(X509) *cands;
-	char why[256] = "", name[256];
-	int i, signed_ok = 0;
+	char why[512] = "", name[256];
+	int i, signed_ok = 0, no_crlsign = 0;
 
 	X509_NAME_oneline(iname, name, sizeof(name));
 	if ((cands = issuer_candidates(t, iname)) == NULL) {
@@ -412,7 +460,7 @@ find_issuer(struct crl *c, const struct trust *t, time_t now, char *err,
 		/* RFC 5280 4.2.1.3: a CRL signer asserts cRLSign if it has keyUsage */
 		if ((X509_get_extension_flags(x) & EXFLAG_KUSAGE) &&
 		    !(X509_get_key_usage(x) & KU_CRL_SIGN)) {
-			snprintf(why, sizeof(why), "issuer keyUsage lacks cRLSign");
+			no_crlsign = 1;
 			continue;
 		}
 		if (chains_to_anchor(t, x, now, why, sizeof(why)) && X509_up_ref(x))
@@ -427,6 +475,9 @@ find_issuer(struct crl *c, const struct trust *t, time_t now, char *err,
 	else if (!signed_ok)
 		snprintf(err, errlen, "bad signature: no certificate of issuer %s "
 		    "verifies the CRL signature", name);
+	else if (no_crlsign && why[0] == '\0')
+		snprintf(err, errlen, "issuer %s may not sign CRLs: its keyUsage "
+		    "lacks cRLSign (RFC 5280 4.2.1.3)", name);
 	else
 		snprintf(err, errlen, "issuer %s does not chain to a trust anchor: %s",
 		    name, why);

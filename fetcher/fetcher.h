@@ -83,13 +83,16 @@ int	 name_canon_hash(const X509_NAME *name, uint8_t out[CRLC_HASH_LEN]);
 int	 name_der_hash(const X509_NAME *name, uint8_t out[CRLC_HASH_LEN]);
 
 /* trust.c: anchors and intermediates for CRL issuer verification */
+struct crlc_index;
 struct trust {
 	X509_STORE	*store;		/* anchors */
 	STACK_OF(X509)	*certs;		/* every known CA cert: issuer candidates */
+	struct crlc_index *index;	/* published index: revoked CRL issuers */
 };
 int	 trust_load(struct trust *t, const struct strlist *anchors,
 	    const struct strlist *untrusted, const struct strlist *cas);
 void	 trust_free(struct trust *t);
+void	 trust_use_index(struct trust *t, const char *state_dir);
 int	 certs_load(const char *path, STACK_OF(X509) *sk);
 
 /* crl.c: one CRL, parsed and verified */

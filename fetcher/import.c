@@ -20,7 +20,7 @@ cmd_import(const char *state_dir, const struct conf *conf, int argc,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct strlist anchors = { NULL, 0 }, untrusted = { NULL, 0 };
-	struct trust t = { NULL, NULL };
+	struct trust t = { NULL, NULL, NULL };
 	struct store *s = NULL;
 	char err[ERRLEN];
 	uint8_t *buf;
@@ -48,6 +48,7 @@ cmd_import(const char *state_dir, const struct conf *conf, int argc,
 		logx(0, "%s", err);
 		goto done;
 	}
+	trust_use_index(&t, state_dir);
 	for (i = optind; i < argc; i++) {
 		if (read_file(argv[i], conf->max_size, &buf, &len, err,
 		    sizeof(err)) == -1 ||

@@ -3,9 +3,14 @@
  *
  * Copyright the crlcache authors. Licensed under the Apache License 2.0.
  */
+#include <limits.h>
+#include <stdio.h>
+
 #include <openssl/err.h>
 #include <openssl/pem.h>
 #include <openssl/x509.h>
+
+#include <crlcache/index.h>
 
 #include "fetcher.h"
 
@@ -92,9 +97,25 @@ done:
 	return ret;
 }
 
+/*
+ * Check CRL issuers' chains against what is already published (a fresh
+ * state directory has nothing yet; that is not an error).
+ */
+void
+trust_use_index(struct trust *t, const char *state_dir)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", state_dir, INDEX_NAME);
+	if (crlc_index_open(path, &t->index, NULL) != CRLC_OK)
+		t->index = NULL;
+}
+
 void
 trust_free(struct trust *t)
 {
+	crlc_index_close(t->index);
+	t->index = NULL;
 	X509_STORE_free(t->store);
 	sk_X509_pop_free(t->certs, X509_free);
 	t->store = NULL;

@@ -179,7 +179,7 @@ int
 cmd_update(const char *state_dir, const struct conf *conf)
 {
 	struct strlist urls = { NULL, 0 };
-	struct trust t = { NULL, NULL };
+	struct trust t = { NULL, NULL, NULL };
 	struct store *s = NULL;
 	struct fetch *f = NULL;
 	struct source_rec *recs = NULL;
@@ -198,6 +198,7 @@ cmd_update(const char *state_dir, const struct conf *conf)
 		logx(0, "%s", err);
 		goto done;
 	}
+	trust_use_index(&t, state_dir);
 	f = xcalloc(urls.n + 1, sizeof(*f));
 	recs = xcalloc(urls.n + 1, sizeof(*recs));
 	for (i = 0; i < urls.n; i++) {
