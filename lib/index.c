@@ -41,10 +41,21 @@ struct txn_slot {
  */
 #define ISSUER_CACHE	64
 
+/* What a lookup needs to know about an issuer before its serial. */
+struct issuer_info {
+	uint32_t	id;		/* 0: not in the index */
+	unsigned	full;		/* complete CRL: 0 none, else 1 | flags << 1 */
+	int64_t		this_update;	/* of the complete CRL */
+	int64_t		next_update;
+};
+
 struct issuer_entry {
 	atomic_uint		 seq;
 	_Atomic uint64_t	 hash[CRLC_HASH_LEN / 8];
-	atomic_uint		 id;		/* 0: not in the index */
+	atomic_uint		 id;
+	atomic_uint		 full;
+	_Atomic int64_t		 this_update;
+	_Atomic int64_t		 next_update;
 };
 
 struct crlc_index {
@@ -259,6 +270,17 @@ crlc_index_created(const struct crlc_index *idx)
 	return idx->created;
 }
 
+/* Does a CRL with IDP flags cover this certificate (RFC 5280 5.2.5)? */
+static int
+flags_cover(unsigned flags, const struct crlc_tbs *cert)
+{
+	if ((flags & CRLC_CRL_USER_ONLY) && cert->is_ca)
+		return 0;
+	if ((flags & CRLC_CRL_CA_ONLY) && !cert->is_ca)
+		return 0;
+	return 1;
+}
+
 /*
  * Does the "crl" record under key cover this certificate?  Fills
  * this/next update when it does.
@@ -273,9 +295,7 @@ scope_covers(MDB_txn *txn, MDB_dbi crl, const uint8_t *key, size_t klen,
 	if (mdb_get(txn, crl, &k, &v) != 0 || v.mv_size < CRLC_CRL_HDR_LEN)
 		return 0;
 	h = v.mv_data;
-	if ((h[1] & CRLC_CRL_USER_ONLY) && cert->is_ca)
-		return 0;
-	if ((h[1] & CRLC_CRL_CA_ONLY) && !cert->is_ca)
+	if (!flags_cover(h[1], cert))
 		return 0;
 	out->this_update = crlc_get_i64(h + 8);
 	out->next_update = crlc_get_i64(h + 16);
@@ -288,14 +308,14 @@ issuer_slot(struct crlc_index *idx, const uint64_t w[CRLC_HASH_LEN / 8])
 	return &idx->issuers[w[0] % ISSUER_CACHE];
 }
 
-/* 1 and *id (0: not in the index) when the cache knows this issuer. */
+/* 1 and *info when the cache knows this issuer. */
 static int
 issuer_cached(struct crlc_index *idx, const uint64_t w[CRLC_HASH_LEN / 8],
-    uint32_t *id)
+    struct issuer_info *info)
 {
 	struct issuer_entry *e = issuer_slot(idx, w);
+	struct issuer_info got;
 	unsigned before, after;
-	uint32_t got;
 	size_t i;
 	int same = 1;
 
@@ -304,17 +324,20 @@ issuer_cached(struct crlc_index *idx, const uint64_t w[CRLC_HASH_LEN / 8],
 		return 0;
 	for (i = 0; i < CRLC_HASH_LEN / 8; i++)
 		same &= atomic_load(&e->hash[i]) == w[i];
-	got = atomic_load(&e->id);
+	got.id = atomic_load(&e->id);
+	got.full = atomic_load(&e->full);
+	got.this_update = atomic_load(&e->this_update);
+	got.next_update = atomic_load(&e->next_update);
 	after = atomic_load(&e->seq);
 	if (!same || before != after || before == 0)
 		return 0;
-	*id = got;
+	*info = got;
 	return 1;
 }
 
 static void
 issuer_remember(struct crlc_index *idx, const uint64_t w[CRLC_HASH_LEN / 8],
-    uint32_t id)
+    const struct issuer_info *info)
 {
 	struct issuer_entry *e = issuer_slot(idx, w);
 	unsigned seq = atomic_load(&e->seq);
@@ -325,30 +348,34 @@ issuer_remember(struct crlc_index *idx, const uint64_t w[CRLC_HASH_LEN / 8],
 		return;
 	for (i = 0; i < CRLC_HASH_LEN / 8; i++)
 		atomic_store(&e->hash[i], w[i]);
-	atomic_store(&e->id, id);
+	atomic_store(&e->id, info->id);
+	atomic_store(&e->full, info->full);
+	atomic_store(&e->this_update, info->this_update);
+	atomic_store(&e->next_update, info->next_update);
 	atomic_store(&e->seq, seq + 2);
 }
 
 /*
- * The issuer id of an issuer Name's DER (0: not in the index): the exact
- * encoding the fetcher has seen ("alias"), else the same issuer spelt
- * differently (case, string type) by its canonical form ("canon").
- * Returns -1 on an LMDB error.
+ * What the index says of an issuer Name's DER: its id (0: not in the
+ * index) by the exact encoding the fetcher has seen ("alias"), else by
+ * the canonical form of the same issuer spelt differently ("canon"); and
+ * its complete CRL, if it has one.  Returns -1 on an LMDB error.
  */
 static int
-issuer_id(struct crlc_index *idx, MDB_txn *txn, const struct crlc_span *name,
-    uint32_t *id)
+issuer_lookup(struct crlc_index *idx, MDB_txn *txn,
+    const struct crlc_span *name, struct issuer_info *info)
 {
 	uint64_t w[CRLC_HASH_LEN / 8];
-	uint8_t hash[CRLC_HASH_LEN];
+	uint8_t hash[CRLC_HASH_LEN], key[CRLC_ISSUER_ID_LEN];
 	MDB_val k = { sizeof(hash), hash }, v;
+	const uint8_t *h;
 	int rc;
 
 	crlc_sha256(name->p, name->len, hash);
 	memcpy(w, hash, sizeof(w));
-	if (issuer_cached(idx, w, id))
+	if (issuer_cached(idx, w, info))
 		return 0;
-	*id = 0;
+	memset(info, 0, sizeof(*info));
 	rc = mdb_get(txn, idx->alias, &k, &v);
 	if (rc == MDB_NOTFOUND &&
 	    crlc_name_canon_hash(name->p, name->len, hash) == 0)
@@ -356,10 +383,25 @@ issuer_id(struct crlc_index *idx, MDB_txn *txn, const struct crlc_span *name,
 	if (rc != 0 && rc != MDB_NOTFOUND)
 		return -1;
 	if (rc == 0 && v.mv_size == CRLC_ISSUER_ID_LEN)
-		*id = crlc_get_u32(v.mv_data);
-	issuer_remember(idx, w, *id);
+		info->id = crlc_get_u32(v.mv_data);
+	if (info->id != 0) {
+		crlc_put_u32(key, info->id);
+		k.mv_size = sizeof(key);
+		k.mv_data = key;
+		rc = mdb_get(txn, idx->crl, &k, &v);
+		if (rc != 0 && rc != MDB_NOTFOUND)
+			return -1;
+		if (rc == 0 && v.mv_size >= CRLC_CRL_HDR_LEN) {
+			h = v.mv_data;
+			info->full = 1u | (unsigned)h[1] << 1;
+			info->this_update = crlc_get_i64(h + 8);
+			info->next_update = crlc_get_i64(h + 16);
+		}
+	}
+	issuer_remember(idx, w, info);
 	return 0;
 }
+
 
 /* A read transaction: a reused one from a slot (*slot >= 0), or a new one. */
 static MDB_txn *
@@ -415,9 +457,9 @@ crlc_index_lookup(struct crlc_index *idx, const struct crlc_tbs *cert,
     int64_t now, int64_t grace, struct crlc_verdict *out)
 {
 	uint8_t key[CRLC_KEY_MAX];
+	struct issuer_info info;
 	MDB_txn *txn;
 	MDB_val k, v;
-	uint32_t id;
 	size_t i;
 	int covered = 0, slot, ret = -1;
 
@@ -426,13 +468,13 @@ crlc_index_lookup(struct crlc_index *idx, const struct crlc_tbs *cert,
 	out->reason = -1;
 	if ((txn = txn_acquire(idx, &slot)) == NULL)
 		return -1;
-	if (issuer_id(idx, txn, &cert->issuer, &id) == -1)
+	if (issuer_lookup(idx, txn, &cert->issuer, &info) == -1)
 		goto done;
-	if (id == 0) {
+	if (info.id == 0) {
 		ret = 0;	/* issuer not in the index: unknown */
 		goto done;
 	}
-	crlc_put_u32(key, id);
+	crlc_put_u32(key, info.id);
 
 	if (cert->serial.len <= CRLC_SERIAL_MAX) {
 		memcpy(key + CRLC_ISSUER_ID_LEN, cert->serial.p, cert->serial.len);
@@ -451,7 +493,11 @@ crlc_index_lookup(struct crlc_index *idx, const struct crlc_tbs *cert,
 	}
 
 	/* A complete CRL (empty scope URI), else a matching partition. */
-	covered = scope_covers(txn, idx->crl, key, CRLC_ISSUER_ID_LEN, cert, out);
+	if (info.full != 0 && flags_cover(info.full >> 1, cert)) {
+		covered = 1;
+		out->this_update = info.this_update;
+		out->next_update = info.next_update;
+	}
 	for (i = 0; !covered && i < cert->ndp; i++) {
 		if (cert->dp[i].len > CRLC_SCOPE_URI_MAX)
 			continue;

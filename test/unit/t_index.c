@@ -28,6 +28,9 @@ static const uint8_t name_a[] = { 0x30, 0x13, 0x31, 0x11, 0x30, 0x0f, 0x06,
     0x03, 0x55, 0x04, 0x03, 0x0c, 0x08, 'I', 's', 's', 'u', 'e', 'r', ' ', 'A' };
 static const uint8_t name_b[] = { 0x30, 0x13, 0x31, 0x11, 0x30, 0x0f, 0x06,
     0x03, 0x55, 0x04, 0x03, 0x0c, 0x08, 'I', 's', 's', 'u', 'e', 'r', ' ', 'B' };
+/* CN=Issuer C: one complete CRL that covers CA certificates only */
+static const uint8_t name_c[] = { 0x30, 0x13, 0x31, 0x11, 0x30, 0x0f, 0x06,
+    0x03, 0x55, 0x04, 0x03, 0x0c, 0x08, 'I', 's', 's', 'u', 'e', 'r', ' ', 'C' };
 
 static void
 put(MDB_txn *txn, MDB_dbi dbi, const void *k, size_t kl, const void *v,
@@ -103,6 +106,11 @@ write_index(const char *path, uint32_t format)
 	put_scope(txn, crl, 7, "http://127.0.0.1/p1.crl", CRLC_CRL_USER_ONLY,
 	    NOW + 6 * DAY);
 	put_scope(txn, crl, 7, "http://127.0.0.1/p2.crl", 0, NOW - 2 * DAY);
+	/* issuer C = id 9: a complete CRL (empty scope) for CA certificates */
+	crlc_put_u32(id, 9);
+	crlc_sha256(name_c, sizeof(name_c), h);
+	put(txn, alias, h, sizeof(h), id, 4);
+	put_scope(txn, crl, 9, "", CRLC_CRL_CA_ONLY, NOW + DAY);
 	if (mdb_txn_commit(txn))
 		abort();
 	mdb_env_close(env);
@@ -167,6 +175,11 @@ check_verdicts(struct crlc_index *idx)
 	    "http://127.0.0.1/p2.crl", 0), DAY) == CRLC_STALE);
 	CHECK(state_of(idx, cert(name_a, sizeof(name_a), good, 1,
 	    "http://127.0.0.1/p2.crl", 0), 3 * DAY) == CRLC_GOOD);
+	/* a complete CRL covers any DP, but onlyContainsCACerts only CAs */
+	CHECK(state_of(idx, cert(name_c, sizeof(name_c), good, 1, NULL, 1), 0) ==
+	    CRLC_GOOD);
+	CHECK(state_of(idx, cert(name_c, sizeof(name_c), good, 1,
+	    "http://127.0.0.1/p1.crl", 0), 0) == CRLC_UNKNOWN);
 	/* an issuer encoding never seen is unknown, even for a listed serial */
 	CHECK(state_of(idx, cert(name_b, sizeof(name_b), revoked, 2, NULL, 0), 0) ==
 	    CRLC_UNKNOWN);
