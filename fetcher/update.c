@@ -91,6 +91,12 @@ gather_urls(const struct conf *conf, const struct trust *t, struct strlist *urls
 			    conf->urls.v[i]);
 			return -1;
 		}
+		/* Its state is keyed by the URL: LMDB keys stop at 511 bytes. */
+		if (strlen(conf->urls.v[i]) > CRLC_KEY_MAX) {
+			logx(0, "url %.64s...: longer than %d bytes", conf->urls.v[i],
+			    CRLC_KEY_MAX);
+			return -1;
+		}
 		strlist_add(urls, conf->urls.v[i]);
 	}
 	/* DESIGN 4: CRL DPs of the CA certificates the configuration names. */
