@@ -67,7 +67,7 @@ demo: deps all
 	@bash test/demo.sh
 
 # Benchmarks (not part of check): ratios measured side by side.
-bench: all
+bench: deps all
 	bash test/bench/verify.sh
 	bash test/bench/ingest.sh
 

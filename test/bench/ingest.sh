@@ -10,42 +10,19 @@
 #   - `crlcache import`               (parse + verify + ingest + publish)
 #   - `crlcache import` again         (same CRL: recognised as unchanged)
 # and reports the ratio import / parse and the published bytes per entry.
-set -eu
-export CRLCACHE_ALLOW_ROOT=1	# benchmarks write only their own temporary state
 N=${1:-1000000}
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-CRLCACHE=${CRLCACHE:-$ROOT/fetcher/crlcache}
-W=$(mktemp -d /tmp/crlcache-bench.XXXXXX)
-trap 'rm -rf "$W"' EXIT
-cd "$W"
+. "$(dirname "$0")/common.sh"
 
 secs() { date +%s.%N; }
 elapsed() { echo "$2 - $1" | bc -l; }
 
-cat > ca.cnf <<CNF
-[ca]
-default_ca = d
-[d]
-dir = $W
-database = $W/index.txt
-new_certs_dir = $W
-serial = $W/serial
-crlnumber = $W/crlnumber
-default_md = sha256
-default_crl_days = 7
-policy = p
-[p]
-commonName = supplied
-CNF
+bench_ca_conf "$W/ca"
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
     -keyout root.key -out root.pem -subj "/CN=Bench Root" -days 30 \
     -addext "keyUsage=critical,keyCertSign,cRLSign" 2>/dev/null
-echo 01 > serial; echo 01 > crlnumber
-rd=$(date -u +%y%m%d%H%M%SZ)
-openssl rand -hex $((16 * N)) | fold -w 32 | awk -v rd="$rd" \
-    '{ printf "R\t351231235959Z\t%s,keyCompromise\t%s\tunknown\t/CN=b%d\n", rd, toupper($0), NR }' > index.txt
+bench_revocations "$N" >ca/index.txt
 t0=$(secs)
-openssl ca -batch -config ca.cnf -cert root.pem -keyfile root.key -gencrl -out big.pem 2>/dev/null
+openssl ca -batch -config ca/ca.cnf -cert root.pem -keyfile root.key -gencrl -out big.pem 2>/dev/null
 openssl crl -in big.pem -outform DER -out big.crl
 t1=$(secs)
 echo "generated CRL: $N entries, $(stat -c %s big.crl) bytes DER (openssl ca -gencrl: $(elapsed "$t0" "$t1") s)"
