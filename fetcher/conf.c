@@ -29,6 +29,7 @@ void
 conf_free(struct conf *c)
 {
 	strlist_free(&c->urls);
+	strlist_free(&c->ccadb);
 	strlist_free(&c->cas);
 	strlist_free(&c->anchors);
 	strlist_free(&c->untrusted);
@@ -122,6 +123,8 @@ conf_line(struct conf *c, const char *path, size_t lineno, char *line)
 		return strlist_add(&c->urls, val);
 	if (strcmp(key, "ca") == 0)
 		return strlist_add(&c->cas, val);
+	if (strcmp(key, "ccadb") == 0)
+		return strlist_add(&c->ccadb, val);
 	if (strcmp(key, "anchor") == 0)
 		return strlist_add(&c->anchors, val);
 	if (strcmp(key, "untrusted") == 0)

@@ -46,6 +46,7 @@ struct strlist {
 
 struct conf {
 	struct strlist	urls;		/* url = */
+	struct strlist	ccadb;		/* ccadb = : CSV exports, file or URL */
 	struct strlist	cas;		/* ca = : their CRL DPs are fetched */
 	struct strlist	anchors;	/* anchor = : default system store */
 	struct strlist	untrusted;	/* untrusted = */
@@ -185,6 +186,10 @@ int	 osslconf_write(FILE *out, const char *system_cnf, int include_system,
 
 /* privs.c */
 int	 drop_privileges(const char *state_dir, int allow_root);
+
+/* ccadb.c: CRL URLs from a CCADB CSV export */
+int	 ccadb_parse(const uint8_t *buf, size_t len, const char *source,
+	    struct strlist *urls);
 
 /* subcommands */
 int	 cmd_import(const char *state_dir, const struct conf *conf, int argc,

@@ -79,8 +79,53 @@ uniq(struct strlist *l)
 	l->n = n + 1;
 }
 
+/*
+ * CRL URLs of the CCADB exports the configuration names (a file, or an
+ * http(s) URL fetched with the same limits as a CRL).  Returns how many
+ * exports could not be read.
+ */
+static size_t
+read_ccadb(const struct conf *conf, struct strlist *urls)
+{
+	char err[ERRLEN];
+	struct fetch f;
+	uint8_t *buf;
+	size_t i, len, failed = 0;
+	int ok;
+
+	for (i = 0; i < conf->ccadb.n; i++) {
+		const char *src = conf->ccadb.v[i];
+
+		buf = NULL;
+		len = 0;
+		if (is_http_url(src, strlen(src))) {
+			memset(&f, 0, sizeof(f));
+			f.url = src;
+			ok = fetch_all(&f, 1, conf) == 0 && f.ok && !f.not_modified;
+			if (!ok)
+				logx(0, "%s: %s", src, f.err[0] ? f.err : "fetch failed");
+			else {
+				buf = f.body;
+				len = f.len;
+				f.body = NULL;
+			}
+			fetch_free(&f);
+		} else {
+			ok = read_file(src, conf->max_size, &buf, &len, err,
+			    sizeof(err)) == 0;
+			if (!ok)
+				logx(0, "%s: %s", src, err);
+		}
+		if (!ok || ccadb_parse(buf, len, src, urls) == -1)
+			failed++;
+		free(buf);
+	}
+	return failed;
+}
+
 static int
-gather_urls(const struct conf *conf, const struct trust *t, struct strlist *urls)
+gather_urls(const struct conf *conf, const struct trust *t, struct strlist *urls,
+    size_t *failed)
 {
 	size_t i;
 	int j;
@@ -103,6 +148,7 @@ gather_urls(const struct conf *conf, const struct trust *t, struct strlist *urls
 	for (j = 0; j < sk_X509_num(t->certs); j++)
 		if (X509_check_ca(sk_X509_value(t->certs, j)) > 0)
 			add_cert_dps(sk_X509_value(t->certs, j), urls);
+	*failed = read_ccadb(conf, urls);
 	uniq(urls);
 	return 0;
 }
@@ -196,7 +242,7 @@ cmd_update(const char *state_dir, const struct conf *conf)
 	int ret = 4;
 
 	if (trust_load(&t, &conf->anchors, &conf->untrusted, &conf->cas) == -1 ||
-	    gather_urls(conf, &t, &urls) == -1)
+	    gather_urls(conf, &t, &urls, &tl.failed) == -1)
 		goto done;
 	if (urls.n == 0)
 		logx(1, "update: no sources configured");

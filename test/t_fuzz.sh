@@ -1,31 +1,44 @@
 #!/usr/bin/env bash
-# Bounded libFuzzer run (clang, ASan+UBSan) of the parsers that run inside
-# every program's signature verification: lib/tbs.c, lib/name.c,
-# lib/validity.c.  Seeds are real certificates made with the openssl CLI.
-# A crash, a sanitizer report or a leak fails the test.
+# Bounded libFuzzer runs (clang, ASan+UBSan) of the parsers that take
+# hostile input: lib/tbs.c, lib/name.c and lib/validity.c, which run
+# inside every program's signature verification (seeds: real certificates
+# made with the openssl CLI), and fetcher/ccadb.c, the CSV export parser
+# (seeds: small exports).  A crash, a sanitizer report or a leak fails.
 . "$(dirname "$0")/lib.sh"
 CLANG=$(command -v clang || ls /usr/bin/clang-[0-9]* 2>/dev/null | head -n1)
 [ -n "$CLANG" ] || skip "clang not installed (libFuzzer comes with it)"
 src=$TESTDIR/..
-"$CLANG" -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-    -I"$src/include" -o "$W/fuzz_tbs" "$src/test/fuzz/fuzz_tbs.c" \
-    "$src/lib/tbs.c" "$src/lib/name.c" "$src/lib/validity.c" "$src/lib/hash.c" \
-    $(pkg-config --cflags --libs libcrypto) 2>"$W/cc.err" \
-    || { cat "$W/cc.err"; skip "clang cannot build a libFuzzer target here (libclang-rt missing?)"; }
-mkdir -p "$W/corpus"
+RUNS=1000000
+build() {   # build NAME SOURCES...
+    local name=$1; shift
+    "$CLANG" -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+        -D_GNU_SOURCE -I"$src/include" -o "$W/$name" "$@" \
+        $(pkg-config --cflags --libs libcrypto) 2>"$W/cc.err" \
+        || { cat "$W/cc.err"; skip "clang cannot build a libFuzzer target here (libclang-rt missing?)"; }
+}
+run() {     # run NAME CORPUS
+    # no llvm-symbolizer children: a report still names the crashing input
+    ASAN_OPTIONS=symbolize=0 UBSAN_OPTIONS=symbolize=0 \
+        "$W/$1" -runs=$RUNS -max_len=4096 -rss_limit_mb=1024 -print_final_stats=1 \
+        "$2" >"$W/$1.log" 2>&1
+    local rc=$?
+    tail -n 6 "$W/$1.log"
+    [ "$rc" -eq 0 ] || fail "$1: the fuzzer found a problem (exit $rc)"
+    grep -q "Done $RUNS runs" "$W/$1.log" || fail "$1: the fuzzer did not complete its runs"
+    note "$1: $RUNS runs clean"
+}
+build fuzz_tbs "$src/test/fuzz/fuzz_tbs.c" "$src/lib/tbs.c" "$src/lib/name.c" \
+    "$src/lib/validity.c" "$src/lib/hash.c"
+build fuzz_ccadb "$src/test/fuzz/fuzz_ccadb.c" "$src/fetcher/ccadb.c" "$src/fetcher/util.c"
+
+mkdir -p "$W/certs" "$W/csv"
 BASE_URL=http://127.0.0.1:9
 std_pki
 for c in "$PKI"/*.pem "$PKI"/root/cert.pem "$PKI"/int/cert.pem; do
-    openssl x509 -in "$c" -outform DER -out "$W/corpus/$(basename "$(dirname "$c")")-$(basename "$c").der" 2>/dev/null
+    openssl x509 -in "$c" -outform DER -out "$W/certs/$(basename "$(dirname "$c")")-$(basename "$c").der" 2>/dev/null
 done
-n=$(ls "$W/corpus" | wc -l)
-[ "$n" -ge 3 ] || fail "seed corpus too small ($n)"
-# no llvm-symbolizer children: a report still names the crashing input
-ASAN_OPTIONS=symbolize=0 UBSAN_OPTIONS=symbolize=0 \
-    "$W/fuzz_tbs" -runs=2000000 -max_len=4096 -rss_limit_mb=1024 -print_final_stats=1 \
-    "$W/corpus" >"$W/fuzz.log" 2>&1
-rc=$?
-tail -n 15 "$W/fuzz.log"
-[ "$rc" -eq 0 ] || fail "fuzzer found a problem (exit $rc)"
-grep -q 'Done 2000000 runs' "$W/fuzz.log" || fail "fuzzer did not complete its runs"
-note "2000000 runs clean"
+[ "$(ls "$W/certs" | wc -l)" -ge 3 ] || fail "certificate seed corpus too small"
+printf 'A,Full CRL Issued By This CA,JSON Array of Partitioned CRLs\r\nx,http://a/b.crl,"[""http://a/1.crl"",""http://a/2.crl""]"\r\n' >"$W/csv/1"
+printf 'Full CRL Issued By This CA\n"http://a/""q"".crl"\n"multi\nline",\n' >"$W/csv/2"
+run fuzz_tbs "$W/certs"
+run fuzz_ccadb "$W/csv"
