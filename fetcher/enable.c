@@ -12,7 +12,6 @@
  * silently, so nothing less proves the provider is on.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
@@ -122,52 +121,19 @@ find_block(const char *buf, size_t len, size_t *start, size_t *end, int *nl)
 	return 1;
 }
 
-/* Write data to a temporary file beside path; its name goes to tmp. */
+/* Replace path with data, keeping the mode and owner of sb. */
 static int
-write_temp(const char *path, const char *data, size_t len, const struct stat *sb,
-    char *tmp, size_t tmplen)
+replace_with(const char *path, const void *data, size_t len,
+    const struct stat *sb)
 {
-	int fd;
+	char tmp[PATH_MAX];
 
-	if ((size_t)snprintf(tmp, tmplen, "%s.crlcache-XXXXXX", path) >= tmplen ||
-	    (fd = mkostemp(tmp, O_CLOEXEC)) == -1) {
-		logx(0, "%s: cannot create a temporary file: %s", path,
-		    strerror(errno));
+	if (write_temp(path, data, len, sb->st_mode & 07777, sb->st_uid,
+	    sb->st_gid, tmp, sizeof(tmp)) == -1)
 		return -1;
-	}
-	if (write(fd, data, len) != (ssize_t)len ||
-	    fchmod(fd, sb->st_mode & 07777) == -1 ||
-	    (geteuid() == 0 && fchown(fd, sb->st_uid, sb->st_gid) == -1) ||
-	    fsync(fd) == -1) {
-		logx(0, "%s: %s", tmp, strerror(errno));
-		close(fd);
-		unlink(tmp);
-		return -1;
-	}
-	close(fd);
-	return 0;
-}
-
-/* Rename tmp over path and make the directory entry durable. */
-static int
-commit_temp(const char *tmp, const char *path)
-{
-	char dir[PATH_MAX], *slash;
-	int dfd;
-
-	if (rename(tmp, path) == -1) {
+	if (rename_durably(tmp, path) == -1) {
 		logx(0, "%s: %s", path, strerror(errno));
-		unlink(tmp);
 		return -1;
-	}
-	snprintf(dir, sizeof(dir), "%s", path);
-	if ((slash = strrchr(dir, '/')) != NULL)
-		*(slash == dir ? slash + 1 : slash) = '\0';
-	else
-		snprintf(dir, sizeof(dir), ".");
-	if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) != -1) {
-		(void)fsync(dfd);
-		close(dfd);
 	}
 	return 0;
 }
@@ -227,29 +193,31 @@ provider_active(const char *cnf)
 	return 0;
 }
 
-/* The file with our block appended (after stripping an older one). */
+/* base (the file without our block) with our block appended. */
 static char *
-build_enabled(const char *cnf, const char *orig, size_t olen,
-    const struct enable_opts *o, const char *index, size_t *outlen)
+build_enabled(const char *base, size_t blen, const struct enable_opts *o,
+    const char *index, size_t *outlen)
 {
 	char *mem = NULL;
 	size_t memlen = 0;
+	BIO *sys;
 	FILE *f;
-	int nl = olen > 0 && orig[olen - 1] != '\n';
+	int nl = blen > 0 && base[blen - 1] != '\n', rc;
 
-	if ((f = open_memstream(&mem, &memlen)) == NULL)
+	if ((sys = BIO_new_mem_buf(base, (int)blen)) == NULL)
 		return NULL;
-	fwrite(orig, 1, olen, f);
+	if ((f = open_memstream(&mem, &memlen)) == NULL) {
+		BIO_free(sys);
+		return NULL;
+	}
+	fwrite(base, 1, blen, f);
 	if (nl)
 		fputc('\n', f);
 	fputs(nl ? BEGIN_MARK_NL : BEGIN_MARK, f);
-	if (osslconf_write(f, cnf, 0, o->snippet, o->module, index, NULL) == -1) {
-		fclose(f);
-		free(mem);
-		return NULL;
-	}
+	rc = osslconf_write(f, NULL, sys, o->snippet, o->module, index, NULL);
+	BIO_free(sys);
 	fputs(END_MARK, f);
-	if (fclose(f) != 0) {
+	if (fclose(f) != 0 || rc == -1) {
 		free(mem);
 		return NULL;
 	}
@@ -264,8 +232,8 @@ enable_or_disable(const char *state_dir, int argc, char **argv, int enable)
 	struct stat sb;
 	char err[ERRLEN], tmp[PATH_MAX], backup[PATH_MAX], index[PATH_MAX];
 	uint8_t *buf = NULL;
-	char *next = NULL;
-	size_t len, start = 0, end = 0, nlen;
+	char *base = NULL, *next = NULL;
+	size_t len, blen, start = 0, end = 0, nlen;
 	int found, nl, ret = 4;
 
 	if (parse_opts(argc, argv, &o) == -1) {
@@ -289,16 +257,19 @@ enable_or_disable(const char *state_dir, int argc, char **argv, int enable)
 		    o.cnf);
 		goto done;
 	}
+	/* The file as it was before any block of ours. */
+	blen = found ? len - (end - start) : len;
+	base = xcalloc(1, blen + 1);
+	memcpy(base, buf, found ? start : len);
+	if (found)
+		memcpy(base + start, buf + end, len - end);
 	if (!enable) {
 		if (!found) {
 			logx(1, "%s: crlcache is not enabled there", o.cnf);
 			ret = 0;
 			goto done;
 		}
-		memmove(buf + start, buf + end, len - end);
-		len -= end - start;
-		if (write_temp(o.cnf, (char *)buf, len, &sb, tmp, sizeof(tmp)) == -1 ||
-		    commit_temp(tmp, o.cnf) == -1)
+		if (replace_with(o.cnf, base, blen, &sb) == -1)
 			goto done;
 		logx(1, "%s: crlcache disabled", o.cnf);
 		ret = 0;
@@ -315,32 +286,15 @@ enable_or_disable(const char *state_dir, int argc, char **argv, int enable)
 	if (strlen(index) + sizeof("/" INDEX_NAME) > sizeof(index))
 		goto done;
 	strcat(index, "/" INDEX_NAME);
-	/* Merge against the file as it was before any block of ours. */
-	if (found) {
-		memmove(buf + start, buf + end, len - end);
-		len -= end - start;
-	}
-	if (write_temp(o.cnf, (char *)buf, len, &sb, tmp, sizeof(tmp)) == -1)
+	if ((next = build_enabled(base, blen, &o, index, &nlen)) == NULL)
 		goto done;
-	next = build_enabled(tmp, (char *)buf, len, &o, index, &nlen);
-	unlink(tmp);
-	if (next == NULL)
+	if (nlen == len && memcmp(next, buf, len) == 0) {
+		logx(1, "%s: crlcache already enabled", o.cnf);
+		ret = 0;
 		goto done;
-	if (found && nlen == (size_t)sb.st_size) {
-		uint8_t *cur;
-		size_t curlen;
-
-		if (read_file(o.cnf, MAX_CNF_SIZE, &cur, &curlen, err,
-		    sizeof(err)) == 0 && curlen == nlen &&
-		    memcmp(cur, next, nlen) == 0) {
-			free(cur);
-			logx(1, "%s: crlcache already enabled", o.cnf);
-			ret = 0;
-			goto done;
-		}
-		free(cur);
 	}
-	if (write_temp(o.cnf, next, nlen, &sb, tmp, sizeof(tmp)) == -1)
+	if (write_temp(o.cnf, next, nlen, sb.st_mode & 07777, sb.st_uid,
+	    sb.st_gid, tmp, sizeof(tmp)) == -1)
 		goto done;
 	if (provider_active(tmp) == -1) {
 		unlink(tmp);
@@ -348,21 +302,20 @@ enable_or_disable(const char *state_dir, int argc, char **argv, int enable)
 	}
 	/* The original, once, before the first change. */
 	snprintf(backup, sizeof(backup), "%s" BACKUP_SUFFIX, o.cnf);
-	if (!found && access(backup, F_OK) == -1) {
-		char btmp[PATH_MAX];
-
-		if (write_temp(backup, (char *)buf, len, &sb, btmp,
-		    sizeof(btmp)) == -1 || commit_temp(btmp, backup) == -1) {
-			unlink(tmp);
-			goto done;
-		}
-	}
-	if (commit_temp(tmp, o.cnf) == -1)
+	if (!found && access(backup, F_OK) == -1 &&
+	    replace_with(backup, base, blen, &sb) == -1) {
+		unlink(tmp);
 		goto done;
+	}
+	if (rename_durably(tmp, o.cnf) == -1) {
+		logx(0, "%s: %s", o.cnf, strerror(errno));
+		goto done;
+	}
 	logx(1, "%s: crlcache enabled (module %s, index %s)", o.cnf, o.module,
 	    index);
 	ret = 0;
 done:
+	free(base);
 	free(next);
 	free(buf);
 	return ret;

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <openssl/bio.h>
 #include <openssl/conf.h>
 #include <openssl/crypto.h>
 
@@ -72,6 +73,7 @@ cmd_exec(const char *state_dir, int argc, char **argv)
 	char module[PATH_MAX], snippet[PATH_MAX], index[PATH_MAX], installed[PATH_MAX];
 	char envval[64], *system_cnf = NULL;
 	FILE *f = NULL;
+	BIO *sys = NULL;
 	int ch, fd = -1, ret = 4;
 
 	/* '+': stop at the program name; its options are its own. */
@@ -125,8 +127,12 @@ cmd_exec(const char *state_dir, int argc, char **argv)
 		logx(0, "exec: memfd: %s", strerror(errno));
 		goto done;
 	}
-	if (osslconf_write(f, system_cnf, 1, snippet, module, index, &sets) == -1 ||
-	    fclose(f) != 0) {
+	if (system_cnf != NULL && (sys = BIO_new_file(system_cnf, "r")) == NULL) {
+		logx(0, "exec: %s: cannot open", system_cnf);
+		goto done;
+	}
+	if (osslconf_write(f, system_cnf, sys, snippet, module, index,
+	    &sets) == -1 || fclose(f) != 0) {
 		f = NULL;
 		goto done;
 	}
@@ -143,6 +149,7 @@ done:
 		fclose(f);
 	if (fd != -1)
 		close(fd);
+	BIO_free(sys);
 	OPENSSL_free(system_cnf);
 	strlist_free(&sets);
 	return ret;

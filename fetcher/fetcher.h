@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <time.h>
 
 #include <openssl/x509.h>
@@ -73,6 +74,9 @@ int	 read_file(const char *path, size_t max, uint8_t **buf, size_t *len,
 int64_t	 asn1_time_to_epoch(const ASN1_TIME *t);
 void	 format_time(int64_t t, char *buf, size_t len);
 int	 openssl_dir(int which, char *out, size_t len);
+int	 write_temp(const char *path, const void *data, size_t len, mode_t mode,
+	    uid_t uid, gid_t gid, char *tmp, size_t tmplen);
+int	 rename_durably(const char *tmp, const char *path);
 
 /* conf.c */
 void	 conf_init(struct conf *c);
@@ -180,7 +184,12 @@ int	 ingest_buffer(struct store *s, const struct trust *t,
 	    size_t len, uint8_t *key, size_t *keylen, char *err, size_t errlen);
 
 /* osslconf.c: OpenSSL configuration with the provider switched on */
-int	 osslconf_write(FILE *out, const char *system_cnf, int include_system,
+/*
+ * Write the wiring to out: an .include of include (NULL: none), the
+ * snippet, and init sections merged with the configuration read from
+ * system (NULL: none).
+ */
+int	 osslconf_write(FILE *out, const char *include, BIO *system,
 	    const char *snippet, const char *module, const char *index,
 	    const struct strlist *sets);
 

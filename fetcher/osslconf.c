@@ -4,8 +4,8 @@
  *
  * Copyright the crlcache authors. Licensed under the Apache License 2.0.
  *
- * The result .include's the system file (exec; enable writes it into
- * the system file instead) and the snippet
+ * The result .include's the system file (exec; enable appends it to the
+ * system file instead) and the snippet
  * (openssl.cnf.d/crlcache.cnf), then points openssl_conf at a new init
  * section that keeps every key of the system's init section (ssl_conf,
  * engines, ...), lists the system's providers plus default and crlcache,
@@ -66,7 +66,7 @@ copy_section(FILE *out, const CONF *conf, const char *sect,
 }
 
 int
-osslconf_write(FILE *out, const char *system_cnf, int include_system,
+osslconf_write(FILE *out, const char *include, BIO *system,
     const char *snippet, const char *module, const char *index,
     const struct strlist *sets)
 {
@@ -79,25 +79,23 @@ osslconf_write(FILE *out, const char *system_cnf, int include_system,
 	size_t i;
 	int ret = -1;
 
-	if (!plain_value(snippet) || !plain_value(module) || !plain_value(index)) {
-		logx(0, "exec: a path contains a character openssl.cnf cannot hold");
+	if (!plain_value(snippet) || !plain_value(module) || !plain_value(index) ||
+	    (include != NULL && !plain_value(include))) {
+		logx(0, "a path contains a character openssl.cnf cannot hold");
 		return -1;
 	}
-	if (system_cnf != NULL) {
-		if (!plain_value(system_cnf)) {
-			logx(0, "exec: %s: unusable path", system_cnf);
-			return -1;
-		}
+	if (system != NULL) {
 		if ((conf = NCONF_new(NULL)) == NULL ||
-		    NCONF_load(conf, system_cnf, &line) <= 0) {
-			logx(0, "exec: %s: cannot parse (line %ld)", system_cnf, line);
+		    NCONF_load_bio(conf, system, &line) <= 0) {
+			logx(0, "the system openssl.cnf does not parse (line %ld)",
+			    line);
 			goto done;
 		}
 		init = NCONF_get_string(conf, NULL, "openssl_conf");
 		ERR_clear_error();
-		if (include_system)
-			fprintf(out, ".include %s\n", system_cnf);
 	}
+	if (include != NULL)
+		fprintf(out, ".include %s\n", include);
 	fprintf(out, ".include %s\n", snippet);
 	fprintf(out, "[default]\nopenssl_conf = " INIT_SECT "\n");
 	fprintf(out, "[" INIT_SECT "]\n");
@@ -120,13 +118,13 @@ osslconf_write(FILE *out, const char *system_cnf, int include_system,
 		char key[64];
 
 		if (eq == NULL || (size_t)(eq - sets->v[i]) >= sizeof(key)) {
-			logx(0, "exec: --set %s: expected KEY=VALUE", sets->v[i]);
+			logx(0, "--set %s: expected KEY=VALUE", sets->v[i]);
 			goto done;
 		}
 		memcpy(key, sets->v[i], (size_t)(eq - sets->v[i]));
 		key[eq - sets->v[i]] = '\0';
 		if (!plain_key(key) || !plain_value(eq + 1)) {
-			logx(0, "exec: --set %s: bad key or value", sets->v[i]);
+			logx(0, "--set %s: bad key or value", sets->v[i]);
 			goto done;
 		}
 		fprintf(out, "%s = %s\n", key, eq + 1);

@@ -6,15 +6,12 @@
  * Copyright the crlcache authors. Licensed under the Apache License 2.0.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <crlcache/index.h>
 
@@ -229,34 +226,30 @@ static int
 write_prometheus(const char *file, const char *path, struct crlc_index *idx,
     const char *state_dir, int64_t grace, int *stale)
 {
-	char tmp[PATH_MAX];
+	char tmp[PATH_MAX], *text = NULL;
+	size_t len = 0;
 	FILE *f;
-	int fd;
+	int ret = -1;
 
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.XXXXXX", file) >= sizeof(tmp) ||
-	    (fd = mkostemp(tmp, O_CLOEXEC)) == -1) {
-		logx(0, "%s: %s", file, strerror(errno));
+	if ((f = open_memstream(&text, &len)) == NULL)
 		return -1;
-	}
-	if (fchmod(fd, 0644) == -1 || (f = fdopen(fd, "w")) == NULL) {
-		close(fd);
-		unlink(tmp);
-		return -1;
-	}
-	if (print_status(f, OUT_PROM, path, idx, state_dir, grace, stale) == -1 ||
-	    fflush(f) != 0 || fsync(fileno(f)) == -1) {
+	if (print_status(f, OUT_PROM, path, idx, state_dir, grace, stale) == -1) {
 		fclose(f);
-		unlink(tmp);
 		logx(0, "%s: cannot write", file);
-		return -1;
+		goto done;
 	}
-	fclose(f);
-	if (rename(tmp, file) == -1) {
+	if (fclose(f) != 0 ||
+	    write_temp(file, text, len, 0644, (uid_t)-1, (gid_t)-1, tmp,
+	    sizeof(tmp)) == -1)
+		goto done;
+	if (rename_durably(tmp, file) == -1) {
 		logx(0, "%s: %s", file, strerror(errno));
-		unlink(tmp);
-		return -1;
+		goto done;
 	}
-	return 0;
+	ret = 0;
+done:
+	free(text);
+	return ret;
 }
 
 int

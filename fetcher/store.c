@@ -845,7 +845,7 @@ store_publish(struct store *s, int force, uint64_t *generation, char *err,
     size_t errlen)
 {
 	char tmp[PATH_MAX], dst[PATH_MAX];
-	int fd = -1, dfd = -1, rc, ret = -1;
+	int fd = -1, rc, ret = -1;
 	struct stat sb;
 
 	snprintf(dst, sizeof(dst), "%s/%s", s->dir, INDEX_NAME);
@@ -876,14 +876,14 @@ store_publish(struct store *s, int force, uint64_t *generation, char *err,
 		goto done;
 	}
 	fd = -1;
-	if (rename(tmp, dst) == -1) {
+	rc = rename_durably(tmp, dst);
+	tmp[0] = '\0';		/* renamed, or removed by rename_durably */
+	if (rc == -1) {
 		snprintf(err, errlen, "rename to %s: %s", dst, strerror(errno));
 		goto done;
 	}
-	tmp[0] = '\0';
-	if ((dfd = open(s->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1 ||
-	    fsync(dfd) == -1) {
-		snprintf(err, errlen, "%s: fsync: %s", s->dir, strerror(errno));
+	if (rc == 1) {
+		snprintf(err, errlen, "%s: fsync of the directory failed", s->dir);
 		goto done;
 	}
 	s->dirty = 0;
@@ -891,8 +891,6 @@ store_publish(struct store *s, int force, uint64_t *generation, char *err,
 done:
 	if (fd != -1)
 		close(fd);
-	if (dfd != -1)
-		close(dfd);
 	if (tmp[0] != '\0')
 		unlink(tmp);
 	return ret;

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -178,4 +179,64 @@ openssl_dir(int which, char *out, size_t len)
 		return -1;
 	return (size_t)snprintf(out, len, "%.*s", (int)(e - q - 1), q + 1) < len ?
 	    0 : -1;
+}
+
+/*
+ * Write data to a new temporary file beside path ("PATH.crlcache-XXXXXX"),
+ * with mode and, when uid/gid are not -1 and we are root, that owner;
+ * fsync'ed.  Its name goes to tmp.  Logs and returns -1 on failure (no
+ * file left behind).
+ */
+int
+write_temp(const char *path, const void *data, size_t len, mode_t mode,
+    uid_t uid, gid_t gid, char *tmp, size_t tmplen)
+{
+	int fd;
+
+	if ((size_t)snprintf(tmp, tmplen, "%s.crlcache-XXXXXX", path) >= tmplen ||
+	    (fd = mkostemp(tmp, O_CLOEXEC)) == -1) {
+		logx(0, "%s: cannot create a temporary file: %s", path,
+		    strerror(errno));
+		return -1;
+	}
+	if (write(fd, data, len) != (ssize_t)len || fchmod(fd, mode) == -1 ||
+	    (geteuid() == 0 && fchown(fd, uid, gid) == -1) || fsync(fd) == -1) {
+		logx(0, "%s: %s", tmp, strerror(errno));
+		close(fd);
+		unlink(tmp);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+/*
+ * Rename tmp over path, then fsync the directory so the new entry
+ * survives a crash.  Returns 0; -1 when the rename failed (tmp removed,
+ * errno set); 1 when path was replaced but the directory not synced.
+ */
+int
+rename_durably(const char *tmp, const char *path)
+{
+	char dir[PATH_MAX], *slash;
+	int dfd, ret = 0;
+
+	if (rename(tmp, path) == -1) {
+		int e = errno;
+
+		unlink(tmp);
+		errno = e;
+		return -1;
+	}
+	snprintf(dir, sizeof(dir), "%s", path);
+	if ((slash = strrchr(dir, '/')) != NULL)
+		*(slash == dir ? slash + 1 : slash) = '\0';
+	else
+		snprintf(dir, sizeof(dir), ".");
+	if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1 ||
+	    fsync(dfd) == -1)
+		ret = 1;
+	if (dfd != -1)
+		close(dfd);
+	return ret;
 }
