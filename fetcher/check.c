@@ -130,10 +130,10 @@ cmd_check(const char *state_dir, const struct conf *conf, int argc, char **argv)
 	};
 	STACK_OF(X509) *certs = sk_X509_new_null();
 	struct crlc_index *idx = NULL;
-	const char *chain = NULL, *detail;
+	const char *chain = NULL;
 	char path[PATH_MAX];
 	enum crlc_state st, worst = CRLC_GOOD;
-	int ch, i, rc, ret = EXIT_ERROR;
+	int ch, i, ret = EXIT_ERROR;
 
 	while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		if (ch != 'C')
@@ -147,11 +147,8 @@ cmd_check(const char *state_dir, const struct conf *conf, int argc, char **argv)
 	if (certs == NULL || certs_load(argv[optind], certs) == -1 ||
 	    (chain != NULL && certs_load(chain, certs) == -1))
 		goto done;
-	snprintf(path, sizeof(path), "%s/%s", state_dir, INDEX_NAME);
-	if ((rc = crlc_index_open(path, &idx, &detail)) != CRLC_OK) {
-		logx(0, "%s: %s: %s", path, crlc_index_strerror(rc), detail);
+	if (index_open(state_dir, path, sizeof(path), &idx, 1) == -1)
 		goto done;
-	}
 	for (i = 0; i < sk_X509_num(certs); i++) {
 		if (check_one(idx, sk_X509_value(certs, i), conf->stale_grace,
 		    &st) == -1)

@@ -77,6 +77,9 @@ int	 openssl_dir(int which, char *out, size_t len);
 int	 write_temp(const char *path, const void *data, size_t len, mode_t mode,
 	    uid_t uid, gid_t gid, char *tmp, size_t tmplen);
 int	 rename_durably(const char *tmp, const char *path);
+struct crlc_index;
+int	 index_open(const char *state_dir, char *path, size_t len,
+	    struct crlc_index **idx, int report);
 
 /* conf.c */
 void	 conf_init(struct conf *c);
@@ -88,7 +91,6 @@ int	 name_canon_hash(const X509_NAME *name, uint8_t out[CRLC_HASH_LEN]);
 int	 name_der_hash(const X509_NAME *name, uint8_t out[CRLC_HASH_LEN]);
 
 /* trust.c: anchors and intermediates for CRL issuer verification */
-struct crlc_index;
 struct trust {
 	X509_STORE	*store;		/* anchors */
 	STACK_OF(X509)	*certs;		/* every known CA cert: issuer candidates */

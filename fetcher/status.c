@@ -261,7 +261,7 @@ cmd_status(const char *state_dir, const struct conf *conf, int argc, char **argv
 		{ NULL, 0, NULL, 0 },
 	};
 	enum out_format fmt = OUT_TEXT;
-	const char *prom = NULL, *detail;
+	const char *prom = NULL;
 	struct crlc_index *idx;
 	char path[PATH_MAX];
 	int ch, rc, stale = 0;
@@ -278,11 +278,8 @@ cmd_status(const char *state_dir, const struct conf *conf, int argc, char **argv
 		logx(0, "usage: crlcache status [--json] [--prometheus FILE]");
 		return 4;
 	}
-	snprintf(path, sizeof(path), "%s/%s", state_dir, INDEX_NAME);
-	if ((rc = crlc_index_open(path, &idx, &detail)) != CRLC_OK) {
-		logx(0, "%s: %s: %s", path, crlc_index_strerror(rc), detail);
+	if (index_open(state_dir, path, sizeof(path), &idx, 1) == -1)
 		return 4;
-	}
 	if (prom != NULL)
 		rc = write_prometheus(prom, path, idx, state_dir, conf->stale_grace,
 		    &stale);

@@ -106,8 +106,7 @@ trust_use_index(struct trust *t, const char *state_dir)
 {
 	char path[PATH_MAX];
 
-	snprintf(path, sizeof(path), "%s/%s", state_dir, INDEX_NAME);
-	if (crlc_index_open(path, &t->index, NULL) != CRLC_OK)
+	if (index_open(state_dir, path, sizeof(path), &t->index, 0) == -1)
 		t->index = NULL;
 }
 

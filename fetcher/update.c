@@ -212,21 +212,6 @@ settle(struct store *s, const struct trust *t, struct fetch *f,
 		logx(0, "%s: cannot record the source state", f->url);
 }
 
-static uint64_t
-published_generation(const char *state_dir)
-{
-	struct crlc_index *idx;
-	char path[PATH_MAX];
-	uint64_t gen = 0;
-
-	snprintf(path, sizeof(path), "%s/%s", state_dir, INDEX_NAME);
-	if (crlc_index_open(path, &idx, NULL) == CRLC_OK) {
-		gen = crlc_index_generation(idx);
-		crlc_index_close(idx);
-	}
-	return gen;
-}
-
 int
 cmd_update(const char *state_dir, const struct conf *conf)
 {
@@ -277,7 +262,7 @@ cmd_update(const char *state_dir, const struct conf *conf)
 	logx(tl.failed > 0 ? 0 : 1, "update: %zu sources, %zu updated, "
 	    "%zu unchanged, %zu failed; generation %llu%s", urls.n,
 	    tl.updated, tl.unchanged, tl.failed, (unsigned long long)
-	    (gen != 0 ? gen : published_generation(state_dir)),
+	    (gen != 0 ? gen : t.index != NULL ? crlc_index_generation(t.index) : 0),
 	    gen != 0 ? "" : " (unchanged)");
 done:
 	for (i = 0; f != NULL && i < urls.n; i++) {

@@ -17,6 +17,8 @@
 #include <openssl/asn1.h>
 #include <openssl/crypto.h>
 
+#include <crlcache/index.h>
+
 #include "fetcher.h"
 
 int verbosity = 1;
@@ -239,4 +241,23 @@ rename_durably(const char *tmp, const char *path)
 	if (dfd != -1)
 		close(dfd);
 	return ret;
+}
+
+/*
+ * Open the published index STATE_DIR/index.mdb; its path goes to path.
+ * When it cannot be opened, say why if report, and return -1.
+ */
+int
+index_open(const char *state_dir, char *path, size_t len,
+    struct crlc_index **idx, int report)
+{
+	const char *detail;
+	int rc;
+
+	snprintf(path, len, "%s/%s", state_dir, INDEX_NAME);
+	if ((rc = crlc_index_open(path, idx, &detail)) == CRLC_OK)
+		return 0;
+	if (report)
+		logx(0, "%s: %s: %s", path, crlc_index_strerror(rc), detail);
+	return -1;
 }

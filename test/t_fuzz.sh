@@ -9,12 +9,17 @@ CLANG=$(command -v clang || ls /usr/bin/clang-[0-9]* 2>/dev/null | head -n1)
 [ -n "$CLANG" ] || skip "clang not installed (libFuzzer comes with it)"
 src=$TESTDIR/..
 RUNS=1000000
+FUZZ_CC=("$CLANG" -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all)
+# Whether this clang can build a libFuzzer target at all (libclang-rt)...
+printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { (void)d; (void)n; return 0; }\n' >"$W/probe.c"
+"${FUZZ_CC[@]}" -o "$W/probe" "$W/probe.c" 2>"$W/cc.err" ||
+    { cat "$W/cc.err"; skip "clang cannot build a libFuzzer target here (libclang-rt missing?)"; }
+# ...so that a target of ours that does not build is a failure, not a skip.
 build() {   # build NAME SOURCES...
     local name=$1; shift
-    "$CLANG" -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
-        -D_GNU_SOURCE -I"$src/include" -o "$W/$name" "$@" \
-        $(pkg-config --cflags --libs libcrypto) 2>"$W/cc.err" \
-        || { cat "$W/cc.err"; skip "clang cannot build a libFuzzer target here (libclang-rt missing?)"; }
+    "${FUZZ_CC[@]}" -D_GNU_SOURCE -I"$src/include" -o "$W/$name" "$@" \
+        $(pkg-config --cflags --libs libcrypto lmdb) 2>"$W/cc.err" \
+        || { cat "$W/cc.err"; fail "cannot build $name"; }
 }
 run() {     # run NAME CORPUS
     # no llvm-symbolizer children: a report still names the crashing input
@@ -27,9 +32,9 @@ run() {     # run NAME CORPUS
     grep -q "Done $RUNS runs" "$W/$1.log" || fail "$1: the fuzzer did not complete its runs"
     note "$1: $RUNS runs clean"
 }
-build fuzz_tbs "$src/test/fuzz/fuzz_tbs.c" "$src/lib/tbs.c" "$src/lib/name.c" \
-    "$src/lib/validity.c" "$src/lib/hash.c"
-build fuzz_ccadb "$src/test/fuzz/fuzz_ccadb.c" "$src/fetcher/ccadb.c" "$src/fetcher/util.c"
+LIB=("$src/lib/tbs.c" "$src/lib/name.c" "$src/lib/validity.c" "$src/lib/hash.c" "$src/lib/index.c")
+build fuzz_tbs "$src/test/fuzz/fuzz_tbs.c" "${LIB[@]}"
+build fuzz_ccadb "$src/test/fuzz/fuzz_ccadb.c" "$src/fetcher/ccadb.c" "$src/fetcher/util.c" "${LIB[@]}"
 
 mkdir -p "$W/certs" "$W/csv"
 BASE_URL=http://127.0.0.1:9
