@@ -468,6 +468,20 @@ generation() {   # prints the generation number from `crlcache status`
     cc status 2>/dev/null | sed -nE 's/^generation[: ]+([0-9]+).*/\1/p' | head -n1
 }
 
+# served_int_crl [CONF_LINE...]: server + standard PKI; the intermediate's CRL,
+# revoking rev1, served as $BASE_URL/int.crl and named in $CONF with the root
+# as anchor and the intermediate as untrusted (plus the extra lines given).
+served_int_crl() {
+    need_crlcache
+    httpd_start
+    std_pki
+    pki_revoke int "$PKI/rev1.pem"
+    pki_gencrl int "$W/int.crl"
+    serve "$W/int.crl" int.crl
+    write_conf "url = $BASE_URL/int.crl" "anchor = $PKI/root/cert.pem" \
+        "untrusted = $PKI/int/cert.pem" "$@"
+}
+
 # ---------------------------------------------------------------- rejection tests
 # reject_setup NAME: server + standard PKI; a good CRL (number 0x10) revoking rev1
 # is served as NAME.crl and ingested by `update`.  Afterwards rev2 is revoked in

@@ -2,13 +2,7 @@
 # Readers never see a torn or missing index: `check` of a revoked leaf runs in
 # two loops while `update` publishes 20 new generations; every check must exit 1.
 . "$(dirname "$0")/lib.sh"
-need_crlcache
-httpd_start
-std_pki
-pki_revoke int "$PKI/rev1.pem"
-pki_gencrl int "$W/int.crl"
-serve "$W/int.crl" int.crl
-write_conf "url = $BASE_URL/int.crl" "anchor = $PKI/root/cert.pem" "untrusted = $PKI/int/cert.pem"
+served_int_crl
 assert_exit 0 cc update
 check_is revoked 1 "$PKI/rev1.pem"
 g0=$(generation)

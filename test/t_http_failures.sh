@@ -3,16 +3,9 @@
 # trickling slower than the timeout, refused connection.  Each: update exits 1,
 # names the URL and the reason, and the earlier data stays.
 . "$(dirname "$0")/lib.sh"
-need_crlcache
-httpd_start
-std_pki
-pki_revoke int "$PKI/rev1.pem" reason=keyCompromise
-pki_gencrl int "$W/int.crl"
-serve "$W/int.crl" int.crl
-U=$BASE_URL/int.crl
 # retries = 0 here: each failure below is one attempt (retries: at the end)
-write_conf "url = $U" "anchor = $PKI/root/cert.pem" "untrusted = $PKI/int/cert.pem" \
-    "timeout = 2" "connect_timeout = 2" "retries = 0"
+served_int_crl "timeout = 2" "connect_timeout = 2" "retries = 0"
+U=$BASE_URL/int.crl
 assert_exit 0 cc update
 check_is revoked 1 "$PKI/rev1.pem"
 

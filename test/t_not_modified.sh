@@ -3,13 +3,7 @@
 # conditional request, gets 304, reports 0 updated / 1 unchanged, keeps the
 # generation and does not republish index.mdb.
 . "$(dirname "$0")/lib.sh"
-need_crlcache
-httpd_start
-std_pki
-pki_revoke int "$PKI/rev1.pem"
-pki_gencrl int "$W/int.crl"
-serve "$W/int.crl" int.crl
-write_conf "url = $BASE_URL/int.crl" "anchor = $PKI/root/cert.pem" "untrusted = $PKI/int/cert.pem"
+served_int_crl
 
 assert_exit 0 cc update
 assert_grep '1 sources, 1 updated, 0 unchanged, 0 failed' "$W/last.err"
