@@ -29,22 +29,19 @@ openssl crl -inform DER -in "$W/int.crl" -noout -CAfile "$PKI/int/cert.pem" 2>&1
     || fail "CRL does not verify with the PrintableString certificate's key"
 write_conf "# empty"
 
+# import_case NAME CA_CERT: import the CRL with only CA_CERT as the issuer
+# candidate, into a state of its own; rev1 must be revoked, good1 good.
+import_case() {
+    local name=$1 ca=$2
+    STATE=$W/state-$name
+    if ! cc import --anchor "$PKI/root/cert.pem" --untrusted "$ca" "$W/int.crl" >"$W/o" 2>"$W/e"; then
+        cat "$W/e" >&2; case_fail "$name" "import rejected the CRL"
+    elif ! check_is_soft revoked 1 "$PKI/rev1.pem"; then case_fail "$name" "rev1 not revoked"
+    elif ! check_is_soft good 0 "$PKI/good1.pem"; then case_fail "$name" "good1 not good"
+    else case_ok "$name"; fi
+}
 # Case 1: only the PrintableString certificate (the leaves' issuer) is supplied.
-if cc import --anchor "$PKI/root/cert.pem" --untrusted "$PKI/int/cert.pem" "$W/int.crl" >"$W/o" 2>"$W/e"; then
-    if ! check_is_soft revoked 1 "$PKI/rev1.pem"; then case_fail printable-issuer "rev1 not revoked"
-    elif ! check_is_soft good 0 "$PKI/good1.pem"; then case_fail printable-issuer "good1 not good"
-    else case_ok printable-issuer; fi
-else
-    cat "$W/e" >&2; case_fail printable-issuer "import rejected the CRL"
-fi
-
+import_case printable-issuer "$PKI/int/cert.pem"
 # Case 2: only the UTF8String certificate (the CRL signer's exact name) is supplied.
-STATE=$W/state2
-if cc import --anchor "$PKI/root/cert.pem" --untrusted "$PKI/intu/cert.pem" "$W/int.crl" >"$W/o" 2>"$W/e"; then
-    if ! check_is_soft revoked 1 "$PKI/rev1.pem"; then case_fail utf8-issuer "rev1 not revoked"
-    elif ! check_is_soft good 0 "$PKI/good1.pem"; then case_fail utf8-issuer "good1 not good"
-    else case_ok utf8-issuer; fi
-else
-    cat "$W/e" >&2; case_fail utf8-issuer "import rejected the CRL"
-fi
+import_case utf8-issuer "$PKI/intu/cert.pem"
 finish
