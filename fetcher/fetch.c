@@ -18,6 +18,8 @@
 
 #include <curl/curl.h>
 
+#include <crlcache/clock.h>
+
 #include "fetcher.h"
 
 /* Response header lines we keep (ETag, Last-Modified) are short. */
@@ -190,15 +192,6 @@ progress(size_t done, size_t n)
 		    done == n ? "\n" : "");
 }
 
-static long long
-mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /*
  * Worth another try in this run: the server or the path may recover
  * (connection refused or reset, timeout, 5xx, 429).  Not: 4xx, a body
@@ -267,7 +260,7 @@ completed(CURLM *multi, struct xfer *x, CURLcode res)
 		    res != CURLE_OK ? curl_easy_strerror(res) : "server error",
 		    backoff);
 		reset_attempt(x);
-		x->retry_at = mono_ms() + backoff;
+		x->retry_at = crlc_mono_ms() + backoff;
 		return 0;
 	}
 	finish(x, res);
@@ -295,7 +288,7 @@ fetch_all(struct fetch *f, size_t n, const struct conf *conf)
 	}
 	while (done < n) {
 		/* Retries that are due first, then new transfers. */
-		now = mono_ms();
+		now = crlc_mono_ms();
 		wake = now + 1000;
 		for (i = 0; i < next && active < conf->parallel; i++) {
 			if (xs[i].retry_at == 0)
@@ -331,7 +324,7 @@ fetch_all(struct fetch *f, size_t n, const struct conf *conf)
 			}
 		}
 		/* Wait for traffic, or until the next retry is due. */
-		wait_ms = (int)(wake - mono_ms());
+		wait_ms = (int)(wake - crlc_mono_ms());
 		if (done < n && (running > 0 || active == 0) &&
 		    curl_multi_poll(multi, NULL, 0, wait_ms > 0 ? wait_ms : 0,
 		    NULL) != CURLM_OK)

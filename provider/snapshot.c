@@ -45,6 +45,7 @@
 #include <syslog.h>
 #include <time.h>
 
+#include <crlcache/clock.h>
 #include <crlcache/index.h>
 
 #include "prov.h"
@@ -89,15 +90,6 @@ struct crlc_store {
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct crlc_store *registry;
 static pthread_once_t atfork_once = PTHREAD_ONCE_INIT;
-
-static long long
-mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* Child side of fork(): only this thread exists now. */
 static void
@@ -224,7 +216,7 @@ done:
 static void
 maybe_refresh(struct crlc_store *s)
 {
-	long long now = mono_ms();
+	long long now = crlc_mono_ms();
 
 	if (now < atomic_load_explicit(&s->next_check_ms, memory_order_relaxed))
 		return;
