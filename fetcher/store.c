@@ -40,20 +40,6 @@ struct store {
 	int		 dirty;		/* changed since the last publish */
 };
 
-/* What the "crl" record of a scope holds, decoded. */
-struct scope_rec {
-	unsigned	 flags;
-	uint32_t	 entries;
-	int64_t		 this_update, next_update, fetched_at;
-	int64_t		 delta_this, delta_next;
-	uint8_t		 number[CRLC_CRLNUM_MAX];
-	size_t		 numlen;
-	uint8_t		 base[CRLC_CRLNUM_MAX];
-	size_t		 baselen;
-	const uint8_t	*src, *der, *delta;
-	size_t		 srclen, derlen, deltalen;
-};
-
 static void
 lmdb_err(char *err, size_t errlen, const char *what, int rc)
 {
@@ -229,36 +215,6 @@ issuer_id(struct store *s, MDB_txn *txn, const struct crl *c, uint32_t *id)
 	return 0;
 }
 
-/* The stored record of a scope, for admissible() and the rebuild. */
-static int
-scope_decode(const MDB_val *k, const MDB_val *v, struct scope_rec *r)
-{
-	struct crlc_crl_info ci;
-
-	if (crlc_crl_decode(k->mv_data, k->mv_size, v->mv_data, v->mv_size,
-	    &ci) == -1)
-		return -1;
-	memset(r, 0, sizeof(*r));
-	r->flags = ci.flags;
-	r->entries = ci.entries;
-	r->this_update = ci.this_update;
-	r->next_update = ci.next_update;
-	r->fetched_at = ci.fetched_at;
-	r->delta_this = ci.delta_this_update;
-	r->delta_next = ci.delta_next_update;
-	memcpy(r->number, ci.number.p, ci.number.len);
-	r->numlen = ci.number.len;
-	memcpy(r->base, ci.base.p, ci.base.len);
-	r->baselen = ci.base.len;
-	r->src = ci.source.p;
-	r->srclen = ci.source.len;
-	r->der = ci.der.p;
-	r->derlen = ci.der.len;
-	r->delta = ci.delta.p;
-	r->deltalen = ci.delta.len;
-	return 0;
-}
-
 static X509_CRL *
 crl_from_der(const uint8_t *der, size_t len)
 {
@@ -355,14 +311,14 @@ write_entries(struct store *s, MDB_txn *txn, uint32_t id, X509_CRL *x,
 /* Serialise the "crl" record (format.h). */
 static int
 put_scope(struct store *s, MDB_txn *txn, const uint8_t *key, size_t keylen,
-    const struct scope_rec *r)
+    const struct crlc_crl_info *r)
 {
 	MDB_val k = { keylen, (void *)key }, v;
 	uint8_t *h;
 	int rc;
 
-	v.mv_size = CRLC_CRL_HDR_LEN + r->srclen + r->derlen + r->deltalen;
-	if (r->derlen > UINT32_MAX || r->deltalen > UINT32_MAX)
+	v.mv_size = CRLC_CRL_HDR_LEN + r->source.len + r->der.len + r->delta.len;
+	if (r->der.len > UINT32_MAX || r->delta.len > UINT32_MAX)
 		return EFBIG;
 	h = xcalloc(1, v.mv_size);
 	h[0] = 1;
@@ -371,18 +327,19 @@ put_scope(struct store *s, MDB_txn *txn, const uint8_t *key, size_t keylen,
 	crlc_put_i64(h + 8, r->this_update);
 	crlc_put_i64(h + 16, r->next_update);
 	crlc_put_i64(h + 24, r->fetched_at);
-	crlc_put_i64(h + 32, r->delta_this);
-	crlc_put_i64(h + 40, r->delta_next);
-	h[48] = (uint8_t)r->numlen;
-	memcpy(h + 49, r->number, r->numlen);
-	h[70] = (uint8_t)r->baselen;
-	memcpy(h + 71, r->base, r->baselen);
-	crlc_put_u32(h + 92, (uint32_t)r->srclen);
-	crlc_put_u32(h + 96, (uint32_t)r->derlen);
-	crlc_put_u32(h + 100, (uint32_t)r->deltalen);
-	memcpy(h + CRLC_CRL_HDR_LEN, r->src, r->srclen);
-	memcpy(h + CRLC_CRL_HDR_LEN + r->srclen, r->der, r->derlen);
-	memcpy(h + CRLC_CRL_HDR_LEN + r->srclen + r->derlen, r->delta, r->deltalen);
+	crlc_put_i64(h + 32, r->delta_this_update);
+	crlc_put_i64(h + 40, r->delta_next_update);
+	h[48] = (uint8_t)r->number.len;
+	memcpy(h + 49, r->number.p, r->number.len);
+	h[70] = (uint8_t)r->base.len;
+	memcpy(h + 71, r->base.p, r->base.len);
+	crlc_put_u32(h + 92, (uint32_t)r->source.len);
+	crlc_put_u32(h + 96, (uint32_t)r->der.len);
+	crlc_put_u32(h + 100, (uint32_t)r->delta.len);
+	memcpy(h + CRLC_CRL_HDR_LEN, r->source.p, r->source.len);
+	memcpy(h + CRLC_CRL_HDR_LEN + r->source.len, r->der.p, r->der.len);
+	memcpy(h + CRLC_CRL_HDR_LEN + r->source.len + r->der.len, r->delta.p,
+	    r->delta.len);
 	v.mv_data = h;
 	rc = mdb_put(txn, s->crl, &k, &v, 0);
 	free(h);
@@ -396,21 +353,21 @@ put_scope(struct store *s, MDB_txn *txn, const uint8_t *key, size_t keylen,
  * Returns 1 to apply, 0 when c is what we already hold, -1 to reject.
  */
 static int
-admissible(const struct crl *c, const struct scope_rec *old, int have,
+admissible(const struct crl *c, const struct crlc_crl_info *old, int have,
     char *err, size_t errlen)
 {
-	const uint8_t *held = have ? old->number : NULL;
-	size_t heldlen = have ? old->numlen : 0;
+	const uint8_t *held = have ? old->number.p : NULL;
+	size_t heldlen = have ? old->number.len : 0;
 	int cmp;
 
 	if (c->is_delta) {
-		if (!have || numcmp(old->base, old->baselen, c->base, c->baselen) < 0) {
+		if (!have || numcmp(old->base.p, old->base.len, c->base, c->baselen) < 0) {
 			snprintf(err, errlen, "delta CRL needs base CRL number >= its "
 			    "BaseCRLNumber, which is not held (RFC 5280 5.2.4)");
 			return -1;
 		}
 		cmp = numcmp(c->number, c->numlen, held, heldlen);
-		if (cmp == 0 && c->this_update == old->delta_this)
+		if (cmp == 0 && c->this_update == old->delta_this_update)
 			return 0;
 		if (cmp <= 0) {
 			snprintf(err, errlen, "rollback: delta CRL number is not newer "
@@ -421,7 +378,7 @@ admissible(const struct crl *c, const struct scope_rec *old, int have,
 	}
 	if (!have)
 		return 1;
-	if (c->numlen > 0 && old->numlen > 0) {
+	if (c->numlen > 0 && old->number.len > 0) {
 		cmp = numcmp(c->number, c->numlen, held, heldlen);
 		if (cmp < 0) {
 			snprintf(err, errlen, "rollback: CRL number is older than the "
@@ -430,8 +387,8 @@ admissible(const struct crl *c, const struct scope_rec *old, int have,
 		}
 		if (cmp == 0 && !(old->flags & CRLC_CRL_HAS_DELTA)) {
 			if (c->this_update == old->this_update &&
-			    c->derlen == old->derlen &&
-			    memcmp(c->der, old->der, c->derlen) == 0)
+			    c->derlen == old->der.len &&
+			    memcmp(c->der, old->der.p, c->derlen) == 0)
 				return 0;
 			snprintf(err, errlen, "CRL number reused with different "
 			    "content (RFC 5280 5.2.3)");
@@ -442,8 +399,8 @@ admissible(const struct crl *c, const struct scope_rec *old, int have,
 		snprintf(err, errlen, "rollback: thisUpdate is older than the one held");
 		return -1;
 	}
-	if (c->this_update == old->this_update && c->derlen == old->derlen &&
-	    memcmp(c->der, old->der, c->derlen) == 0)
+	if (c->this_update == old->this_update && c->derlen == old->der.len &&
+	    memcmp(c->der, old->der.p, c->derlen) == 0)
 		return 0;
 	return 1;
 }
@@ -455,7 +412,7 @@ ingest_txn(struct store *s, MDB_txn *txn, const struct crl *c, char *err,
 	uint8_t key[CRLC_KEY_MAX];
 	size_t keylen;
 	MDB_val k, v;
-	struct scope_rec old, rec;
+	struct crlc_crl_info old, rec;
 	X509_CRL *base = NULL;
 	uint8_t *oldcopy = NULL;
 	int64_t count = 0;
@@ -482,8 +439,8 @@ ingest_txn(struct store *s, MDB_txn *txn, const struct crl *c, char *err,
 		/* LMDB values die at the next write: work on a copy. */
 		oldcopy = xcalloc(1, v.mv_size);
 		memcpy(oldcopy, v.mv_data, v.mv_size);
-		v.mv_data = oldcopy;
-		if (scope_decode(&k, &v, &old) == -1) {
+		if (crlc_crl_decode(k.mv_data, k.mv_size, oldcopy, v.mv_size,
+		    &old) == -1) {
 			snprintf(err, errlen, "index: stored CRL record is corrupt");
 			goto done;
 		}
@@ -497,13 +454,13 @@ ingest_txn(struct store *s, MDB_txn *txn, const struct crl *c, char *err,
 	if (c->is_delta) {
 		rec = old;
 		rec.flags |= CRLC_CRL_HAS_DELTA;
-		rec.delta_this = c->this_update;
-		rec.delta_next = c->next_update;
-		memcpy(rec.number, c->number, c->numlen);
-		rec.numlen = c->numlen;
-		rec.delta = c->der;
-		rec.deltalen = c->derlen;
-		if ((base = crl_from_der(old.der, old.derlen)) == NULL) {
+		rec.delta_this_update = c->this_update;
+		rec.delta_next_update = c->next_update;
+		rec.number.p = c->number;
+		rec.number.len = c->numlen;
+		rec.delta.p = c->der;
+		rec.delta.len = c->derlen;
+		if ((base = crl_from_der(old.der.p, old.der.len)) == NULL) {
 			snprintf(err, errlen, "index: stored base CRL unreadable");
 			goto done;
 		}
@@ -511,21 +468,19 @@ ingest_txn(struct store *s, MDB_txn *txn, const struct crl *c, char *err,
 		rec.flags = c->idp_flags;
 		rec.this_update = c->this_update;
 		rec.next_update = c->next_update;
-		memcpy(rec.number, c->number, c->numlen);
-		rec.numlen = c->numlen;
-		memcpy(rec.base, c->number, c->numlen);
-		rec.baselen = c->numlen;
-		rec.der = c->der;
-		rec.derlen = c->derlen;
+		rec.number.p = rec.base.p = c->number;
+		rec.number.len = rec.base.len = c->numlen;
+		rec.der.p = c->der;
+		rec.der.len = c->derlen;
 	}
 	rec.fetched_at = (int64_t)time(NULL);
-	rec.src = (const uint8_t *)c->source;
-	rec.srclen = strlen(c->source);
+	rec.source.p = (const uint8_t *)c->source;
+	rec.source.len = strlen(c->source);
 
 	/* Rebuild the scope: drop what base and old delta listed, write anew. */
 	rc = 0;
-	if (have && (rc = delete_entries(s, txn, id, old.der, old.derlen)) == 0)
-		rc = delete_entries(s, txn, id, old.delta, old.deltalen);
+	if (have && (rc = delete_entries(s, txn, id, old.der.p, old.der.len)) == 0)
+		rc = delete_entries(s, txn, id, old.delta.p, old.delta.len);
 	if (rc == 0)
 		rc = write_entries(s, txn, id, base != NULL ? base : c->x, 0, &count);
 	if (rc == 0 && c->is_delta)
