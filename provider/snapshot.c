@@ -270,8 +270,9 @@ store_free(struct crlc_store *s)
 }
 
 /*
- * The store for path, created and opened on first use.  Logs the index
- * state once.  NULL only when out of memory.
+ * The store for path, created on first use; the index itself is opened
+ * by the first lookup, which logs its state once.  NULL only when out of
+ * memory.
  */
 struct crlc_store *
 crlc_store_get(const char *path, enum crlc_log log)
@@ -298,9 +299,11 @@ crlc_store_get(const char *path, enum crlc_log log)
 	s->refs++;
 done:
 	pthread_mutex_unlock(&reg_lock);
-	/* First open outside reg_lock; later ones happen on lookups. */
-	if (created != NULL)
-		maybe_refresh(created);
+	/*
+	 * Nothing is opened here: every program that loads OpenSSL's config
+	 * initialises the provider, most never verify a certificate.  The
+	 * first lookup opens the index (crlc_snap_acquire).
+	 */
 	return s;
 }
 
