@@ -453,6 +453,23 @@ txn_release(struct crlc_index *idx, MDB_txn *txn, int slot)
 }
 
 int
+crlc_index_issuer(struct crlc_index *idx, const struct crlc_span *name,
+    uint32_t *id)
+{
+	struct issuer_info info;
+	MDB_txn *txn;
+	int slot, ret;
+
+	*id = 0;
+	if ((txn = txn_acquire(idx, &slot)) == NULL)
+		return -1;
+	if ((ret = issuer_lookup(idx, txn, name, &info)) == 0)
+		*id = info.id;
+	txn_release(idx, txn, slot);
+	return ret;
+}
+
+int
 crlc_index_lookup(struct crlc_index *idx, const struct crlc_tbs *cert,
     int64_t now, int64_t grace, struct crlc_verdict *out)
 {

@@ -19,8 +19,9 @@
  * full listing costs about one walk per BATCH_BYTES of CRLs.
  *
  * X509_LOOKUP_store asks with OSSL_STORE_find(BY_NAME): the subject
- * parameter is then the issuer Name wanted, and only CRLs issued under
- * that name (X509_NAME_cmp, like the X509_STORE does) are returned.
+ * parameter is then the issuer Name wanted, and only CRLs of that issuer
+ * are returned: the index resolves the name to its issuer id by its exact
+ * encoding or its canonical form (RFC 5280 7.1), as for a lookup.
  * OSSL_STORE_expect() of anything but CRLs yields an empty listing.
  */
 #include <stdlib.h>
@@ -52,100 +53,14 @@ struct store_ctx {
 	int			 walked;	/* the last walk reached the end */
 	int			 eof;
 	int			 expect;	/* OSSL_STORE_INFO_*, 0: any */
-	X509_NAME		*subject;	/* filter, NULL: every CRL */
-	uint8_t			*subject_der;
+	uint8_t			*subject_der;	/* filter, NULL: every CRL */
 	size_t			 subject_len;
+	uint32_t		 issuer_id;	/* the subject's, once resolved */
 
 	uint64_t		 next_rec;	/* first record of the next walk */
 	struct crl_item		*q;
 	size_t			 qhead, qlen, qcap;
 };
-
-/* --- DER: the issuer Name of a CertificateList ------------------------ */
-
-/* Read one TLV header at p[0..end); returns content start or NULL. */
-static const uint8_t *
-der_hdr(const uint8_t *p, const uint8_t *end, unsigned *tag, size_t *len)
-{
-	size_t n, l;
-
-	if (end - p < 2)
-		return NULL;
-	*tag = *p++;
-	if ((*tag & 0x1f) == 0x1f)
-		return NULL;		/* no high tag numbers here */
-	l = *p++;
-	if (l & 0x80) {
-		n = l & 0x7f;
-		if (n == 0 || n > 4 || (size_t)(end - p) < n)
-			return NULL;
-		for (l = 0; n > 0; n--)
-			l = (l << 8) | *p++;
-	}
-	if (l > (size_t)(end - p))
-		return NULL;
-	*len = l;
-	return p;
-}
-
-/*
- * CertificateList ::= SEQUENCE { TBSCertList ::= SEQUENCE { version
- * INTEGER OPTIONAL, signature AlgorithmIdentifier, issuer Name, ... } }
- */
-static int
-crl_issuer(const uint8_t *der, size_t len, const uint8_t **name,
-    size_t *name_len)
-{
-	const uint8_t *p, *end = der + len, *c;
-	unsigned tag;
-	size_t l;
-
-	if ((p = der_hdr(der, end, &tag, &l)) == NULL || tag != 0x30)
-		return -1;
-	end = p + l;
-	if ((p = der_hdr(p, end, &tag, &l)) == NULL || tag != 0x30)
-		return -1;
-	end = p + l;
-	if ((c = der_hdr(p, end, &tag, &l)) == NULL)
-		return -1;
-	if (tag == 0x02) {		/* version */
-		p = c + l;
-		if ((c = der_hdr(p, end, &tag, &l)) == NULL)
-			return -1;
-	}
-	if (tag != 0x30)		/* signature AlgorithmIdentifier */
-		return -1;
-	p = c + l;
-	if ((c = der_hdr(p, end, &tag, &l)) == NULL || tag != 0x30)
-		return -1;
-	*name = p;
-	*name_len = (size_t)(c - p) + l;
-	return 0;
-}
-
-static int
-issuer_matches(struct store_ctx *sc, const struct crlc_span *der)
-{
-	const uint8_t *name;
-	const unsigned char *pp;
-	X509_NAME *xn;
-	size_t len;
-	int eq;
-
-	if (sc->subject == NULL)
-		return 1;
-	if (crl_issuer(der->p, der->len, &name, &len) != 0)
-		return 0;
-	if (len == sc->subject_len && memcmp(name, sc->subject_der, len) == 0)
-		return 1;
-	/* Different bytes may still be the same name (RFC 5280 7.1). */
-	pp = name;
-	if ((xn = d2i_X509_NAME(NULL, &pp, (long)len)) == NULL)
-		return 0;
-	eq = X509_NAME_cmp(xn, sc->subject) == 0;
-	X509_NAME_free(xn);
-	return eq;
-}
 
 /* --- the walk ------------------------------------------------------------ */
 
@@ -193,7 +108,8 @@ walk_fn(const struct crlc_crl_info *ci, void *arg)
 	if (w->bytes >= BATCH_BYTES)
 		return 1;			/* resume here next time */
 	sc->next_rec = rec + 1;
-	if (ci->der.len == 0 || !issuer_matches(sc, &ci->der))
+	if (ci->der.len == 0 ||
+	    (sc->subject_der != NULL && ci->issuer_id != sc->issuer_id))
 		return 0;
 	if (queue_push(sc, &ci->der) != 0 || queue_push(sc, &ci->delta) != 0) {
 		w->oom = 1;
@@ -229,6 +145,13 @@ refill(struct store_ctx *sc)
 			sc->snap = crlc_snap_acquire(st);
 		if (sc->expect != 0 && sc->expect != OSSL_STORE_INFO_CRL)
 			sc->walked = 1;	/* we hold nothing else */
+		if (sc->snap != NULL && sc->subject_der != NULL) {
+			struct crlc_span name = { sc->subject_der, sc->subject_len };
+
+			if (crlc_index_issuer(crlc_snap_index(sc->snap), &name,
+			    &sc->issuer_id) == -1 || sc->issuer_id == 0)
+				sc->walked = 1;	/* no CRL of that issuer */
+		}
 	}
 	if (sc->snap == NULL || sc->walked) {
 		sc->eof = sc->qlen == 0;
@@ -308,15 +231,12 @@ store_set_ctx_params(void *loaderctx, const OSSL_PARAM params[])
 		pp = q->data;
 		if ((xn = d2i_X509_NAME(NULL, &pp,
 		    (long)q->data_size)) == NULL)
+			return 0;	/* not a Name */
+		X509_NAME_free(xn);
+		if ((copy = malloc(q->data_size)) == NULL)
 			return 0;
-		if ((copy = malloc(q->data_size)) == NULL) {
-			X509_NAME_free(xn);
-			return 0;
-		}
 		memcpy(copy, q->data, q->data_size);
-		X509_NAME_free(sc->subject);
 		free(sc->subject_der);
-		sc->subject = xn;
 		sc->subject_der = copy;
 		sc->subject_len = q->data_size;
 	}
@@ -373,7 +293,6 @@ store_close(void *loaderctx)
 	free(sc->q);
 	crlc_snap_release(sc->snap);
 	crlc_store_put(sc->own);
-	X509_NAME_free(sc->subject);
 	free(sc->subject_der);
 	free(sc);
 	return 1;

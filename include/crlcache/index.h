@@ -77,6 +77,14 @@ int		 crlc_index_lookup(struct crlc_index *idx,
 		    const struct crlc_tbs *cert, int64_t now, int64_t grace,
 		    struct crlc_verdict *out);
 
+/*
+ * The issuer id (the u32 of format.h) of the issuer Name DER name: by its
+ * exact encoding, else by its canonical form; 0 when no CRL of that issuer
+ * is in the index.  Returns 0, or -1 on an LMDB error.
+ */
+int		 crlc_index_issuer(struct crlc_index *idx,
+		    const struct crlc_span *name, uint32_t *id);
+
 /* Entry counts of the published databases. */
 struct crlc_stats {
 	uint64_t	issuers;	/* distinct issuers ("canon") */
