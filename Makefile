@@ -4,6 +4,9 @@ PREFIX	?= /usr/local
 PKGS	 = libcrypto lmdb libcurl
 CC	?= cc
 
+# Read when make parses this file: on a fresh machine `make check` and
+# `make demo` install the packages first (test/deps.sh), then run a new
+# make that sees them (the *-run targets below).
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CRYPTO_LIBS := $(shell pkg-config --libs libcrypto 2>/dev/null)
@@ -56,18 +59,27 @@ unit: $(UNIT_BINS)
 deps:
 	@sh test/deps.sh
 
-check: deps all unit
+check: deps
+	@$(MAKE) --no-print-directory check-run
+
+check-run: all unit
 	@sh test/unit/run.sh $(UNIT_BINS) > test/unit/.counts; \
 	    . test/unit/.counts; \
 	    UNIT_PASSED=$$UNIT_PASSED UNIT_FAILED=$$UNIT_FAILED \
 	    CRLCACHE="$(CURDIR)/fetcher/crlcache" CRLCACHE_MODULES="$(CURDIR)/provider" \
 	    bash test/run.sh
 
-demo: deps all
+demo: deps
+	@$(MAKE) --no-print-directory demo-run
+
+demo-run: all
 	@bash test/demo.sh
 
 # Benchmarks (not part of check): ratios measured side by side.
-bench: deps all
+bench: deps
+	@$(MAKE) --no-print-directory bench-run
+
+bench-run: all
 	bash test/bench/verify.sh
 	bash test/bench/ingest.sh
 
@@ -176,4 +188,4 @@ uninstall:
 
 .PHONY: install uninstall
 
-.PHONY: all unit deps check demo bench clean
+.PHONY: all unit deps check check-run demo demo-run bench bench-run clean
