@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -23,6 +24,10 @@ conf_init(struct conf *c)
 	c->retries = 2;
 	c->max_size = DEFAULT_MAX_SIZE;
 	c->stale_grace = 86400;
+	c->ccadb_since = 2000;
+	c->ccadb_refresh = 86400;
+	c->enroll = ENROLL_SEEN;
+	c->seen_expiry = 30 * 86400;
 }
 
 void
@@ -30,6 +35,8 @@ conf_free(struct conf *c)
 {
 	strlist_free(&c->urls);
 	strlist_free(&c->ccadb);
+	strlist_free(&c->ccadb_records);
+	strlist_free(&c->ccadb_pems);
 	strlist_free(&c->cas);
 	strlist_free(&c->anchors);
 	strlist_free(&c->untrusted);
@@ -71,34 +78,56 @@ parse_number(const char *s, long long max, int suffix, long long *out)
 	return 0;
 }
 
+enum numtype { NUM_LONG, NUM_I64, NUM_SIZE };
+
 struct numkey {
 	const char	*name;
 	long long	 min, max;
-	int		 suffix;
+	int		 suffix;	/* K/M/G allowed */
+	enum numtype	 type;
+	size_t		 off;		/* the field in struct conf */
 };
 
+#define NUMKEY(name, min, max, suffix, type) \
+	{ #name, min, max, suffix, type, offsetof(struct conf, name) }
+
 static const struct numkey numkeys[] = {
-	{ "parallel", 1, 64, 0 },
-	{ "connect_timeout", 1, 3600, 0 },
-	{ "timeout", 1, 86400, 0 },
-	{ "max_redirects", 0, 20, 0 },
-	{ "max_size", 1024, (long long)1 << 30, 1 },
-	{ "stale_grace", 0, 365LL * 86400, 0 },
-	{ "retries", 0, 5, 0 },
+	NUMKEY(parallel, 1, 64, 0, NUM_LONG),
+	NUMKEY(connect_timeout, 1, 3600, 0, NUM_LONG),
+	NUMKEY(timeout, 1, 86400, 0, NUM_LONG),
+	NUMKEY(max_redirects, 0, 20, 0, NUM_LONG),
+	NUMKEY(max_size, 1024, (long long)1 << 30, 1, NUM_SIZE),
+	NUMKEY(stale_grace, 0, 365LL * 86400, 0, NUM_I64),
+	NUMKEY(retries, 0, 5, 0, NUM_LONG),
+	/* The CCADB's first disclosed certificates date from 1994. */
+	NUMKEY(ccadb_since, 1994, 9999, 0, NUM_LONG),
+	/* The CCADB reports change daily at most; never more than hourly. */
+	NUMKEY(ccadb_refresh, 3600, 365LL * 86400, 0, NUM_I64),
+	NUMKEY(seen_expiry, 3600, 10 * 365LL * 86400, 0, NUM_I64),
 };
 
 static void
-set_number(struct conf *c, size_t i, long long v)
+set_number(struct conf *c, const struct numkey *k, long long v)
 {
-	switch (i) {
-	case 0: c->parallel = (long)v; break;
-	case 1: c->connect_timeout = (long)v; break;
-	case 2: c->timeout = (long)v; break;
-	case 3: c->max_redirects = (long)v; break;
-	case 4: c->max_size = (size_t)v; break;
-	case 5: c->stale_grace = v; break;
-	default: c->retries = (long)v; break;
+	char *field = (char *)c + k->off;
+
+	switch (k->type) {
+	case NUM_LONG: *(long *)(void *)field = (long)v; break;
+	case NUM_I64: *(int64_t *)(void *)field = v; break;
+	case NUM_SIZE: *(size_t *)(void *)field = (size_t)v; break;
 	}
+}
+
+/* A word from a fixed set; its index, or -1. */
+static int
+keyword(const char *val, const char *const *words, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(val, words[i]) == 0)
+			return (int)i;
+	return -1;
 }
 
 static int
@@ -129,6 +158,35 @@ conf_line(struct conf *c, const char *path, size_t lineno, char *line)
 		return strlist_add(&c->anchors, val);
 	if (strcmp(key, "untrusted") == 0)
 		return strlist_add(&c->untrusted, val);
+	if (strcmp(key, "ccadb_records") == 0)
+		return strlist_add(&c->ccadb_records, val);
+	if (strcmp(key, "ccadb_pems") == 0)
+		return strlist_add(&c->ccadb_pems, val);
+	if (strcmp(key, "enroll") == 0) {
+		/* Indexed by enum enroll_mode. */
+		static const char *const modes[] = { "seen", "all", "none" };
+		int m = keyword(val, modes, 3);
+
+		if (m == -1) {
+			logx(0, "%s:%zu: enroll: expected seen, all or none",
+			    path, lineno);
+			return -1;
+		}
+		c->enroll = (enum enroll_mode)m;
+		return 0;
+	}
+	if (strcmp(key, "allow_private_urls") == 0) {
+		static const char *const yesno[] = { "no", "yes" };
+		int b = keyword(val, yesno, 2);
+
+		if (b == -1) {
+			logx(0, "%s:%zu: allow_private_urls: expected yes or no",
+			    path, lineno);
+			return -1;
+		}
+		c->allow_private = b;
+		return 0;
+	}
 	for (i = 0; i < sizeof(numkeys) / sizeof(numkeys[0]); i++) {
 		if (strcmp(key, numkeys[i].name) != 0)
 			continue;
@@ -138,7 +196,7 @@ conf_line(struct conf *c, const char *path, size_t lineno, char *line)
 			    path, lineno, key, numkeys[i].min, numkeys[i].max);
 			return -1;
 		}
-		set_number(c, i, v);
+		set_number(c, &numkeys[i], v);
 		return 0;
 	}
 	logx(0, "%s:%zu: unknown key '%s'", path, lineno, key);

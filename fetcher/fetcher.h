@@ -21,6 +21,15 @@
 #define INDEX_NAME		"index.mdb"
 #define WORK_NAME		"work"
 #define LOCK_NAME		"lock"
+/*
+ * The hint spool: STATE_DIR/hints, mode 1733 (every local user may
+ * create, nobody but its owner may list).  The provider leaves one file
+ * per certificate that no CRL covers: the certificate's DER, named by
+ * the lowercase hex SHA-256 of that DER plus HINT_SUFFIX.  Everything in
+ * it is hostile input (hint.c).
+ */
+#define HINTS_NAME		"hints"
+#define HINT_SUFFIX		".crt"
 
 /*
  * Largest CRL accepted from a file or the network.  Single CRLs above
@@ -45,9 +54,28 @@ struct strlist {
 	size_t	  n;
 };
 
+/* enroll = : which CRLs beyond the explicit sources are fetched */
+enum enroll_mode {
+	ENROLL_SEEN,		/* issuers programs on this host met (hints) */
+	ENROLL_ALL,		/* every CRL of the issuer directory */
+	ENROLL_NONE,		/* explicit url / ca / ccadb sources only */
+};
+
 struct conf {
 	struct strlist	urls;		/* url = */
 	struct strlist	ccadb;		/* ccadb = : CSV exports, file or URL */
+	struct strlist	ccadb_records;	/* ccadb_records = : CCADB
+					   AllCertificateRecordsCSVFormatv4 */
+	struct strlist	ccadb_pems;	/* ccadb_pems = : CCADB
+					   AllCertificatePEMsCSVFormat; "{year}"
+					   expands to ccadb_since..this year */
+	long		ccadb_since;	/* first NotBeforeYear for "{year}" */
+	int64_t		ccadb_refresh;	/* seconds between directory refreshes */
+	enum enroll_mode enroll;
+	int64_t		seen_expiry;	/* seconds a seen issuer stays enrolled
+					   without being met again */
+	int		allow_private;	/* allow_private_urls = yes: learned URLs
+					   may reach loopback/private addresses */
 	struct strlist	cas;		/* ca = : their CRL DPs are fetched */
 	struct strlist	anchors;	/* anchor = : default system store */
 	struct strlist	untrusted;	/* untrusted = */
