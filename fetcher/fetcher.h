@@ -230,6 +230,39 @@ int	 drop_privileges(const char *state_dir, int allow_root);
 int	 ccadb_parse(const uint8_t *buf, size_t len, const char *source,
 	    struct strlist *urls);
 
+/*
+ * directory.c: the issuer directory, built from the CCADB reports
+ * (ccadb_records, ccadb_pems) and kept in STATE_DIR/work/.  Every entry
+ * is a CA certificate that is disclosed, not revoked, not expired, whose
+ * PEM matched its record's SHA-256 and that chains to a trust anchor,
+ * with at least one http(s) CRL URL.
+ */
+struct dir_entry {
+	uint8_t		 fp[CRLC_HASH_LEN];	/* SHA-256 of the certificate */
+	X509		*cert;
+	struct strlist	 urls;		/* full CRL and/or partitions */
+};
+struct directory {
+	struct dir_entry *v;		/* sorted by fp */
+	size_t		  n;
+	int64_t		  built;	/* when it was built; 0: none yet */
+};
+/*
+ * Rebuild the directory from the reports when it is older than
+ * conf->ccadb_refresh or force is set (conditional GET; at most daily by
+ * default).  Any failure keeps the previous directory.  Returns 0 when
+ * nothing failed (including "not due"), -1 when a report could not be
+ * fetched or was refused (logged).
+ */
+int	 directory_refresh(const char *state_dir, const struct conf *conf,
+	    const struct trust *t, int force);
+/* Read the last built directory; none yet is an empty one.  0 or -1. */
+int	 directory_load(const char *state_dir, struct directory *d);
+const struct dir_entry *directory_find(const struct directory *d,
+	    const uint8_t fp[CRLC_HASH_LEN]);
+/* Accepts an empty or already freed directory. */
+void	 directory_free(struct directory *d);
+
 /* subcommands */
 int	 cmd_import(const char *state_dir, const struct conf *conf, int argc,
 	    char **argv);
