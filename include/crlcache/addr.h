@@ -1,0 +1,28 @@
+/*
+ * Which network addresses a URL learned from a certificate may reach.
+ *
+ * Copyright the crlcache authors. Licensed under the Apache License 2.0.
+ *
+ * A CRL distribution point or caIssuers URL inside a certificate that
+ * some program on the host met is chosen by whoever issued it: fetching
+ * it blindly would let a certificate make the fetcher probe the host's
+ * own services or its private network (server-side request forgery).
+ * The fetcher connects to such URLs only when every address is a
+ * globally routable unicast one.
+ */
+#ifndef CRLCACHE_ADDR_H
+#define CRLCACHE_ADDR_H
+
+#include <sys/socket.h>
+
+/*
+ * 1 when sa is a global unicast address; 0 for unspecified, loopback,
+ * private (RFC 1918, RFC 4193), shared (RFC 6598), link-local (RFC 3927,
+ * RFC 4291), multicast, broadcast, reserved, documentation and
+ * benchmarking ranges (RFC 6890 special-purpose registries), IPv4-mapped
+ * or -compatible forms of those, and any family other than AF_INET and
+ * AF_INET6.
+ */
+int	crlc_addr_is_public(const struct sockaddr *sa);
+
+#endif /* CRLCACHE_ADDR_H */

@@ -1,0 +1,105 @@
+/*
+ * Special-purpose address ranges (RFC 6890 and its IANA registries).
+ *
+ * Copyright the crlcache authors. Licensed under the Apache License 2.0.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <netinet/in.h>
+
+#include <crlcache/addr.h>
+
+struct range {
+	uint8_t	prefix[16];
+	int	bits;
+};
+
+/* IPv4, in network order (RFC 6890 table 2 and later additions). */
+static const struct range v4_special[] = {
+	{ { 0 }, 8 },			/* "this network", RFC 791 */
+	{ { 10 }, 8 },			/* private, RFC 1918 */
+	{ { 100, 64 }, 10 },		/* shared address space, RFC 6598 */
+	{ { 127 }, 8 },			/* loopback, RFC 1122 */
+	{ { 169, 254 }, 16 },		/* link local, RFC 3927 */
+	{ { 172, 16 }, 12 },		/* private, RFC 1918 */
+	{ { 192, 0, 0 }, 24 },		/* IETF protocol assignments */
+	{ { 192, 0, 2 }, 24 },		/* TEST-NET-1, RFC 5737 */
+	{ { 192, 88, 99 }, 24 },	/* 6to4 relay anycast, RFC 7526 */
+	{ { 192, 168 }, 16 },		/* private, RFC 1918 */
+	{ { 198, 18 }, 15 },		/* benchmarking, RFC 2544 */
+	{ { 198, 51, 100 }, 24 },	/* TEST-NET-2, RFC 5737 */
+	{ { 203, 0, 113 }, 24 },	/* TEST-NET-3, RFC 5737 */
+	{ { 224 }, 4 },			/* multicast, RFC 5771 */
+	{ { 240 }, 4 },			/* reserved, and 255.255.255.255 */
+};
+
+/* IPv6 (RFC 6890 table 17, RFC 4291). */
+static const struct range v6_special[] = {
+	{ { 0 }, 96 },			/* ::/128, ::1/128, IPv4-compatible */
+	{ { 0x01, 0x00 }, 64 },		/* discard-only, RFC 6666 */
+	{ { 0x20, 0x01, 0x0d, 0xb8 }, 32 },	/* documentation, RFC 3849 */
+	{ { 0x20, 0x01 }, 23 },		/* IETF protocol assignments */
+	{ { 0xfc }, 7 },		/* unique local, RFC 4193 */
+	{ { 0xfe, 0x80 }, 10 },		/* link local, RFC 4291 */
+	{ { 0xfe, 0xc0 }, 10 },		/* site local, deprecated (RFC 3879) */
+	{ { 0xff }, 8 },		/* multicast, RFC 4291 */
+};
+
+static int
+in_range(const uint8_t *a, const struct range *r)
+{
+	int full = r->bits / 8, rest = r->bits % 8;
+
+	if (memcmp(a, r->prefix, (size_t)full) != 0)
+		return 0;
+	return rest == 0 ||
+	    ((a[full] ^ r->prefix[full]) & (uint8_t)(0xff << (8 - rest))) == 0;
+}
+
+static int
+v4_public(const uint8_t a[4])
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(v4_special) / sizeof(v4_special[0]); i++)
+		if (in_range(a, &v4_special[i]))
+			return 0;
+	return 1;
+}
+
+static int
+v6_public(const uint8_t a[16])
+{
+	static const uint8_t mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	    0xff, 0xff };
+	static const uint8_t nat64[12] = { 0x00, 0x64, 0xff, 0x9b };
+	size_t i;
+
+	/* ::ffff:a.b.c.d and 64:ff9b::a.b.c.d reach the IPv4 address. */
+	if (memcmp(a, mapped, sizeof(mapped)) == 0 ||
+	    memcmp(a, nat64, sizeof(nat64)) == 0)
+		return v4_public(a + 12);
+	/* 2002::/16 (6to4) embeds an IPv4 address in bits 16..47. */
+	if (a[0] == 0x20 && a[1] == 0x02)
+		return v4_public(a + 2);
+	for (i = 0; i < sizeof(v6_special) / sizeof(v6_special[0]); i++)
+		if (in_range(a, &v6_special[i]))
+			return 0;
+	return 1;
+}
+
+int
+crlc_addr_is_public(const struct sockaddr *sa)
+{
+	if (sa == NULL)
+		return 0;
+	if (sa->sa_family == AF_INET)
+		return v4_public((const uint8_t *)
+		    &((const struct sockaddr_in *)(const void *)sa)->sin_addr);
+	if (sa->sa_family == AF_INET6)
+		return v6_public(((const struct sockaddr_in6 *)
+		    (const void *)sa)->sin6_addr.s6_addr);
+	return 0;
+}

@@ -1,0 +1,82 @@
+/*
+ * Unit test of the learned-URL address classifier (lib/addr.c): every
+ * special-purpose range at its edges, IPv4 embedded in IPv6, and public
+ * addresses next to them.  No packet is sent: the addresses are only
+ * parsed with inet_pton and classified.
+ */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+
+#include "check.h"
+#include <crlcache/addr.h>
+
+static int
+classify(const char *text)
+{
+	struct sockaddr_in6 s6;
+	struct sockaddr_in s4;
+
+	memset(&s4, 0, sizeof(s4));
+	memset(&s6, 0, sizeof(s6));
+	if (inet_pton(AF_INET, text, &s4.sin_addr) == 1) {
+		s4.sin_family = AF_INET;
+		return crlc_addr_is_public((struct sockaddr *)&s4);
+	}
+	if (inet_pton(AF_INET6, text, &s6.sin6_addr) == 1) {
+		s6.sin6_family = AF_INET6;
+		return crlc_addr_is_public((struct sockaddr *)&s6);
+	}
+	fprintf(stderr, "bad test address %s\n", text);
+	return -1;
+}
+
+static const char *const refused[] = {
+	"0.0.0.0", "0.255.255.255", "10.0.0.1", "10.255.255.255",
+	"100.64.0.0", "100.127.255.255", "127.0.0.1", "127.1.2.3",
+	"169.254.169.254", "172.16.0.1", "172.31.255.255", "192.0.0.8",
+	"192.0.2.1", "192.88.99.1", "192.168.1.1", "198.18.0.1",
+	"198.19.255.255", "198.51.100.7", "203.0.113.9", "224.0.0.1",
+	"239.255.255.250", "240.0.0.1", "255.255.255.255",
+	"::", "::1", "::127.0.0.1", "::ffff:127.0.0.1", "::ffff:10.1.2.3",
+	"::ffff:169.254.169.254", "64:ff9b::192.168.0.1", "2002:7f00:1::",
+	"2002:c0a8:101::1", "100::1", "2001:db8::1", "2001::1",
+	"fc00::1", "fd12:3456::1", "fe80::1", "febf::1", "fec0::1",
+	"ff02::1", "ff05::1:3",
+};
+
+static const char *const allowed[] = {
+	"1.1.1.1", "8.8.8.8", "9.255.255.255", "11.0.0.0", "100.63.255.255",
+	"100.128.0.0", "126.255.255.255", "128.0.0.1", "169.253.255.255",
+	"172.15.255.255", "172.32.0.0", "192.0.3.1", "192.167.255.255",
+	"192.169.0.0", "198.17.255.255", "198.20.0.0", "223.255.255.255",
+	"2606:4700::1111", "2a00:1450:4001::200e", "::ffff:8.8.8.8",
+	"64:ff9b::808:808", "2002:808:808::1", "2001:4860::8888",
+	"fe7f:ffff::1", "2400:cb00::1",
+};
+
+int
+main(void)
+{
+	struct sockaddr_un su;
+	size_t i;
+
+	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
+		if (classify(refused[i]) != 0) {
+			fprintf(stderr, "%s: classified public\n", refused[i]);
+			CHECK(0);
+		}
+	for (i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++)
+		if (classify(allowed[i]) != 1) {
+			fprintf(stderr, "%s: not classified public\n", allowed[i]);
+			CHECK(0);
+		}
+	memset(&su, 0, sizeof(su));
+	su.sun_family = AF_UNIX;
+	CHECK(crlc_addr_is_public((struct sockaddr *)&su) == 0);
+	CHECK(crlc_addr_is_public(NULL) == 0);
+	return check_result();
+}
