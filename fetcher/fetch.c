@@ -8,7 +8,15 @@
  * and a total timeout, redirects are bounded and stay on http/https.
  * Proxies come from the environment (http_proxy, https_proxy, no_proxy)
  * as libcurl reads them.
+ *
+ * A URL that was not configured by the administrator (learned from a
+ * certificate or from the issuer directory: fetch.guarded) may reach only
+ * global unicast addresses (lib/addr.c) unless allow_private_urls = yes.
+ * Without a proxy every connection is checked as it opens, redirects and
+ * DNS rebinding included; through a proxy, which resolves names itself,
+ * the host's addresses are checked before the transfer starts.
  */
+#include <netdb.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +26,7 @@
 
 #include <curl/curl.h>
 
+#include <crlcache/addr.h>
 #include <crlcache/clock.h>
 
 #include "fetcher.h"
@@ -32,6 +41,7 @@ struct xfer {
 	struct curl_slist *headers;
 	size_t		 cap;
 	int		 too_large;
+	int		 refused_addr;	/* the guard refused an address */
 	long		 attempts;	/* transfers started */
 	long long	 retry_at;	/* monotonic ms; 0: not waiting */
 };
@@ -123,6 +133,70 @@ add_header(struct xfer *x, const char *name, const char *value)
 	return 0;
 }
 
+/* Connections of a guarded transfer: global unicast addresses only. */
+static curl_socket_t
+guard_socket(void *arg, curlsocktype purpose, struct curl_sockaddr *a)
+{
+	struct xfer *x = arg;
+
+	(void)purpose;
+	if (!crlc_addr_is_public(&a->addr)) {
+		x->refused_addr = 1;
+		return CURL_SOCKET_BAD;
+	}
+	return socket(a->family, a->socktype | SOCK_CLOEXEC, a->protocol);
+}
+
+static int
+proxy_configured(void)
+{
+	static const char *const vars[] = { "http_proxy", "https_proxy",
+	    "HTTPS_PROXY", "all_proxy", "ALL_PROXY" };
+	size_t i;
+	const char *v;
+
+	for (i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
+		if ((v = getenv(vars[i])) != NULL && *v != '\0')
+			return 1;
+	return 0;
+}
+
+/* Through a proxy: do all of the host's addresses pass the guard? */
+static int
+host_is_public(const char *url)
+{
+	struct addrinfo hints, *res = NULL, *ai;
+	char *host = NULL, bare[256];
+	CURLU *u;
+	size_t len;
+	int ok = 0;
+
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_socktype = SOCK_STREAM;
+	if ((u = curl_url()) == NULL)
+		return 0;
+	if (curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK ||
+	    curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK ||
+	    (len = strlen(host)) == 0 || len >= sizeof(bare))
+		goto done;
+	/* An IPv6 literal comes in brackets; getaddrinfo wants it bare. */
+	if (host[0] == '[' && host[len - 1] == ']')
+		snprintf(bare, sizeof(bare), "%.*s", (int)(len - 2), host + 1);
+	else
+		snprintf(bare, sizeof(bare), "%s", host);
+	if (getaddrinfo(bare, NULL, &hints, &res) != 0)
+		goto done;
+	ok = 1;
+	for (ai = res; ai != NULL; ai = ai->ai_next)
+		if (!crlc_addr_is_public(ai->ai_addr))
+			ok = 0;
+	freeaddrinfo(res);
+done:
+	curl_free(host);
+	curl_url_cleanup(u);
+	return ok;
+}
+
 static int
 setup(struct xfer *x)
 {
@@ -130,6 +204,13 @@ setup(struct xfer *x)
 
 	if ((x->easy = e = curl_easy_init()) == NULL)
 		return -1;
+	if (x->f->guarded && !x->conf->allow_private) {
+		if (!proxy_configured()) {
+			curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, guard_socket);
+			curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, x);
+		} else if (!host_is_public(x->f->url))
+			x->refused_addr = 1;
+	}
 	if (add_header(x, "If-None-Match", x->f->etag) == -1 ||
 	    add_header(x, "If-Modified-Since", x->f->last_modified) == -1)
 		return -1;
@@ -165,7 +246,10 @@ finish(struct xfer *x, CURLcode res)
 	struct fetch *f = x->f;
 
 	curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &f->status);
-	if (x->too_large || res == CURLE_FILESIZE_EXCEEDED) {
+	if (x->refused_addr) {
+		snprintf(f->err, sizeof(f->err), "refused: a learned URL may "
+		    "reach only public addresses (allow_private_urls = no)");
+	} else if (x->too_large || res == CURLE_FILESIZE_EXCEEDED) {
 		snprintf(f->err, sizeof(f->err), "body larger than max_size "
 		    "(%zu bytes)", x->conf->max_size);
 	} else if (res != CURLE_OK) {
@@ -202,7 +286,7 @@ transient(const struct xfer *x, CURLcode res)
 {
 	long status = 0;
 
-	if (x->too_large)
+	if (x->too_large || x->refused_addr)
 		return 0;
 	switch (res) {
 	case CURLE_COULDNT_CONNECT: case CURLE_OPERATION_TIMEDOUT:
@@ -236,8 +320,16 @@ start(CURLM *multi, struct xfer *x)
 {
 	x->attempts++;
 	x->retry_at = 0;
-	if ((x->easy == NULL && setup(x) == -1) ||
-	    curl_multi_add_handle(multi, x->easy) != CURLM_OK) {
+	if (x->easy == NULL && setup(x) == -1) {
+		snprintf(x->f->err, sizeof(x->f->err),
+		    "cannot set up the transfer");
+		return -1;
+	}
+	if (x->refused_addr) {		/* the proxy check, before any traffic */
+		finish(x, CURLE_COULDNT_CONNECT);
+		return -1;
+	}
+	if (curl_multi_add_handle(multi, x->easy) != CURLM_OK) {
 		snprintf(x->f->err, sizeof(x->f->err),
 		    "cannot set up the transfer");
 		return -1;

@@ -195,6 +195,7 @@ struct fetch {
 	const char	*url;
 	const char	*etag;		/* sent as If-None-Match */
 	const char	*last_modified;	/* sent as If-Modified-Since */
+	int		 guarded;	/* not configured: public addresses only */
 	/* results */
 	long		 status;
 	int		 ok;		/* body or not_modified is valid */
