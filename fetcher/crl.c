@@ -337,102 +337,6 @@ done:
 	return ret;
 }
 
-/* Every certificate with the CRL issuer's name, from our list and the store. */
-static STACK_OF(X509) *
-issuer_candidates(const struct trust *t, const X509_NAME *name)
-{
-	STACK_OF(X509) *out = sk_X509_new_null(), *fromstore = NULL;
-	X509_STORE_CTX *ctx = NULL;
-	X509 *x;
-	int i;
-
-	if (out == NULL)
-		return NULL;
-	for (i = 0; i < sk_X509_num(t->certs); i++) {
-		x = sk_X509_value(t->certs, i);
-		if (X509_NAME_cmp(X509_get_subject_name(x), name) == 0 &&
-		    X509_up_ref(x) && !sk_X509_push(out, x))
-			X509_free(x);
-	}
-	if ((ctx = X509_STORE_CTX_new()) != NULL &&
-	    X509_STORE_CTX_init(ctx, t->store, NULL, NULL) &&
-	    (fromstore = X509_STORE_CTX_get1_certs(ctx, (X509_NAME *)name)) != NULL) {
-		while ((x = sk_X509_shift(fromstore)) != NULL)
-			if (!sk_X509_push(out, x))
-				X509_free(x);
-	}
-	sk_X509_pop_free(fromstore, X509_free);
-	X509_STORE_CTX_free(ctx);
-	ERR_clear_error();
-	return out;
-}
-
-/*
- * RFC 5280 6.3.3 (f) validates the CRL issuer's certification path, its
- * revocation included: a certificate of the chain that the published
- * index lists as revoked disqualifies the issuer.  Returns 1 when one is.
- */
-static int
-chain_revoked(const struct trust *t, STACK_OF(X509) *chain, char *why,
-    size_t whylen)
-{
-	struct crlc_span tbs;
-	struct crlc_verdict v;
-	struct crlc_tbs cert;
-	unsigned char *der;
-	char name[256];
-	int i, len, revoked = 0;
-
-	if (t->index == NULL)
-		return 0;
-	/* the last certificate is the anchor: trusted as configured */
-	for (i = 0; i + 1 < sk_X509_num(chain) && !revoked; i++) {
-		X509 *x = sk_X509_value(chain, i);
-
-		der = NULL;
-		if ((len = i2d_X509(x, &der)) > 0 &&
-		    crlc_cert_tbs(der, (size_t)len, &tbs) == 0 &&
-		    crlc_tbs_parse(tbs.p, tbs.len, &cert) == 0 &&
-		    crlc_index_lookup(t->index, &cert, (int64_t)time(NULL), 0,
-		    &v) == 0 && v.state == CRLC_REVOKED) {
-			X509_NAME_oneline(X509_get_subject_name(x), name,
-			    sizeof(name));
-			snprintf(why, whylen, "certificate %s in its chain is revoked "
-			    "(RFC 5280 6.3.3)", name);
-			revoked = 1;
-		}
-		OPENSSL_free(der);
-	}
-	return revoked;
-}
-
-/* Does the candidate chain to an anchor (RFC 5280 6.1), none revoked? */
-static int
-chains_to_anchor(const struct trust *t, X509 *x, time_t now, char *why,
-    size_t whylen)
-{
-	STACK_OF(X509) *chain = NULL;
-	X509_STORE_CTX *ctx;
-	int ok = 0;
-
-	if ((ctx = X509_STORE_CTX_new()) == NULL)
-		return 0;
-	if (X509_STORE_CTX_init(ctx, t->store, x, t->certs)) {
-		X509_STORE_CTX_set_time(ctx, 0, now);
-		ok = X509_verify_cert(ctx) == 1;
-		if (!ok)
-			snprintf(why, whylen, "%s", X509_verify_cert_error_string(
-			    X509_STORE_CTX_get_error(ctx)));
-		else if ((chain = X509_STORE_CTX_get1_chain(ctx)) != NULL &&
-		    chain_revoked(t, chain, why, whylen))
-			ok = 0;
-	}
-	sk_X509_pop_free(chain, X509_free);
-	X509_STORE_CTX_free(ctx);
-	ERR_clear_error();
-	return ok;
-}
-
 /* RFC 5280 6.3.3 (f): find the issuer whose key verifies this CRL. */
 static int
 find_issuer(struct crl *c, const struct trust *t, time_t now, char *err,
@@ -444,7 +348,7 @@ find_issuer(struct crl *c, const struct trust *t, time_t now, char *err,
 	int i, signed_ok = 0, no_crlsign = 0;
 
 	X509_NAME_oneline(iname, name, sizeof(name));
-	if ((cands = issuer_candidates(t, iname)) == NULL) {
+	if ((cands = trust_candidates(t, iname)) == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
@@ -463,7 +367,7 @@ find_issuer(struct crl *c, const struct trust *t, time_t now, char *err,
 			no_crlsign = 1;
 			continue;
 		}
-		if (chains_to_anchor(t, x, now, why, sizeof(why)) && X509_up_ref(x))
+		if (trust_chains(t, x, now, why, sizeof(why)) && X509_up_ref(x))
 			c->issuer = x;
 	}
 	sk_X509_pop_free(cands, X509_free);

@@ -101,6 +101,7 @@ int	 read_file(const char *path, size_t max, uint8_t **buf, size_t *len,
 	    char *err, size_t errlen);
 int64_t	 asn1_time_to_epoch(const ASN1_TIME *t);
 void	 format_time(int64_t t, char *buf, size_t len);
+int	 is_http_url(const char *s, size_t len);
 int	 openssl_dir(int which, char *out, size_t len);
 int	 write_temp(const char *path, const void *data, size_t len, mode_t mode,
 	    uid_t uid, gid_t gid, char *tmp, size_t tmplen);
@@ -129,6 +130,18 @@ int	 trust_load(struct trust *t, const struct strlist *anchors,
 void	 trust_free(struct trust *t);
 void	 trust_use_index(struct trust *t, const char *state_dir);
 int	 certs_load(const char *path, STACK_OF(X509) *sk);
+/* Append x's http(s) CRL distribution points / caIssuers URLs. */
+void	 cert_crl_urls(X509 *x, struct strlist *urls);
+void	 cert_issuer_urls(X509 *x, struct strlist *urls);
+/* The certificates named name among t->certs and the anchors (new stack). */
+STACK_OF(X509) *trust_candidates(const struct trust *t, const X509_NAME *name);
+/*
+ * 1 when x chains to an anchor at time now with t->certs as intermediates
+ * and no certificate of the chain is revoked in the published index;
+ * else 0 and why says what failed.
+ */
+int	 trust_chains(const struct trust *t, X509 *x, time_t now, char *why,
+	    size_t whylen);
 
 /* crl.c: one CRL, parsed and verified */
 struct crl {
@@ -263,6 +276,23 @@ const struct dir_entry *directory_find(const struct directory *d,
 	    const uint8_t fp[CRLC_HASH_LEN]);
 /* Accepts an empty or already freed directory. */
 void	 directory_free(struct directory *d);
+
+/* hint.c: the spool of certificates no CRL covered (see HINTS_NAME) */
+struct hint_tally {
+	size_t	scanned;	/* entries looked at this run */
+	size_t	taken;		/* well-formed certificates returned */
+	size_t	malformed;	/* refused: name, type, size or content */
+	size_t	dropped;	/* over the per-run limit, removed unread */
+	size_t	stuck;		/* could not be removed */
+};
+/* Create the spool (mode 1733) if it is missing or wrong.  0 or -1. */
+int	 hints_prepare(const char *state_dir);
+/*
+ * Swap the spool for an empty one and return the well-formed hints of
+ * the old one in out (every entry is removed).  0, or -1 (logged).
+ */
+int	 hints_drain(const char *state_dir, STACK_OF(X509) *out,
+	    struct hint_tally *tl);
 
 /* subcommands */
 int	 cmd_import(const char *state_dir, const struct conf *conf, int argc,

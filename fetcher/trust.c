@@ -5,10 +5,13 @@
  */
 #include <limits.h>
 #include <stdio.h>
+#include <string.h>
+#include <time.h>
 
 #include <openssl/err.h>
 #include <openssl/pem.h>
 #include <openssl/x509.h>
+#include <openssl/x509v3.h>
 
 #include <crlcache/index.h>
 
@@ -108,6 +111,162 @@ trust_use_index(struct trust *t, const char *state_dir)
 
 	if (index_open(state_dir, path, sizeof(path), &t->index, 0) == -1)
 		t->index = NULL;
+}
+
+/* Every certificate named name, from our list and the store. */
+STACK_OF(X509) *
+trust_candidates(const struct trust *t, const X509_NAME *name)
+{
+	STACK_OF(X509) *out = sk_X509_new_null(), *fromstore = NULL;
+	X509_STORE_CTX *ctx = NULL;
+	X509 *x;
+	int i;
+
+	if (out == NULL)
+		return NULL;
+	for (i = 0; i < sk_X509_num(t->certs); i++) {
+		x = sk_X509_value(t->certs, i);
+		if (X509_NAME_cmp(X509_get_subject_name(x), name) == 0 &&
+		    X509_up_ref(x) && !sk_X509_push(out, x))
+			X509_free(x);
+	}
+	if ((ctx = X509_STORE_CTX_new()) != NULL &&
+	    X509_STORE_CTX_init(ctx, t->store, NULL, NULL) &&
+	    (fromstore = X509_STORE_CTX_get1_certs(ctx, (X509_NAME *)name)) != NULL) {
+		while ((x = sk_X509_shift(fromstore)) != NULL)
+			if (!sk_X509_push(out, x))
+				X509_free(x);
+	}
+	sk_X509_pop_free(fromstore, X509_free);
+	X509_STORE_CTX_free(ctx);
+	ERR_clear_error();
+	return out;
+}
+
+/*
+ * RFC 5280 6.3.3 (f) validates the CRL issuer's certification path, its
+ * revocation included: a certificate of the chain that the published
+ * index lists as revoked disqualifies the issuer.  Returns 1 when one is.
+ */
+static int
+chain_revoked(const struct trust *t, STACK_OF(X509) *chain, char *why,
+    size_t whylen)
+{
+	struct crlc_span tbs;
+	struct crlc_verdict v;
+	struct crlc_tbs cert;
+	unsigned char *der;
+	char name[256];
+	int i, len, revoked = 0;
+
+	if (t->index == NULL)
+		return 0;
+	/* the last certificate is the anchor: trusted as configured */
+	for (i = 0; i + 1 < sk_X509_num(chain) && !revoked; i++) {
+		X509 *x = sk_X509_value(chain, i);
+
+		der = NULL;
+		if ((len = i2d_X509(x, &der)) > 0 &&
+		    crlc_cert_tbs(der, (size_t)len, &tbs) == 0 &&
+		    crlc_tbs_parse(tbs.p, tbs.len, &cert) == 0 &&
+		    crlc_index_lookup(t->index, &cert, (int64_t)time(NULL), 0,
+		    &v) == 0 && v.state == CRLC_REVOKED) {
+			X509_NAME_oneline(X509_get_subject_name(x), name,
+			    sizeof(name));
+			snprintf(why, whylen, "certificate %s in its chain is revoked "
+			    "(RFC 5280 6.3.3)", name);
+			revoked = 1;
+		}
+		OPENSSL_free(der);
+	}
+	return revoked;
+}
+
+/* Does x chain to an anchor (RFC 5280 6.1), none revoked? */
+int
+trust_chains(const struct trust *t, X509 *x, time_t now, char *why,
+    size_t whylen)
+{
+	STACK_OF(X509) *chain = NULL;
+	X509_STORE_CTX *ctx;
+	int ok = 0;
+
+	if ((ctx = X509_STORE_CTX_new()) == NULL)
+		return 0;
+	if (X509_STORE_CTX_init(ctx, t->store, x, t->certs)) {
+		X509_STORE_CTX_set_time(ctx, 0, now);
+		ok = X509_verify_cert(ctx) == 1;
+		if (!ok)
+			snprintf(why, whylen, "%s", X509_verify_cert_error_string(
+			    X509_STORE_CTX_get_error(ctx)));
+		else if ((chain = X509_STORE_CTX_get1_chain(ctx)) != NULL &&
+		    chain_revoked(t, chain, why, whylen))
+			ok = 0;
+	}
+	sk_X509_pop_free(chain, X509_free);
+	X509_STORE_CTX_free(ctx);
+	ERR_clear_error();
+	return ok;
+}
+
+/* Keep gn when it is an http(s) URI short enough to be an index key. */
+static void
+add_uri(const GENERAL_NAME *gn, struct strlist *urls)
+{
+	const char *u;
+	int len;
+
+	if (gn->type != GEN_URI)
+		return;
+	u = (const char *)ASN1_STRING_get0_data(gn->d.uniformResourceIdentifier);
+	len = ASN1_STRING_length(gn->d.uniformResourceIdentifier);
+	if (len > 0 && len <= CRLC_KEY_MAX && memchr(u, '\0', (size_t)len) == NULL &&
+	    strpbrk(u, " \t\r\n") == NULL && is_http_url(u, (size_t)len) &&
+	    urls->n < MAX_SOURCES)
+		strlist_add(urls, u);
+}
+
+/* RFC 5280 4.2.1.13: the http(s) fullName URIs of x's CRL DPs. */
+void
+cert_crl_urls(X509 *x, struct strlist *urls)
+{
+	STACK_OF(DIST_POINT) *dps;
+	int i, j;
+
+	dps = X509_get_ext_d2i(x, NID_crl_distribution_points, NULL, NULL);
+	for (i = 0; i < sk_DIST_POINT_num(dps); i++) {
+		DIST_POINT *dp = sk_DIST_POINT_value(dps, i);
+		GENERAL_NAMES *names;
+
+		if (dp->distpoint == NULL || dp->distpoint->type != 0)
+			continue;
+		names = dp->distpoint->name.fullname;
+		for (j = 0; j < sk_GENERAL_NAME_num(names); j++) {
+			GENERAL_NAME *gn = sk_GENERAL_NAME_value(names, j);
+
+			add_uri(gn, urls);
+		}
+	}
+	sk_DIST_POINT_pop_free(dps, DIST_POINT_free);
+}
+
+
+/* RFC 5280 4.2.2.1: the http(s) caIssuers URIs of x's AIA extension. */
+void
+cert_issuer_urls(X509 *x, struct strlist *urls)
+{
+	AUTHORITY_INFO_ACCESS *aia;
+	int i;
+
+	aia = X509_get_ext_d2i(x, NID_info_access, NULL, NULL);
+	for (i = 0; i < sk_ACCESS_DESCRIPTION_num(aia); i++) {
+		ACCESS_DESCRIPTION *ad = sk_ACCESS_DESCRIPTION_value(aia, i);
+
+		if (OBJ_obj2nid(ad->method) == NID_ad_ca_issuers)
+			add_uri(ad->location, urls);
+	}
+	AUTHORITY_INFO_ACCESS_free(aia);
+	ERR_clear_error();
 }
 
 void

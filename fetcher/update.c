@@ -16,46 +16,6 @@
 #include "fetcher.h"
 
 static int
-is_http_url(const char *s, size_t len)
-{
-	return (len > 7 && strncmp(s, "http://", 7) == 0) ||
-	    (len > 8 && strncmp(s, "https://", 8) == 0);
-}
-
-/* RFC 5280 4.2.1.13: the http(s) fullName URIs of a CA's CRL DPs. */
-static void
-add_cert_dps(X509 *x, struct strlist *urls)
-{
-	STACK_OF(DIST_POINT) *dps;
-	int i, j;
-
-	dps = X509_get_ext_d2i(x, NID_crl_distribution_points, NULL, NULL);
-	for (i = 0; i < sk_DIST_POINT_num(dps); i++) {
-		DIST_POINT *dp = sk_DIST_POINT_value(dps, i);
-		GENERAL_NAMES *names;
-
-		if (dp->distpoint == NULL || dp->distpoint->type != 0)
-			continue;
-		names = dp->distpoint->name.fullname;
-		for (j = 0; j < sk_GENERAL_NAME_num(names); j++) {
-			GENERAL_NAME *gn = sk_GENERAL_NAME_value(names, j);
-			const char *u;
-			int len;
-
-			if (gn->type != GEN_URI)
-				continue;
-			u = (const char *)ASN1_STRING_get0_data(gn->d.uniformResourceIdentifier);
-			len = ASN1_STRING_length(gn->d.uniformResourceIdentifier);
-			if (len > 0 && len <= CRLC_KEY_MAX &&
-			    memchr(u, '\0', (size_t)len) == NULL &&
-			    is_http_url(u, (size_t)len) && urls->n < MAX_SOURCES)
-				strlist_add(urls, u);
-		}
-	}
-	sk_DIST_POINT_pop_free(dps, DIST_POINT_free);
-}
-
-static int
 cmpstr(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -147,7 +107,7 @@ gather_urls(const struct conf *conf, const struct trust *t, struct strlist *urls
 	/* DESIGN 4: CRL DPs of the CA certificates the configuration names. */
 	for (j = 0; j < sk_X509_num(t->certs); j++)
 		if (X509_check_ca(sk_X509_value(t->certs, j)) > 0)
-			add_cert_dps(sk_X509_value(t->certs, j), urls);
+			cert_crl_urls(sk_X509_value(t->certs, j), urls);
 	*failed = read_ccadb(conf, urls);
 	uniq(urls);
 	return 0;

@@ -261,3 +261,11 @@ index_open(const char *state_dir, char *path, size_t len,
 		logx(0, "%s: %s: %s", path, crlc_index_strerror(rc), detail);
 	return -1;
 }
+
+/* Only these schemes are ever fetched. */
+int
+is_http_url(const char *s, size_t len)
+{
+	return (len > 7 && strncmp(s, "http://", 7) == 0) ||
+	    (len > 8 && strncmp(s, "https://", 8) == 0);
+}
