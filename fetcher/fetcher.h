@@ -102,6 +102,10 @@ int	 read_file(const char *path, size_t max, uint8_t **buf, size_t *len,
 int64_t	 asn1_time_to_epoch(const ASN1_TIME *t);
 void	 format_time(int64_t t, char *buf, size_t len);
 int	 is_http_url(const char *s, size_t len);
+/* out gets 2n lowercase hex digits and a NUL. */
+void	 hex_encode(const uint8_t *p, size_t n, char *out);
+/* Exactly 2n lowercase hex digits in s[0..len) to n bytes.  0 or -1. */
+int	 hex_decode(const char *s, size_t len, uint8_t *out, size_t n);
 int	 openssl_dir(int which, char *out, size_t len);
 int	 write_temp(const char *path, const void *data, size_t len, mode_t mode,
 	    uid_t uid, gid_t gid, char *tmp, size_t tmplen);
@@ -293,6 +297,44 @@ int	 hints_prepare(const char *state_dir);
  */
 int	 hints_drain(const char *state_dir, STACK_OF(X509) *out,
 	    struct hint_tally *tl);
+
+/* enrolment.c: issuers met on this host, proven (STATE_DIR/work/enrolled) */
+struct enrolled {
+	uint8_t		 fp[CRLC_HASH_LEN];	/* SHA-256 of the issuer cert */
+	X509		*issuer;
+	int64_t		 first_seen, last_seen;
+	struct strlist	 urls;		/* CDPs of the proven certificates */
+};
+struct enrolment {
+	struct enrolled	*v;
+	size_t		 n;
+	int64_t		 hints_at;	/* the last run that read hints */
+	size_t		 hints_taken;	/* ... its hints that enrolled */
+	size_t		 hints_refused;	/* ... malformed, unproven, dropped */
+};
+int	 cert_fingerprint(X509 *x, uint8_t fp[CRLC_HASH_LEN]);
+/* None yet is an empty enrolment.  0, or -1 (logged; e is empty). */
+int	 enrolment_load(const char *state_dir, struct enrolment *e);
+int	 enrolment_save(const char *state_dir, const struct enrolment *e);
+void	 enrolment_free(struct enrolment *e);
+struct enrolled *enrolment_find(const struct enrolment *e,
+	    const uint8_t fp[CRLC_HASH_LEN]);
+/*
+ * Enrol (or mark as met now) the issuer of cert once cert's signature is
+ * proven (see enrolment.c); aia_budget, when not NULL, allows that many
+ * caIssuers fetches.  0, or -1 with why.
+ */
+int	 enrolment_prove(struct enrolment *e, X509 *cert, const struct trust *t,
+	    const struct conf *conf, size_t *aia_budget, int64_t now, char *why,
+	    size_t whylen);
+/* Drop issuers last met before `before`; how many. */
+size_t	 enrolment_expire(struct enrolment *e, int64_t before);
+/*
+ * The hint step of `update`: drain the spool, prove each hint into e
+ * (enroll = none only empties the spool), expire, save.  0 or -1.
+ */
+int	 enrolment_learn(const char *state_dir, const struct conf *conf,
+	    const struct trust *t, struct enrolment *e);
 
 /* subcommands */
 int	 cmd_import(const char *state_dir, const struct conf *conf, int argc,

@@ -58,20 +58,11 @@
 static int
 hint_name(const char *name, uint8_t want[CRLC_HASH_LEN])
 {
-	static const char hex[] = "0123456789abcdef";
-	const char *hi, *lo;
-	size_t i;
+	size_t len = strlen(name), sfx = sizeof(HINT_SUFFIX) - 1;
 
-	if (strlen(name) != HEX_NAME_LEN + sizeof(HINT_SUFFIX) - 1 ||
-	    strcmp(name + HEX_NAME_LEN, HINT_SUFFIX) != 0)
-		return 0;
-	for (i = 0; i < CRLC_HASH_LEN; i++) {
-		if ((hi = memchr(hex, name[2 * i], 16)) == NULL ||
-		    (lo = memchr(hex, name[2 * i + 1], 16)) == NULL)
-			return 0;
-		want[i] = (uint8_t)((hi - hex) << 4 | (lo - hex));
-	}
-	return 1;
+	return len == HEX_NAME_LEN + sfx &&
+	    strcmp(name + HEX_NAME_LEN, HINT_SUFFIX) == 0 &&
+	    hex_decode(name, HEX_NAME_LEN, want, CRLC_HASH_LEN) == 0;
 }
 
 /* Read one hint; NULL (and why) when it is not a well-formed one. */

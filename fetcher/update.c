@@ -113,6 +113,36 @@ gather_urls(const struct conf *conf, const struct trust *t, struct strlist *urls
 	return 0;
 }
 
+/* Is u in the sorted, unique list l? */
+static int
+listed(const struct strlist *l, const char *u)
+{
+	return l->n > 0 && bsearch(&u, l->v, l->n, sizeof(*l->v), cmpstr) != NULL;
+}
+
+/*
+ * The sources enrolment adds (enroll = seen): the CRL URLs of every
+ * enrolled issuer, whose certificate also becomes an issuer candidate
+ * for verifying those CRLs.  They go to learned, less what the
+ * configuration already names.
+ */
+static void
+enrolled_sources(const struct enrolment *en, struct trust *t,
+    const struct strlist *urls, struct strlist *learned)
+{
+	size_t i, j;
+
+	for (i = 0; i < en->n; i++) {
+		if (X509_up_ref(en->v[i].issuer) &&
+		    !sk_X509_push(t->certs, en->v[i].issuer))
+			X509_free(en->v[i].issuer);
+		for (j = 0; j < en->v[i].urls.n && learned->n < MAX_SOURCES; j++)
+			if (!listed(urls, en->v[i].urls.v[j]))
+				strlist_add(learned, en->v[i].urls.v[j]);
+	}
+	uniq(learned);
+}
+
 struct tally {
 	size_t	updated, unchanged, failed;
 };
@@ -175,41 +205,54 @@ settle(struct store *s, const struct trust *t, struct fetch *f,
 int
 cmd_update(const char *state_dir, const struct conf *conf)
 {
-	struct strlist urls = { NULL, 0 };
+	struct strlist urls = { NULL, 0 }, learned = { NULL, 0 };
 	struct trust t = { NULL, NULL, NULL };
+	struct enrolment en;
 	struct store *s = NULL;
 	struct fetch *f = NULL;
 	struct source_rec *recs = NULL;
 	struct tally tl = { 0, 0, 0 };
 	char err[ERRLEN];
 	uint64_t gen = 0;
-	size_t i;
+	size_t i, n = 0;
 	int ret = 4;
 
+	memset(&en, 0, sizeof(en));
 	if (trust_load(&t, &conf->anchors, &conf->untrusted, &conf->cas) == -1 ||
 	    gather_urls(conf, &t, &urls, &tl.failed) == -1)
 		goto done;
-	if (urls.n == 0)
-		logx(1, "update: no sources configured");
 	if (store_open(&s, state_dir, err, sizeof(err)) == -1) {
 		logx(0, "%s", err);
 		goto done;
 	}
 	trust_use_index(&t, state_dir);
-	f = xcalloc(urls.n + 1, sizeof(*f));
-	recs = xcalloc(urls.n + 1, sizeof(*recs));
-	for (i = 0; i < urls.n; i++) {
-		f[i].url = urls.v[i];
+	/* A malformed file is logged and its issuers learned anew. */
+	(void)enrolment_load(state_dir, &en);
+	/* Hints are proven against what is published: no revoked issuer. */
+	if (hints_prepare(state_dir) == -1 ||
+	    enrolment_learn(state_dir, conf, &t, &en) == -1)
+		logx(0, "update: enrolment from hints failed; explicit sources "
+		    "only this run");
+	else if (conf->enroll == ENROLL_SEEN)
+		enrolled_sources(&en, &t, &urls, &learned);
+	n = urls.n + learned.n;
+	if (n == 0)
+		logx(1, "update: no sources configured");
+	f = xcalloc(n + 1, sizeof(*f));
+	recs = xcalloc(n + 1, sizeof(*recs));
+	for (i = 0; i < n; i++) {
+		f[i].url = i < urls.n ? urls.v[i] : learned.v[i - urls.n];
+		f[i].guarded = i >= urls.n;
 		/* Ask conditionally only when what we got last time is held. */
-		if (store_get_source(s, urls.v[i], &recs[i]) == 0 &&
+		if (store_get_source(s, f[i].url, &recs[i]) == 0 &&
 		    store_has_scope(s, recs[i].scope_key, recs[i].scope_keylen)) {
 			f[i].etag = recs[i].etag;
 			f[i].last_modified = recs[i].last_modified;
 		}
 	}
-	if (fetch_all(f, urls.n, conf) == -1)
+	if (fetch_all(f, n, conf) == -1)
 		logx(0, "update: transfer engine failed");
-	for (i = 0; i < urls.n; i++) {
+	for (i = 0; i < n; i++) {
 		f[i].etag = f[i].last_modified = NULL;
 		settle(s, &t, &f[i], &recs[i], &tl);
 	}
@@ -220,12 +263,12 @@ cmd_update(const char *state_dir, const struct conf *conf)
 	ret = tl.failed > 0 ? 1 : 0;
 	/* The summary: always with -v/default, with -q only on failure. */
 	logx(tl.failed > 0 ? 0 : 1, "update: %zu sources, %zu updated, "
-	    "%zu unchanged, %zu failed; generation %llu%s", urls.n,
+	    "%zu unchanged, %zu failed; generation %llu%s", n,
 	    tl.updated, tl.unchanged, tl.failed, (unsigned long long)
 	    (gen != 0 ? gen : t.index != NULL ? crlc_index_generation(t.index) : 0),
 	    gen != 0 ? "" : " (unchanged)");
 done:
-	for (i = 0; f != NULL && i < urls.n; i++) {
+	for (i = 0; f != NULL && i < n; i++) {
 		fetch_free(&f[i]);
 		source_rec_free(&recs[i]);
 	}
@@ -233,6 +276,8 @@ done:
 	free(recs);
 	store_close(s);
 	trust_free(&t);
+	enrolment_free(&en);
 	strlist_free(&urls);
+	strlist_free(&learned);
 	return ret;
 }

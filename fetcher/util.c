@@ -269,3 +269,43 @@ is_http_url(const char *s, size_t len)
 	return (len > 7 && strncmp(s, "http://", 7) == 0) ||
 	    (len > 8 && strncmp(s, "https://", 8) == 0);
 }
+
+void
+hex_encode(const uint8_t *p, size_t n, char *out)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		out[2 * i] = hex[p[i] >> 4];
+		out[2 * i + 1] = hex[p[i] & 0x0f];
+	}
+	out[2 * n] = '\0';
+}
+
+static int
+nibble(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+int
+hex_decode(const char *s, size_t len, uint8_t *out, size_t n)
+{
+	size_t i;
+	int hi, lo;
+
+	if (len != 2 * n)
+		return -1;
+	for (i = 0; i < n; i++) {
+		if ((hi = nibble(s[2 * i])) == -1 ||
+		    (lo = nibble(s[2 * i + 1])) == -1)
+			return -1;
+		out[i] = (uint8_t)(hi << 4 | lo);
+	}
+	return 0;
+}

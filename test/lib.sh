@@ -282,11 +282,14 @@ pki_ca() {
     _issue "$parent" "$PKI/$name/req.pem" "$PKI/$name/cert.pem" "$PKI/$name/ext.cnf"
 }
 
-# pki_leaf NAME CA SUBJ [cdp=URL]...   -> $PKI/NAME.pem, $PKI/NAME.key
+# pki_leaf NAME CA SUBJ [cdp=URL]... [aia=URL]  -> $PKI/NAME.pem, $PKI/NAME.key
+# aia= adds an authorityInfoAccess caIssuers URI.
 pki_leaf() {
-    local name=$1 ca=$2 subj=$3 a; shift 3
+    local name=$1 ca=$2 subj=$3 aia="" a; shift 3
     local cdps=()
-    for a in "$@"; do case $a in cdp=*) cdps+=("${a#cdp=}") ;; esac; done
+    for a in "$@"; do
+        case $a in cdp=*) cdps+=("${a#cdp=}") ;; aia=*) aia=${a#aia=} ;; esac
+    done
     _newkey ec "$PKI/$name.key"
     openssl req -new -config "$(_req_conf utf8only)" -key "$PKI/$name.key" -subj "$subj" \
         -out "$PKI/$name.csr" 2>"$W/openssl.err" \
@@ -299,6 +302,7 @@ pki_leaf() {
         echo "subjectKeyIdentifier = hash"
         echo "authorityKeyIdentifier = keyid"
         _cdp_line ${cdps[@]+"${cdps[@]}"}
+        [ -z "$aia" ] || echo "authorityInfoAccess = caIssuers;URI:$aia"
     } >"$PKI/$name.ext"
     _issue "$ca" "$PKI/$name.csr" "$PKI/$name.pem" "$PKI/$name.ext"
 }
@@ -521,3 +525,17 @@ reject_expect() {
     check_is good 0 "$PKI/rev2.pem"         # bad CRL changed nothing
     [ "$(generation)" = "$RJ_GEN" ] || fail "generation changed ($RJ_GEN -> $(generation)) though nothing was ingested"
 }
+
+# ---------------------------------------------------------------- hints
+# hint CERT.pem: leave CERT in $STATE/hints as the provider would (its DER,
+# named by the DER's SHA-256), creating the spool like the fetcher does.
+hint() {
+    local der=$W/hint.der sum
+    mkdir -p "$STATE/hints"; chmod 1733 "$STATE/hints"
+    openssl x509 -in "$1" -outform DER -out "$der" || fail "hint: cannot convert $1"
+    sum=$(sha256sum "$der" | cut -d' ' -f1)
+    cp "$der" "$STATE/hints/$sum.crt"
+    echo "$sum"
+}
+# requests the test HTTP server logged for PATH (0 when none)
+requests_for() { grep -c -- "$1" "$HTTPD_LOG" 2>/dev/null || true; }

@@ -1,0 +1,522 @@
+/*
+ * Enrolment: the issuers whose CRLs `enroll = seen` fetches, because a
+ * program on this host met a certificate they issued.
+ *
+ * Copyright the crlcache authors. Licensed under the Apache License 2.0.
+ *
+ * An issuer is enrolled only after proof: a certificate (a hint, or one
+ * an administrator named to `crlcache enroll`) whose signature verifies
+ * under the issuer's public key, where the issuer certificate chains to
+ * a trust anchor (RFC 5280 6.1) with none of its chain revoked.  The
+ * issuer certificate is found among the configured CA certificates, the
+ * issuer directory and the anchors, or fetched from the certificate's
+ * caIssuers URL (RFC 5280 4.2.2.1) and then held to the same proof.  The
+ * CRL URLs come from the directory entry of the issuer and from the CRL
+ * distribution points of proven certificates: the latter were chosen by
+ * whoever issued the certificate, so they are fetched as guarded URLs
+ * (public addresses only, fetch.c).
+ *
+ * FILE
+ *	STATE_DIR/work/enrolled, written whole and renamed into place; read
+ *	back with every count and length bounded:
+ *
+ *	crlcache-enrolled 1
+ *	hints AT TAKEN REFUSED              the last run's hint counts
+ *	issuer FP FIRST LAST BASE64DER      one per issuer; FP is the hex
+ *	url URL                             SHA-256 of DER; times in seconds
+ *	...                                 since the epoch; its URLs follow
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/pkcs7.h>
+#include <openssl/x509.h>
+#include <openssl/x509v3.h>
+
+#include <crlcache/hash.h>
+
+#include "fetcher.h"
+
+#define ENROLLED_NAME	WORK_NAME "/enrolled"
+#define ENROLLED_MAGIC	"crlcache-enrolled 1"
+/*
+ * Issuers one host meets: a busy server talks to a few hundred CAs; the
+ * whole CCADB lists about 10,000 certificates.
+ */
+#define MAX_ENROLLED	10000
+/* CRL URLs kept per issuer: Let's Encrypt has 128 partitions per CA. */
+#define MAX_ISSUER_URLS	1024
+/* Bytes of the file: MAX_ENROLLED issuer certificates of a few KiB. */
+#define MAX_ENROLLED_SIZE	((size_t)256 << 20)
+/* One line: an issuer certificate in base64 (64 KiB + a third). */
+#define MAX_LINE	(96 * 1024)
+/* caIssuers fetches per run, and bytes of one: a certificate or a few. */
+#define MAX_AIA_FETCHES	32
+#define MAX_AIA_SIZE	(256 * 1024)
+/* Seconds for one caIssuers fetch: a hostile URL must not stall a run. */
+#define AIA_TIMEOUT	15
+
+void
+enrolment_free(struct enrolment *e)
+{
+	size_t i;
+
+	for (i = 0; i < e->n; i++) {
+		X509_free(e->v[i].issuer);
+		strlist_free(&e->v[i].urls);
+	}
+	free(e->v);
+	memset(e, 0, sizeof(*e));
+}
+
+int
+cert_fingerprint(X509 *x, uint8_t fp[CRLC_HASH_LEN])
+{
+	unsigned char *der = NULL;
+	int len;
+
+	if ((len = i2d_X509(x, &der)) <= 0)
+		return -1;
+	crlc_sha256(der, (size_t)len, fp);
+	OPENSSL_free(der);
+	return 0;
+}
+
+struct enrolled *
+enrolment_find(const struct enrolment *e, const uint8_t fp[CRLC_HASH_LEN])
+{
+	size_t i;
+
+	for (i = 0; i < e->n; i++)
+		if (memcmp(e->v[i].fp, fp, CRLC_HASH_LEN) == 0)
+			return &e->v[i];
+	return NULL;
+}
+
+/* A new entry for issuer (the caller checked it is not there). */
+static struct enrolled *
+enrolment_add(struct enrolment *e, X509 *issuer, const uint8_t *fp)
+{
+	struct enrolled *n;
+
+	if (e->n >= MAX_ENROLLED || !X509_up_ref(issuer))
+		return NULL;
+	if ((n = realloc(e->v, (e->n + 1) * sizeof(*n))) == NULL) {
+		X509_free(issuer);
+		return NULL;
+	}
+	e->v = n;
+	n = &e->v[e->n++];
+	memset(n, 0, sizeof(*n));
+	memcpy(n->fp, fp, CRLC_HASH_LEN);
+	n->issuer = issuer;
+	return n;
+}
+
+static int
+has_url(const struct strlist *l, const char *u)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (strcmp(l->v[i], u) == 0)
+			return 1;
+	return 0;
+}
+
+static void
+add_urls(struct enrolled *en, const struct strlist *urls)
+{
+	size_t i;
+
+	for (i = 0; i < urls->n && en->urls.n < MAX_ISSUER_URLS; i++)
+		if (!has_url(&en->urls, urls->v[i]))
+			strlist_add(&en->urls, urls->v[i]);
+}
+
+/* ---------------------------------------------------------------- file */
+
+static X509 *
+b64_cert(const char *s)
+{
+	const unsigned char *p;
+	unsigned char *der;
+	size_t len = strlen(s);
+	int n, pad = 0;
+	X509 *x = NULL;
+
+	if (len == 0 || len % 4 != 0 || (der = malloc(len / 4 * 3 + 1)) == NULL)
+		return NULL;
+	if ((n = EVP_DecodeBlock(der, (const unsigned char *)s, (int)len)) > 0) {
+		pad = (s[len - 1] == '=') + (s[len - 2] == '=');
+		p = der;
+		if ((x = d2i_X509(NULL, &p, n - pad)) != NULL &&
+		    p != der + n - pad) {
+			X509_free(x);
+			x = NULL;
+		}
+	}
+	free(der);
+	ERR_clear_error();
+	return x;
+}
+
+static int
+parse_issuer(struct enrolment *e, char *rest)
+{
+	char fphex[2 * CRLC_HASH_LEN + 1], *b64;
+	uint8_t fp[CRLC_HASH_LEN], got[CRLC_HASH_LEN];
+	long long first, last;
+	struct enrolled *en;
+	int off = 0;
+	X509 *x;
+
+	if (sscanf(rest, "%64s %lld %lld %n", fphex, &first, &last, &off) != 3 ||
+	    off == 0 || hex_decode(fphex, strlen(fphex), fp, sizeof(fp)) == -1)
+		return -1;
+	b64 = rest + off;
+	if ((x = b64_cert(b64)) == NULL || cert_fingerprint(x, got) == -1 ||
+	    memcmp(fp, got, sizeof(fp)) != 0 || enrolment_find(e, fp) != NULL ||
+	    (en = enrolment_add(e, x, fp)) == NULL) {
+		X509_free(x);
+		return -1;
+	}
+	X509_free(x);
+	en->first_seen = first;
+	en->last_seen = last;
+	return 0;
+}
+
+static int
+parse_line(struct enrolment *e, char *line)
+{
+	unsigned long long a, t, r;
+
+	if (strncmp(line, "issuer ", 7) == 0)
+		return parse_issuer(e, line + 7);
+	if (strncmp(line, "url ", 4) == 0) {
+		if (e->n == 0 || !is_http_url(line + 4, strlen(line + 4)) ||
+		    strlen(line + 4) > CRLC_KEY_MAX ||
+		    e->v[e->n - 1].urls.n >= MAX_ISSUER_URLS)
+			return -1;
+		return strlist_add(&e->v[e->n - 1].urls, line + 4);
+	}
+	if (sscanf(line, "hints %llu %llu %llu", &a, &t, &r) == 3) {
+		e->hints_at = (int64_t)a;
+		e->hints_taken = (size_t)t;
+		e->hints_refused = (size_t)r;
+		return 0;
+	}
+	return -1;
+}
+
+int
+enrolment_load(const char *state_dir, struct enrolment *e)
+{
+	char path[PATH_MAX], err[ERRLEN], *line, *next;
+	uint8_t *buf = NULL;
+	size_t len, lineno = 0;
+	int ret = -1;
+
+	memset(e, 0, sizeof(*e));
+	snprintf(path, sizeof(path), "%s/%s", state_dir, ENROLLED_NAME);
+	if (access(path, F_OK) == -1 && errno == ENOENT)
+		return 0;
+	if (read_file(path, MAX_ENROLLED_SIZE, &buf, &len, err,
+	    sizeof(err)) == -1) {
+		logx(0, "%s: %s", path, err);
+		return -1;
+	}
+	if (memchr(buf, '\0', len) != NULL)
+		goto bad;
+	for (line = (char *)buf; line != NULL; line = next) {
+		if ((next = strchr(line, '\n')) != NULL)
+			*next++ = '\0';
+		lineno++;
+		if (strlen(line) > MAX_LINE)
+			goto bad;
+		if (lineno == 1 ? strcmp(line, ENROLLED_MAGIC) != 0 :
+		    *line != '\0' && parse_line(e, line) == -1)
+			goto bad;
+	}
+	ret = 0;
+	goto done;
+bad:
+	logx(0, "%s:%zu: malformed; the enrolled issuers are learned again",
+	    path, lineno);
+	enrolment_free(e);
+done:
+	free(buf);
+	return ret;
+}
+
+int
+enrolment_save(const char *state_dir, const struct enrolment *e)
+{
+	char path[PATH_MAX], tmp[PATH_MAX], fphex[2 * CRLC_HASH_LEN + 1];
+	unsigned char *der = NULL, *b64 = NULL;
+	char *text = NULL;
+	size_t textlen = 0, i, j;
+	FILE *f;
+	int len, ret = -1;
+
+	snprintf(path, sizeof(path), "%s/%s", state_dir, ENROLLED_NAME);
+	if ((f = open_memstream(&text, &textlen)) == NULL)
+		return -1;
+	fprintf(f, "%s\nhints %lld %zu %zu\n", ENROLLED_MAGIC,
+	    (long long)e->hints_at, e->hints_taken, e->hints_refused);
+	for (i = 0; i < e->n; i++) {
+		const struct enrolled *en = &e->v[i];
+
+		der = NULL;
+		if ((len = i2d_X509(en->issuer, &der)) <= 0 ||
+		    (b64 = malloc((size_t)len / 3 * 4 + 5)) == NULL)
+			goto done;
+		EVP_EncodeBlock(b64, der, len);
+		hex_encode(en->fp, CRLC_HASH_LEN, fphex);
+		fprintf(f, "issuer %s %lld %lld %s\n", fphex,
+		    (long long)en->first_seen, (long long)en->last_seen, b64);
+		for (j = 0; j < en->urls.n; j++)
+			fprintf(f, "url %s\n", en->urls.v[j]);
+		OPENSSL_free(der);
+		free(b64);
+		der = NULL;
+		b64 = NULL;
+	}
+	if (fclose(f) != 0) {
+		f = NULL;
+		goto done;
+	}
+	f = NULL;
+	if (write_temp(path, text, textlen, 0600, (uid_t)-1, (gid_t)-1, tmp,
+	    sizeof(tmp)) == -1)
+		goto done;
+	if (rename_durably(tmp, path) == -1) {
+		logx(0, "%s: %s", path, strerror(errno));
+		goto done;
+	}
+	ret = 0;
+done:
+	if (f != NULL)
+		fclose(f);
+	OPENSSL_free(der);
+	free(b64);
+	free(text);
+	return ret;
+}
+
+/* ---------------------------------------------------------------- proof */
+
+/* Certificates of a caIssuers response: DER, PEM or PKCS#7 certs-only. */
+static void
+aia_certs(const uint8_t *buf, size_t len, STACK_OF(X509) *out)
+{
+	const unsigned char *p = buf;
+	STACK_OF(X509) *certs = NULL;
+	PKCS7 *p7;
+	BIO *bio;
+	X509 *x;
+	int i;
+
+	if ((x = d2i_X509(NULL, &p, (long)len)) != NULL) {
+		if (!sk_X509_push(out, x))
+			X509_free(x);
+	} else if (p = buf, (p7 = d2i_PKCS7(NULL, &p, (long)len)) != NULL) {
+		if (PKCS7_type_is_signed(p7) && p7->d.sign != NULL)
+			certs = p7->d.sign->cert;
+		for (i = 0; i < sk_X509_num(certs); i++)
+			if (X509_up_ref(sk_X509_value(certs, i)) &&
+			    !sk_X509_push(out, sk_X509_value(certs, i)))
+				X509_free(sk_X509_value(certs, i));
+		PKCS7_free(p7);
+	} else if ((bio = BIO_new_mem_buf(buf, (int)len)) != NULL) {
+		while ((x = PEM_read_bio_X509(bio, NULL, NULL, NULL)) != NULL)
+			if (!sk_X509_push(out, x))
+				X509_free(x);
+		BIO_free(bio);
+	}
+	ERR_clear_error();
+}
+
+/*
+ * Fetch the certificate's caIssuers (guarded: its URL comes from the
+ * certificate) into cands.
+ */
+static void
+fetch_aia(X509 *cert, const struct conf *conf, size_t *budget,
+    STACK_OF(X509) *cands)
+{
+	struct strlist urls = { NULL, 0 };
+	struct conf small = *conf;
+	struct fetch f;
+	size_t i;
+
+	cert_issuer_urls(cert, &urls);
+	small.max_size = MAX_AIA_SIZE;
+	small.retries = 0;
+	if (small.timeout > AIA_TIMEOUT)
+		small.timeout = AIA_TIMEOUT;
+	if (small.connect_timeout > AIA_TIMEOUT)
+		small.connect_timeout = AIA_TIMEOUT;
+	for (i = 0; i < urls.n && *budget > 0; i++, (*budget)--) {
+		memset(&f, 0, sizeof(f));
+		f.url = urls.v[i];
+		f.guarded = 1;
+		if (fetch_all(&f, 1, &small) == 0 && f.ok && !f.not_modified)
+			aia_certs(f.body, f.len, cands);
+		else
+			logx(2, "%s: caIssuers: %s", f.url, f.err);
+		fetch_free(&f);
+	}
+	strlist_free(&urls);
+}
+
+/*
+ * The issuer among cands whose key verifies cert's signature and that
+ * chains to an anchor (RFC 5280 6.1.3 (a)(1)); NULL with why otherwise.
+ */
+static X509 *
+proven_issuer(X509 *cert, STACK_OF(X509) *cands, const struct trust *t,
+    time_t now, char *why, size_t whylen)
+{
+	int i;
+
+	for (i = 0; i < sk_X509_num(cands); i++) {
+		X509 *x = sk_X509_value(cands, i);
+		EVP_PKEY *pk = X509_get0_pubkey(x);
+
+		if (X509_NAME_cmp(X509_get_subject_name(x),
+		    X509_get_issuer_name(cert)) != 0)
+			continue;
+		if (pk == NULL || X509_verify(cert, pk) != 1) {
+			ERR_clear_error();
+			snprintf(why, whylen, "its signature does not verify "
+			    "under any known issuer certificate");
+			continue;
+		}
+		/* RFC 5280 4.2.1.9: only a CA certificate issues others. */
+		if (X509_check_ca(x) == 0) {
+			snprintf(why, whylen, "signed by a certificate that is "
+			    "not a CA");
+			continue;
+		}
+		if (trust_chains(t, x, now, why, whylen))
+			return x;
+	}
+	return NULL;
+}
+
+int
+enrolment_prove(struct enrolment *e, X509 *cert, const struct trust *t,
+    const struct conf *conf, size_t *aia_budget, int64_t now, char *why,
+    size_t whylen)
+{
+	STACK_OF(X509) *cands;
+	struct strlist urls = { NULL, 0 };
+	struct enrolled *en;
+	uint8_t fp[CRLC_HASH_LEN];
+	X509 *issuer;
+	int ret = -1;
+
+	snprintf(why, whylen, "no issuer certificate with its issuer name is "
+	    "known (directory, configuration, anchors, caIssuers)");
+	if ((cands = trust_candidates(t, X509_get_issuer_name(cert))) == NULL)
+		return -1;
+	if ((issuer = proven_issuer(cert, cands, t, (time_t)now, why,
+	    whylen)) == NULL && aia_budget != NULL && *aia_budget > 0) {
+		fetch_aia(cert, conf, aia_budget, cands);
+		issuer = proven_issuer(cert, cands, t, (time_t)now, why, whylen);
+	}
+	if (issuer == NULL || cert_fingerprint(issuer, fp) == -1)
+		goto done;
+	if ((en = enrolment_find(e, fp)) == NULL) {
+		if ((en = enrolment_add(e, issuer, fp)) == NULL) {
+			snprintf(why, whylen, "more than %d issuers enrolled",
+			    MAX_ENROLLED);
+			goto done;
+		}
+		en->first_seen = now;
+	}
+	en->last_seen = now;
+	cert_crl_urls(cert, &urls);
+	add_urls(en, &urls);
+	ret = 0;
+done:
+	strlist_free(&urls);
+	sk_X509_pop_free(cands, X509_free);
+	return ret;
+}
+
+size_t
+enrolment_expire(struct enrolment *e, int64_t before)
+{
+	size_t i, n = 0, dropped = 0;
+	char name[256];
+
+	for (i = 0; i < e->n; i++) {
+		if (e->v[i].last_seen >= before) {
+			e->v[n++] = e->v[i];
+			continue;
+		}
+		X509_NAME_oneline(X509_get_subject_name(e->v[i].issuer), name,
+		    sizeof(name));
+		logx(1, "enroll: %s not met since before the seen_expiry; "
+		    "dropped", name);
+		X509_free(e->v[i].issuer);
+		strlist_free(&e->v[i].urls);
+		dropped++;
+	}
+	e->n = n;
+	return dropped;
+}
+
+int
+enrolment_learn(const char *state_dir, const struct conf *conf,
+    const struct trust *t, struct enrolment *e)
+{
+	STACK_OF(X509) *hints;
+	struct hint_tally tl;
+	size_t aia_budget = MAX_AIA_FETCHES, refused = 0;
+	int64_t now = (int64_t)time(NULL);
+	char why[ERRLEN], name[256];
+	X509 *x;
+
+	if ((hints = sk_X509_new_null()) == NULL)
+		return -1;
+	if (hints_drain(state_dir, hints, &tl) == -1) {
+		sk_X509_free(hints);
+		return -1;
+	}
+	while ((x = sk_X509_shift(hints)) != NULL) {
+		if (conf->enroll != ENROLL_NONE &&
+		    enrolment_prove(e, x, t, conf, &aia_budget, now, why,
+		    sizeof(why)) == -1) {
+			X509_NAME_oneline(X509_get_subject_name(x), name,
+			    sizeof(name));
+			logx(1, "hint %s: refused: %s", name, why);
+			refused++;
+		}
+		X509_free(x);
+	}
+	sk_X509_free(hints);
+	if (tl.scanned > 0) {
+		e->hints_at = now;
+		e->hints_taken = tl.taken - refused;
+		e->hints_refused = tl.malformed + tl.dropped + refused;
+		logx(2, "hints: %zu read, %zu enrolled or refreshed, %zu refused",
+		    tl.scanned, e->hints_taken, e->hints_refused);
+	}
+	if (conf->enroll == ENROLL_SEEN)
+		enrolment_expire(e, now - conf->seen_expiry);
+	return enrolment_save(state_dir, e);
+}
