@@ -169,7 +169,7 @@ hints_drain(const char *state_dir, STACK_OF(X509) *out, struct hint_tally *tl)
 	struct dirent *de;
 	DIR *d = NULL;
 	X509 *x;
-	int dfd, ret = -1;
+	int dfd, more = 0, ret = -1;
 
 	memset(tl, 0, sizeof(*tl));
 	snprintf(drain, sizeof(drain), "%s/%s", state_dir, DRAIN_NAME);
@@ -182,9 +182,13 @@ hints_drain(const char *state_dir, STACK_OF(X509) *out, struct hint_tally *tl)
 		close(dfd);
 		return -1;
 	}
-	while (tl->scanned < HINT_SCAN_MAX && (de = readdir(d)) != NULL) {
+	while ((de = readdir(d)) != NULL) {
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
 			continue;
+		if (tl->scanned == HINT_SCAN_MAX) {
+			more = 1;
+			break;
+		}
 		tl->scanned++;
 		if (tl->taken < HINT_TAKE_MAX &&
 		    (x = hint_read(dfd, de->d_name, &why)) != NULL) {
@@ -202,7 +206,7 @@ hints_drain(const char *state_dir, STACK_OF(X509) *out, struct hint_tally *tl)
 		    unlinkat(dfd, de->d_name, AT_REMOVEDIR) == -1)
 			tl->stuck++;
 	}
-	if (tl->scanned >= HINT_SCAN_MAX) {
+	if (more) {
 		logx(1, "hints: more than %d waiting; the rest is removed by "
 		    "the next runs", HINT_SCAN_MAX);
 	} else if (rmdir(drain) == -1) {
