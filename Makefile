@@ -1,7 +1,7 @@
 # crlcache -- GNU make build.  `make`, `make check`, `make demo`, `make deps`.
 
 PREFIX	?= /usr/local
-PKGS	 = libcrypto lmdb libcurl
+PKGS	 = libcrypto libssl lmdb libcurl
 CC	?= cc
 
 # Read when make parses this file: on a fresh machine `make check` and

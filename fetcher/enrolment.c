@@ -60,8 +60,7 @@
 #define MAX_ENROLLED_SIZE	((size_t)256 << 20)
 /* One line: an issuer certificate in base64 (64 KiB + a third). */
 #define MAX_LINE	(96 * 1024)
-/* caIssuers fetches per run, and bytes of one: a certificate or a few. */
-#define MAX_AIA_FETCHES	32
+/* Bytes of one caIssuers response: a certificate or a few. */
 #define MAX_AIA_SIZE	(256 * 1024)
 /* Seconds for one caIssuers fetch: a hostile URL must not stall a run. */
 #define AIA_TIMEOUT	15

@@ -312,6 +312,8 @@ struct enrolment {
 	size_t		 hints_taken;	/* ... its hints that enrolled */
 	size_t		 hints_refused;	/* ... malformed, unproven, dropped */
 };
+/* caIssuers fetches one run may make: each may take AIA_TIMEOUT. */
+#define MAX_AIA_FETCHES	32
 int	 cert_fingerprint(X509 *x, uint8_t fp[CRLC_HASH_LEN]);
 /* None yet is an empty enrolment.  0, or -1 (logged; e is empty). */
 int	 enrolment_load(const char *state_dir, struct enrolment *e);
@@ -340,6 +342,8 @@ int	 enrolment_learn(const char *state_dir, const struct conf *conf,
 int	 cmd_import(const char *state_dir, const struct conf *conf, int argc,
 	    char **argv);
 int	 cmd_update(const char *state_dir, const struct conf *conf);
+int	 cmd_enroll(const char *state_dir, const struct conf *conf, int argc,
+	    char **argv);
 int	 cmd_check(const char *state_dir, const struct conf *conf, int argc,
 	    char **argv);
 int	 cmd_exec(const char *state_dir, int argc, char **argv);

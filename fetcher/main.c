@@ -22,6 +22,8 @@ usage(FILE *f)
 	    "  update                 fetch, verify and publish the configured CRLs\n"
 	    "  import [--anchor CA.pem]... [--untrusted CERTS.pem]... CRL...\n"
 	    "                         ingest CRL files offline\n"
+	    "  enroll CERT.pem | HOST:PORT ...\n"
+	    "                         fetch the CRLs of these certificates' issuers\n"
 	    "  check [--chain CHAIN.pem] CERT.pem\n"
 	    "                         look certificates up in the published index\n"
 	    "  status                 show the published index and its sources\n"
@@ -101,7 +103,8 @@ main(int argc, char **argv)
 	}
 	allow_root = allow_env != NULL && strcmp(allow_env, "1") == 0;
 	/* Commands that write the state directory never run as root. */
-	if ((strcmp(cmd, "update") == 0 || strcmp(cmd, "import") == 0) &&
+	if ((strcmp(cmd, "update") == 0 || strcmp(cmd, "import") == 0 ||
+	    strcmp(cmd, "enroll") == 0) &&
 	    drop_privileges(state_dir, allow_root) == -1) {
 		conf_free(&conf);
 		return 4;
@@ -113,6 +116,8 @@ main(int argc, char **argv)
 	}
 	if (strcmp(cmd, "update") == 0 && argc == 1)
 		ret = cmd_update(state_dir, &conf);
+	else if (strcmp(cmd, "enroll") == 0)
+		ret = cmd_enroll(state_dir, &conf, argc, argv);
 	else if (strcmp(cmd, "import") == 0)
 		ret = cmd_import(state_dir, &conf, argc, argv);
 	else if (strcmp(cmd, "check") == 0)
