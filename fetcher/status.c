@@ -5,13 +5,16 @@
  *
  * Copyright the crlcache authors. Licensed under the Apache License 2.0.
  */
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <crlcache/index.h>
 
@@ -163,6 +166,194 @@ print_source(const char *url, const struct source_rec *r, void *arg)
 	return 0;
 }
 
+/* ---------------------------------------------------------------- coverage */
+
+/* Entries counted in the hint spool at most: a flood is "at least this". */
+#define MAX_PENDING_COUNT	1000000
+
+/* Hints waiting in the spool; listing it follows no link. */
+static size_t
+hints_pending(const char *state_dir)
+{
+	char spool[PATH_MAX];
+	struct dirent *de;
+	size_t n = 0;
+	DIR *d;
+	int fd;
+
+	snprintf(spool, sizeof(spool), "%s/%s", state_dir, HINTS_NAME);
+	if ((fd = open(spool, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) == -1)
+		return 0;
+	if ((d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return 0;
+	}
+	while (n < MAX_PENDING_COUNT && (de = readdir(d)) != NULL)
+		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+			n++;
+	closedir(d);
+	return n;
+}
+
+/* The last error of every source, "URL\tERROR", sorted for bsearch. */
+static int
+collect_error(const char *url, const struct source_rec *r, void *arg)
+{
+	struct strlist *errors = arg;
+	char *line;
+	size_t len;
+
+	if (r->error == NULL)
+		return 0;
+	len = strlen(url) + strlen(r->error) + 2;
+	line = xcalloc(1, len);
+	snprintf(line, len, "%s\t%s", url, r->error);
+	strlist_add(errors, line);
+	free(line);
+	return 0;
+}
+
+static int
+cmp_url_prefix(const void *key, const void *elem)
+{
+	const char *url = key, *line = *(char *const *)elem;
+	size_t n = strcspn(line, "\t");
+	int c = strncmp(url, line, n);
+
+	return c != 0 ? c : url[n] != '\0';
+}
+
+static int
+cmp_lines(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* What the index holds for one issuer id. */
+struct issuer_crls {
+	uint32_t	id;
+	size_t		held, stale;
+	const struct status_walk *w;
+};
+
+static int
+count_crls(const struct crlc_crl_info *ci, void *arg)
+{
+	struct issuer_crls *ic = arg;
+
+	if (ci->issuer_id == ic->id) {
+		ic->held++;
+		ic->stale += is_stale(ic->w, ci->next_update) ? 1 : 0;
+	}
+	return 0;
+}
+
+struct coverage {
+	size_t	met, covered, uncovered;
+};
+
+/* One enrolled issuer: fresh, stale or unfetched, and why not. */
+static void
+print_issuer(struct status_walk *w, struct crlc_index *idx,
+    const struct enrolled *en, const struct strlist *errors,
+    struct coverage *cv)
+{
+	struct issuer_crls ic = { 0, 0, 0, w };
+	unsigned char *der = NULL;
+	struct crlc_span name;
+	const char *state, *why = NULL;
+	char subject[256], met[32], whybuf[ERRLEN + CRLC_KEY_MAX];
+	char *const *hit;
+	size_t i;
+	int len;
+
+	X509_NAME_oneline(X509_get_subject_name(en->issuer), subject,
+	    sizeof(subject));
+	if ((len = i2d_X509_NAME(X509_get_subject_name(en->issuer), &der)) > 0) {
+		name.p = der;
+		name.len = (size_t)len;
+		if (crlc_index_issuer(idx, &name, &ic.id) == 0 && ic.id != 0)
+			(void)crlc_index_foreach_crl(idx, count_crls, &ic);
+	}
+	OPENSSL_free(der);
+	state = ic.held == 0 ? "unfetched" : ic.stale > 0 ? "stale" : "fresh";
+	if (ic.held == 0 && en->urls.n == 0)
+		why = "no CRL URL known for this issuer";
+	for (i = 0; ic.held == 0 && why == NULL && i < en->urls.n; i++)
+		if (errors->n > 0 && (hit = bsearch(en->urls.v[i], errors->v,
+		    errors->n, sizeof(*errors->v), cmp_url_prefix)) != NULL) {
+			len = (int)strcspn(*hit, "\t");
+			snprintf(whybuf, sizeof(whybuf), "%.*s: %s", len, *hit,
+			    *hit + len + 1);
+			why = whybuf;
+		}
+	cv->met++;
+	if (ic.held > 0 && ic.stale == 0)
+		cv->covered++;
+	else
+		cv->uncovered++;
+	format_time(en->last_seen, met, sizeof(met));
+	if (w->fmt == OUT_TEXT) {
+		fprintf(w->out, "issuer %s met=%s %s crls=%zu", subject, met, state,
+		    ic.held);
+		if (why != NULL)
+			fprintf(w->out, " why=%s", why);
+		fputc('\n', w->out);
+	} else if (w->fmt == OUT_JSON) {
+		fprintf(w->out, "%s\n    {\"subject\": ", w->n++ ? "," : "");
+		json_str(w->out, subject, strlen(subject));
+		fprintf(w->out, ", \"last_met\": %lld, \"state\": \"%s\", "
+		    "\"crls\": %zu, \"why\": ", (long long)en->last_seen, state,
+		    ic.held);
+		if (why != NULL)
+			json_str(w->out, why, strlen(why));
+		else
+			fputs("null", w->out);
+		fputc('}', w->out);
+	}
+}
+
+/*
+ * The issuers programs on this host met (enroll = seen) and whether the
+ * index covers them; counts for --json and --prometheus.
+ */
+static void
+print_coverage(struct status_walk *w, struct crlc_index *idx,
+    const char *state_dir)
+{
+	struct strlist errors = { NULL, 0 };
+	struct coverage cv = { 0, 0, 0 };
+	struct enrolment en;
+	size_t i, pending = hints_pending(state_dir);
+
+	(void)enrolment_load(state_dir, &en);
+	(void)store_foreach_source(state_dir, collect_error, &errors);
+	if (errors.n > 0)
+		qsort(errors.v, errors.n, sizeof(*errors.v), cmp_lines);
+	if (w->fmt == OUT_JSON)
+		fputs(",\n  \"issuers_met\": [", w->out);
+	w->n = 0;
+	for (i = 0; i < en.n; i++)
+		print_issuer(w, idx, &en.v[i], &errors, &cv);
+	if (w->fmt == OUT_TEXT)
+		fprintf(w->out, "coverage met=%zu covered=%zu uncovered=%zu "
+		    "hints_pending=%zu hints_refused=%zu\n", cv.met, cv.covered,
+		    cv.uncovered, pending, en.hints_refused);
+	else if (w->fmt == OUT_JSON)
+		fprintf(w->out, "\n  ],\n  \"coverage\": {\"met\": %zu, "
+		    "\"covered\": %zu, \"uncovered\": %zu, \"hints_pending\": %zu, "
+		    "\"hints_refused\": %zu}", cv.met, cv.covered, cv.uncovered,
+		    pending, en.hints_refused);
+	else
+		fprintf(w->out, "crlcache_issuers_met %zu\n"
+		    "crlcache_issuers_covered %zu\ncrlcache_issuers_uncovered %zu\n"
+		    "crlcache_hints_pending %zu\ncrlcache_hints_refused %zu\n",
+		    cv.met, cv.covered, cv.uncovered, pending, en.hints_refused);
+	enrolment_free(&en);
+	strlist_free(&errors);
+}
+
 static int
 print_status(FILE *out, enum out_format fmt, const char *path,
     struct crlc_index *idx, const char *state_dir, int64_t grace, int *stale)
@@ -211,7 +402,10 @@ print_status(FILE *out, enum out_format fmt, const char *path,
 	/* Source state lives in the working index; not every user can read it. */
 	have_sources = store_foreach_source(state_dir, print_source, &w) == 0;
 	if (fmt == OUT_JSON)
-		fprintf(out, "\n  ],\n  \"sources_readable\": %s,\n  \"stale\": %s,\n"
+		fputs("\n  ]", out);
+	print_coverage(&w, idx, state_dir);
+	if (fmt == OUT_JSON)
+		fprintf(out, ",\n  \"sources_readable\": %s,\n  \"stale\": %s,\n"
 		    "  \"failing\": %s\n}\n", have_sources ? "true" : "false",
 		    w.stale ? "true" : "false", w.failing ? "true" : "false");
 	else if (fmt == OUT_PROM)

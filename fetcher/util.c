@@ -111,7 +111,8 @@ read_file(const char *path, size_t max, uint8_t **buf, size_t *len,
 
 	*buf = NULL;
 	*len = 0;
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
+	/* O_NONBLOCK: a FIFO planted at the path must not hang us. */
+	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) == -1) {
 		snprintf(err, errlen, "%s", strerror(errno));
 		return -1;
 	}
