@@ -122,6 +122,8 @@ install: all
 	    "$(DESTDIR)$(MANDIR)/man7" "$(DESTDIR)$(SYSTEMDUNITDIR)" \
 	    "$(DESTDIR)$(CRONDIR)"
 	$(INSTALL) -d -m 755 "$(DESTDIR)$(STATEDIR)"
+	@# The hint spool: every local user may leave a hint, none may list.
+	$(INSTALL) -d -m 1733 "$(DESTDIR)$(STATEDIR)/hints"
 	$(INSTALL) -m 755 fetcher/crlcache "$(DESTDIR)$(BINDIR)/crlcache"
 	$(INSTALL) -m 644 provider/crlcache.so "$(DESTDIR)$(MODULESDIR)/crlcache.so"
 	@# An installed snippet keeps the administrator's policy; only its module moves.
