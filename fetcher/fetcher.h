@@ -96,6 +96,7 @@ void	 logx(int level, const char *fmt, ...)
 void	*xcalloc(size_t n, size_t size);
 char	*xstrdup(const char *s);
 int	 strlist_add(struct strlist *l, const char *s);
+int	 is_http_url(const char *s, size_t len);
 void	 strlist_free(struct strlist *l);
 int	 read_file(const char *path, size_t max, uint8_t **buf, size_t *len,
 	    char *err, size_t errlen);
@@ -226,9 +227,58 @@ int	 osslconf_write(FILE *out, const char *include, BIO *system,
 /* privs.c */
 int	 drop_privileges(const char *state_dir, int allow_root);
 
+/*
+ * csv.c: RFC 4180 CSV, one row at a time; columns are found by the name
+ * in the header row (csv_column), never by position.
+ */
+/* Columns per row: the CCADB's widest report has about 75. */
+#define CSV_MAX_COLUMNS		512
+/* Bytes per field: a PEM certificate is a few KB, a JSON array of
+   partitioned CRLs (128 URLs for Let's Encrypt) about 8 KB. */
+#define CSV_MAX_FIELD		1048576
+/* Bytes per row, all its fields together. */
+#define CSV_MAX_ROW		4194304
+/* Rows per file: the CCADB listed about 10,000 certificates in 2025. */
+#define CSV_MAX_ROWS		1000000
+#define CSV_STR(n)		CSV_STR2(n)
+#define CSV_STR2(n)		#n
+struct csv {
+	const char	*p, *end;	/* what is left to read */
+	size_t		 line;		/* line of p, from 1 */
+	size_t		 row_line;	/* where the current row began */
+	size_t		 err_line;	/* where the last field began: after
+					   an error, where it broke */
+	const char	*why;		/* after an error: what was wrong */
+	size_t		 rows;		/* rows read, the header included */
+	char		*buf;		/* the current row's fields, each
+					   NUL-terminated (a field may hold
+					   NULs: use its length) */
+	size_t		 len, cap;
+	size_t		 off[CSV_MAX_COLUMNS + 1];	/* field i is at
+					   buf + off[i] */
+	size_t		 nfields;
+};
+/* buf must outlive the reader; a byte order mark is skipped. */
+void	 csv_init(struct csv *c, const uint8_t *buf, size_t len);
+/* The next row: 1, 0 at the end of the input, -1 when malformed (why). */
+int	 csv_row(struct csv *c);
+/* The column of the current row (the header) named name; -1: none. */
+int	 csv_column(const struct csv *c, const char *name);
+/* Field col of the current row; "" when col is -1 or past the row. */
+const char *csv_get(const struct csv *c, int col, size_t *len);
+void	 csv_free(struct csv *c);
+
 /* ccadb.c: CRL URLs from a CCADB CSV export */
 int	 ccadb_parse(const uint8_t *buf, size_t len, const char *source,
 	    struct strlist *urls);
+/*
+ * Add the http(s) URLs of a "Full CRL Issued By This CA" field and of a
+ * "JSON Array of Partitioned CRLs" field to urls: at most CRLC_KEY_MAX
+ * bytes each, other schemes and unusable elements skipped.  -1 when urls
+ * would hold more than max.
+ */
+int	 ccadb_urls(const char *full, size_t fulllen, const char *parts,
+	    struct strlist *urls, size_t max);
 
 /*
  * directory.c: the issuer directory, built from the CCADB reports

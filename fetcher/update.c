@@ -15,13 +15,6 @@
 
 #include "fetcher.h"
 
-static int
-is_http_url(const char *s, size_t len)
-{
-	return (len > 7 && strncmp(s, "http://", 7) == 0) ||
-	    (len > 8 && strncmp(s, "https://", 8) == 0);
-}
-
 /* RFC 5280 4.2.1.13: the http(s) fullName URIs of a CA's CRL DPs. */
 static void
 add_cert_dps(X509 *x, struct strlist *urls)

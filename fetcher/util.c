@@ -98,10 +98,17 @@ strlist_free(struct strlist *l)
 	l->n = 0;
 }
 
-/* Read a whole regular file of at most max bytes. */
 int
-read_file(const char *path, size_t max, uint8_t **buf, size_t *len,
-    char *err, size_t errlen)
+is_http_url(const char *s, size_t len)
+{
+	return (len > 7 && strncmp(s, "http://", 7) == 0) ||
+	    (len > 8 && strncmp(s, "https://", 8) == 0);
+}
+
+/* Read a whole regular file of at most max bytes, opened with flags. */
+static int
+read_whole(const char *path, int flags, size_t max, uint8_t **buf,
+    size_t *len, char *err, size_t errlen)
 {
 	struct stat sb;
 	uint8_t *p = NULL;
@@ -111,7 +118,7 @@ read_file(const char *path, size_t max, uint8_t **buf, size_t *len,
 
 	*buf = NULL;
 	*len = 0;
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | flags)) == -1) {
 		snprintf(err, errlen, "%s", strerror(errno));
 		return -1;
 	}
@@ -144,6 +151,13 @@ done:
 	free(p);
 	close(fd);
 	return ret;
+}
+
+int
+read_file(const char *path, size_t max, uint8_t **buf, size_t *len,
+    char *err, size_t errlen)
+{
+	return read_whole(path, 0, max, buf, len, err, errlen);
 }
 
 int64_t

@@ -34,7 +34,7 @@ run() {     # run NAME CORPUS
 }
 LIB=("$src/lib/tbs.c" "$src/lib/name.c" "$src/lib/validity.c" "$src/lib/hash.c" "$src/lib/index.c")
 build fuzz_tbs "$src/test/fuzz/fuzz_tbs.c" "${LIB[@]}"
-build fuzz_ccadb "$src/test/fuzz/fuzz_ccadb.c" "$src/fetcher/ccadb.c" "$src/fetcher/util.c" "${LIB[@]}"
+build fuzz_ccadb "$src/test/fuzz/fuzz_ccadb.c" "$src/fetcher/ccadb.c" "$src/fetcher/csv.c" "$src/fetcher/util.c" "${LIB[@]}"
 
 mkdir -p "$W/certs" "$W/csv"
 BASE_URL=http://127.0.0.1:9
