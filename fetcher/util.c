@@ -160,6 +160,19 @@ read_file(const char *path, size_t max, uint8_t **buf, size_t *len,
 	return read_whole(path, 0, max, buf, len, err, errlen);
 }
 
+/*
+ * A file in the state directory, which the crlcache account owns: no
+ * symbolic link is followed and no FIFO waited on (DESIGN 8), so that an
+ * administrator's `crlcache status` reads nothing else on its behalf.
+ */
+int
+read_state_file(const char *path, size_t max, uint8_t **buf, size_t *len,
+    char *err, size_t errlen)
+{
+	return read_whole(path, O_NOFOLLOW | O_NONBLOCK, max, buf, len, err,
+	    errlen);
+}
+
 int64_t
 asn1_time_to_epoch(const ASN1_TIME *t)
 {
