@@ -391,7 +391,8 @@ void	 directory_free(struct directory *d);
 /* subcommands */
 int	 cmd_import(const char *state_dir, const struct conf *conf, int argc,
 	    char **argv);
-int	 cmd_update(const char *state_dir, const struct conf *conf);
+int	 cmd_update(const char *state_dir, const struct conf *conf, int argc,
+	    char **argv);
 int	 cmd_check(const char *state_dir, const struct conf *conf, int argc,
 	    char **argv);
 int	 cmd_exec(const char *state_dir, int argc, char **argv);

@@ -163,6 +163,33 @@ print_source(const char *url, const struct source_rec *r, void *arg)
 	return 0;
 }
 
+/* One line on the issuer directory, when update has ever built one. */
+static void
+print_directory(FILE *out, enum out_format fmt, const char *state_dir)
+{
+	long long entries;
+	int64_t built;
+	char bt[32], *error;
+
+	if (directory_info(state_dir, &built, &entries, &error) == -1)
+		return;
+	format_time(built, bt, sizeof(bt));
+	if (fmt == OUT_TEXT)
+		fprintf(out, "directory built=%s entries=%lld%s%s\n",
+		    built != 0 ? bt : "never", entries, error ? " error=" : "",
+		    error ? error : "");
+	else if (fmt == OUT_JSON) {
+		fprintf(out, ",\n  \"directory\": {\"built\": %lld, \"entries\": "
+		    "%lld, \"error\": ", (long long)built, entries);
+		if (error != NULL)
+			json_str(out, error, strlen(error));
+		else
+			fputs("null", out);
+		fputc('}', out);
+	}
+	free(error);
+}
+
 static int
 print_status(FILE *out, enum out_format fmt, const char *path,
     struct crlc_index *idx, const char *state_dir, int64_t grace, int *stale)
@@ -211,7 +238,10 @@ print_status(FILE *out, enum out_format fmt, const char *path,
 	/* Source state lives in the working index; not every user can read it. */
 	have_sources = store_foreach_source(state_dir, print_source, &w) == 0;
 	if (fmt == OUT_JSON)
-		fprintf(out, "\n  ],\n  \"sources_readable\": %s,\n  \"stale\": %s,\n"
+		fputs("\n  ]", out);
+	print_directory(out, fmt, state_dir);
+	if (fmt == OUT_JSON)
+		fprintf(out, ",\n  \"sources_readable\": %s,\n  \"stale\": %s,\n"
 		    "  \"failing\": %s\n}\n", have_sources ? "true" : "false",
 		    w.stale ? "true" : "false", w.failing ? "true" : "false");
 	else if (fmt == OUT_PROM)

@@ -3,6 +3,7 @@
  *
  * Copyright the crlcache authors. Licensed under the Apache License 2.0.
  */
+#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,6 +117,7 @@ read_ccadb(const struct conf *conf, struct strlist *urls)
 	return failed;
 }
 
+/* The explicit sources and the CRL DPs of the configured CA certificates. */
 static int
 gather_urls(const struct conf *conf, const struct trust *t, struct strlist *urls,
     size_t *failed)
@@ -141,8 +143,47 @@ gather_urls(const struct conf *conf, const struct trust *t, struct strlist *urls
 	for (j = 0; j < sk_X509_num(t->certs); j++)
 		if (X509_check_ca(sk_X509_value(t->certs, j)) > 0)
 			add_cert_dps(sk_X509_value(t->certs, j), urls);
-	*failed = read_ccadb(conf, urls);
-	uniq(urls);
+	*failed += read_ccadb(conf, urls);
+	return 0;
+}
+
+/*
+ * The CRL URLs of the issuer directory this host fetches (DESIGN 4,
+ * enrolment): with enroll = all, every entry's; with seen, those of the
+ * entries whose issuers programs on this host met (the hints: to come);
+ * with none, no entry's.
+ */
+static void
+directory_urls(const struct conf *conf, const struct directory *d,
+    struct strlist *urls)
+{
+	size_t i, j;
+
+	if (conf->enroll != ENROLL_ALL)
+		return;
+	for (i = 0; i < d->n; i++)
+		for (j = 0; j < d->v[i].urls.n && urls->n < MAX_SOURCES; j++)
+			strlist_add(urls, d->v[i].urls.v[j]);
+}
+
+/*
+ * The directory's certificates become issuer candidates for CRL
+ * verification.  Only after gather_urls(): their own distribution points
+ * are not sources.
+ */
+static int
+add_directory_certs(struct trust *t, const struct directory *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->n; i++) {
+		if (!X509_up_ref(d->v[i].cert))
+			return -1;
+		if (!sk_X509_push(t->certs, d->v[i].cert)) {
+			X509_free(d->v[i].cert);
+			return -1;
+		}
+	}
 	return 0;
 }
 
@@ -206,10 +247,16 @@ settle(struct store *s, const struct trust *t, struct fetch *f,
 }
 
 int
-cmd_update(const char *state_dir, const struct conf *conf)
+cmd_update(const char *state_dir, const struct conf *conf, int argc,
+    char **argv)
 {
+	static const struct option opts[] = {
+		{ "refresh-directory", no_argument, NULL, 'r' },
+		{ NULL, 0, NULL, 0 },
+	};
 	struct strlist urls = { NULL, 0 };
 	struct trust t = { NULL, NULL, NULL };
+	struct directory dir = { NULL, 0, 0 };
 	struct store *s = NULL;
 	struct fetch *f = NULL;
 	struct source_rec *recs = NULL;
@@ -217,17 +264,38 @@ cmd_update(const char *state_dir, const struct conf *conf)
 	char err[ERRLEN];
 	uint64_t gen = 0;
 	size_t i;
-	int ret = 4;
+	int ch, force = 0, ret = 4;
 
-	if (trust_load(&t, &conf->anchors, &conf->untrusted, &conf->cas) == -1 ||
-	    gather_urls(conf, &t, &urls, &tl.failed) == -1)
+	while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (ch != 'r')
+			return 4;
+		force = 1;
+	}
+	if (optind != argc) {
+		logx(0, "usage: crlcache update [--refresh-directory]");
+		return 4;
+	}
+	if (trust_load(&t, &conf->anchors, &conf->untrusted, &conf->cas) == -1)
 		goto done;
-	if (urls.n == 0)
-		logx(1, "update: no sources configured");
 	if (store_open(&s, state_dir, err, sizeof(err)) == -1) {
 		logx(0, "%s", err);
 		goto done;
 	}
+	/* Under the lock: the directory lives in the working directory. */
+	if (directory_refresh(state_dir, conf, &t, force) == -1)
+		tl.failed++;
+	if (directory_load(state_dir, &dir) == -1)
+		tl.failed++;
+	if (gather_urls(conf, &t, &urls, &tl.failed) == -1)
+		goto done;
+	directory_urls(conf, &dir, &urls);
+	uniq(&urls);
+	if (add_directory_certs(&t, &dir) == -1) {
+		logx(0, "update: out of memory");
+		goto done;
+	}
+	if (urls.n == 0)
+		logx(1, "update: no sources configured");
 	trust_use_index(&t, state_dir);
 	f = xcalloc(urls.n + 1, sizeof(*f));
 	recs = xcalloc(urls.n + 1, sizeof(*recs));
@@ -266,6 +334,7 @@ done:
 	free(recs);
 	store_close(s);
 	trust_free(&t);
+	directory_free(&dir);
 	strlist_free(&urls);
 	return ret;
 }
