@@ -51,9 +51,13 @@ ccadb_row "$PKI/mismatch/cert.pem" parent="$R" pem="$PKI/full/cert.pem" \
 ccadb_write "$W/ccadb" $((YEAR - 1))
 for f in "$W"/ccadb/*.csv; do serve "$f" "ccadb/$(basename "$f")"; done
 MISMATCH_FP=$(cert_fp "$PKI/mismatch/cert.pem")
-write_conf "anchor = $R" "enroll = all" \
-    "ccadb_records = $BASE_URL/ccadb/records.csv" \
-    "ccadb_pems = $BASE_URL/ccadb/pems-{year}.csv" "ccadb_since = $((YEAR - 1))"
+# dir_conf LINE...: the test root as the only anchor; every URL is on
+# 127.0.0.1, which learned URLs may only reach when allowed
+dir_conf() { write_conf "anchor = $R" "allow_private_urls = yes" "$@"; }
+RECORDS="ccadb_records = $BASE_URL/ccadb/records.csv"
+PEMS="ccadb_pems = $BASE_URL/ccadb/pems-{year}.csv"
+SINCE="ccadb_since = $((YEAR - 1))"
+dir_conf "enroll = all" "$RECORDS" "$PEMS" "$SINCE"
 
 # 1. the directory supplies the issuers: no ca, no untrusted
 assert_exit 0 cc update
@@ -115,33 +119,26 @@ serve "$W/bad.csv" "ccadb/pems-$YEAR.csv"
 refused "malformed PEM report" "pems-$YEAR.csv: refused: line 2: malformed CSV: unterminated quoted field"
 serve "$W/ccadb/pems-$YEAR.csv" "ccadb/pems-$YEAR.csv"
 truncate -s 300M "$HTTPD_ROOT/ccadb/big.csv"
-write_conf "anchor = $R" "enroll = all" \
-    "ccadb_records = $BASE_URL/ccadb/records.csv" "ccadb_records = $BASE_URL/ccadb/big.csv" \
-    "ccadb_pems = $BASE_URL/ccadb/pems-{year}.csv" "ccadb_since = $((YEAR - 1))"
+dir_conf "enroll = all" "$RECORDS" "ccadb_records = $BASE_URL/ccadb/big.csv" "$PEMS" "$SINCE"
 refused "oversized report (URL)" "big.csv: body larger than max_size \(268435456 bytes\)"
 truncate -s 300M "$W/big.csv"
-write_conf "anchor = $R" "enroll = all" "ccadb_records = $W/big.csv" \
-    "ccadb_pems = $BASE_URL/ccadb/pems-{year}.csv" "ccadb_since = $((YEAR - 1))"
+dir_conf "enroll = all" "ccadb_records = $W/big.csv" "$PEMS" "$SINCE"
 refused "oversized report (file)" "big.csv: file too large"
 rm -f "$W/big.csv" "$HTTPD_ROOT/ccadb/big.csv"
 
 # 4. good reports again: the error goes
-write_conf "anchor = $R" "enroll = all" \
-    "ccadb_records = $BASE_URL/ccadb/records.csv" \
-    "ccadb_pems = $BASE_URL/ccadb/pems-{year}.csv" "ccadb_since = $((YEAR - 1))"
+dir_conf "enroll = all" "$RECORDS" "$PEMS" "$SINCE"
 assert_exit 0 cc update --refresh-directory
 assert_grep 'directory: 3 reports .*3 entries' "$W/last.err"
 assert_exit 0 cc status
 assert_grep '^directory built=[0-9T:Z-]+ entries=3$' "$W/last.out"
 
 # 5. enroll = none: the directory still verifies, but its CRLs are not sources
-write_conf "anchor = $R" "enroll = none" "url = $BASE_URL/full.crl" \
-    "ccadb_records = $BASE_URL/ccadb/records.csv" \
-    "ccadb_pems = $BASE_URL/ccadb/pems-{year}.csv" "ccadb_since = $((YEAR - 1))"
+dir_conf "enroll = none" "url = $BASE_URL/full.crl" "$RECORDS" "$PEMS" "$SINCE"
 assert_exit 0 cc update
 assert_grep 'update: 1 sources' "$W/last.err"
 # no ccadb_records: no directory, so a new CRL of "full" has no issuer
-write_conf "anchor = $R" "url = $BASE_URL/full.crl"
+dir_conf "url = $BASE_URL/full.crl"
 pki_gencrl full "$W/full.crl"
 serve "$W/full.crl" full.crl
 assert_exit 1 cc update
