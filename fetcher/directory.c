@@ -12,8 +12,7 @@
  * URL.  A refresh reads every report or refuses the lot: a report that
  * cannot be fetched or is refused keeps the previous directory whole.
  *
- * Files in STATE_DIR/work/, each replaced whole (write_temp,
- * rename_durably):
+ * Files in STATE_DIR/work/, each replaced whole (replace_file):
  *
  *   directory          the last directory built, in this format (text,
  *                      LF line ends):
@@ -296,10 +295,27 @@ done:
 	return ret;
 }
 
+/* Files of the work directory: the crlcache account's only. */
+static int
+replace_work_file(const char *path, const void *data, size_t len)
+{
+	return replace_file(path, data, len, 0600, (uid_t)-1, (gid_t)-1);
+}
+
+/* A value for a state line: its control characters become '?'. */
+static void
+state_value(FILE *f, const char *key, const char *val)
+{
+	fprintf(f, "%s ", key);
+	for (; *val != '\0'; val++)
+		fputc((unsigned char)*val < 0x20 || *val == 0x7f ? '?' : *val, f);
+	fputc('\n', f);
+}
+
 static int
 state_write(const char *state_dir, const struct dir_state *st)
 {
-	char path[PATH_MAX], tmp[PATH_MAX], *text = NULL;
+	char path[PATH_MAX], *text = NULL;
 	size_t i, len = 0;
 	FILE *f;
 	int ret = -1;
@@ -310,22 +326,17 @@ state_write(const char *state_dir, const struct dir_state *st)
 	fprintf(f, STATE_FORMAT "\nattempt %lld\nbuilt %lld\nentries %lld\n",
 	    (long long)st->attempt, (long long)st->built, st->entries);
 	if (st->error != NULL)
-		fprintf(f, "error %s\n", st->error);
+		state_value(f, "error", st->error);
 	for (i = 0; i < st->n; i++) {
-		fprintf(f, "report %s\n", st->r[i].src);
+		state_value(f, "report", st->r[i].src);
+		/* A validator is sent back as it came, or not at all. */
 		if (st->r[i].etag != NULL && printable(st->r[i].etag))
-			fprintf(f, "etag %s\n", st->r[i].etag);
+			state_value(f, "etag", st->r[i].etag);
 		if (st->r[i].modified != NULL && printable(st->r[i].modified))
-			fprintf(f, "modified %s\n", st->r[i].modified);
+			state_value(f, "modified", st->r[i].modified);
 	}
-	if (fclose(f) == 0 &&
-	    write_temp(path, text, len, 0600, (uid_t)-1, (gid_t)-1, tmp,
-	    sizeof(tmp)) == 0) {
-		if (rename_durably(tmp, path) != -1)
-			ret = 0;
-		else
-			logx(0, "%s: %s", path, strerror(errno));
-	}
+	if (fclose(f) == 0 && replace_work_file(path, text, len) == 0)
+		ret = 0;
 	free(text);
 	return ret;
 }
@@ -592,7 +603,7 @@ cert_line(FILE *f, const struct dir_entry *e)
 static int
 dir_write(const char *state_dir, const struct directory *d)
 {
-	char path[PATH_MAX], tmp[PATH_MAX], *text = NULL;
+	char path[PATH_MAX], *text = NULL;
 	size_t i, j, len = 0;
 	FILE *f;
 	int ret = -1;
@@ -609,14 +620,8 @@ dir_write(const char *state_dir, const struct directory *d)
 			fprintf(f, "url %s\n", d->v[i].urls.v[j]);
 	}
 	fputs("end\n", f);
-	if (fclose(f) == 0 && i == d->n &&
-	    write_temp(path, text, len, 0600, (uid_t)-1, (gid_t)-1, tmp,
-	    sizeof(tmp)) == 0) {
-		if (rename_durably(tmp, path) != -1)
-			ret = 0;
-		else
-			logx(0, "%s: %s", path, strerror(errno));
-	}
+	if (fclose(f) == 0 && i == d->n && replace_work_file(path, text, len) == 0)
+		ret = 0;
 	free(text);
 	return ret;
 }
@@ -625,16 +630,14 @@ dir_write(const char *state_dir, const struct directory *d)
 static int
 cache_bodies(const char *state_dir, const struct report *r, size_t n)
 {
-	char path[PATH_MAX], tmp[PATH_MAX];
+	char path[PATH_MAX];
 	size_t i;
 
 	for (i = 0; i < n; i++) {
 		if (!r[i].fresh)
 			continue;
 		cache_path(path, sizeof(path), state_dir, r[i].src);
-		if (write_temp(path, r[i].body, r[i].len, 0600, (uid_t)-1,
-		    (gid_t)-1, tmp, sizeof(tmp)) == -1 ||
-		    rename_durably(tmp, path) == -1)
+		if (replace_work_file(path, r[i].body, r[i].len) == -1)
 			return -1;
 	}
 	return 0;

@@ -108,6 +108,8 @@ int	 openssl_dir(int which, char *out, size_t len);
 int	 write_temp(const char *path, const void *data, size_t len, mode_t mode,
 	    uid_t uid, gid_t gid, char *tmp, size_t tmplen);
 int	 rename_durably(const char *tmp, const char *path);
+int	 replace_file(const char *path, const void *data, size_t len,
+	    mode_t mode, uid_t uid, gid_t gid);
 struct crlc_index;
 int	 index_open(const char *state_dir, char *path, size_t len,
 	    struct crlc_index **idx, int report);

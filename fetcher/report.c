@@ -103,24 +103,29 @@ valid_to(const char *s, size_t len)
 	return (int64_t)timegm(&tm);
 }
 
-/* The columns a report needs, looked up by name in its header. */
-static int
-columns(struct csv *c, const char *const *names, int *cols, size_t n,
-    char *err, size_t errlen)
+/*
+ * Start reading a report: the header must name every column in names
+ * (their positions go to cols).  Returns the header's width, 0 when the
+ * report is refused (why in err).
+ */
+static size_t
+open_report(struct csv *c, const uint8_t *buf, size_t len,
+    const char *const *names, int *cols, size_t n, char *err, size_t errlen)
 {
 	size_t i;
 
+	csv_init(c, buf, len);
 	if (csv_row(c) != 1) {
 		snprintf(err, errlen, "line %zu: malformed CSV header: %s",
 		    c->err_line, c->why != NULL ? c->why : "empty report");
-		return -1;
+		return 0;
 	}
 	for (i = 0; i < n; i++)
 		if ((cols[i] = csv_column(c, names[i])) == -1) {
 			snprintf(err, errlen, "no \"%s\" column", names[i]);
-			return -1;
+			return 0;
 		}
-	return 0;
+	return c->nfields;
 }
 
 /*
@@ -201,10 +206,9 @@ records_parse(struct ccadb_records *r, const uint8_t *buf, size_t len,
 	size_t width, tlen;
 	int col[R_NCOLS], rc, ret = -1;
 
-	csv_init(&c, buf, len);
-	if (columns(&c, names, col, R_NCOLS, err, errlen) == -1)
+	if ((width = open_report(&c, buf, len, names, col, R_NCOLS, err,
+	    errlen)) == 0)
 		goto done;
-	width = c.nfields;
 	while ((rc = data_row(&c, width, err, errlen)) == 1) {
 		r->rows++;
 		type = csv_get(&c, col[R_TYPE], &tlen);
@@ -322,10 +326,9 @@ records_add_pems(struct ccadb_records *r, const uint8_t *buf, size_t len,
 	size_t width, vlen;
 	int col[P_NCOLS], rc, ret = -1;
 
-	csv_init(&c, buf, len);
-	if (columns(&c, names, col, P_NCOLS, err, errlen) == -1)
+	if ((width = open_report(&c, buf, len, names, col, P_NCOLS, err,
+	    errlen)) == 0)
 		goto done;
-	width = c.nfields;
 	while ((rc = data_row(&c, width, err, errlen)) == 1) {
 		v = csv_get(&c, col[P_FP], &vlen);
 		if (hex_fp(v, vlen, fp) == -1 || (rec = records_find(r, fp)) ==

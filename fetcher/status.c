@@ -256,7 +256,7 @@ static int
 write_prometheus(const char *file, const char *path, struct crlc_index *idx,
     const char *state_dir, int64_t grace, int *stale)
 {
-	char tmp[PATH_MAX], *text = NULL;
+	char *text = NULL;
 	size_t len = 0;
 	FILE *f;
 	int ret = -1;
@@ -269,13 +269,8 @@ write_prometheus(const char *file, const char *path, struct crlc_index *idx,
 		goto done;
 	}
 	if (fclose(f) != 0 ||
-	    write_temp(file, text, len, 0644, (uid_t)-1, (gid_t)-1, tmp,
-	    sizeof(tmp)) == -1)
+	    replace_file(file, text, len, 0644, (uid_t)-1, (gid_t)-1) == -1)
 		goto done;
-	if (rename_durably(tmp, file) == -1) {
-		logx(0, "%s: %s", file, strerror(errno));
-		goto done;
-	}
 	ret = 0;
 done:
 	free(text);

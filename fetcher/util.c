@@ -271,6 +271,25 @@ rename_durably(const char *tmp, const char *path)
 }
 
 /*
+ * Replace path whole with data (write_temp, then rename_durably): a
+ * reader sees the old file or the new one.  Logs and returns -1 on failure.
+ */
+int
+replace_file(const char *path, const void *data, size_t len, mode_t mode,
+    uid_t uid, gid_t gid)
+{
+	char tmp[PATH_MAX];
+
+	if (write_temp(path, data, len, mode, uid, gid, tmp, sizeof(tmp)) == -1)
+		return -1;
+	if (rename_durably(tmp, path) == -1) {
+		logx(0, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/*
  * Open the published index STATE_DIR/index.mdb; its path goes to path.
  * When it cannot be opened, say why if report, and return -1.
  */
