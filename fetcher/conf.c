@@ -56,7 +56,7 @@ trim(char *s)
 }
 
 /* A non-negative integer with an optional K/M/G suffix, at most max. */
-static int
+int
 parse_number(const char *s, long long max, int suffix, long long *out)
 {
 	char *end;

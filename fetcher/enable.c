@@ -126,16 +126,8 @@ static int
 replace_with(const char *path, const void *data, size_t len,
     const struct stat *sb)
 {
-	char tmp[PATH_MAX];
-
-	if (write_temp(path, data, len, sb->st_mode & 07777, sb->st_uid,
-	    sb->st_gid, tmp, sizeof(tmp)) == -1)
-		return -1;
-	if (rename_durably(tmp, path) == -1) {
-		logx(0, "%s: %s", path, strerror(errno));
-		return -1;
-	}
-	return 0;
+	return replace_file(path, data, len, sb->st_mode & 07777, sb->st_uid,
+	    sb->st_gid);
 }
 
 /* Run `openssl list -providers` on cnf; 0 when crlcache is active. */

@@ -231,7 +231,7 @@ enrolment_load(const char *state_dir, struct enrolment *e)
 	snprintf(path, sizeof(path), "%s/%s", state_dir, ENROLLED_NAME);
 	if (access(path, F_OK) == -1 && errno == ENOENT)
 		return 0;
-	if (read_file(path, MAX_ENROLLED_SIZE, &buf, &len, err,
+	if (read_state_file(path, MAX_ENROLLED_SIZE, &buf, &len, err,
 	    sizeof(err)) == -1) {
 		logx(0, "%s: %s", path, err);
 		return -1;

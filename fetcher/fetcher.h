@@ -96,12 +96,14 @@ void	 logx(int level, const char *fmt, ...)
 void	*xcalloc(size_t n, size_t size);
 char	*xstrdup(const char *s);
 int	 strlist_add(struct strlist *l, const char *s);
+int	 is_http_url(const char *s, size_t len);
 void	 strlist_free(struct strlist *l);
 int	 read_file(const char *path, size_t max, uint8_t **buf, size_t *len,
 	    char *err, size_t errlen);
+int	 read_state_file(const char *path, size_t max, uint8_t **buf,
+	    size_t *len, char *err, size_t errlen);
 int64_t	 asn1_time_to_epoch(const ASN1_TIME *t);
 void	 format_time(int64_t t, char *buf, size_t len);
-int	 is_http_url(const char *s, size_t len);
 /* out gets 2n lowercase hex digits and a NUL. */
 void	 hex_encode(const uint8_t *p, size_t n, char *out);
 /* Exactly 2n lowercase hex digits in s[0..len) to n bytes.  0 or -1. */
@@ -110,11 +112,14 @@ int	 openssl_dir(int which, char *out, size_t len);
 int	 write_temp(const char *path, const void *data, size_t len, mode_t mode,
 	    uid_t uid, gid_t gid, char *tmp, size_t tmplen);
 int	 rename_durably(const char *tmp, const char *path);
+int	 replace_file(const char *path, const void *data, size_t len,
+	    mode_t mode, uid_t uid, gid_t gid);
 struct crlc_index;
 int	 index_open(const char *state_dir, char *path, size_t len,
 	    struct crlc_index **idx, int report);
 
 /* conf.c */
+int	 parse_number(const char *s, long long max, int suffix, long long *out);
 void	 conf_init(struct conf *c);
 int	 conf_load(struct conf *c, const char *path, int must_exist);
 void	 conf_free(struct conf *c);
@@ -244,9 +249,123 @@ int	 osslconf_write(FILE *out, const char *include, BIO *system,
 /* privs.c */
 int	 drop_privileges(const char *state_dir, int allow_root);
 
+/*
+ * csv.c: RFC 4180 CSV, one row at a time; columns are found by the name
+ * in the header row (csv_column), never by position.
+ */
+/* Columns per row: the CCADB's widest report has about 75. */
+#define CSV_MAX_COLUMNS		512
+/* Bytes per field: a PEM certificate is a few KB, a JSON array of
+   partitioned CRLs (128 URLs for Let's Encrypt) about 8 KB. */
+#define CSV_MAX_FIELD		1048576
+/* Bytes per row, all its fields together. */
+#define CSV_MAX_ROW		4194304
+/* Rows per file: the CCADB listed about 10,000 certificates in 2025. */
+#define CSV_MAX_ROWS		1000000
+#define CSV_STR(n)		CSV_STR2(n)
+#define CSV_STR2(n)		#n
+struct csv {
+	const char	*p, *end;	/* what is left to read */
+	size_t		 line;		/* line of p, from 1 */
+	size_t		 row_line;	/* where the current row began */
+	size_t		 err_line;	/* where the last field began: after
+					   an error, where it broke */
+	const char	*why;		/* after an error: what was wrong */
+	size_t		 rows;		/* rows read, the header included */
+	char		*buf;		/* the current row's fields, each
+					   NUL-terminated (a field may hold
+					   NULs: use its length) */
+	size_t		 len, cap;
+	size_t		 off[CSV_MAX_COLUMNS + 1];	/* field i is at
+					   buf + off[i] */
+	size_t		 nfields;
+};
+/* buf must outlive the reader; a byte order mark is skipped. */
+void	 csv_init(struct csv *c, const uint8_t *buf, size_t len);
+/* The next row: 1, 0 at the end of the input, -1 when malformed (why). */
+int	 csv_row(struct csv *c);
+/* The column of the current row (the header) named name; -1: none. */
+int	 csv_column(const struct csv *c, const char *name);
+/* Field col of the current row; "" when col is -1 or past the row. */
+const char *csv_get(const struct csv *c, int col, size_t *len);
+void	 csv_free(struct csv *c);
+
 /* ccadb.c: CRL URLs from a CCADB CSV export */
 int	 ccadb_parse(const uint8_t *buf, size_t len, const char *source,
 	    struct strlist *urls);
+/*
+ * Add the http(s) URLs of a "Full CRL Issued By This CA" field and of a
+ * "JSON Array of Partitioned CRLs" field to urls: at most CRLC_KEY_MAX
+ * bytes each, other schemes and unusable elements skipped.  -1 when urls
+ * would hold more than max.
+ */
+int	 ccadb_urls(const char *full, size_t fulllen, const char *parts,
+	    struct strlist *urls, size_t max);
+
+/*
+ * report.c: the CCADB's public reports, AllCertificateRecordsCSVFormatv4
+ * (one row per root and intermediate certificate) and
+ * AllCertificatePEMsCSVFormat (the certificates).  Columns are found by
+ * name.  A report that is not well-formed CSV, lacks a column or has a
+ * row of the wrong width is refused whole (-1, logged with its line);
+ * a row whose values are unusable only refuses its certificate.
+ */
+/* CRL URLs of one directory entry: eight times the 128 partitioned CRLs
+   Let's Encrypt publishes per intermediate. */
+#define DIR_MAX_URLS		1024
+/* Why a record is not a directory entry (DIR_KEPT: it is). */
+enum dir_reason {
+	DIR_KEPT,
+	DIR_MALFORMED,		/* a value the row needs is unusable */
+	DIR_DUPLICATE,		/* the fingerprint of an earlier row */
+	DIR_REVOKED,		/* "Revocation Status" not "Not Revoked" */
+	DIR_EXPIRED,		/* "Valid To (GMT)" or notAfter has passed */
+	DIR_MANY_URLS,		/* more than DIR_MAX_URLS CRL URLs */
+	DIR_NO_URL,		/* no http(s) CRL URL (still a chain link) */
+	DIR_NO_CERT,		/* no certificate in the PEM reports */
+	DIR_MISMATCH,		/* its PEM's SHA-256 is not its fingerprint */
+	DIR_NOT_CA,		/* not a CA certificate */
+	DIR_NO_CHAIN,		/* does not chain to a trust anchor here */
+	DIR_NOT_ANCHOR,		/* a root row that is not a trust anchor here */
+	DIR_NREASONS
+};
+extern const char *const dir_reason_name[DIR_NREASONS];
+struct ccadb_record {
+	uint8_t		 fp[CRLC_HASH_LEN];	/* "SHA-256 Fingerprint" */
+	int		 root;		/* "Root Certificate", else intermediate */
+	int64_t		 valid_to;	/* the end of the "Valid To (GMT)" day */
+	struct strlist	 urls;		/* full CRL and partitions, http(s) */
+	X509		*cert;		/* from a PEM report, SHA-256 checked */
+	enum dir_reason	 reason;
+};
+struct ccadb_records {
+	struct ccadb_record *v;	/* only rows that may still be used: KEPT or
+				   NO_URL; sorted by fp after records_sort() */
+	size_t		 n, cap;
+	size_t		 rows;		/* data rows read */
+	size_t		 refused[DIR_NREASONS];	/* rows not kept in v, by why */
+};
+/*
+ * Add the rows of one records report; now decides what has expired.
+ * A refused report: -1 and why in err (rows already added stay).
+ */
+int	 records_parse(struct ccadb_records *r, const uint8_t *buf, size_t len,
+	    int64_t now, char *err, size_t errlen);
+/* Sort by fingerprint; rows repeating one are dropped (DIR_DUPLICATE). */
+void	 records_sort(struct ccadb_records *r);
+struct ccadb_record *records_find(const struct ccadb_records *r,
+	    const uint8_t fp[CRLC_HASH_LEN]);
+/*
+ * Attach the certificates of one PEM report to the sorted records; a
+ * certificate refused is logged naming source and its fingerprint.  A
+ * refused report: -1 and why in err.
+ */
+int	 records_add_pems(struct ccadb_records *r, const uint8_t *buf,
+	    size_t len, const char *source, char *err, size_t errlen);
+void	 records_free(struct ccadb_records *r);
+/* 64 hex digits (either case) to 32 bytes; 0 or -1. */
+int	 hex_fp(const char *s, size_t len, uint8_t fp[CRLC_HASH_LEN]);
+void	 fp_hex(const uint8_t fp[CRLC_HASH_LEN], char out[2 * CRLC_HASH_LEN + 1]);
 
 /*
  * directory.c: the issuer directory, built from the CCADB reports
@@ -274,6 +393,13 @@ struct directory {
  */
 int	 directory_refresh(const char *state_dir, const struct conf *conf,
 	    const struct trust *t, int force);
+/*
+ * For status: when the directory was built (0: never), its entries, and
+ * the last refresh's error (NULL: it succeeded; the caller frees it).
+ * -1 when no refresh was ever tried or the state cannot be read.
+ */
+int	 directory_info(const char *state_dir, int64_t *built,
+	    long long *entries, char **error);
 /* Read the last built directory; none yet is an empty one.  0 or -1. */
 int	 directory_load(const char *state_dir, struct directory *d);
 const struct dir_entry *directory_find(const struct directory *d,
@@ -341,7 +467,8 @@ int	 enrolment_learn(const char *state_dir, const struct conf *conf,
 /* subcommands */
 int	 cmd_import(const char *state_dir, const struct conf *conf, int argc,
 	    char **argv);
-int	 cmd_update(const char *state_dir, const struct conf *conf);
+int	 cmd_update(const char *state_dir, const struct conf *conf, int argc,
+	    char **argv);
 int	 cmd_enroll(const char *state_dir, const struct conf *conf, int argc,
 	    char **argv);
 int	 cmd_check(const char *state_dir, const struct conf *conf, int argc,

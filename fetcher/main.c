@@ -19,7 +19,8 @@ usage(FILE *f)
 	fputs("usage: crlcache [--state-dir DIR] [-c FILE] [-v | -q] [--allow-root]\n"
 	    "                [--syslog] COMMAND [ARGS]\n"
 	    "commands:\n"
-	    "  update                 fetch, verify and publish the configured CRLs\n"
+	    "  update [--refresh-directory]\n"
+	    "                         fetch, verify and publish the configured CRLs\n"
 	    "  import [--anchor CA.pem]... [--untrusted CERTS.pem]... CRL...\n"
 	    "                         ingest CRL files offline\n"
 	    "  enroll CERT.pem | HOST:PORT ...\n"
@@ -114,8 +115,8 @@ main(int argc, char **argv)
 		conf_free(&conf);
 		return 4;
 	}
-	if (strcmp(cmd, "update") == 0 && argc == 1)
-		ret = cmd_update(state_dir, &conf);
+	if (strcmp(cmd, "update") == 0)
+		ret = cmd_update(state_dir, &conf, argc, argv);
 	else if (strcmp(cmd, "enroll") == 0)
 		ret = cmd_enroll(state_dir, &conf, argc, argv);
 	else if (strcmp(cmd, "import") == 0)

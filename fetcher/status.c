@@ -354,6 +354,33 @@ print_coverage(struct status_walk *w, struct crlc_index *idx,
 	strlist_free(&errors);
 }
 
+/* One line on the issuer directory, when update has ever built one. */
+static void
+print_directory(FILE *out, enum out_format fmt, const char *state_dir)
+{
+	long long entries;
+	int64_t built;
+	char bt[32], *error;
+
+	if (directory_info(state_dir, &built, &entries, &error) == -1)
+		return;
+	format_time(built, bt, sizeof(bt));
+	if (fmt == OUT_TEXT)
+		fprintf(out, "directory built=%s entries=%lld%s%s\n",
+		    built != 0 ? bt : "never", entries, error ? " error=" : "",
+		    error ? error : "");
+	else if (fmt == OUT_JSON) {
+		fprintf(out, ",\n  \"directory\": {\"built\": %lld, \"entries\": "
+		    "%lld, \"error\": ", (long long)built, entries);
+		if (error != NULL)
+			json_str(out, error, strlen(error));
+		else
+			fputs("null", out);
+		fputc('}', out);
+	}
+	free(error);
+}
+
 static int
 print_status(FILE *out, enum out_format fmt, const char *path,
     struct crlc_index *idx, const char *state_dir, int64_t grace, int *stale)
@@ -403,6 +430,7 @@ print_status(FILE *out, enum out_format fmt, const char *path,
 	have_sources = store_foreach_source(state_dir, print_source, &w) == 0;
 	if (fmt == OUT_JSON)
 		fputs("\n  ]", out);
+	print_directory(out, fmt, state_dir);
 	print_coverage(&w, idx, state_dir);
 	if (fmt == OUT_JSON)
 		fprintf(out, ",\n  \"sources_readable\": %s,\n  \"stale\": %s,\n"
@@ -420,7 +448,7 @@ static int
 write_prometheus(const char *file, const char *path, struct crlc_index *idx,
     const char *state_dir, int64_t grace, int *stale)
 {
-	char tmp[PATH_MAX], *text = NULL;
+	char *text = NULL;
 	size_t len = 0;
 	FILE *f;
 	int ret = -1;
@@ -433,13 +461,8 @@ write_prometheus(const char *file, const char *path, struct crlc_index *idx,
 		goto done;
 	}
 	if (fclose(f) != 0 ||
-	    write_temp(file, text, len, 0644, (uid_t)-1, (gid_t)-1, tmp,
-	    sizeof(tmp)) == -1)
+	    replace_file(file, text, len, 0644, (uid_t)-1, (gid_t)-1) == -1)
 		goto done;
-	if (rename_durably(tmp, file) == -1) {
-		logx(0, "%s: %s", file, strerror(errno));
-		goto done;
-	}
 	ret = 0;
 done:
 	free(text);

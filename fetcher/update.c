@@ -3,6 +3,7 @@
  *
  * Copyright the crlcache authors. Licensed under the Apache License 2.0.
  */
+#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,6 +84,7 @@ read_ccadb(const struct conf *conf, struct strlist *urls)
 	return failed;
 }
 
+/* The explicit sources and the CRL DPs of the configured CA certificates. */
 static int
 gather_urls(const struct conf *conf, const struct trust *t, struct strlist *urls,
     size_t *failed)
@@ -108,8 +110,28 @@ gather_urls(const struct conf *conf, const struct trust *t, struct strlist *urls
 	for (j = 0; j < sk_X509_num(t->certs); j++)
 		if (X509_check_ca(sk_X509_value(t->certs, j)) > 0)
 			cert_crl_urls(sk_X509_value(t->certs, j), urls);
-	*failed = read_ccadb(conf, urls);
-	uniq(urls);
+	*failed += read_ccadb(conf, urls);
+	return 0;
+}
+
+/*
+ * The directory's certificates become issuer candidates for CRL
+ * verification.  Only after gather_urls(): their own distribution points
+ * are not sources.
+ */
+static int
+add_directory_certs(struct trust *t, const struct directory *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->n; i++) {
+		if (!X509_up_ref(d->v[i].cert))
+			return -1;
+		if (!sk_X509_push(t->certs, d->v[i].cert)) {
+			X509_free(d->v[i].cert);
+			return -1;
+		}
+	}
 	return 0;
 }
 
@@ -120,25 +142,44 @@ listed(const struct strlist *l, const char *u)
 	return l->n > 0 && bsearch(&u, l->v, l->n, sizeof(*l->v), cmpstr) != NULL;
 }
 
+static void
+add_learned(const struct strlist *from, const struct strlist *urls,
+    struct strlist *learned)
+{
+	size_t i;
+
+	for (i = 0; i < from->n && learned->n < MAX_SOURCES; i++)
+		if (!listed(urls, from->v[i]))
+			strlist_add(learned, from->v[i]);
+}
+
 /*
- * The sources enrolment adds (enroll = seen): the CRL URLs of every
- * enrolled issuer, whose certificate also becomes an issuer candidate
- * for verifying those CRLs.  They go to learned, less what the
- * configuration already names.
+ * The sources enrolment adds (DESIGN 4), less what the configuration
+ * already names: with enroll = all every directory entry's CRLs; with
+ * seen, the CRLs of every enrolled issuer, from its directory entry and
+ * from the distribution points of its proven certificates, and its
+ * certificate becomes an issuer candidate for verifying them.
  */
 static void
-enrolled_sources(const struct enrolment *en, struct trust *t,
-    const struct strlist *urls, struct strlist *learned)
+enrolled_sources(const struct conf *conf, const struct directory *d,
+    const struct enrolment *en, struct trust *t, const struct strlist *urls,
+    struct strlist *learned)
 {
-	size_t i, j;
+	const struct dir_entry *de;
+	size_t i;
 
-	for (i = 0; i < en->n; i++) {
-		if (X509_up_ref(en->v[i].issuer) &&
-		    !sk_X509_push(t->certs, en->v[i].issuer))
-			X509_free(en->v[i].issuer);
-		for (j = 0; j < en->v[i].urls.n && learned->n < MAX_SOURCES; j++)
-			if (!listed(urls, en->v[i].urls.v[j]))
-				strlist_add(learned, en->v[i].urls.v[j]);
+	if (conf->enroll == ENROLL_ALL)
+		for (i = 0; i < d->n; i++)
+			add_learned(&d->v[i].urls, urls, learned);
+	if (conf->enroll == ENROLL_SEEN) {
+		for (i = 0; i < en->n; i++) {
+			if (X509_up_ref(en->v[i].issuer) &&
+			    !sk_X509_push(t->certs, en->v[i].issuer))
+				X509_free(en->v[i].issuer);
+			if ((de = directory_find(d, en->v[i].fp)) != NULL)
+				add_learned(&de->urls, urls, learned);
+			add_learned(&en->v[i].urls, urls, learned);
+		}
 	}
 	uniq(learned);
 }
@@ -203,10 +244,16 @@ settle(struct store *s, const struct trust *t, struct fetch *f,
 }
 
 int
-cmd_update(const char *state_dir, const struct conf *conf)
+cmd_update(const char *state_dir, const struct conf *conf, int argc,
+    char **argv)
 {
+	static const struct option opts[] = {
+		{ "refresh-directory", no_argument, NULL, 'r' },
+		{ NULL, 0, NULL, 0 },
+	};
 	struct strlist urls = { NULL, 0 }, learned = { NULL, 0 };
 	struct trust t = { NULL, NULL, NULL };
+	struct directory dir = { NULL, 0, 0 };
 	struct enrolment en;
 	struct store *s = NULL;
 	struct fetch *f = NULL;
@@ -215,14 +262,34 @@ cmd_update(const char *state_dir, const struct conf *conf)
 	char err[ERRLEN];
 	uint64_t gen = 0;
 	size_t i, n = 0;
-	int ret = 4;
+	int ch, force = 0, ret = 4;
 
 	memset(&en, 0, sizeof(en));
-	if (trust_load(&t, &conf->anchors, &conf->untrusted, &conf->cas) == -1 ||
-	    gather_urls(conf, &t, &urls, &tl.failed) == -1)
+	while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (ch != 'r')
+			return 4;
+		force = 1;
+	}
+	if (optind != argc) {
+		logx(0, "usage: crlcache update [--refresh-directory]");
+		return 4;
+	}
+	if (trust_load(&t, &conf->anchors, &conf->untrusted, &conf->cas) == -1)
 		goto done;
 	if (store_open(&s, state_dir, err, sizeof(err)) == -1) {
 		logx(0, "%s", err);
+		goto done;
+	}
+	/* Under the lock: the directory lives in the working directory. */
+	if (directory_refresh(state_dir, conf, &t, force) == -1)
+		tl.failed++;
+	if (directory_load(state_dir, &dir) == -1)
+		tl.failed++;
+	if (gather_urls(conf, &t, &urls, &tl.failed) == -1)
+		goto done;
+	uniq(&urls);
+	if (add_directory_certs(&t, &dir) == -1) {
+		logx(0, "update: out of memory");
 		goto done;
 	}
 	trust_use_index(&t, state_dir);
@@ -233,8 +300,7 @@ cmd_update(const char *state_dir, const struct conf *conf)
 	    enrolment_learn(state_dir, conf, &t, &en) == -1)
 		logx(0, "update: enrolment from hints failed; explicit sources "
 		    "only this run");
-	else if (conf->enroll == ENROLL_SEEN)
-		enrolled_sources(&en, &t, &urls, &learned);
+	enrolled_sources(conf, &dir, &en, &t, &urls, &learned);
 	n = urls.n + learned.n;
 	if (n == 0)
 		logx(1, "update: no sources configured");
@@ -242,6 +308,7 @@ cmd_update(const char *state_dir, const struct conf *conf)
 	recs = xcalloc(n + 1, sizeof(*recs));
 	for (i = 0; i < n; i++) {
 		f[i].url = i < urls.n ? urls.v[i] : learned.v[i - urls.n];
+		/* Not typed by the administrator: public addresses only. */
 		f[i].guarded = i >= urls.n;
 		/* Ask conditionally only when what we got last time is held. */
 		if (store_get_source(s, f[i].url, &recs[i]) == 0 &&
@@ -276,6 +343,7 @@ done:
 	free(recs);
 	store_close(s);
 	trust_free(&t);
+	directory_free(&dir);
 	enrolment_free(&en);
 	strlist_free(&urls);
 	strlist_free(&learned);

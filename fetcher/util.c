@@ -98,10 +98,17 @@ strlist_free(struct strlist *l)
 	l->n = 0;
 }
 
-/* Read a whole regular file of at most max bytes. */
 int
-read_file(const char *path, size_t max, uint8_t **buf, size_t *len,
-    char *err, size_t errlen)
+is_http_url(const char *s, size_t len)
+{
+	return (len > 7 && strncmp(s, "http://", 7) == 0) ||
+	    (len > 8 && strncmp(s, "https://", 8) == 0);
+}
+
+/* Read a whole regular file of at most max bytes, opened with flags. */
+static int
+read_whole(const char *path, int flags, size_t max, uint8_t **buf,
+    size_t *len, char *err, size_t errlen)
 {
 	struct stat sb;
 	uint8_t *p = NULL;
@@ -112,7 +119,7 @@ read_file(const char *path, size_t max, uint8_t **buf, size_t *len,
 	*buf = NULL;
 	*len = 0;
 	/* O_NONBLOCK: a FIFO planted at the path must not hang us. */
-	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) == -1) {
+	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | flags)) == -1) {
 		snprintf(err, errlen, "%s", strerror(errno));
 		return -1;
 	}
@@ -145,6 +152,26 @@ done:
 	free(p);
 	close(fd);
 	return ret;
+}
+
+int
+read_file(const char *path, size_t max, uint8_t **buf, size_t *len,
+    char *err, size_t errlen)
+{
+	return read_whole(path, 0, max, buf, len, err, errlen);
+}
+
+/*
+ * A file in the state directory, which the crlcache account owns: no
+ * symbolic link is followed and no FIFO waited on (DESIGN 8), so that an
+ * administrator's `crlcache status` reads nothing else on its behalf.
+ */
+int
+read_state_file(const char *path, size_t max, uint8_t **buf, size_t *len,
+    char *err, size_t errlen)
+{
+	return read_whole(path, O_NOFOLLOW | O_NONBLOCK, max, buf, len, err,
+	    errlen);
 }
 
 int64_t
@@ -245,6 +272,25 @@ rename_durably(const char *tmp, const char *path)
 }
 
 /*
+ * Replace path whole with data (write_temp, then rename_durably): a
+ * reader sees the old file or the new one.  Logs and returns -1 on failure.
+ */
+int
+replace_file(const char *path, const void *data, size_t len, mode_t mode,
+    uid_t uid, gid_t gid)
+{
+	char tmp[PATH_MAX];
+
+	if (write_temp(path, data, len, mode, uid, gid, tmp, sizeof(tmp)) == -1)
+		return -1;
+	if (rename_durably(tmp, path) == -1) {
+		logx(0, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/*
  * Open the published index STATE_DIR/index.mdb; its path goes to path.
  * When it cannot be opened, say why if report, and return -1.
  */
@@ -263,13 +309,6 @@ index_open(const char *state_dir, char *path, size_t len,
 	return -1;
 }
 
-/* Only these schemes are ever fetched. */
-int
-is_http_url(const char *s, size_t len)
-{
-	return (len > 7 && strncmp(s, "http://", 7) == 0) ||
-	    (len > 8 && strncmp(s, "https://", 8) == 0);
-}
 
 void
 hex_encode(const uint8_t *p, size_t n, char *out)

@@ -539,3 +539,106 @@ hint() {
 }
 # requests the test HTTP server logged for PATH (0 when none)
 requests_for() { grep -c -- "$1" "$HTTPD_LOG" 2>/dev/null || true; }
+
+# ---------------------------------------------------------------- CCADB reports
+# A synthetic CCADB in the real formats: AllCertificateRecordsCSVFormatv4
+# (every column, in order) and AllCertificatePEMsCSVFormat?NotBeforeYear=YYYY
+# (one file per year), RFC 4180 quoting, CRLF rows, PEMs in quoted
+# multi-line fields.  Build it row by row with ccadb_row, write it with
+# ccadb_write.
+CCADB_V4_COLUMNS=("CA Owner" "Salesforce Record ID" "Certificate Name"
+    "Parent Salesforce Record ID" "Parent Certificate Name" "Certificate Record Type"
+    "Subordinate CA Owner" "Apple Status" "Chrome Status" "Microsoft Status"
+    "Mozilla Status" "Status of Root Cert" "Revocation Status" "SHA-256 Fingerprint"
+    "Parent SHA-256 Fingerprint" "Valid From (GMT)" "Valid To (GMT)"
+    "Authority Key Identifier" "Subject Key Identifier" "Technically Constrained"
+    "Derived Trust Bits" "Full CRL Issued By This CA" "JSON Array of Partitioned CRLs"
+    "Auditor" "Audits Same as Parent?" "Standard Audit URL" "Standard Audit Type"
+    "Standard Audit Statement Date" "Standard Audit Period Start Date"
+    "Standard Audit Period End Date" "NetSec Audit URL" "NetSec Audit Type"
+    "NetSec Audit Statement Date" "NetSec Audit Period Start Date"
+    "NetSec Audit Period End Date" "TLS BR Audit URL" "TLS BR Audit Type"
+    "TLS BR Audit Statement Date" "TLS BR Audit Period Start Date"
+    "TLS BR Audit Period End Date" "TLS EVG Audit URL" "TLS EVG Audit Type"
+    "TLS EVG Audit Statement Date" "TLS EVG Audit Period Start Date"
+    "TLS EVG Audit Period End Date" "Code Signing Audit URL" "Code Signing Audit Type"
+    "Code Signing Audit Statement Date" "Code Signing Audit Period Start Date"
+    "Code Signing Audit Period End Date" "S/MIME BR Audit URL" "S/MIME BR Audit Type"
+    "S/MIME BR Audit Statement Date" "S/MIME BR Audit Period Start Date"
+    "S/MIME BR Audit Period End Date" "VMC Audit URL" "VMC Audit Type"
+    "VMC Audit Statement Date" "VMC Audit Period Start Date" "VMC Audit Period End Date"
+    "Policy Documentation" "CA Document Repository" "CP Same as Parent?"
+    "Certificate Policy (CP) URL" "CP Last Update Date" "CPS Same as Parent?"
+    "Certificate Practice Statement (CPS) URL" "CPS Last Update Date"
+    "CP/CPS Same as Parent?" "Certificate Practice & Policy Statement"
+    "CP/CPS Last Updated Date" "Test Website URL - Valid" "Test Website URL - Expired"
+    "Test Website URL - Revoked" "TLS Capable" "TLS EV Capable" "Code Signing Capable"
+    "S/MIME Capable" "Country")
+CCADB_D=$W/ccadb.rows
+_csvq() { printf '"%s"' "${1//\"/\"\"}"; }         # one RFC 4180 quoted field
+cert_fp() {     # cert_fp CERT.pem -> SHA-256 in uppercase hex, as the CCADB writes it
+    openssl x509 -in "$1" -noout -fingerprint -sha256 | sed 's/^.*=//; s/://g'
+}
+_cert_date() {  # _cert_date CERT.pem startdate|enddate FORMAT
+    date -u -d "$(openssl x509 -in "$1" -noout "-$2" | cut -d= -f2)" +"$3"
+}
+# ccadb_row CERT.pem [type=root|int] [status=TEXT] [valid_to=YYYY.MM.DD]
+#     [full=URL] [parts=URL,URL...] [parent=PARENT.pem] [pem=FILE]
+# One certificate: a row of the records report (the columns crlcache reads
+# filled from the certificate unless given; some others with commas, quotes
+# and line breaks), and a row of the PEM report of its notBefore year
+# (pem= puts another file's PEM under CERT's fingerprint).
+ccadb_row() {
+    local cert=$1 type=int status="Not Revoked" vt="" full="" parts="" parent="" pem a
+    shift
+    pem=$cert
+    for a in "$@"; do
+        case $a in
+            type=*) type=${a#type=} ;; status=*) status=${a#status=} ;;
+            valid_to=*) vt=${a#valid_to=} ;; full=*) full=${a#full=} ;;
+            parts=*) parts=${a#parts=} ;; parent=*) parent=${a#parent=} ;;
+            pem=*) pem=${a#pem=} ;; *) fail "ccadb_row: unknown option $a" ;;
+        esac
+    done
+    mkdir -p "$CCADB_D"
+    local fp json="" u c line="" year
+    fp=$(cert_fp "$cert")
+    [ -n "$vt" ] || vt=$(_cert_date "$cert" enddate %Y.%m.%d)
+    year=$(_cert_date "$cert" startdate %Y)
+    if [ -n "$parts" ]; then
+        for u in ${parts//,/ }; do json="${json:+$json, }\"$u\""; done
+        json="[$json]"
+    fi
+    local -A v=(
+        ["CA Owner"]='crlcache tests, "Test" Owner'
+        ["Certificate Name"]=$(openssl x509 -in "$cert" -noout -subject -nameopt RFC2253 | sed 's/^subject=//')
+        ["Certificate Record Type"]=$([ "$type" = root ] && echo "Root Certificate" || echo "Intermediate Certificate")
+        ["Revocation Status"]=$status
+        ["SHA-256 Fingerprint"]=$fp
+        ["Parent SHA-256 Fingerprint"]=$([ -n "$parent" ] && cert_fp "$parent")
+        ["Valid From (GMT)"]=$(_cert_date "$cert" startdate %Y.%m.%d)
+        ["Valid To (GMT)"]=$vt
+        ["Full CRL Issued By This CA"]=$full
+        ["JSON Array of Partitioned CRLs"]=$json
+        ["Auditor"]=$'Audit, "Test"\nLLP'
+        ["Derived Trust Bits"]="Client Authentication;Server Authentication"
+        ["TLS Capable"]=True ["TLS EV Capable"]=False ["Code Signing Capable"]=False
+        ["S/MIME Capable"]=False ["Country"]="Testland"
+    )
+    for c in "${CCADB_V4_COLUMNS[@]}"; do line+="${line:+,}$(_csvq "${v[$c]:-}")"; done
+    printf '%s\r\n' "$line" >>"$CCADB_D/records"
+    printf '%s,%s\r\n' "$(_csvq "$fp")" "$(_csvq "$(cat "$pem")")" >>"$CCADB_D/pems-$year"
+}
+# ccadb_write DIR [FIRST_YEAR]: the reports of the rows so far, as
+# DIR/records.csv and DIR/pems-YYYY.csv for every year from FIRST_YEAR
+# (default: this one) to this year.
+ccadb_write() {
+    local d=$1 first=${2:-$(date -u +%Y)} y c hdr=""
+    mkdir -p "$d" "$CCADB_D"
+    for c in "${CCADB_V4_COLUMNS[@]}"; do hdr+="${hdr:+,}$(_csvq "$c")"; done
+    { printf '%s\r\n' "$hdr"; cat "$CCADB_D/records" 2>/dev/null; } >"$d/records.csv"
+    for y in $(seq "$first" "$(date -u +%Y)"); do
+        { printf '"SHA-256 Fingerprint","X.509 Certificate (PEM)"\r\n'
+          cat "$CCADB_D/pems-$y" 2>/dev/null; } >"$d/pems-$y.csv"
+    done
+}

@@ -2,13 +2,16 @@
 # Bounded libFuzzer runs (clang, ASan+UBSan) of the parsers that take
 # hostile input: lib/tbs.c, lib/name.c and lib/validity.c, which run
 # inside every program's signature verification (seeds: real certificates
-# made with the openssl CLI), and fetcher/ccadb.c, the CSV export parser
-# (seeds: small exports).  A crash, a sanitizer report or a leak fails.
+# made with the openssl CLI), fetcher/ccadb.c, the CSV export parser
+# (seeds: small exports), and fetcher/report.c, the parsers of the CCADB's
+# records and PEM reports (seeds: a synthetic CCADB in the real formats,
+# see ccadb_row in lib.sh).  A crash, a sanitizer report or a leak fails.
 . "$(dirname "$0")/lib.sh"
 CLANG=$(command -v clang || ls /usr/bin/clang-[0-9]* 2>/dev/null | head -n1)
 [ -n "$CLANG" ] || skip "clang not installed (libFuzzer comes with it)"
 src=$TESTDIR/..
 RUNS=1000000
+SECONDS_PER_TARGET=15   # a bound on each run besides RUNS, to keep make check short
 FUZZ_CC=("$CLANG" -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all)
 # Whether this clang can build a libFuzzer target at all (libclang-rt)...
 printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { (void)d; (void)n; return 0; }\n' >"$W/probe.c"
@@ -21,20 +24,24 @@ build() {   # build NAME SOURCES...
         $(pkg-config --cflags --libs libcrypto lmdb) 2>"$W/cc.err" \
         || { cat "$W/cc.err"; fail "cannot build $name"; }
 }
-run() {     # run NAME CORPUS
+run() {     # run NAME CORPUS [MAX_LEN]
     # no llvm-symbolizer children: a report still names the crashing input
     ASAN_OPTIONS=symbolize=0 UBSAN_OPTIONS=symbolize=0 \
-        "$W/$1" -runs=$RUNS -max_len=4096 -rss_limit_mb=1024 -print_final_stats=1 \
-        "$2" >"$W/$1.log" 2>&1
-    local rc=$?
+        "$W/$1" -runs=$RUNS -max_total_time=$SECONDS_PER_TARGET -max_len="${3:-4096}" \
+        -rss_limit_mb=1024 -print_final_stats=1 "$2" >"$W/$1.log" 2>&1
+    local rc=$? runs
     tail -n 6 "$W/$1.log"
     [ "$rc" -eq 0 ] || fail "$1: the fuzzer found a problem (exit $rc)"
-    grep -q "Done $RUNS runs" "$W/$1.log" || fail "$1: the fuzzer did not complete its runs"
-    note "$1: $RUNS runs clean"
+    runs=$(sed -n 's/^Done \([0-9]*\) runs.*/\1/p' "$W/$1.log")
+    [ -n "$runs" ] || fail "$1: the fuzzer did not finish"
+    note "$1: $runs runs clean"
 }
 LIB=("$src/lib/tbs.c" "$src/lib/name.c" "$src/lib/validity.c" "$src/lib/hash.c" "$src/lib/index.c")
 build fuzz_tbs "$src/test/fuzz/fuzz_tbs.c" "${LIB[@]}"
-build fuzz_ccadb "$src/test/fuzz/fuzz_ccadb.c" "$src/fetcher/ccadb.c" "$src/fetcher/util.c" "${LIB[@]}"
+CSV=("$src/fetcher/ccadb.c" "$src/fetcher/csv.c" "$src/fetcher/util.c")
+build fuzz_ccadb "$src/test/fuzz/fuzz_ccadb.c" "${CSV[@]}" "${LIB[@]}"
+build fuzz_records "$src/test/fuzz/fuzz_records.c" "$src/fetcher/report.c" "${CSV[@]}" "${LIB[@]}"
+build fuzz_pems "$src/test/fuzz/fuzz_pems.c" "$src/fetcher/report.c" "${CSV[@]}" "${LIB[@]}"
 
 mkdir -p "$W/certs" "$W/csv"
 BASE_URL=http://127.0.0.1:9
@@ -45,5 +52,20 @@ done
 [ "$(ls "$W/certs" | wc -l)" -ge 3 ] || fail "certificate seed corpus too small"
 printf 'A,Full CRL Issued By This CA,JSON Array of Partitioned CRLs\r\nx,http://a/b.crl,"[""http://a/1.crl"",""http://a/2.crl""]"\r\n' >"$W/csv/1"
 printf 'Full CRL Issued By This CA\n"http://a/""q"".crl"\n"multi\nline",\n' >"$W/csv/2"
+# the CCADB reports: the standard PKI in the real formats, and small ones
+ccadb_row "$PKI/root/cert.pem" type=root full="$BASE_URL/root.crl"
+ccadb_row "$PKI/int/cert.pem" parent="$PKI/root/cert.pem" \
+    parts="$BASE_URL/p1.crl,$BASE_URL/p2.crl" status="Parent Cert Revoked"
+ccadb_row "$PKI/int/cert.pem" full="$BASE_URL/int.crl" valid_to=2000.01.01
+ccadb_write "$W/ccadb"
+mkdir -p "$W/records" "$W/pems"
+cp "$W/ccadb/records.csv" "$W/records/1"
+printf 'SHA-256 Fingerprint,Certificate Record Type,Revocation Status,Valid To (GMT),Full CRL Issued By This CA,JSON Array of Partitioned CRLs\n%s,Intermediate Certificate,,2099.01.31,http://a/b.crl,"[""http://a/1.crl""]"\n' \
+    "$(cert_fp "$PKI/int/cert.pem")" >"$W/records/2"
+cp "$W/ccadb/pems-$(date -u +%Y).csv" "$W/pems/1"
+printf '"SHA-256 Fingerprint","X.509 Certificate (PEM)"\n"%s","%s"\n' \
+    "$(cert_fp "$PKI/int/cert.pem")" "$(cat "$PKI/int/cert.pem")" >"$W/pems/2"
 run fuzz_tbs "$W/certs"
 run fuzz_ccadb "$W/csv"
+run fuzz_records "$W/records" 16384
+run fuzz_pems "$W/pems" 16384
