@@ -1,6 +1,6 @@
 /*
  * The revocation decision for one verified certificate, and how it is
- * reported: errors through the core, log lines to syslog or stderr.
+ * reported: errors through the core, log lines through crlc_log (log.c).
  *
  * Copyright the crlcache authors. Licensed under the Apache License 2.0.
  */
@@ -24,26 +24,6 @@
 #define SERIAL_TEXT_MAX	(2 * CRLC_SERIAL_MAX + 1)
 #define NAME_TEXT_MAX	512
 #define TIME_TEXT_MAX	32
-
-void
-crlc_log(enum crlc_log target, int prio, const char *fmt, ...)
-{
-	char msg[1024];
-	va_list ap;
-
-	/* Routine news goes to syslog only; stderr belongs to the program. */
-	if (target == CRLC_LOG_NONE ||
-	    (target == CRLC_LOG_STDERR && prio >= LOG_INFO))
-		return;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	/* Never openlog(): the identity belongs to the application. */
-	if (target == CRLC_LOG_SYSLOG)
-		syslog(prio, "crlcache: %s", msg);
-	else
-		fprintf(stderr, "crlcache: %s\n", msg);
-}
 
 void
 crlc_raise(struct crlc_prov *prov, const char *file, int line,

@@ -147,11 +147,13 @@ extern const char *const crlc_km_names[KM_COUNT];
  */
 const struct km_impl	*crlc_km_first_impl(int alg);
 
+/* log.c: one line to syslog, or to stderr when prio is LOG_NOTICE or worse. */
+void	crlc_log(enum crlc_log target, int prio, const char *fmt, ...)
+	    __attribute__((format(printf, 3, 4)));
+
 /* policy.c */
 int	crlc_policy_check(struct crlc_prov *prov, const uint8_t *der,
 	    size_t len);
-void	crlc_log(enum crlc_log target, int prio, const char *fmt, ...)
-	    __attribute__((format(printf, 3, 4)));
 void	crlc_raise(struct crlc_prov *prov, const char *file, int line,
 	    const char *func, int reason, const char *fmt, ...)
 	    __attribute__((format(printf, 6, 7)));
