@@ -140,39 +140,52 @@ report(struct crlc_prov *prov, const struct crlc_tbs *cert,
 static atomic_int stale_logged;
 
 /*
- * validity_policy = audit logs each over-long certificate once per
- * process: fingerprints of the ones already logged, in a small ring
- * (a forgotten one is merely logged again).
+ * "Once per process" without a lock: the fingerprints of what was
+ * already acted on, in a small ring.  A forgotten entry (more than
+ * SEEN_SLOTS since) or two threads racing merely act twice: a repeated
+ * log line.
  */
-#define VALIDITY_SEEN	64
-static _Atomic uint64_t validity_seen[VALIDITY_SEEN];
-static atomic_uint validity_next;
+#define SEEN_SLOTS	64
+struct seen {
+	_Atomic uint64_t	fp[SEEN_SLOTS];	/* 0: empty slot */
+	atomic_uint		next;		/* slot to overwrite */
+};
 
-/* FNV-1a over issuer and serial: which certificate, for the ring. */
+/* validity_policy = audit logs each over-long certificate once. */
+static struct seen validity_seen;
+
+/* FNV-1a (64-bit): a fingerprint for the ring, not a security hash. */
+#define FNV_OFFSET	14695981039346656037ULL
+#define FNV_PRIME	1099511628211ULL
+
+static uint64_t
+fnv1a(uint64_t h, const struct crlc_span *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->len; i++)
+		h = (h ^ s->p[i]) * FNV_PRIME;
+	return h;
+}
+
+/* Which certificate: issuer and serial (| 1: never the empty slot). */
 static uint64_t
 cert_fingerprint(const struct crlc_tbs *cert)
 {
-	uint64_t h = 1469598103934665603ULL;
-	size_t i;
-
-	for (i = 0; i < cert->issuer.len; i++)
-		h = (h ^ cert->issuer.p[i]) * 1099511628211ULL;
-	for (i = 0; i < cert->serial.len; i++)
-		h = (h ^ cert->serial.p[i]) * 1099511628211ULL;
-	return h | 1;	/* 0 marks an empty slot */
+	return fnv1a(fnv1a(FNV_OFFSET, &cert->issuer), &cert->serial) | 1;
 }
 
+/* 1 the first time fp is seen (and remembers it), else 0. */
 static int
-first_sighting(const struct crlc_tbs *cert)
+first_sighting(struct seen *seen, uint64_t fp)
 {
-	uint64_t fp = cert_fingerprint(cert);
 	size_t i;
 
-	for (i = 0; i < VALIDITY_SEEN; i++)
-		if (atomic_load(&validity_seen[i]) == fp)
+	for (i = 0; i < SEEN_SLOTS; i++)
+		if (atomic_load(&seen->fp[i]) == fp)
 			return 0;
-	atomic_store(&validity_seen[atomic_fetch_add(&validity_next, 1) %
-	    VALIDITY_SEEN], fp);
+	atomic_store(&seen->fp[atomic_fetch_add(&seen->next, 1) % SEEN_SLOTS],
+	    fp);
 	return 1;
 }
 
@@ -189,7 +202,9 @@ check_validity(struct crlc_prov *prov, const struct crlc_tbs *cert,
 	int enforce = prov->conf.validity == CRLC_MODE_ENFORCE;
 
 	if (prov->conf.validity == CRLC_MODE_OFF || !val->applies ||
-	    !val->exceeds || (!enforce && !first_sighting(cert)))
+	    !val->exceeds)
+		return 1;
+	if (!enforce && !first_sighting(&validity_seen, cert_fingerprint(cert)))
 		return 1;
 	serial_text(&cert->serial, serial, sizeof(serial));
 	name_text(&cert->issuer, issuer, sizeof(issuer));
