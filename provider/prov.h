@@ -19,6 +19,8 @@
 #include <openssl/core.h>
 #include <openssl/core_dispatch.h>
 
+#include <crlcache/tbs.h>
+
 #define CRLC_PROV_NAME		"crlcache"
 #define CRLC_PROV_VERSION	"0.1.0"
 #define CRLC_DEFAULT_INDEX	"/var/lib/crlcache/index.mdb"
@@ -159,6 +161,18 @@ void	crlc_raise(struct crlc_prov *prov, const char *file, int line,
 	    __attribute__((format(printf, 6, 7)));
 #define CRLC_RAISE(prov, reason, ...) \
 	crlc_raise((prov), __FILE__, __LINE__, __func__, (reason), __VA_ARGS__)
+
+/*
+ * hint.c: leave the certificate rebuilt from tbs (a TBSCertificate),
+ * sigalg (its signature AlgorithmIdentifier) and sig (the signature
+ * value) in the spool directory, for the fetcher to prove and enrol.
+ * Silent: any failure, EEXIST included, leaves no hint and errno as it
+ * was.  crlc_hint_spool() writes the spool of an index path into out:
+ * the directory "hints" beside it; 0, or -1 when it does not fit.
+ */
+void	crlc_hint_leave(const char *spool, const struct crlc_span *tbs,
+	    const struct crlc_span *sigalg, const struct crlc_span *sig);
+int	crlc_hint_spool(const char *index, char *out, size_t size);
 
 /* snapshot.c: the process-wide, refcounted view of one index file. */
 struct crlc_index;
