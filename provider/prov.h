@@ -49,6 +49,8 @@ struct crlc_conf {
 	enum crlc_log	log;
 	int64_t		grace;		/* stale_grace, seconds */
 	enum crlc_mode	validity;	/* validity_policy (off/audit/enforce) */
+	/* hints = on: the spool beside index (hint.c); "" when off */
+	char		spool[PATH_MAX];
 };
 
 /*
