@@ -143,7 +143,7 @@ static atomic_int stale_logged;
  * "Once per process" without a lock: the fingerprints of what was
  * already acted on, in a small ring.  A forgotten entry (more than
  * SEEN_SLOTS since) or two threads racing merely act twice: a repeated
- * log line.
+ * log line, a second hint for an issuer.
  */
 #define SEEN_SLOTS	64
 struct seen {
@@ -220,28 +220,59 @@ check_validity(struct crlc_prov *prov, const struct crlc_tbs *cert,
 	return 0;
 }
 
+/* At most one hint per issuer and process (a name, as the TBS has it). */
+static struct seen hinted;
+
+static uint64_t
+issuer_fingerprint(const struct crlc_tbs *cert)
+{
+	return fnv1a(FNV_OFFSET, &cert->issuer) | 1;
+}
+
 /*
- * Decide whether a verified signature over der[0..len) may stand.
- * Returns 1 to let it pass, 0 to make it fail (an error is raised).
- * Anything that is not a TBSCertificate, and any internal trouble,
- * passes: the index can only ever take certificates away.
+ * The fetcher wants the certificate when no CRL covers it (to enrol its
+ * issuer) and when the covering CRL is past its nextUpdate (the issuer
+ * is still met: keep or resume fetching it).  Comparisons of what the
+ * lookup returned: a covered, fresh certificate costs nothing more.
  */
+static int
+wants_hint(const struct crlc_verdict *v, int64_t now)
+{
+	return v->state == CRLC_UNKNOWN || v->state == CRLC_STALE ||
+	    (v->state == CRLC_GOOD && v->next_update != 0 &&
+	    now > v->next_update);
+}
+
+static void
+hint(struct crlc_prov *prov, const struct crlc_tbs *cert,
+    const struct crlc_span *tbs, const struct crlc_span *sig)
+{
+	if (prov->conf.spool[0] == '\0' ||
+	    !first_sighting(&hinted, issuer_fingerprint(cert)))
+		return;
+	crlc_hint_leave(prov->conf.spool, tbs, &cert->sigalg, sig);
+}
+
 /* The index's verdict on cert, applied per mode / on_stale / on_unknown. */
 static int
 check_revocation(struct crlc_prov *prov, const struct crlc_tbs *cert,
-    const struct crlc_validity *val)
+    const struct crlc_validity *val, const struct crlc_span *tbs,
+    const struct crlc_span *sig)
 {
+	int64_t now = (int64_t)time(NULL);
 	struct crlc_verdict v;
 	struct crlc_snap *snap;
 	int rc;
 
 	if (prov->store == NULL || (snap = crlc_snap_acquire(prov->store)) == NULL)
 		return 1;	/* no usable index: logged by snapshot.c */
-	rc = crlc_index_lookup(crlc_snap_index(snap), cert, (int64_t)time(NULL),
+	rc = crlc_index_lookup(crlc_snap_index(snap), cert, now,
 	    prov->conf.grace, &v);
 	crlc_snap_release(snap);
 	if (rc != 0)
 		return 1;
+	if (wants_hint(&v, now))
+		hint(prov, cert, tbs, sig);
 	switch (v.state) {
 	case CRLC_REVOKED:
 		return report(prov, cert, &v, 1);
@@ -264,9 +295,17 @@ check_revocation(struct crlc_prov *prov, const struct crlc_tbs *cert,
 	}
 }
 
+/*
+ * Decide whether a verified signature sig over der[0..len) may stand.
+ * Returns 1 to let it pass, 0 to make it fail (an error is raised).
+ * Anything that is not a TBSCertificate, and any internal trouble,
+ * passes: the index can only ever take certificates away.
+ */
 int
-crlc_policy_check(struct crlc_prov *prov, const uint8_t *der, size_t len)
+crlc_policy_check(struct crlc_prov *prov, const uint8_t *der, size_t len,
+    const uint8_t *sig, size_t siglen)
 {
+	const struct crlc_span tbs = { der, len }, sg = { sig, siglen };
 	struct crlc_validity val;
 	struct crlc_tbs cert;
 
@@ -274,7 +313,7 @@ crlc_policy_check(struct crlc_prov *prov, const uint8_t *der, size_t len)
 	    crlc_tbs_parse(der, len, &cert) != 0)
 		return 1;
 	(void)crlc_validity_check(&cert, &val);
-	if (check_revocation(prov, &cert, &val) == 0)
+	if (check_revocation(prov, &cert, &val, &tbs, &sg) == 0)
 		return 0;
 	return check_validity(prov, &cert, &val);
 }

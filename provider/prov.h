@@ -156,8 +156,13 @@ void	crlc_log(enum crlc_log target, int prio, const char *fmt, ...)
 	    __attribute__((format(printf, 3, 4)));
 
 /* policy.c */
+/*
+ * After the default provider verified signature sig over der[0..len):
+ * 1 to let the result stand, 0 to fail it (an error is raised).  Looks
+ * at TBSCertificates only; may leave a hint (hint.c).
+ */
 int	crlc_policy_check(struct crlc_prov *prov, const uint8_t *der,
-	    size_t len);
+	    size_t len, const uint8_t *sig, size_t siglen);
 void	crlc_raise(struct crlc_prov *prov, const char *file, int line,
 	    const char *func, int reason, const char *fmt, ...)
 	    __attribute__((format(printf, 6, 7)));
