@@ -161,8 +161,9 @@ hint_name(const struct cert_der *c, char name[HINT_NAME_SIZE])
 }
 
 /*
- * A write past RLIMIT_FSIZE raises SIGXFSZ, which kills by default: a
- * program held to small files gets no hint.
+ * RLIMIT_FSIZE: a write that starts at the limit raises SIGXFSZ, which
+ * kills by default, and one that crosses it is cut short.  A program
+ * held to files smaller than the certificate gets no hint.
  */
 static int
 fits_rlimit(size_t len)
