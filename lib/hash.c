@@ -15,6 +15,20 @@
 #include <crlcache/hash.h>
 
 void
+crlc_sha256(const void *data, size_t len, uint8_t out[CRLC_HASH_LEN])
+{
+	SHA256_CTX ctx;
+
+	SHA256_Init(&ctx);
+	SHA256_Update(&ctx, data, len);
+	SHA256_Final(out, &ctx);
+}
+
+/*
+ * Apart from crlc_sha256, which every index lookup calls: as its one-piece
+ * case it cost each lookup 28 more instructions (callgrind).
+ */
+void
 crlc_sha256_iov(const struct iovec *iov, int n, uint8_t out[CRLC_HASH_LEN])
 {
 	SHA256_CTX ctx;
@@ -24,12 +38,4 @@ crlc_sha256_iov(const struct iovec *iov, int n, uint8_t out[CRLC_HASH_LEN])
 	for (i = 0; i < n; i++)
 		SHA256_Update(&ctx, iov[i].iov_base, iov[i].iov_len);
 	SHA256_Final(out, &ctx);
-}
-
-void
-crlc_sha256(const void *data, size_t len, uint8_t out[CRLC_HASH_LEN])
-{
-	struct iovec one = { .iov_base = (void *)data, .iov_len = len };
-
-	crlc_sha256_iov(&one, 1, out);
 }
