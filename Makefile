@@ -81,6 +81,7 @@ bench: deps
 
 bench-run: all
 	bash test/bench/verify.sh
+	bash test/bench/hint.sh
 	bash test/bench/ingest.sh
 
 clean:

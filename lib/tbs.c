@@ -230,9 +230,11 @@ crlc_tbs_parse(const uint8_t *der, size_t len, struct crlc_tbs *out)
 		return -1;
 	out->serial.p = c.p;
 	out->serial.len = (size_t)(c.end - c.p);
-	/* signature AlgorithmIdentifier (4.1.2.3) */
+	/* signature AlgorithmIdentifier (4.1.2.3): keep the whole TLV */
+	out->sigalg.p = tbs.p;
 	if (der_expect(&tbs, TAG_SEQUENCE, &c) == -1)
 		return -1;
+	out->sigalg.len = (size_t)(tbs.p - out->sigalg.p);
 	/* issuer Name (4.1.2.4): keep the whole TLV */
 	out->issuer.p = tbs.p;
 	if (der_expect(&tbs, TAG_SEQUENCE, &c) == -1)

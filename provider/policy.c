@@ -1,6 +1,6 @@
 /*
  * The revocation decision for one verified certificate, and how it is
- * reported: errors through the core, log lines to syslog or stderr.
+ * reported: errors through the core, log lines through crlc_log (log.c).
  *
  * Copyright the crlcache authors. Licensed under the Apache License 2.0.
  */
@@ -24,26 +24,6 @@
 #define SERIAL_TEXT_MAX	(2 * CRLC_SERIAL_MAX + 1)
 #define NAME_TEXT_MAX	512
 #define TIME_TEXT_MAX	32
-
-void
-crlc_log(enum crlc_log target, int prio, const char *fmt, ...)
-{
-	char msg[1024];
-	va_list ap;
-
-	/* Routine news goes to syslog only; stderr belongs to the program. */
-	if (target == CRLC_LOG_NONE ||
-	    (target == CRLC_LOG_STDERR && prio >= LOG_INFO))
-		return;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	/* Never openlog(): the identity belongs to the application. */
-	if (target == CRLC_LOG_SYSLOG)
-		syslog(prio, "crlcache: %s", msg);
-	else
-		fprintf(stderr, "crlcache: %s\n", msg);
-}
 
 void
 crlc_raise(struct crlc_prov *prov, const char *file, int line,
@@ -160,39 +140,52 @@ report(struct crlc_prov *prov, const struct crlc_tbs *cert,
 static atomic_int stale_logged;
 
 /*
- * validity_policy = audit logs each over-long certificate once per
- * process: fingerprints of the ones already logged, in a small ring
- * (a forgotten one is merely logged again).
+ * "Once per process" without a lock: the fingerprints of what was
+ * already acted on, in a small ring.  A forgotten entry (more than
+ * SEEN_SLOTS since) or two threads racing merely act twice: a repeated
+ * log line, a second hint for an issuer.
  */
-#define VALIDITY_SEEN	64
-static _Atomic uint64_t validity_seen[VALIDITY_SEEN];
-static atomic_uint validity_next;
+#define SEEN_SLOTS	64
+struct seen {
+	_Atomic uint64_t	fp[SEEN_SLOTS];	/* 0: empty slot */
+	atomic_uint		next;		/* slot to overwrite */
+};
 
-/* FNV-1a over issuer and serial: which certificate, for the ring. */
+/* validity_policy = audit logs each over-long certificate once. */
+static struct seen validity_seen;
+
+/* FNV-1a (64-bit): a fingerprint for the ring, not a security hash. */
+#define FNV_OFFSET	14695981039346656037ULL
+#define FNV_PRIME	1099511628211ULL
+
+static uint64_t
+fnv1a(uint64_t h, const struct crlc_span *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->len; i++)
+		h = (h ^ s->p[i]) * FNV_PRIME;
+	return h;
+}
+
+/* Which certificate: issuer and serial (| 1: never the empty slot). */
 static uint64_t
 cert_fingerprint(const struct crlc_tbs *cert)
 {
-	uint64_t h = 1469598103934665603ULL;
-	size_t i;
-
-	for (i = 0; i < cert->issuer.len; i++)
-		h = (h ^ cert->issuer.p[i]) * 1099511628211ULL;
-	for (i = 0; i < cert->serial.len; i++)
-		h = (h ^ cert->serial.p[i]) * 1099511628211ULL;
-	return h | 1;	/* 0 marks an empty slot */
+	return fnv1a(fnv1a(FNV_OFFSET, &cert->issuer), &cert->serial) | 1;
 }
 
+/* 1 the first time fp is seen (and remembers it), else 0. */
 static int
-first_sighting(const struct crlc_tbs *cert)
+first_sighting(struct seen *seen, uint64_t fp)
 {
-	uint64_t fp = cert_fingerprint(cert);
 	size_t i;
 
-	for (i = 0; i < VALIDITY_SEEN; i++)
-		if (atomic_load(&validity_seen[i]) == fp)
+	for (i = 0; i < SEEN_SLOTS; i++)
+		if (atomic_load(&seen->fp[i]) == fp)
 			return 0;
-	atomic_store(&validity_seen[atomic_fetch_add(&validity_next, 1) %
-	    VALIDITY_SEEN], fp);
+	atomic_store(&seen->fp[atomic_fetch_add(&seen->next, 1) % SEEN_SLOTS],
+	    fp);
 	return 1;
 }
 
@@ -209,7 +202,9 @@ check_validity(struct crlc_prov *prov, const struct crlc_tbs *cert,
 	int enforce = prov->conf.validity == CRLC_MODE_ENFORCE;
 
 	if (prov->conf.validity == CRLC_MODE_OFF || !val->applies ||
-	    !val->exceeds || (!enforce && !first_sighting(cert)))
+	    !val->exceeds)
+		return 1;
+	if (!enforce && !first_sighting(&validity_seen, cert_fingerprint(cert)))
 		return 1;
 	serial_text(&cert->serial, serial, sizeof(serial));
 	name_text(&cert->issuer, issuer, sizeof(issuer));
@@ -225,28 +220,59 @@ check_validity(struct crlc_prov *prov, const struct crlc_tbs *cert,
 	return 0;
 }
 
+/* At most one hint per issuer and process (a name, as the TBS has it). */
+static struct seen hinted;
+
+static uint64_t
+issuer_fingerprint(const struct crlc_tbs *cert)
+{
+	return fnv1a(FNV_OFFSET, &cert->issuer) | 1;
+}
+
 /*
- * Decide whether a verified signature over der[0..len) may stand.
- * Returns 1 to let it pass, 0 to make it fail (an error is raised).
- * Anything that is not a TBSCertificate, and any internal trouble,
- * passes: the index can only ever take certificates away.
+ * The fetcher wants the certificate when no CRL covers it (to enrol its
+ * issuer) and when the covering CRL is past its nextUpdate (the issuer
+ * is still met: keep or resume fetching it).  Comparisons of what the
+ * lookup returned: a covered, fresh certificate costs nothing more.
  */
+static int
+wants_hint(const struct crlc_verdict *v, int64_t now)
+{
+	return v->state == CRLC_UNKNOWN || v->state == CRLC_STALE ||
+	    (v->state == CRLC_GOOD && v->next_update != 0 &&
+	    now > v->next_update);
+}
+
+static void
+hint(struct crlc_prov *prov, const struct crlc_tbs *cert,
+    const struct crlc_span *tbs, const struct crlc_span *sig)
+{
+	if (prov->conf.spool[0] == '\0' ||
+	    !first_sighting(&hinted, issuer_fingerprint(cert)))
+		return;
+	crlc_hint_leave(prov->conf.spool, tbs, &cert->sigalg, sig);
+}
+
 /* The index's verdict on cert, applied per mode / on_stale / on_unknown. */
 static int
 check_revocation(struct crlc_prov *prov, const struct crlc_tbs *cert,
-    const struct crlc_validity *val)
+    const struct crlc_validity *val, const struct crlc_span *tbs,
+    const struct crlc_span *sig)
 {
+	int64_t now = (int64_t)time(NULL);
 	struct crlc_verdict v;
 	struct crlc_snap *snap;
 	int rc;
 
 	if (prov->store == NULL || (snap = crlc_snap_acquire(prov->store)) == NULL)
 		return 1;	/* no usable index: logged by snapshot.c */
-	rc = crlc_index_lookup(crlc_snap_index(snap), cert, (int64_t)time(NULL),
+	rc = crlc_index_lookup(crlc_snap_index(snap), cert, now,
 	    prov->conf.grace, &v);
 	crlc_snap_release(snap);
 	if (rc != 0)
 		return 1;
+	if (wants_hint(&v, now))
+		hint(prov, cert, tbs, sig);
 	switch (v.state) {
 	case CRLC_REVOKED:
 		return report(prov, cert, &v, 1);
@@ -269,9 +295,17 @@ check_revocation(struct crlc_prov *prov, const struct crlc_tbs *cert,
 	}
 }
 
+/*
+ * Decide whether a verified signature sig over der[0..len) may stand.
+ * Returns 1 to let it pass, 0 to make it fail (an error is raised).
+ * Anything that is not a TBSCertificate, and any internal trouble,
+ * passes: the index can only ever take certificates away.
+ */
 int
-crlc_policy_check(struct crlc_prov *prov, const uint8_t *der, size_t len)
+crlc_policy_check(struct crlc_prov *prov, const uint8_t *der, size_t len,
+    const uint8_t *sig, size_t siglen)
 {
+	const struct crlc_span tbs = { der, len }, sg = { sig, siglen };
 	struct crlc_validity val;
 	struct crlc_tbs cert;
 
@@ -279,7 +313,7 @@ crlc_policy_check(struct crlc_prov *prov, const uint8_t *der, size_t len)
 	    crlc_tbs_parse(der, len, &cert) != 0)
 		return 1;
 	(void)crlc_validity_check(&cert, &val);
-	if (check_revocation(prov, &cert, &val) == 0)
+	if (check_revocation(prov, &cert, &val, &tbs, &sg) == 0)
 		return 0;
 	return check_validity(prov, &cert, &val);
 }

@@ -19,6 +19,8 @@
 #include <openssl/core.h>
 #include <openssl/core_dispatch.h>
 
+#include <crlcache/tbs.h>
+
 #define CRLC_PROV_NAME		"crlcache"
 #define CRLC_PROV_VERSION	"0.1.0"
 #define CRLC_DEFAULT_INDEX	"/var/lib/crlcache/index.mdb"
@@ -47,6 +49,8 @@ struct crlc_conf {
 	enum crlc_log	log;
 	int64_t		grace;		/* stale_grace, seconds */
 	enum crlc_mode	validity;	/* validity_policy (off/audit/enforce) */
+	/* hints = on: the spool beside index (hint.c); "" when off */
+	char		spool[PATH_MAX];
 };
 
 /*
@@ -147,16 +151,35 @@ extern const char *const crlc_km_names[KM_COUNT];
  */
 const struct km_impl	*crlc_km_first_impl(int alg);
 
-/* policy.c */
-int	crlc_policy_check(struct crlc_prov *prov, const uint8_t *der,
-	    size_t len);
+/* log.c: one line to syslog, or to stderr when prio is LOG_NOTICE or worse. */
 void	crlc_log(enum crlc_log target, int prio, const char *fmt, ...)
 	    __attribute__((format(printf, 3, 4)));
+
+/* policy.c */
+/*
+ * After the default provider verified signature sig over der[0..len):
+ * 1 to let the result stand, 0 to fail it (an error is raised).  Looks
+ * at TBSCertificates only; may leave a hint (hint.c).
+ */
+int	crlc_policy_check(struct crlc_prov *prov, const uint8_t *der,
+	    size_t len, const uint8_t *sig, size_t siglen);
 void	crlc_raise(struct crlc_prov *prov, const char *file, int line,
 	    const char *func, int reason, const char *fmt, ...)
 	    __attribute__((format(printf, 6, 7)));
 #define CRLC_RAISE(prov, reason, ...) \
 	crlc_raise((prov), __FILE__, __LINE__, __func__, (reason), __VA_ARGS__)
+
+/*
+ * hint.c: leave the certificate rebuilt from tbs (a TBSCertificate),
+ * sigalg (its signature AlgorithmIdentifier) and sig (the signature
+ * value) in the spool directory, for the fetcher to prove and enrol.
+ * Silent: any failure, EEXIST included, leaves no hint and errno as it
+ * was.  crlc_hint_spool() writes the spool of an index path into out:
+ * the directory "hints" beside it; 0, or -1 when it does not fit.
+ */
+void	crlc_hint_leave(const char *spool, const struct crlc_span *tbs,
+	    const struct crlc_span *sigalg, const struct crlc_span *sig);
+int	crlc_hint_spool(const char *index, char *out, size_t size);
 
 /* snapshot.c: the process-wide, refcounted view of one index file. */
 struct crlc_index;

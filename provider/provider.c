@@ -263,6 +263,7 @@ load_default(struct crlc_prov *p, const char **why)
 
 struct conf_raw {
 	char *index, *mode, *on_stale, *on_unknown, *log, *grace, *validity;
+	char *hints;
 };
 
 static int
@@ -289,13 +290,14 @@ read_conf(struct crlc_prov *p, const OSSL_DISPATCH *in)
 	static const char *const modes[] = { "off", "audit", "enforce" };
 	static const char *const logs[] = { "none", "stderr", "syslog" };
 	static const char *const allow_deny[] = { "allow", "deny" };
+	static const char *const off_on[] = { "off", "on" };
 	OSSL_FUNC_core_get_params_fn *get_params = NULL;
 	struct crlc_conf *c = &p->conf;
 	struct conf_raw r = { 0 };
 	const char *bad = NULL, *badval = NULL;
 	char *end;
 	long long g;
-	int v;
+	int v, hints = 1;
 
 	for (; in->function_id != 0; in++)
 		if (in->function_id == OSSL_FUNC_CORE_GET_PARAMS)
@@ -315,6 +317,7 @@ read_conf(struct crlc_prov *p, const OSSL_DISPATCH *in)
 			OSSL_PARAM_utf8_ptr("log", &r.log, 0),
 			OSSL_PARAM_utf8_ptr("stale_grace", &r.grace, 0),
 			OSSL_PARAM_utf8_ptr("validity_policy", &r.validity, 0),
+			OSSL_PARAM_utf8_ptr("hints", &r.hints, 0),
 			OSSL_PARAM_END
 		};
 
@@ -358,6 +361,12 @@ read_conf(struct crlc_prov *p, const OSSL_DISPATCH *in)
 		else
 			bad = "on_unknown", badval = r.on_unknown;
 	}
+	if (r.hints != NULL) {
+		if (choose(r.hints, off_on, 2, &v) == 0)
+			hints = v;
+		else
+			bad = "hints", badval = r.hints;
+	}
 	if (r.grace != NULL) {
 		errno = 0;
 		g = strtoll(r.grace, &end, 10);
@@ -367,6 +376,9 @@ read_conf(struct crlc_prov *p, const OSSL_DISPATCH *in)
 		else
 			c->grace = g;
 	}
+	/* An index path too long for a spool beside it: no hints. */
+	if (hints && crlc_hint_spool(c->index, c->spool, sizeof(c->spool)) == -1)
+		c->spool[0] = '\0';
 	if (bad != NULL) {
 		c->mode = CRLC_MODE_OFF;
 		crlc_log(c->log, LOG_ERR, "bad value \"%s\" for %s in the "

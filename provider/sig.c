@@ -247,7 +247,7 @@ sig_digest_verify_final(void *vctx, const unsigned char *sig, size_t siglen)
 	ret = c->impl->digest_verify_final(c->inner, sig, siglen);
 	/* A bad signature fails anyway; only a good one is worth a lookup. */
 	if (ret > 0 && c->cap == CAP_ON && c->len == c->want)
-		ret = crlc_policy_check(c->prov, c->buf, c->len);
+		ret = crlc_policy_check(c->prov, c->buf, c->len, sig, siglen);
 	return ret;
 }
 
@@ -261,7 +261,7 @@ sig_digest_verify(void *vctx, const unsigned char *sig, size_t siglen,
 	ret = c->impl->digest_verify(c->inner, sig, siglen, tbs, tbslen);
 	if (ret > 0 && c->cap != CAP_OFF && tbslen <= CAPTURE_MAX &&
 	    der_seq_len(tbs, tbslen) == tbslen)
-		ret = crlc_policy_check(c->prov, tbs, tbslen);
+		ret = crlc_policy_check(c->prov, tbs, tbslen, sig, siglen);
 	return ret;
 }
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # valgrind --error-exitcode=1 --leak-check=full on programs running with the
 # provider: openssl verify of a good and a revoked chain, verify -crl_check
-# -CAstore crlcache: (the STORE loader), and s_client against a revoked
-# server (TLS 1.3).  No suppressions: any invalid access, uninitialised use
+# -CAstore crlcache: (the STORE loader), s_client against a revoked
+# server (TLS 1.3), and a verify that leaves a hint.  No suppressions: any invalid access, uninitialised use
 # or definite/possible leak fails the test.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_provider.sh"
@@ -49,4 +49,10 @@ grep -q '^error 23 at 0 depth lookup: certificate revoked' "$W/vg-verify-store.o
     || case_fail verify-store-words "no error 23 from the CRL check"
 vg verify-audit 0 --set mode=audit -- openssl verify -CAfile "$ROOT" -untrusted "$W/untrusted.pem" \
     "$PKI/rev_ec.pem"
+# A hint written: with only the root's CRL, no CRL covers good_ec.
+STATE=$W/hint-state
+tls_import "$W/root.crl"
+mkdir -m 1733 "$STATE/hints"
+vg verify-hint 0 -- openssl verify -CAfile "$ROOT" -untrusted "$W/untrusted.pem" "$PKI/good_ec.pem"
+[ -n "$(ls -A "$STATE/hints")" ] || case_fail verify-hint-written "no hint in $STATE/hints"
 finish

@@ -1,5 +1,6 @@
 /*
- * SHA-256 without allocation, for index keys (see format.h).
+ * SHA-256 without allocation, for index keys (see format.h) and the
+ * provider's hint names.
  *
  * Copyright the crlcache authors. Licensed under the Apache License 2.0.
  */
@@ -8,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/uio.h>
 
 #include <crlcache/format.h>
 
@@ -17,5 +19,8 @@
  * inside a provider callback.
  */
 void	crlc_sha256(const void *data, size_t len, uint8_t out[CRLC_HASH_LEN]);
+/* The same over the concatenation of iov[0..n), as writev(2) would write it. */
+void	crlc_sha256_iov(const struct iovec *iov, int n,
+	    uint8_t out[CRLC_HASH_LEN]);
 
 #endif /* CRLCACHE_HASH_H */

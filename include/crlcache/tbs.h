@@ -25,6 +25,13 @@ struct crlc_span {
 
 struct crlc_tbs {
 	struct crlc_span serial;	/* INTEGER content octets */
+	/*
+	 * signature AlgorithmIdentifier TLV, as encoded: RFC 5280 4.1.1.2
+	 * requires the Certificate's signatureAlgorithm to be identical, so
+	 * with it and the signature value the whole Certificate can be
+	 * rebuilt (provider/hint.c).
+	 */
+	struct crlc_span sigalg;
 	struct crlc_span issuer;	/* whole Name TLV, as encoded */
 	struct crlc_span subject;	/* whole Name TLV, as encoded */
 	int64_t		 not_before;	/* seconds since the epoch */

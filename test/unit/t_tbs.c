@@ -117,13 +117,13 @@ static void
 check_shape(const struct shape *s, EVP_PKEY *key)
 {
 	X509 *x = make_cert(s, key);
-	unsigned char *der = NULL, *sder = NULL, *sp;
+	unsigned char *der = NULL, *sder = NULL, *ader = NULL, *sp;
 	const unsigned char *iname;
 	size_t ilen;
 	struct crlc_span tbs;
 	struct crlc_tbs t;
 	uint8_t *copy;
-	int len, slen;
+	int len, slen, alen;
 
 	fprintf(stderr, "shape %s\n", s->name);
 	len = i2d_X509(x, &der);
@@ -137,6 +137,14 @@ check_shape(const struct shape *s, EVP_PKEY *key)
 	i2d_ASN1_INTEGER(X509_get0_serialNumber(x), &sp);
 	CHECK(t.serial.len == (size_t)slen - 2);
 	CHECK(memcmp(t.serial.p, sder + 2, t.serial.len) == 0);
+
+	/* sigalg: the TBS's AlgorithmIdentifier, equal to the outer one */
+	alen = i2d_X509_ALGOR(X509_get0_tbs_sigalg(x), &ader);
+	CHECK(t.sigalg.len == (size_t)alen &&
+	    memcmp(t.sigalg.p, ader, t.sigalg.len) == 0);
+	CHECK(t.sigalg.p > copy && t.sigalg.p + t.sigalg.len < copy + tbs.len);
+	/* the Certificate's signatureAlgorithm follows the TBS */
+	CHECK(memcmp(tbs.p + tbs.len, ader, (size_t)alen) == 0);
 
 	X509_NAME_get0_der(X509_get_issuer_name(x), &iname, &ilen);
 	CHECK(t.issuer.len == ilen && memcmp(t.issuer.p, iname, ilen) == 0);
@@ -153,6 +161,7 @@ check_shape(const struct shape *s, EVP_PKEY *key)
 	CHECK(crlc_tbs_parse(der, (size_t)len, &t) == -1);
 	free(copy);
 	free(sder);
+	OPENSSL_free(ader);
 	OPENSSL_free(der);
 	X509_free(x);
 }

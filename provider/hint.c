@@ -1,0 +1,243 @@
+/*
+ * Hints: a verified certificate that no CRL in the index covers, left in
+ * a spool for the fetcher, which proves it and enrols its issuer
+ * (DESIGN 4, "Installed means protected").
+ *
+ * Copyright the crlcache authors. Licensed under the Apache License 2.0.
+ *
+ * CONTRACT WITH THE FETCHER
+ *	The spool is the directory HINTS_DIR next to the index file, mode
+ *	1733, owned by the crlcache account, created by the fetcher.  One
+ *	file per certificate: its DER, named by the lowercase hex SHA-256 of
+ *	that DER followed by HINT_SUFFIX, mode 0644.
+ *
+ * WHY SO CAREFUL
+ *	This runs inside every OpenSSL program, root daemons included, and
+ *	writes into a directory that the network-facing crlcache account
+ *	controls (DESIGN 8).  So it follows no symlink (directory and file
+ *	are opened O_NOFOLLOW), never opens an existing name (O_CREAT |
+ *	O_EXCL: no planted file, FIFO or hard link is ever written) and
+ *	writes once.  The directory is opened O_PATH: a 1733 directory is
+ *	not readable by the users who create files in it, so O_RDONLY would
+ *	fail for everybody but root and its owner.  A spool that group or
+ *	others may list is not used: it would tell every local user which
+ *	certificates the other users' programs verify.
+ *
+ * WHY SO QUIET
+ *	It runs in the middle of a handshake.  Any failure drops the hint
+ *	without a word and errno is left as it was: a sandboxed or
+ *	unprivileged program, a host without the fetcher, a full disk give
+ *	no hint and no other difference.  EEXIST is success: the same
+ *	certificate was hinted before.
+ *
+ * WHAT IS WRITTEN
+ *	The signature check holds the TBSCertificate and the signature
+ *	value.  RFC 5280 4.1.1.2 requires the Certificate's
+ *	signatureAlgorithm to be identical to the TBS's signature field
+ *	(OpenSSL's X509_verify refuses a certificate where they differ), so
+ *	the certificate is rebuilt as it was sent:
+ *	    SEQUENCE { tbsCertificate, signatureAlgorithm,
+ *	               BIT STRING { 00 (no unused bits), signature value } }
+ *	in five pieces for one writev(2): nothing is copied or allocated.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <crlcache/hash.h>
+
+#include "prov.h"
+
+/* Must match HINTS_NAME and HINT_SUFFIX of fetcher/fetcher.h. */
+#define HINTS_DIR	"hints"
+#define HINT_SUFFIX	".crt"
+/* Hex SHA-256, the suffix and the terminating NUL. */
+#define HINT_NAME_SIZE	(2 * CRLC_HASH_LEN + sizeof(HINT_SUFFIX))
+/*
+ * The fetcher runs as another account than most writers (root daemons,
+ * users): it must be able to read the file.  Nothing in it is secret.
+ */
+#define HINT_MODE	0644
+/*
+ * Longest signature value a certificate is rebuilt around.  An RSA
+ * signature is as long as the modulus, and OpenSSL verifies moduli of
+ * up to 16384 bits (OPENSSL_RSA_MAX_MODULUS_BITS): 2048 octets.  ECDSA
+ * and EdDSA signatures are far shorter.
+ */
+#define HINT_SIG_MAX	2048
+
+/* X.690 8.9, 8.6: the two DER tags the rebuilt Certificate adds. */
+#define DER_SEQUENCE	0x30
+#define DER_BIT_STRING	0x03
+/*
+ * A DER header: tag, 0x80 | n, n length octets.  With the TBS capped by
+ * sig.c (CAPTURE_MAX, 64 KiB) and the signature by HINT_SIG_MAX, every
+ * length is below 2^24: at most 3 length octets.
+ */
+#define DER_LEN_LIMIT	((size_t)1 << 24)
+#define DER_HDR_MAX	5
+
+enum { PIECE_SEQ, PIECE_TBS, PIECE_ALG, PIECE_BITS, PIECE_SIG, PIECES };
+
+/* The DER Certificate, as pieces for writev(2). */
+struct cert_der {
+	uint8_t		seq[DER_HDR_MAX];	/* Certificate header */
+	uint8_t		bits[DER_HDR_MAX + 1];	/* BIT STRING header, 00 */
+	struct iovec	iov[PIECES];
+	size_t		len;			/* sum of the pieces */
+};
+
+/* Write the header of a DER element into out; its size, 0 if too long. */
+static size_t
+der_header(uint8_t out[DER_HDR_MAX], uint8_t tag, size_t len)
+{
+	size_t n, i;
+
+	if (len >= DER_LEN_LIMIT)
+		return 0;
+	out[0] = tag;
+	if (len < 0x80) {
+		out[1] = (uint8_t)len;
+		return 2;
+	}
+	n = len > 0xffff ? 3 : len > 0xff ? 2 : 1;
+	out[1] = (uint8_t)(0x80 | n);
+	for (i = 0; i < n; i++)
+		out[2 + i] = (uint8_t)(len >> (8 * (n - 1 - i)));
+	return 2 + n;
+}
+
+static void
+piece(struct iovec *iov, const void *p, size_t len)
+{
+	iov->iov_base = (void *)p;
+	iov->iov_len = len;
+}
+
+/* Lay out the Certificate; -1 when a part is empty or too long. */
+static int
+cert_der(struct cert_der *c, const struct crlc_span *tbs,
+    const struct crlc_span *sigalg, const struct crlc_span *sig)
+{
+	size_t nbits, nseq, body;
+
+	if (tbs->len == 0 || sigalg->len == 0 || sig->len == 0 ||
+	    sig->len > HINT_SIG_MAX)
+		return -1;
+	if ((nbits = der_header(c->bits, DER_BIT_STRING, 1 + sig->len)) == 0)
+		return -1;
+	c->bits[nbits++] = 0;	/* unused bits: signatures are octets */
+	body = tbs->len + sigalg->len + nbits + sig->len;
+	if ((nseq = der_header(c->seq, DER_SEQUENCE, body)) == 0)
+		return -1;
+	piece(&c->iov[PIECE_SEQ], c->seq, nseq);
+	piece(&c->iov[PIECE_TBS], tbs->p, tbs->len);
+	piece(&c->iov[PIECE_ALG], sigalg->p, sigalg->len);
+	piece(&c->iov[PIECE_BITS], c->bits, nbits);
+	piece(&c->iov[PIECE_SIG], sig->p, sig->len);
+	c->len = nseq + body;
+	return 0;
+}
+
+/* "<hex SHA-256 of the DER>.crt" */
+static void
+hint_name(const struct cert_der *c, char name[HINT_NAME_SIZE])
+{
+	static const char hex[] = "0123456789abcdef";
+	uint8_t h[CRLC_HASH_LEN];
+	size_t i;
+
+	crlc_sha256_iov(c->iov, PIECES, h);
+	for (i = 0; i < CRLC_HASH_LEN; i++) {
+		name[2 * i] = hex[h[i] >> 4];
+		name[2 * i + 1] = hex[h[i] & 0x0f];
+	}
+	memcpy(name + 2 * CRLC_HASH_LEN, HINT_SUFFIX, sizeof(HINT_SUFFIX));
+}
+
+/*
+ * RLIMIT_FSIZE: a write that starts at the limit raises SIGXFSZ, which
+ * kills by default, and one that crosses it is cut short.  A program
+ * held to files smaller than the certificate gets no hint.
+ */
+static int
+fits_rlimit(size_t len)
+{
+	struct rlimit rl;
+
+	return getrlimit(RLIMIT_FSIZE, &rl) == 0 &&
+	    (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= len);
+}
+
+/* The spool directory, never through a symlink and never listable. */
+static int
+spool_open(const char *spool)
+{
+	struct stat sb;
+	int dfd;
+
+	if ((dfd = open(spool, O_PATH | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) == -1)
+		return -1;
+	if (fstat(dfd, &sb) == -1 || (sb.st_mode & (S_IRGRP | S_IROTH)) != 0) {
+		close(dfd);
+		return -1;
+	}
+	return dfd;
+}
+
+/* Create name in the spool and write c into it, or leave nothing. */
+static void
+spool_write(int dfd, const char *name, const struct cert_der *c)
+{
+	ssize_t n;
+	int fd;
+
+	/* EEXIST (hinted before) and every other failure: nothing to do. */
+	if ((fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+	    O_NONBLOCK | O_CLOEXEC, HINT_MODE)) == -1)
+		return;
+	/* The umask may have taken the bits the fetcher reads with. */
+	if (fchmod(fd, HINT_MODE) == -1 ||
+	    (n = writev(fd, c->iov, PIECES)) == -1 || (size_t)n != c->len)
+		(void)unlinkat(dfd, name, 0);	/* no half certificate */
+	close(fd);
+}
+
+int
+crlc_hint_spool(const char *index, char *out, size_t size)
+{
+	const char *slash = strrchr(index, '/');
+	int n;
+
+	if (slash == NULL)
+		return -1;
+	n = snprintf(out, size, "%.*s/" HINTS_DIR, (int)(slash - index),
+	    index);
+	return n > 0 && (size_t)n < size ? 0 : -1;
+}
+
+void
+crlc_hint_leave(const char *spool, const struct crlc_span *tbs,
+    const struct crlc_span *sigalg, const struct crlc_span *sig)
+{
+	char name[HINT_NAME_SIZE];
+	struct cert_der c;
+	int saved = errno, dfd;
+
+	if (cert_der(&c, tbs, sigalg, sig) == -1 || !fits_rlimit(c.len))
+		goto done;
+	/* Programs that cannot reach the spool stop at this one call. */
+	if ((dfd = spool_open(spool)) == -1)
+		goto done;
+	hint_name(&c, name);
+	spool_write(dfd, name, &c);
+	close(dfd);
+done:
+	errno = saved;
+}
