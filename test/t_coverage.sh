@@ -27,8 +27,8 @@ prov_leaf p_rev part p-rev.test cdp="$BASE_URL/p2.crl"
 pki_revoke full "$PKI/f_rev.pem" reason=keyCompromise
 pki_revoke part "$PKI/p_rev.pem"
 pki_gencrl full "$W/full.crl"
-pki_gencrl part "$W/p1.crl" idp="$BASE_URL/p1.crl" number=5
-pki_gencrl part "$W/p2.crl" idp="$BASE_URL/p2.crl" number=5
+pki_gencrl part "$W/p1.crl" idp="$BASE_URL/p1.crl" number=10
+pki_gencrl part "$W/p2.crl" idp="$BASE_URL/p2.crl" number=10
 for f in full p1 p2; do serve "$W/$f.crl" "$f.crl"; done
 
 R=$PKI/root/cert.pem
