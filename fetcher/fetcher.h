@@ -15,21 +15,16 @@
 #include <openssl/x509.h>
 
 #include <crlcache/format.h>
+#include <crlcache/hint.h>
 
 #define DEFAULT_STATE_DIR	"/var/lib/crlcache"
 #define DEFAULT_CONF		"/etc/crlcache/crlcache.conf"
 #define INDEX_NAME		"index.mdb"
 #define WORK_NAME		"work"
 #define LOCK_NAME		"lock"
-/*
- * The hint spool: STATE_DIR/hints, mode 1733 (every local user may
- * create, nobody but its owner may list).  The provider leaves one file
- * per certificate that no CRL covers: the certificate's DER, named by
- * the lowercase hex SHA-256 of that DER plus HINT_SUFFIX.  Everything in
- * it is hostile input (hint.c).
- */
-#define HINTS_NAME		"hints"
-#define HINT_SUFFIX		".crt"
+/* The hint spool, STATE_DIR/hints: see <crlcache/hint.h>. */
+#define HINTS_NAME		CRLC_HINTS_DIR
+#define HINT_SUFFIX		CRLC_HINT_SUFFIX
 
 /*
  * Largest CRL accepted from a file or the network.  Single CRLs above

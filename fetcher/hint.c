@@ -38,13 +38,9 @@
 
 #include "fetcher.h"
 
-#define SPOOL_MODE	01733
+#define SPOOL_MODE	CRLC_HINTS_MODE
 #define DRAIN_NAME	WORK_NAME "/hints.drain"
-/*
- * A certificate: the provider captures TBSCertificates up to 64 KiB;
- * signatures add at most a few KiB (RSA-16384 is 2 KiB).
- */
-#define HINT_MAX_SIZE	(64 * 1024 + 4096)
+#define HINT_MAX_SIZE	CRLC_HINT_MAX
 /* Hints proven per run: each costs a signature check and a chain build. */
 #define HINT_TAKE_MAX	512
 /*

@@ -50,12 +50,12 @@
 #include <unistd.h>
 
 #include <crlcache/hash.h>
+#include <crlcache/hint.h>
 
 #include "prov.h"
 
-/* Must match HINTS_NAME and HINT_SUFFIX of fetcher/fetcher.h. */
-#define HINTS_DIR	"hints"
-#define HINT_SUFFIX	".crt"
+#define HINTS_DIR	CRLC_HINTS_DIR
+#define HINT_SUFFIX	CRLC_HINT_SUFFIX
 /* Hex SHA-256, the suffix and the terminating NUL. */
 #define HINT_NAME_SIZE	(2 * CRLC_HASH_LEN + sizeof(HINT_SUFFIX))
 /*
