@@ -497,8 +497,9 @@ enrolment_learn(const char *state_dir, const struct conf *conf,
 		return -1;
 	}
 	while ((x = sk_X509_shift(hints)) != NULL) {
-		if (conf->enroll != ENROLL_NONE &&
-		    enrolment_prove(e, x, t, conf, &aia_budget, now, why,
+		if (conf->enroll == ENROLL_NONE)
+			refused++;	/* read to empty the spool, not used */
+		else if (enrolment_prove(e, x, t, conf, &aia_budget, now, why,
 		    sizeof(why)) == -1) {
 			X509_NAME_oneline(X509_get_subject_name(x), name,
 			    sizeof(name));

@@ -155,10 +155,10 @@ add_learned(const struct strlist *from, const struct strlist *urls,
 
 /*
  * The sources enrolment adds (DESIGN 4), less what the configuration
- * already names: with enroll = all every directory entry's CRLs; with
- * seen, the CRLs of every enrolled issuer, from its directory entry and
- * from the distribution points of its proven certificates, and its
- * certificate becomes an issuer candidate for verifying them.
+ * already names: the CRLs of every enrolled issuer (enroll = seen), from
+ * its directory entry and from the distribution points of its proven
+ * certificates, its certificate becoming an issuer candidate for
+ * verifying them; with enroll = all, every directory entry's CRLs too.
  */
 static void
 enrolled_sources(const struct conf *conf, const struct directory *d,
@@ -168,19 +168,19 @@ enrolled_sources(const struct conf *conf, const struct directory *d,
 	const struct dir_entry *de;
 	size_t i;
 
+	if (conf->enroll == ENROLL_NONE)
+		return;
+	for (i = 0; i < en->n; i++) {
+		if (X509_up_ref(en->v[i].issuer) &&
+		    !sk_X509_push(t->certs, en->v[i].issuer))
+			X509_free(en->v[i].issuer);
+		if ((de = directory_find(d, en->v[i].fp)) != NULL)
+			add_learned(&de->urls, urls, learned);
+		add_learned(&en->v[i].urls, urls, learned);
+	}
 	if (conf->enroll == ENROLL_ALL)
 		for (i = 0; i < d->n; i++)
 			add_learned(&d->v[i].urls, urls, learned);
-	if (conf->enroll == ENROLL_SEEN) {
-		for (i = 0; i < en->n; i++) {
-			if (X509_up_ref(en->v[i].issuer) &&
-			    !sk_X509_push(t->certs, en->v[i].issuer))
-				X509_free(en->v[i].issuer);
-			if ((de = directory_find(d, en->v[i].fp)) != NULL)
-				add_learned(&de->urls, urls, learned);
-			add_learned(&en->v[i].urls, urls, learned);
-		}
-	}
 	uniq(learned);
 }
 
