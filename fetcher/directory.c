@@ -207,7 +207,7 @@ cache_path(char *out, size_t len, const char *state_dir, const char *src)
 	char hex[2 * CRLC_HASH_LEN + 1], name[2 * CRLC_HASH_LEN + 32];
 
 	EVP_Digest(src, strlen(src), h, NULL, EVP_sha256(), NULL);
-	fp_hex(h, hex);
+	hex_encode(h, CRLC_HASH_LEN, hex, 1);
 	snprintf(name, sizeof(name), DIR_NAME "-%s.csv", hex);
 	work_path(out, len, state_dir, name);
 }
@@ -457,7 +457,7 @@ log_refusal(const struct ccadb_record *rec, const char *why)
 {
 	char hex[2 * CRLC_HASH_LEN + 1];
 
-	fp_hex(rec->fp, hex);
+	hex_encode(rec->fp, CRLC_HASH_LEN, hex, 1);
 	logx(2, "directory: certificate %s refused: %s", hex, why);
 }
 
@@ -583,20 +583,13 @@ done:
 static int
 cert_line(FILE *f, const struct dir_entry *e)
 {
-	unsigned char *der = NULL, *b64;
-	char hex[2 * CRLC_HASH_LEN + 1];
-	int len;
+	char hex[2 * CRLC_HASH_LEN + 1], *b64;
 
-	if ((len = i2d_X509(e->cert, &der)) <= 0 || len > DIR_MAX_CERT) {
-		OPENSSL_free(der);
+	if ((b64 = cert_to_b64(e->cert, DIR_MAX_CERT)) == NULL)
 		return -1;
-	}
-	b64 = xcalloc(1, 4 * (((size_t)len + 2) / 3) + 1);
-	EVP_EncodeBlock(b64, der, len);
-	fp_hex(e->fp, hex);
+	hex_encode(e->fp, CRLC_HASH_LEN, hex, 1);
 	fprintf(f, "cert %s %s\n", hex, b64);
 	free(b64);
-	OPENSSL_free(der);
 	return 0;
 }
 
@@ -792,34 +785,11 @@ directory_info(const char *state_dir, int64_t *built, long long *entries,
 static int
 read_cert(const char *s, struct dir_entry *e)
 {
-	uint8_t h[CRLC_HASH_LEN], *der;
-	const unsigned char *p;
-	size_t len, dlen;
-	int n, pad = 0;
-
 	if (strlen(s) < 2 * CRLC_HASH_LEN + 2 || s[2 * CRLC_HASH_LEN] != ' ' ||
-	    hex_fp(s, 2 * CRLC_HASH_LEN, e->fp) == -1)
+	    hex_decode(s, 2 * CRLC_HASH_LEN, e->fp, CRLC_HASH_LEN) == -1)
 		return -1;
-	s += 2 * CRLC_HASH_LEN + 1;
-	len = strlen(s);
-	if (len == 0 || len % 4 != 0 || len / 4 * 3 > DIR_MAX_CERT + 2)
-		return -1;
-	pad = (s[len - 1] == '=') + (s[len - 2] == '=');
-	der = xcalloc(1, len / 4 * 3 + 1);
-	n = EVP_DecodeBlock(der, (const unsigned char *)s, (int)len);
-	dlen = n > pad ? (size_t)(n - pad) : 0;
-	p = der;
-	if (dlen == 0 ||
-	    !EVP_Digest(der, dlen, h, NULL, EVP_sha256(), NULL) ||
-	    memcmp(h, e->fp, CRLC_HASH_LEN) != 0 ||
-	    (e->cert = d2i_X509(NULL, &p, (long)dlen)) == NULL ||
-	    p != der + dlen) {
-		free(der);
-		ERR_clear_error();
-		return -1;
-	}
-	free(der);
-	return 0;
+	e->cert = cert_from_b64(s + 2 * CRLC_HASH_LEN + 1, DIR_MAX_CERT, e->fp);
+	return e->cert != NULL ? 0 : -1;
 }
 
 static int

@@ -27,17 +27,14 @@
  *	...                                 since the epoch; its URLs follow
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <openssl/err.h>
-#include <openssl/evp.h>
 #include <openssl/pem.h>
 #include <openssl/pkcs7.h>
 #include <openssl/x509.h>
@@ -58,7 +55,9 @@
 #define MAX_ISSUER_URLS	1024
 /* Bytes of the file: MAX_ENROLLED issuer certificates of a few KiB. */
 #define MAX_ENROLLED_SIZE	((size_t)256 << 20)
-/* One line: an issuer certificate in base64 (64 KiB + a third). */
+/* An issuer certificate: 64 KiB of DER, as the provider captures. */
+#define MAX_CERT	(64 * 1024)
+/* One line: an issuer certificate in base64 (a third more) and times. */
 #define MAX_LINE	(96 * 1024)
 /* Bytes of one caIssuers response: a certificate or a few. */
 #define MAX_AIA_SIZE	(256 * 1024)
@@ -145,36 +144,11 @@ add_urls(struct enrolled *en, const struct strlist *urls)
 
 /* ---------------------------------------------------------------- file */
 
-static X509 *
-b64_cert(const char *s)
-{
-	const unsigned char *p;
-	unsigned char *der;
-	size_t len = strlen(s);
-	int n, pad = 0;
-	X509 *x = NULL;
-
-	if (len == 0 || len % 4 != 0 || (der = malloc(len / 4 * 3 + 1)) == NULL)
-		return NULL;
-	if ((n = EVP_DecodeBlock(der, (const unsigned char *)s, (int)len)) > 0) {
-		pad = (s[len - 1] == '=') + (s[len - 2] == '=');
-		p = der;
-		if ((x = d2i_X509(NULL, &p, n - pad)) != NULL &&
-		    p != der + n - pad) {
-			X509_free(x);
-			x = NULL;
-		}
-	}
-	free(der);
-	ERR_clear_error();
-	return x;
-}
-
 static int
 parse_issuer(struct enrolment *e, char *rest)
 {
-	char fphex[2 * CRLC_HASH_LEN + 1], *b64;
-	uint8_t fp[CRLC_HASH_LEN], got[CRLC_HASH_LEN];
+	char fphex[2 * CRLC_HASH_LEN + 1];
+	uint8_t fp[CRLC_HASH_LEN];
 	long long first, last;
 	struct enrolled *en;
 	int off = 0;
@@ -183,9 +157,8 @@ parse_issuer(struct enrolment *e, char *rest)
 	if (sscanf(rest, "%64s %lld %lld %n", fphex, &first, &last, &off) != 3 ||
 	    off == 0 || hex_decode(fphex, strlen(fphex), fp, sizeof(fp)) == -1)
 		return -1;
-	b64 = rest + off;
-	if ((x = b64_cert(b64)) == NULL || cert_fingerprint(x, got) == -1 ||
-	    memcmp(fp, got, sizeof(fp)) != 0 || enrolment_find(e, fp) != NULL ||
+	if ((x = cert_from_b64(rest + off, MAX_CERT, fp)) == NULL ||
+	    enrolment_find(e, fp) != NULL ||
 	    (en = enrolment_add(e, x, fp)) == NULL) {
 		X509_free(x);
 		return -1;
@@ -262,12 +235,11 @@ done:
 int
 enrolment_save(const char *state_dir, const struct enrolment *e)
 {
-	char path[PATH_MAX], tmp[PATH_MAX], fphex[2 * CRLC_HASH_LEN + 1];
-	unsigned char *der = NULL, *b64 = NULL;
-	char *text = NULL;
+	char path[PATH_MAX], fphex[2 * CRLC_HASH_LEN + 1];
+	char *text = NULL, *b64;
 	size_t textlen = 0, i, j;
 	FILE *f;
-	int len, ret = -1;
+	int ret = -1;
 
 	snprintf(path, sizeof(path), "%s/%s", state_dir, ENROLLED_NAME);
 	if ((f = open_memstream(&text, &textlen)) == NULL)
@@ -277,39 +249,18 @@ enrolment_save(const char *state_dir, const struct enrolment *e)
 	for (i = 0; i < e->n; i++) {
 		const struct enrolled *en = &e->v[i];
 
-		der = NULL;
-		if ((len = i2d_X509(en->issuer, &der)) <= 0 ||
-		    (b64 = malloc((size_t)len / 3 * 4 + 5)) == NULL)
-			goto done;
-		EVP_EncodeBlock(b64, der, len);
-		hex_encode(en->fp, CRLC_HASH_LEN, fphex);
+		if ((b64 = cert_to_b64(en->issuer, MAX_CERT)) == NULL)
+			continue;	/* never enrolled: proven issuers fit */
+		hex_encode(en->fp, CRLC_HASH_LEN, fphex, 0);
 		fprintf(f, "issuer %s %lld %lld %s\n", fphex,
 		    (long long)en->first_seen, (long long)en->last_seen, b64);
+		free(b64);
 		for (j = 0; j < en->urls.n; j++)
 			fprintf(f, "url %s\n", en->urls.v[j]);
-		OPENSSL_free(der);
-		free(b64);
-		der = NULL;
-		b64 = NULL;
 	}
-	if (fclose(f) != 0) {
-		f = NULL;
-		goto done;
-	}
-	f = NULL;
-	if (write_temp(path, text, textlen, 0600, (uid_t)-1, (gid_t)-1, tmp,
-	    sizeof(tmp)) == -1)
-		goto done;
-	if (rename_durably(tmp, path) == -1) {
-		logx(0, "%s: %s", path, strerror(errno));
-		goto done;
-	}
-	ret = 0;
-done:
-	if (f != NULL)
-		fclose(f);
-	OPENSSL_free(der);
-	free(b64);
+	if (fclose(f) == 0 &&
+	    replace_file(path, text, textlen, 0600, (uid_t)-1, (gid_t)-1) == 0)
+		ret = 0;
 	free(text);
 	return ret;
 }

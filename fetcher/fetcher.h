@@ -99,9 +99,9 @@ int	 read_state_file(const char *path, size_t max, uint8_t **buf,
 	    size_t *len, char *err, size_t errlen);
 int64_t	 asn1_time_to_epoch(const ASN1_TIME *t);
 void	 format_time(int64_t t, char *buf, size_t len);
-/* out gets 2n lowercase hex digits and a NUL. */
-void	 hex_encode(const uint8_t *p, size_t n, char *out);
-/* Exactly 2n lowercase hex digits in s[0..len) to n bytes.  0 or -1. */
+/* out gets 2n hex digits (upper or lower case) and a NUL. */
+void	 hex_encode(const uint8_t *p, size_t n, char *out, int upper);
+/* Exactly 2n hex digits, either case, in s[0..len) to n bytes.  0 or -1. */
 int	 hex_decode(const char *s, size_t len, uint8_t *out, size_t n);
 int	 openssl_dir(int which, char *out, size_t len);
 int	 write_temp(const char *path, const void *data, size_t len, mode_t mode,
@@ -134,6 +134,14 @@ int	 trust_load(struct trust *t, const struct strlist *anchors,
 void	 trust_free(struct trust *t);
 void	 trust_use_index(struct trust *t, const char *state_dir);
 int	 certs_load(const char *path, STACK_OF(X509) *sk);
+/*
+ * A certificate in a state file: x's DER in base64 (malloc'd; NULL when
+ * the DER is over max bytes), and back: exactly one DER certificate of at
+ * most max bytes whose SHA-256 is fp, else NULL.
+ */
+char	*cert_to_b64(X509 *x, size_t max);
+X509	*cert_from_b64(const char *s, size_t max,
+	    const uint8_t fp[CRLC_HASH_LEN]);
 /* Append x's http(s) CRL distribution points / caIssuers URLs. */
 void	 cert_crl_urls(X509 *x, struct strlist *urls);
 void	 cert_issuer_urls(X509 *x, struct strlist *urls);
@@ -359,8 +367,6 @@ int	 records_add_pems(struct ccadb_records *r, const uint8_t *buf,
 	    size_t len, const char *source, char *err, size_t errlen);
 void	 records_free(struct ccadb_records *r);
 /* 64 hex digits (either case) to 32 bytes; 0 or -1. */
-int	 hex_fp(const char *s, size_t len, uint8_t fp[CRLC_HASH_LEN]);
-void	 fp_hex(const uint8_t fp[CRLC_HASH_LEN], char out[2 * CRLC_HASH_LEN + 1]);
 
 /*
  * directory.c: the issuer directory, built from the CCADB reports

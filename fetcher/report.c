@@ -45,42 +45,6 @@ const char *const dir_reason_name[DIR_NREASONS] = {
 	"root not an anchor",
 };
 
-int
-hex_fp(const char *s, size_t len, uint8_t fp[CRLC_HASH_LEN])
-{
-	size_t i;
-	int v, d;
-
-	if (len != 2 * CRLC_HASH_LEN)
-		return -1;
-	for (i = 0; i < len; i++) {
-		if (s[i] >= '0' && s[i] <= '9')
-			d = s[i] - '0';
-		else if (s[i] >= 'A' && s[i] <= 'F')
-			d = s[i] - 'A' + 10;
-		else if (s[i] >= 'a' && s[i] <= 'f')
-			d = s[i] - 'a' + 10;
-		else
-			return -1;
-		v = i % 2 == 0 ? d << 4 : fp[i / 2] | d;
-		fp[i / 2] = (uint8_t)v;
-	}
-	return 0;
-}
-
-void
-fp_hex(const uint8_t fp[CRLC_HASH_LEN], char out[2 * CRLC_HASH_LEN + 1])
-{
-	static const char digits[] = "0123456789ABCDEF";
-	size_t i;
-
-	for (i = 0; i < CRLC_HASH_LEN; i++) {
-		out[2 * i] = digits[fp[i] >> 4];
-		out[2 * i + 1] = digits[fp[i] & 15];
-	}
-	out[2 * CRLC_HASH_LEN] = '\0';
-}
-
 /* "2027.05.31": the last second of that day (UTC); -1 when malformed. */
 static int64_t
 valid_to(const char *s, size_t len)
@@ -166,7 +130,7 @@ record_row(const struct csv *c, const int *col, int64_t now,
 	v = csv_get(c, col[R_TYPE], &len);
 	rec->root = strcmp(v, TYPE_ROOT) == 0;
 	v = csv_get(c, col[R_FP], &len);
-	if (hex_fp(v, len, rec->fp) == -1) {
+	if (hex_decode(v, len, rec->fp, CRLC_HASH_LEN) == -1) {
 		rec->reason = DIR_MALFORMED;
 		return;
 	}
@@ -331,16 +295,16 @@ records_add_pems(struct ccadb_records *r, const uint8_t *buf, size_t len,
 		goto done;
 	while ((rc = data_row(&c, width, err, errlen)) == 1) {
 		v = csv_get(&c, col[P_FP], &vlen);
-		if (hex_fp(v, vlen, fp) == -1 || (rec = records_find(r, fp)) ==
-		    NULL || rec->cert != NULL || (rec->reason != DIR_KEPT &&
-		    rec->reason != DIR_NO_URL))
+		if (hex_decode(v, vlen, fp, CRLC_HASH_LEN) == -1 ||
+		    (rec = records_find(r, fp)) == NULL || rec->cert != NULL ||
+		    (rec->reason != DIR_KEPT && rec->reason != DIR_NO_URL))
 			continue;
 		v = csv_get(&c, col[P_PEM], &vlen);
 		if ((rec->cert = pem_cert(v, vlen, fp, &why, got)) != NULL)
 			continue;
 		rec->reason = why;
-		fp_hex(fp, want);
-		fp_hex(got, had);
+		hex_encode(fp, CRLC_HASH_LEN, want, 1);
+		hex_encode(got, CRLC_HASH_LEN, had, 1);
 		if (why == DIR_MISMATCH)
 			logx(0, "%s: line %zu: certificate %s refused: the SHA-256 "
 			    "of its PEM is %s", source, c.row_line, want, had);

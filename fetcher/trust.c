@@ -9,10 +9,12 @@
 #include <time.h>
 
 #include <openssl/err.h>
+#include <openssl/evp.h>
 #include <openssl/pem.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
+#include <crlcache/hash.h>
 #include <crlcache/index.h>
 
 #include "fetcher.h"
@@ -51,6 +53,52 @@ certs_load(const char *path, STACK_OF(X509) *sk)
 		return -1;
 	}
 	return 0;
+}
+
+/* A certificate in our state files: its DER in base64, one line. */
+char *
+cert_to_b64(X509 *x, size_t max)
+{
+	unsigned char *der = NULL;
+	char *b64 = NULL;
+	int len;
+
+	if ((len = i2d_X509(x, &der)) > 0 && (size_t)len <= max) {
+		b64 = xcalloc(1, 4 * (((size_t)len + 2) / 3) + 1);
+		EVP_EncodeBlock((unsigned char *)b64, der, len);
+	}
+	OPENSSL_free(der);
+	return b64;
+}
+
+X509 *
+cert_from_b64(const char *s, size_t max, const uint8_t fp[CRLC_HASH_LEN])
+{
+	uint8_t h[CRLC_HASH_LEN], *der;
+	const unsigned char *p;
+	size_t len = strlen(s), dlen;
+	X509 *x = NULL;
+	int n, pad;
+
+	if (len < 4 || len % 4 != 0 || len / 4 * 3 > max + 2)
+		return NULL;
+	pad = (s[len - 1] == '=') + (s[len - 2] == '=');
+	der = xcalloc(1, len / 4 * 3 + 1);
+	n = EVP_DecodeBlock(der, (const unsigned char *)s, (int)len);
+	dlen = n > pad ? (size_t)(n - pad) : 0;
+	p = der;
+	if (dlen > 0) {
+		crlc_sha256(der, dlen, h);
+		if (memcmp(h, fp, CRLC_HASH_LEN) == 0 &&
+		    (x = d2i_X509(NULL, &p, (long)dlen)) != NULL &&
+		    p != der + dlen) {
+			X509_free(x);
+			x = NULL;
+		}
+	}
+	free(der);
+	ERR_clear_error();
+	return x;
 }
 
 static int

@@ -311,9 +311,9 @@ index_open(const char *state_dir, char *path, size_t len,
 
 
 void
-hex_encode(const uint8_t *p, size_t n, char *out)
+hex_encode(const uint8_t *p, size_t n, char *out, int upper)
 {
-	static const char hex[] = "0123456789abcdef";
+	const char *hex = upper ? "0123456789ABCDEF" : "0123456789abcdef";
 	size_t i;
 
 	for (i = 0; i < n; i++) {
@@ -330,6 +330,8 @@ nibble(char c)
 		return c - '0';
 	if (c >= 'a' && c <= 'f')
 		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
 	return -1;
 }
 
