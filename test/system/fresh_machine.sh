@@ -103,8 +103,12 @@ release() {         # kill what still runs in root $1, unmount everything below 
         umount "$m" 2>/dev/null || umount -l "$m" || note "cannot unmount $m"
     done
 }
+JOB=""               # the running long step's process group (see timed)
 cleanup() {
     local rc=$?
+    if [ -n "$JOB" ]; then
+        kill -TERM -- "-$JOB" 2>/dev/null; sleep 1; kill -KILL -- "-$JOB" 2>/dev/null
+    fi
     release "$A"; release "$B"
     if [ -n "$(mounts_under "$TOP")" ]; then
         note "still mounted under $TOP, not deleting it:"; mounts_under "$TOP"
@@ -123,10 +127,14 @@ trap 'exit 143' TERM
 
 # ---------------------------------------------------------------- helpers
 TIMES=()
+# The step runs in a process group of its own, waited for, so that a signal
+# to this script runs the cleanup at once and the cleanup can end the step.
 timed() {           # timed LABEL LOG cmd...: run, log, record the duration; the tail of the log on failure
     local label=$1 log=$2 t rc; shift 2
     t=$(date +%s)
-    "$@" >"$log" 2>&1; rc=$?
+    set -m; ( "$@" ) </dev/null >"$log" 2>&1 & JOB=$!; set +m
+    wait "$JOB"; rc=$?
+    JOB=""
     t=$(( $(date +%s) - t ))
     TIMES+=("$(printf '%-44s %4dm%02ds' "$label" $((t / 60)) $((t % 60)))")
     note "$label: exit $rc after ${t}s"
