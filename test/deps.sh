@@ -4,9 +4,9 @@
 # the exact command and fails.
 set -u
 
-PKGS="gcc make pkg-config libssl-dev liblmdb-dev libcurl4-openssl-dev
+PKGS="gcc libc6-dev make pkg-config libssl-dev liblmdb-dev libcurl4-openssl-dev
 openssl curl python3 valgrind procps util-linux mandoc clang libclang-rt-dev
-python3-cryptography-vectors lmdb-utils bc"
+python3-cryptography-vectors lmdb-utils bc systemd man-db"
 
 missing=""
 for p in $PKGS; do
