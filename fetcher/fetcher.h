@@ -439,8 +439,12 @@ struct enrolment {
 	size_t		 hints_taken;	/* ... its hints that enrolled */
 	size_t		 hints_refused;	/* ... malformed, unproven, dropped */
 };
-/* caIssuers fetches one run may make: each may take AIA_TIMEOUT. */
-#define MAX_AIA_FETCHES	32
+/*
+ * caIssuers fetches one run may make, each bounded by AIA_TIMEOUT (15 s):
+ * a run that meets hostile URLs stalls for two minutes at most.  Issuers
+ * in the CCADB directory need none.
+ */
+#define MAX_AIA_FETCHES	8
 int	 cert_fingerprint(X509 *x, uint8_t fp[CRLC_HASH_LEN]);
 /* None yet is an empty enrolment.  0, or -1 (logged; e is empty). */
 int	 enrolment_load(const char *state_dir, struct enrolment *e);
