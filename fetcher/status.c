@@ -325,8 +325,14 @@ print_coverage(struct status_walk *w, struct crlc_index *idx,
 	struct strlist errors = { NULL, 0 };
 	struct coverage cv = { 0, 0, 0 };
 	struct enrolment en;
-	size_t i, pending = hints_pending(state_dir);
+	char path[PATH_MAX];
+	size_t i, pending;
 
+	/* Like the sources: only root and the crlcache user may read it. */
+	snprintf(path, sizeof(path), "%s/%s", state_dir, WORK_NAME);
+	if (access(path, X_OK) == -1 && errno == EACCES)
+		return;
+	pending = hints_pending(state_dir);
 	(void)enrolment_load(state_dir, &en);
 	(void)store_foreach_source(state_dir, collect_error, &errors);
 	if (errors.n > 0)
