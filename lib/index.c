@@ -338,7 +338,7 @@ env_open_fd(MDB_env *env, int fd, const struct stat *sb, const char **why)
 {
 	char proc[sizeof("/proc/self/fd/") + 3 * sizeof(int)];
 	struct stat lb;
-	int rc, lfd;
+	int rc, lfd, flags;
 
 	if ((rc = mdb_env_set_mapsize(env, (size_t)sb->st_size)) != 0) {
 		*why = mdb_strerror(rc);
@@ -363,6 +363,13 @@ env_open_fd(MDB_env *env, int fd, const struct stat *sb, const char **why)
 		*why = "LMDB did not open the file checked; refusing to map it";
 		return CRLC_E_ACCESS;
 	}
+	/*
+	 * LMDB 0.9 opens it without O_CLOEXEC: do not hand it to the
+	 * programs this one executes (a fork+exec in another thread just
+	 * now may still inherit it).
+	 */
+	if ((flags = fcntl(lfd, F_GETFD)) != -1)
+		(void)fcntl(lfd, F_SETFD, flags | FD_CLOEXEC);
 	return CRLC_OK;
 }
 
