@@ -73,7 +73,9 @@ write_index(const char *path, uint32_t format)
 	uint8_t h[CRLC_HASH_LEN], id[4], v8[8], v4[4], key[16], val[CRLC_REV_LEN];
 
 	unlink(path);
+	/* the writer's map size, as the fetcher sets it (format.h) */
 	if (mdb_env_create(&env) || mdb_env_set_maxdbs(env, CRLC_NUM_DBS) ||
+	    mdb_env_set_mapsize(env, CRLC_MAP_SIZE) ||
 	    mdb_env_open(env, path, MDB_NOSUBDIR, 0644) ||
 	    mdb_txn_begin(env, NULL, 0, &txn))
 		abort();
