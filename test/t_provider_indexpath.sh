@@ -126,7 +126,7 @@ PY
 sw=$!; bg_register "$sw"
 hung=0 used=0 passed=0 many=0
 for i in $(seq 1 40); do
-    timeout 5 "$CRLCACHE" --state-dir "$STATE" exec --set log=stderr --set hints=off -- \
+    timeout 10 "$CRLCACHE" --state-dir "$STATE" exec --set log=stderr --set hints=off -- \
         openssl verify -CAfile "$ROOT" -untrusted "$W/untrusted.pem" "$PKI/rev_ec.pem" \
         >"$W/r.out" 2>&1
     case $? in 124) hung=$((hung + 1)) ;; 0) passed=$((passed + 1)) ;; *) used=$((used + 1)) ;; esac
