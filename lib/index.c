@@ -4,11 +4,15 @@
  * Copyright the crlcache authors. Licensed under the Apache License 2.0.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdatomic.h>
 #include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <lmdb.h>
 
@@ -94,7 +98,7 @@ crlc_index_strerror(int err)
 	case CRLC_E_NOINDEX:
 		return "no index file";
 	case CRLC_E_ACCESS:
-		return "index file not readable";
+		return "index file not readable or not trusted";
 	case CRLC_E_FORMAT:
 		return "not a crlcache index of a supported format";
 	case CRLC_E_CORRUPT:
@@ -183,33 +187,203 @@ done:
 	return ret;
 }
 
+/*
+ * Open path without trusting it (see index.h): the directory that holds
+ * it, then the file in that directory, never following a symbolic link
+ * in the last component, never blocking, and never opening anything but
+ * a regular file on purpose.  On success returns the descriptor and its
+ * fstat in *sb; else -1, *err and *why (a static string).  No allocation
+ * and no user database lookup: this runs inside every OpenSSL program.
+ */
+static int
+open_trusted(const char *path, struct stat *sb, int *err, const char **why)
+{
+	char dir[PATH_MAX];
+	const char *base, *slash;
+	struct stat db, pre;
+	size_t n;
+	int dfd, fd = -1;
+
+	if ((slash = strrchr(path, '/')) == NULL) {
+		memcpy(dir, ".", 2);
+		base = path;
+	} else {
+		n = slash == path ? 1 : (size_t)(slash - path);
+		if (n >= sizeof(dir)) {
+			*err = CRLC_E_ACCESS;
+			*why = "path too long";
+			return -1;
+		}
+		memcpy(dir, path, n);
+		dir[n] = '\0';
+		base = slash + 1;
+	}
+	if (*base == '\0') {
+		*err = CRLC_E_FORMAT;
+		*why = "not a regular file";
+		return -1;
+	}
+	/* O_PATH: a directory of mode 0711 will do. */
+	if ((dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1) {
+		*err = errno == ENOENT ? CRLC_E_NOINDEX : CRLC_E_ACCESS;
+		*why = errno == ENOENT ? "no such directory" :
+		    "cannot open the directory that holds it";
+		return -1;
+	}
+	if (fstat(dfd, &db) == -1) {
+		*err = CRLC_E_ACCESS;
+		*why = "cannot stat the directory that holds it";
+		goto done;
+	}
+	/*
+	 * Whoever may create or rename entries in the directory chooses what
+	 * every program maps.  A sticky directory (such as /tmp) lets others
+	 * create names but not replace the owner's: the file's owner check
+	 * below then decides.
+	 */
+	if ((db.st_mode & (S_IWGRP | S_IWOTH)) && !(db.st_mode & S_ISVTX)) {
+		*err = CRLC_E_ACCESS;
+		*why = "its directory is writable by group or others; "
+		    "refusing to map it";
+		goto done;
+	}
+	/* Look before opening: no open() of a device, FIFO or socket. */
+	if (fstatat(dfd, base, &pre, AT_SYMLINK_NOFOLLOW) == -1) {
+		*err = errno == ENOENT ? CRLC_E_NOINDEX : CRLC_E_ACCESS;
+		*why = crlc_index_strerror(*err);
+		goto done;
+	}
+	if (S_ISLNK(pre.st_mode)) {
+		*err = CRLC_E_ACCESS;
+		*why = "a symbolic link; the index path must name the file "
+		    "itself";
+		goto done;
+	}
+	if (!S_ISREG(pre.st_mode)) {
+		*err = CRLC_E_FORMAT;
+		*why = "not a regular file";
+		goto done;
+	}
+	/*
+	 * It may have been replaced since: O_NONBLOCK so that a FIFO put
+	 * there now cannot block the open, O_NOFOLLOW against a symlink, and
+	 * what counts is the fstat of the descriptor.
+	 */
+	fd = openat(dfd, base, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC |
+	    O_NOCTTY);
+	if (fd == -1) {
+		*err = errno == ENOENT ? CRLC_E_NOINDEX : CRLC_E_ACCESS;
+		*why = errno == ELOOP ? "a symbolic link; the index path must "
+		    "name the file itself" : crlc_index_strerror(*err);
+		goto done;
+	}
+	if (fstat(fd, sb) == -1) {
+		*err = CRLC_E_ACCESS;
+		*why = "cannot stat the open file";
+		goto fail;
+	}
+	if (!S_ISREG(sb->st_mode)) {
+		*err = CRLC_E_FORMAT;
+		*why = "not a regular file";
+		goto fail;
+	}
+	/*
+	 * LMDB trusts the pages it maps, and every OpenSSL program maps this
+	 * file: one that anybody but its owner may rewrite is refused, and
+	 * so is one owned by anybody but root or the owner of its directory
+	 * (the crlcache account owns the state directory).
+	 */
+	if (sb->st_mode & (S_IWGRP | S_IWOTH)) {
+		*err = CRLC_E_ACCESS;
+		*why = "writable by group or others; refusing to map it";
+		goto fail;
+	}
+	if (sb->st_uid != 0 && sb->st_uid != db.st_uid) {
+		*err = CRLC_E_ACCESS;
+		*why = "owned by neither root nor the owner of its directory; "
+		    "refusing to map it";
+		goto fail;
+	}
+	if (sb->st_size <= 0) {
+		*err = CRLC_E_CORRUPT;
+		*why = "empty file";
+		goto fail;
+	}
+#if SIZE_MAX < UINTMAX_MAX
+	if ((uintmax_t)sb->st_size > SIZE_MAX) {
+		*err = CRLC_E_NOMEM;
+		*why = "larger than this process can map";
+		goto fail;
+	}
+#endif
+	goto done;
+fail:
+	close(fd);
+	fd = -1;
+done:
+	close(dfd);
+	return fd;
+}
+
+/*
+ * mdb_env_open() takes a path: give it the descriptor's own, and check
+ * that it mapped that very file.  The map is sized from the file, not
+ * from the writer's mapsize in the meta page (CRLC_MAP_SIZE, 8 GiB),
+ * which a process under an address-space limit (ulimit -v, LimitAS=)
+ * cannot reserve; LMDB raises it to the meta page's last page if the
+ * file claims more, and check_length() refuses that file.
+ */
+static int
+env_open_fd(MDB_env *env, int fd, const struct stat *sb, const char **why)
+{
+	char proc[sizeof("/proc/self/fd/") + 3 * sizeof(int)];
+	struct stat lb;
+	int rc, lfd, flags;
+
+	if ((rc = mdb_env_set_mapsize(env, (size_t)sb->st_size)) != 0) {
+		*why = mdb_strerror(rc);
+		return CRLC_E_LMDB;
+	}
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	rc = mdb_env_open(env, proc, MDB_RDONLY | MDB_NOLOCK | MDB_NOSUBDIR |
+	    MDB_NOTLS | MDB_NORDAHEAD, 0444);
+	if (rc == ENOENT) {
+		*why = "/proc/self/fd is not available; refusing to map the "
+		    "index by its path";
+		return CRLC_E_ACCESS;
+	}
+	if (rc != 0) {
+		*why = mdb_strerror(rc);
+		return rc == EACCES ? CRLC_E_ACCESS :
+		    rc == MDB_INVALID || rc == MDB_VERSION_MISMATCH ?
+		    CRLC_E_FORMAT : CRLC_E_CORRUPT;
+	}
+	if (mdb_env_get_fd(env, &lfd) != 0 || fstat(lfd, &lb) == -1 ||
+	    lb.st_dev != sb->st_dev || lb.st_ino != sb->st_ino) {
+		*why = "LMDB did not open the file checked; refusing to map it";
+		return CRLC_E_ACCESS;
+	}
+	/*
+	 * LMDB 0.9 opens it without O_CLOEXEC: do not hand it to the
+	 * programs this one executes (a fork+exec in another thread just
+	 * now may still inherit it).
+	 */
+	if ((flags = fcntl(lfd, F_GETFD)) != -1)
+		(void)fcntl(lfd, F_SETFD, flags | FD_CLOEXEC);
+	return CRLC_OK;
+}
+
 int
 crlc_index_open(const char *path, struct crlc_index **out, const char **detail)
 {
 	struct crlc_index *idx = NULL;
 	const char *why = NULL;
 	struct stat sb;
-	int rc, ret;
+	int fd, ret = CRLC_OK;
 
 	*out = NULL;
-	if (stat(path, &sb) == -1) {
-		ret = errno == ENOENT ? CRLC_E_NOINDEX : CRLC_E_ACCESS;
+	if ((fd = open_trusted(path, &sb, &ret, &why)) == -1)
 		goto done;
-	}
-	if (!S_ISREG(sb.st_mode)) {
-		why = "not a regular file";
-		ret = CRLC_E_FORMAT;
-		goto done;
-	}
-	/*
-	 * LMDB trusts the pages it maps, and every OpenSSL program maps this
-	 * file: one that anybody but its owner may rewrite is refused.
-	 */
-	if (sb.st_mode & (S_IWGRP | S_IWOTH)) {
-		why = "writable by group or others; refusing to map it";
-		ret = CRLC_E_ACCESS;
-		goto done;
-	}
 	if ((idx = calloc(1, sizeof(*idx))) == NULL) {
 		ret = CRLC_E_NOMEM;
 		goto done;
@@ -219,15 +393,8 @@ crlc_index_open(const char *path, struct crlc_index **out, const char **detail)
 		ret = CRLC_E_LMDB;
 		goto done;
 	}
-	rc = mdb_env_open(idx->env, path, MDB_RDONLY | MDB_NOLOCK |
-	    MDB_NOSUBDIR | MDB_NOTLS | MDB_NORDAHEAD, 0444);
-	if (rc != 0) {
-		why = mdb_strerror(rc);
-		ret = rc == EACCES ? CRLC_E_ACCESS :
-		    rc == MDB_INVALID || rc == MDB_VERSION_MISMATCH ?
-		    CRLC_E_FORMAT : CRLC_E_CORRUPT;
+	if ((ret = env_open_fd(idx->env, fd, &sb, &why)) != CRLC_OK)
 		goto done;
-	}
 	if (check_length(idx->env) == -1) {
 		why = "file shorter than its last page";
 		ret = CRLC_E_CORRUPT;
@@ -238,6 +405,8 @@ crlc_index_open(const char *path, struct crlc_index **out, const char **detail)
 	*out = idx;
 	idx = NULL;
 done:
+	if (fd != -1)
+		close(fd);
 	crlc_index_close(idx);
 	if (detail != NULL)
 		*detail = why != NULL ? why : crlc_index_strerror(ret);

@@ -186,7 +186,7 @@ refresh(struct crlc_store *s)
 	int err;
 
 	reclaim(s);
-	if (stat(s->path, &sb) == -1) {
+	if (lstat(s->path, &sb) == -1) {
 		err = errno == ENOENT ? CRLC_E_NOINDEX : CRLC_E_ACCESS;
 		note_state(s, err, strerror(errno), NULL);
 		goto done;

@@ -20,6 +20,15 @@
  *	and never create a lock file.  A reader that still has the old file
  *	mapped keeps a consistent old generation until it reopens.
  *
+ *	Readers do not trust the path (crlc_index_open(), <crlcache/index.h>):
+ *	index.mdb must be a regular file, not a symbolic link (the directories
+ *	above it may be), not writable by group or others, owned by root or
+ *	by the owner of STATE_DIR (the crlcache account), and STATE_DIR must
+ *	not be writable by group or others unless it is sticky.  The fetcher
+ *	publishes it mode 0644 in a STATE_DIR of mode 0755 it owns.  Readers
+ *	map the descriptor they checked, sized from the file: the map size in
+ *	the meta page (CRLC_MAP_SIZE, the writer's) is ignored by readers.
+ *
  * BYTE ORDER
  *	Every integer stored in a key or a value is big-endian (network
  *	order), unsigned unless noted.  Times are signed 64-bit seconds
@@ -151,12 +160,18 @@
 #define CRLC_SRC_HDR_LEN	36
 
 /*
- * Map size readers and the writer use.  The map is virtual address space
- * only; 8 GiB holds far more than the whole Web PKI's revocations
- * (Mozilla counted about 8 million unexpired ones in 2024, ~40 bytes each
- * here, plus the signed CRLs).
+ * Map size of the writer (the fetcher's working and published
+ * environments; LMDB records it in the meta page).  The map is virtual
+ * address space only; 8 GiB holds far more than the whole Web PKI's
+ * revocations (Mozilla counted about 8 million unexpired ones in 2024, ~40
+ * bytes each here, plus the signed CRLs).  A 32-bit process cannot map
+ * that: 1 GiB there.  Readers never use it: they map the file's size.
  */
+#if SIZE_MAX > 0xffffffffu
 #define CRLC_MAP_SIZE		((size_t)8 << 30)
+#else
+#define CRLC_MAP_SIZE		((size_t)1 << 30)
+#endif
 
 /* Big-endian helpers shared by writer and readers. */
 static inline void

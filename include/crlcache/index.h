@@ -43,14 +43,27 @@ struct crlc_verdict {
 
 /*
  * Open the published index at path read-only (MDB_RDONLY | MDB_NOLOCK |
- * MDB_NOSUBDIR | MDB_NOTLS).  Checks the format version and that the file
- * is as long as LMDB's meta page says, so that a truncated file is refused
- * instead of faulting later, and refuses a file that group or others may
- * write (CRLC_E_ACCESS): LMDB does not validate the pages it maps, so the
- * index is only as trustworthy as the account that writes it (the
- * fetcher publishes it mode 0644).  On success *out owns the mapping until
- * crlc_index_close().  Returns CRLC_OK or an enum crlc_err; on error *out
- * is NULL and, when detail is not NULL, a static string is stored there.
+ * MDB_NOSUBDIR | MDB_NOTLS).  The path is not trusted: its directory is
+ * opened (O_PATH), then the file in it with O_RDONLY | O_NONBLOCK |
+ * O_NOFOLLOW | O_CLOEXEC, so that a FIFO, a device or a symlink put there
+ * can neither block nor redirect the caller, and the descriptor's fstat
+ * decides.  Refused with CRLC_E_FORMAT: anything but a regular file;
+ * with CRLC_E_ACCESS: a symbolic link as the last component, a file that
+ * group or others may write, a file owned by neither root nor the owner
+ * of its directory (the crlcache account owns the state directory; no
+ * user database is consulted), a directory that group or others may
+ * write unless it is sticky, and no /proc/self/fd.  LMDB does not
+ * validate the pages it maps, so the index is only as trustworthy as the
+ * account that writes it.  LMDB then opens /proc/self/fd/N of that very
+ * descriptor and must map the same inode.  The map is sized from the
+ * file, not from the meta page (the writer's CRLC_MAP_SIZE), so that a
+ * process under an address-space limit (ulimit -v, LimitAS=) can map it.
+ * Also checks the format version and that the file is as long as LMDB's
+ * meta page says, so that a truncated file is refused instead of faulting
+ * later.  Allocates (the handle, LMDB's environment) but never blocks on
+ * the file.  On success *out owns the mapping until crlc_index_close().
+ * Returns CRLC_OK or an enum crlc_err; on error *out is NULL and, when
+ * detail is not NULL, a static string is stored there.
  */
 int		 crlc_index_open(const char *path, struct crlc_index **out,
 		    const char **detail);

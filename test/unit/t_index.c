@@ -3,7 +3,10 @@
  * straight from the layout documented in <crlcache/format.h>, so that the
  * header, not the fetcher, is the contract under test.  Also: a missing
  * file, garbage, a truncated file and a newer format version must be
- * refused with the right code and never fault.
+ * refused with the right code and never fault.  The path is not trusted:
+ * a symlink, a FIFO, a device, a file of another user or in a directory
+ * others may write is refused without blocking, and the map is sized
+ * from the file (not the writer's 8 GiB), as /proc/self/maps shows.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -70,7 +73,9 @@ write_index(const char *path, uint32_t format)
 	uint8_t h[CRLC_HASH_LEN], id[4], v8[8], v4[4], key[16], val[CRLC_REV_LEN];
 
 	unlink(path);
+	/* the writer's map size, as the fetcher sets it (format.h) */
 	if (mdb_env_create(&env) || mdb_env_set_maxdbs(env, CRLC_NUM_DBS) ||
+	    mdb_env_set_mapsize(env, CRLC_MAP_SIZE) ||
 	    mdb_env_open(env, path, MDB_NOSUBDIR, 0644) ||
 	    mdb_txn_begin(env, NULL, 0, &txn))
 		abort();
@@ -243,6 +248,84 @@ check_refusals(const char *dir, const char *good)
 	crlc_index_close(NULL);
 }
 
+/* Bytes of this process's address space mapped from path. */
+static unsigned long
+mapped_bytes(const char *path)
+{
+	char line[4096 + 256];
+	unsigned long lo, hi, total = 0;
+	size_t n = strlen(path), l;
+	FILE *f;
+
+	if ((f = fopen("/proc/self/maps", "r")) == NULL)
+		return 0;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		l = strlen(line);
+		if (l > 0 && line[l - 1] == '\n')
+			line[--l] = '\0';
+		if (l > n && line[l - n - 1] == ' ' &&
+		    strcmp(line + l - n, path) == 0 &&
+		    sscanf(line, "%lx-%lx", &lo, &hi) == 2)
+			total += hi - lo;
+	}
+	fclose(f);
+	return total;
+}
+
+static void
+check_untrusted_path(const char *dir, const char *good)
+{
+	char path[512];
+	struct crlc_index *idx;
+	struct stat sb;
+	long pg = sysconf(_SC_PAGESIZE);
+	unsigned long m;
+
+	/* the map covers the file, not CRLC_MAP_SIZE */
+	CHECK(stat(good, &sb) == 0);
+	CHECK(crlc_index_open(good, &idx, NULL) == CRLC_OK);
+	m = mapped_bytes(good);
+	CHECK(m > 0 && m <= ((unsigned long)sb.st_size + (unsigned long)pg - 1) /
+	    (unsigned long)pg * (unsigned long)pg);
+	crlc_index_close(idx);
+
+	/* a symlink to a good index */
+	snprintf(path, sizeof(path), "%s/link.mdb", dir);
+	CHECK(symlink(good, path) == 0);
+	CHECK(crlc_index_open(path, &idx, NULL) == CRLC_E_ACCESS && idx == NULL);
+	/* a FIFO nobody writes: refused at once, never opened */
+	snprintf(path, sizeof(path), "%s/fifo.mdb", dir);
+	CHECK(mkfifo(path, 0644) == 0);
+	CHECK(crlc_index_open(path, &idx, NULL) == CRLC_E_FORMAT && idx == NULL);
+	/* a device */
+	CHECK(crlc_index_open("/dev/null", &idx, NULL) == CRLC_E_FORMAT &&
+	    idx == NULL);
+	/* a directory others may write; sticky, with a root-owned file: ok */
+	CHECK(chmod(dir, 0777) == 0);
+	CHECK(crlc_index_open(good, &idx, NULL) == CRLC_E_ACCESS && idx == NULL);
+	CHECK(chmod(dir, 01777) == 0);
+	if (geteuid() == 0) {
+		CHECK(crlc_index_open(good, &idx, NULL) == CRLC_OK);
+		crlc_index_close(idx);
+	}
+	CHECK(chmod(dir, 0700) == 0);
+	if (geteuid() != 0)
+		return;
+	/* another user's file in root's directory */
+	CHECK(chown(good, 65534, 65534) == 0);
+	CHECK(crlc_index_open(good, &idx, NULL) == CRLC_E_ACCESS && idx == NULL);
+	/* ... in that user's own directory: its account publishes there */
+	CHECK(chown(dir, 65534, 65534) == 0);
+	CHECK(crlc_index_open(good, &idx, NULL) == CRLC_OK);
+	crlc_index_close(idx);
+	/* ... but not in a world-writable sticky directory of root's */
+	CHECK(chown(dir, 0, 0) == 0 && chmod(dir, 01777) == 0);
+	CHECK(crlc_index_open(good, &idx, NULL) == CRLC_E_ACCESS && idx == NULL);
+	CHECK(chmod(dir, 0700) == 0 && chown(good, 0, 0) == 0);
+	CHECK(crlc_index_open(good, &idx, NULL) == CRLC_OK);
+	crlc_index_close(idx);
+}
+
 int
 main(void)
 {
@@ -254,6 +337,7 @@ main(void)
 	write_index(path, CRLC_FORMAT_VERSION);
 	check_lookups(path);
 	check_refusals(dir, path);
+	check_untrusted_path(dir, path);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd) != 0)
 		failures++;
