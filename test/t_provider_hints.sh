@@ -118,7 +118,13 @@ for d in "$W" "$(dirname "$W")"; do
 done
 chmod o+x "$W" "$STATE" "$PKI"
 nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
+# The user must reach the module and the snippet too: the tree may lie
+# where it cannot (a clone under /root), so it gets copies in $W.
+cp "$CRLCACHE_MODULE" "$W/crlcache.so"
+cp "$TESTDIR/../openssl.cnf.d/crlcache.cnf" "$W/crlcache.cnf"
+chmod 644 "$W/crlcache.so" "$W/crlcache.cnf"
 as_nobody() {
+    CRLCACHE_MODULE=$W/crlcache.so CRLCACHE_SNIPPET=$W/crlcache.cnf \
     px -- setpriv --reuid=nobody --regid=nogroup --clear-groups openssl verify \
         -CAfile "$ROOT" -untrusted "$W/untrusted.pem" "$PKI/unc1.pem" >"$W/client.out" 2>&1
     CLIENT_RC=$?
