@@ -105,7 +105,9 @@ redact_source_keys(MDB_txn *txn, MDB_dbi dbi)
 		red = redact_userinfo(old.v[i]);
 		nk.mv_size = strlen(red);
 		nk.mv_data = red;
-		rc = mdb_put(txn, dbi, &nk, &v, MDB_NOOVERWRITE);
+		/* A key redaction makes too long is dropped: state only. */
+		rc = nk.mv_size > CRLC_KEY_MAX ? 0 :
+		    mdb_put(txn, dbi, &nk, &v, MDB_NOOVERWRITE);
 		if (rc == MDB_KEYEXIST)
 			rc = 0;
 		if (rc == 0)
@@ -928,6 +930,32 @@ done:
 	return rc;
 }
 
+/*
+ * Does the published file still carry a "source" database (an older
+ * version published it)?  Then it is published anew even when nothing
+ * changed, so the URLs and errors leave the world-readable file.
+ */
+static int
+published_has_source(const char *path)
+{
+	MDB_env *env = NULL;
+	MDB_txn *txn = NULL;
+	MDB_dbi dbi;
+	int found = 0;
+
+	if (mdb_env_create(&env) == 0 &&
+	    mdb_env_set_maxdbs(env, CRLC_NUM_DBS) == 0 &&
+	    mdb_env_set_mapsize(env, CRLC_MAP_SIZE) == 0 &&
+	    mdb_env_open(env, path, MDB_RDONLY | MDB_NOLOCK | MDB_NOSUBDIR |
+	    MDB_NOTLS, 0) == 0 &&
+	    mdb_txn_begin(env, NULL, MDB_RDONLY, &txn) == 0)
+		found = mdb_dbi_open(txn, CRLC_DB_SOURCE, 0, &dbi) == 0;
+	mdb_txn_abort(txn);
+	if (env != NULL)
+		mdb_env_close(env);
+	return found;
+}
+
 int
 store_publish(struct store *s, int force, uint64_t *generation, char *err,
     size_t errlen)
@@ -938,7 +966,8 @@ store_publish(struct store *s, int force, uint64_t *generation, char *err,
 
 	snprintf(dst, sizeof(dst), "%s/%s", s->dir, INDEX_NAME);
 	*generation = 0;
-	if (!s->dirty && !force && stat(dst, &sb) == 0)
+	if (!s->dirty && !force && stat(dst, &sb) == 0 &&
+	    !published_has_source(dst))
 		return 0;
 	if ((rc = stamp_generation(s, generation)) != 0) {
 		lmdb_err(err, errlen, "generation", rc);
