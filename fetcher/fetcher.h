@@ -92,6 +92,10 @@ void	*xcalloc(size_t n, size_t size);
 char	*xstrdup(const char *s);
 int	 strlist_add(struct strlist *l, const char *s);
 int	 is_http_url(const char *s, size_t len);
+/* URL userinfo redaction (user:pass@ becomes ***@): keys, records, output */
+char	*redact_userinfo(const char *s);
+void	 redact_buf(char *buf, size_t size);
+int	 url_plain(const char *s);
 void	 strlist_free(struct strlist *l);
 int	 read_file(const char *path, size_t max, uint8_t **buf, size_t *len,
 	    char *err, size_t errlen);

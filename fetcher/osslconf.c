@@ -12,6 +12,12 @@
  * and selects crlcache_algs.  OpenSSL's parser lets a later [section]
  * reopen an earlier one and a later key replace an earlier value; that is
  * how module, index and --set overrides land in crlcache_sect.
+ *
+ * The system's default_properties are kept: crlcache_algs gets them with
+ * the snippet's (?crlcache.sig=yes,?crlcache.km=no) appended.  A system
+ * that requires fips=yes is refused: the proxy is not a FIPS provider,
+ * and switching the properties would take every program out of
+ * FIPS-only mode.
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -24,6 +30,231 @@
 
 #define INIT_SECT	"crlcache_generated_init"
 #define PROV_SECT	"crlcache_generated_providers"
+/* What the snippet's crlcache_algs says, when it cannot be read. */
+#define OUR_PROPERTIES	"?crlcache.sig=yes,?crlcache.km=no"
+#define MAX_PROPERTIES	4096
+
+/* OpenSSL's property grammar (crypto/property/property_parse.c). */
+static const char *
+skip_space(const char *s)
+{
+	while (isspace((unsigned char)*s))
+		s++;
+	return s;
+}
+
+static int
+name_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '_' || c == '.';
+}
+
+/*
+ * Walk the clauses of a property query.  For each: whether it is
+ * optional ('?') or an override ('-'), its name, its operator ('=', '!'
+ * for "!=", 0 for a bare name, which means "= yes") and its value as
+ * OpenSSL compares it (unquoted values are case-folded).  fn returns
+ * non-zero to stop; that is the result.  -1: not a query OpenSSL parses.
+ */
+struct clause {
+	const char	*start, *end;	/* the clause's text */
+	int		 optional, override;
+	char		 name[128];
+	char		 op;
+	char		 value[128];
+};
+
+static int
+foreach_clause(const char *q, int (*fn)(const struct clause *, void *),
+    void *arg)
+{
+	struct clause c;
+	const char *s = skip_space(q);
+	size_t n;
+	char quote;
+	int rc;
+
+	if (*s == '\0')
+		return 0;
+	for (;;) {
+		memset(&c, 0, sizeof(c));
+		c.start = s;
+		if (*s == '-') {
+			c.override = 1;
+			s = skip_space(s + 1);
+		} else if (*s == '?') {
+			c.optional = 1;
+			s = skip_space(s + 1);
+		}
+		for (n = 0; name_char(*s); s++)
+			if (n < sizeof(c.name) - 1)
+				c.name[n++] = (char)tolower((unsigned char)*s);
+		if (n == 0)
+			return -1;
+		s = skip_space(s);
+		if (!c.override && (*s == '=' || (s[0] == '!' && s[1] == '='))) {
+			c.op = *s == '=' ? '=' : '!';
+			s = skip_space(s + (c.op == '=' ? 1 : 2));
+			n = 0;
+			if (*s == '"' || *s == '\'') {
+				quote = *s++;
+				for (; *s != '\0' && *s != quote; s++)
+					if (n < sizeof(c.value) - 1)
+						c.value[n++] = *s;
+				if (*s++ != quote)
+					return -1;
+			} else
+				for (; *s != '\0' && *s != ',' &&
+				    !isspace((unsigned char)*s); s++)
+					if (n < sizeof(c.value) - 1)
+						c.value[n++] = (char)tolower(
+						    (unsigned char)*s);
+			s = skip_space(s);
+		}
+		c.end = s;
+		if ((rc = fn(&c, arg)) != 0)
+			return rc;
+		if (*s == '\0')
+			return 0;
+		if (*s != ',')
+			return -1;
+		s = skip_space(s + 1);
+	}
+}
+
+/* A clause every fetch must satisfy with fips = yes. */
+static int
+requires_fips(const struct clause *c, void *arg)
+{
+	(void)arg;
+	if (c->optional || c->override || strcmp(c->name, "fips") != 0)
+		return 0;
+	return c->op == 0 || (c->op == '=' && strcmp(c->value, "yes") == 0) ||
+	    (c->op == '!' && strcmp(c->value, "no") == 0);
+}
+
+struct merge {
+	FILE	*out;
+	size_t	 n;
+};
+
+/* Copy a system clause, less the ones crlcache's own properties govern. */
+static int
+keep_clause(const struct clause *c, void *arg)
+{
+	struct merge *m = arg;
+	const char *e = c->end;
+
+	if (strncmp(c->name, "crlcache.", 9) == 0)
+		return 0;
+	while (e > c->start && isspace((unsigned char)e[-1]))
+		e--;
+	fprintf(m->out, "%s%.*s", m->n++ ? "," : "", (int)(e - c->start),
+	    c->start);
+	return 0;
+}
+
+/* X509V3_get_value_bool's true, as alg_section's fips_mode reads it. */
+static int
+conf_true(const char *v)
+{
+	static const char *const yes[] = { "TRUE", "true", "Y", "y", "YES",
+	    "yes", NULL };
+	const char *const *y;
+
+	for (y = yes; v != NULL && *y != NULL; y++)
+		if (strcmp(v, *y) == 0)
+			return 1;
+	return 0;
+}
+
+/* The snippet's default_properties, or ours when it has none. */
+static char *
+snippet_properties(const char *snippet)
+{
+	CONF *conf;
+	const char *v = NULL;
+	long line = 0;
+	char *ret;
+
+	if ((conf = NCONF_new(NULL)) != NULL &&
+	    NCONF_load(conf, snippet, &line) > 0)
+		v = NCONF_get_string(conf, "crlcache_algs", "default_properties");
+	ERR_clear_error();
+	ret = xstrdup(v != NULL && *v != '\0' ? v : OUR_PROPERTIES);
+	NCONF_free(conf);
+	return ret;
+}
+
+/* One openssl.cnf value, escaped so the parser gives back value. */
+static int
+write_escaped(FILE *out, const char *value)
+{
+	for (; *value != '\0'; value++) {
+		if (*value == '\r' || *value == '\n')
+			return -1;
+		if (strchr("\\\"'$#", *value) != NULL)
+			fputc('\\', out);
+		fputc(*value, out);
+	}
+	return 0;
+}
+
+/*
+ * default_properties for crlcache_algs: the system's, then ours.  -1 when
+ * the system requires fips=yes (explained) or its value cannot be kept.
+ */
+static int
+write_properties(FILE *out, const CONF *conf, const char *alg,
+    const char *snippet)
+{
+	const char *sys = NULL, *fips_mode = NULL;
+	char *mem = NULL, *ours;
+	size_t memlen = 0;
+	struct merge m = { NULL, 0 };
+	int rc, ret = -1;
+
+	if (conf != NULL && alg != NULL) {
+		sys = NCONF_get_string(conf, alg, "default_properties");
+		fips_mode = NCONF_get_string(conf, alg, "fips_mode");
+		ERR_clear_error();
+	}
+	if ((sys != NULL && foreach_clause(sys, requires_fips, NULL) == 1) ||
+	    conf_true(fips_mode)) {
+		logx(0, "the system configuration requires FIPS (%s%s in [%s]): "
+		    "crlcache is not a FIPS provider, and switching it on would "
+		    "take every program out of FIPS-only mode or never select "
+		    "it; refusing", sys != NULL ? "default_properties = " :
+		    "fips_mode = ", sys != NULL ? sys : fips_mode, alg);
+		return -1;
+	}
+	ours = snippet_properties(snippet);
+	if ((m.out = open_memstream(&mem, &memlen)) == NULL) {
+		free(ours);
+		return -1;
+	}
+	rc = sys != NULL ? foreach_clause(sys, keep_clause, &m) : 0;
+	fprintf(m.out, "%s%s", m.n > 0 ? "," : "", ours);
+	free(ours);
+	if (fclose(m.out) != 0 || rc != 0) {
+		logx(0, "default_properties = %s in [%s]: not a property query "
+		    "crlcache can merge its own into; refusing", sys, alg);
+		goto done;
+	}
+	if (memlen > MAX_PROPERTIES) {
+		logx(0, "default_properties in [%s]: longer than %d bytes", alg,
+		    MAX_PROPERTIES);
+		goto done;
+	}
+	fputs("default_properties = ", out);
+	if (write_escaped(out, mem) == -1)
+		goto done;
+	fputc('\n', out);
+	ret = 0;
+done:
+	free(mem);
+	return ret;
+}
 
 /* Config values we write must stay on one line and be plain. */
 static int
@@ -74,7 +305,7 @@ osslconf_write(FILE *out, const char *include, BIO *system,
 	static const char *const prov_skip[] = { "default", "crlcache", NULL };
 	static const char *const alg_skip[] = { "default_properties", NULL };
 	CONF *conf = NULL;
-	const char *init = NULL;
+	const char *init = NULL, *alg = NULL;
 	long line = 0;
 	size_t i;
 	int ret = -1;
@@ -108,10 +339,11 @@ osslconf_write(FILE *out, const char *include, BIO *system,
 	ERR_clear_error();
 	fprintf(out, "default = crlcache_default_sect\ncrlcache = crlcache_sect\n");
 	fprintf(out, "[crlcache_algs]\n");
-	if (init != NULL)
-		copy_section(out, conf, NCONF_get_string(conf, init, "alg_section"),
-		    alg_skip);
+	alg = init != NULL ? NCONF_get_string(conf, init, "alg_section") : NULL;
 	ERR_clear_error();
+	copy_section(out, conf, alg, alg_skip);
+	if (write_properties(out, conf, alg, snippet) == -1)
+		goto done;
 	fprintf(out, "[crlcache_sect]\nmodule = %s\nindex = %s\n", module, index);
 	for (i = 0; sets != NULL && i < sets->n; i++) {
 		const char *eq = strchr(sets->v[i], '=');

@@ -80,17 +80,24 @@ static int
 print_crl(const struct crlc_crl_info *ci, void *arg)
 {
 	struct status_walk *w = arg;
-	const char *src = (const char *)ci->source.p, *scope = (const char *)ci->scope.p;
-	char tu[32], nu[32];
+	const char *scope = (const char *)ci->scope.p;
+	char tu[32], nu[32], *raw, *src;
+	size_t srclen;
 	int stale = is_stale(w, ci->next_update);
 
+	/* An index an older version published may name a URL's credentials. */
+	raw = xcalloc(1, ci->source.len + 1);
+	memcpy(raw, ci->source.p, ci->source.len);
+	src = redact_userinfo(raw);
+	free(raw);
+	srclen = strlen(src);
 	w->stale |= stale;
 	switch (w->fmt) {
 	case OUT_TEXT:
 		format_time(ci->this_update, tu, sizeof(tu));
 		format_time(ci->next_update, nu, sizeof(nu));
 		fprintf(w->out, "crl %.*s scope=%.*s entries=%u thisUpdate=%s "
-		    "nextUpdate=%s%s%s\n", (int)ci->source.len, src,
+		    "nextUpdate=%s%s%s\n", (int)srclen, src,
 		    ci->scope.len > 0 ? (int)ci->scope.len : 3,
 		    ci->scope.len > 0 ? scope : "all", ci->entries, tu,
 		    ci->next_update != 0 ? nu : "none",
@@ -98,7 +105,7 @@ print_crl(const struct crlc_crl_info *ci, void *arg)
 		break;
 	case OUT_JSON:
 		fprintf(w->out, "%s\n    {\"source\": ", w->n++ ? "," : "");
-		json_str(w->out, src, ci->source.len);
+		json_str(w->out, src, srclen);
 		fputs(", \"scope\": ", w->out);
 		json_str(w->out, scope, ci->scope.len);
 		fprintf(w->out, ", \"entries\": %u, \"this_update\": %lld, "
@@ -109,21 +116,22 @@ print_crl(const struct crlc_crl_info *ci, void *arg)
 		break;
 	case OUT_PROM:
 		fputs("crlcache_crl_next_update_timestamp_seconds{source=", w->out);
-		prom_str(w->out, src, ci->source.len);
+		prom_str(w->out, src, srclen);
 		fputs(",scope=", w->out);
 		prom_str(w->out, scope, ci->scope.len);
 		fprintf(w->out, "} %lld\ncrlcache_crl_stale{source=",
 		    (long long)ci->next_update);
-		prom_str(w->out, src, ci->source.len);
+		prom_str(w->out, src, srclen);
 		fputs(",scope=", w->out);
 		prom_str(w->out, scope, ci->scope.len);
 		fprintf(w->out, "} %d\ncrlcache_crl_entries{source=", stale);
-		prom_str(w->out, src, ci->source.len);
+		prom_str(w->out, src, srclen);
 		fputs(",scope=", w->out);
 		prom_str(w->out, scope, ci->scope.len);
 		fprintf(w->out, "} %u\n", ci->entries);
 		break;
 	}
+	free(src);
 	return 0;
 }
 
@@ -280,14 +288,19 @@ print_issuer(struct status_walk *w, struct crlc_index *idx,
 	state = ic.held == 0 ? "unfetched" : ic.stale > 0 ? "stale" : "fresh";
 	if (ic.held == 0 && en->urls.n == 0)
 		why = "no CRL URL known for this issuer";
-	for (i = 0; ic.held == 0 && why == NULL && i < en->urls.n; i++)
-		if (errors->n > 0 && (hit = bsearch(en->urls.v[i], errors->v,
+	for (i = 0; ic.held == 0 && why == NULL && i < en->urls.n; i++) {
+		/* Source records are keyed by the URL without userinfo. */
+		char *key = redact_userinfo(en->urls.v[i]);
+
+		if (errors->n > 0 && (hit = bsearch(key, errors->v,
 		    errors->n, sizeof(*errors->v), cmp_url_prefix)) != NULL) {
 			len = (int)strcspn(*hit, "\t");
 			snprintf(whybuf, sizeof(whybuf), "%.*s: %s", len, *hit,
 			    *hit + len + 1);
 			why = whybuf;
 		}
+		free(key);
+	}
 	cv->met++;
 	if (ic.held > 0 && ic.stale == 0)
 		cv->covered++;
@@ -370,6 +383,12 @@ print_directory(FILE *out, enum out_format fmt, const char *state_dir)
 
 	if (directory_info(state_dir, &built, &entries, &error) == -1)
 		return;
+	if (error != NULL) {		/* it may quote a ccadb URL */
+		char *r = redact_userinfo(error);
+
+		free(error);
+		error = r;
+	}
 	format_time(built, bt, sizeof(bt));
 	if (fmt == OUT_TEXT)
 		fprintf(out, "directory built=%s entries=%lld%s%s\n",

@@ -60,6 +60,65 @@ scope_key(uint32_t issuer_id, const char *scope, uint8_t *key, size_t *keylen)
 	return 0;
 }
 
+/*
+ * Source records older versions keyed by a URL with its userinfo move to
+ * the redacted key (the record already there, if any, wins).
+ */
+static int
+redact_source_keys(MDB_txn *txn, MDB_dbi dbi)
+{
+	struct strlist old = { NULL, 0 };
+	MDB_cursor *cur;
+	MDB_val k, v;
+	char *key, *red;
+	size_t i;
+	int rc;
+
+	if ((rc = mdb_cursor_open(txn, dbi, &cur)) != 0)
+		return rc;
+	for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0;
+	    rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		if (memchr(k.mv_data, '@', k.mv_size) == NULL ||
+		    memchr(k.mv_data, '\0', k.mv_size) != NULL)
+			continue;
+		key = xcalloc(1, k.mv_size + 1);
+		memcpy(key, k.mv_data, k.mv_size);
+		red = redact_userinfo(key);
+		if (strcmp(red, key) != 0)
+			strlist_add(&old, key);
+		free(red);
+		free(key);
+	}
+	mdb_cursor_close(cur);
+	rc = rc == MDB_NOTFOUND ? 0 : rc;
+	for (i = 0; i < old.n && rc == 0; i++) {
+		uint8_t *copy;
+		MDB_val nk;
+
+		k.mv_size = strlen(old.v[i]);
+		k.mv_data = old.v[i];
+		if ((rc = mdb_get(txn, dbi, &k, &v)) != 0)
+			break;
+		copy = xcalloc(1, v.mv_size + 1);
+		memcpy(copy, v.mv_data, v.mv_size);
+		v.mv_data = copy;
+		red = redact_userinfo(old.v[i]);
+		nk.mv_size = strlen(red);
+		nk.mv_data = red;
+		/* A key redaction makes too long is dropped: state only. */
+		rc = nk.mv_size > CRLC_KEY_MAX ? 0 :
+		    mdb_put(txn, dbi, &nk, &v, MDB_NOOVERWRITE);
+		if (rc == MDB_KEYEXIST)
+			rc = 0;
+		if (rc == 0)
+			rc = mdb_del(txn, dbi, &k, NULL);
+		free(red);
+		free(copy);
+	}
+	strlist_free(&old);
+	return rc;
+}
+
 static int
 open_dbs(struct store *s, char *err, size_t errlen)
 {
@@ -77,7 +136,8 @@ open_dbs(struct store *s, char *err, size_t errlen)
 	    (rc = mdb_dbi_open(txn, CRLC_DB_ALIAS, MDB_CREATE, &s->alias)) != 0 ||
 	    (rc = mdb_dbi_open(txn, CRLC_DB_REV, MDB_CREATE, &s->rev)) != 0 ||
 	    (rc = mdb_dbi_open(txn, CRLC_DB_CRL, MDB_CREATE, &s->crl)) != 0 ||
-	    (rc = mdb_dbi_open(txn, CRLC_DB_SOURCE, MDB_CREATE, &s->source)) != 0)
+	    (rc = mdb_dbi_open(txn, CRLC_DB_SOURCE, MDB_CREATE, &s->source)) != 0 ||
+	    (rc = redact_source_keys(txn, s->source)) != 0)
 		goto fail;
 	rc = mdb_get(txn, s->meta, &k, &v);
 	if (rc == 0 && (v.mv_size != 4 ||
@@ -415,6 +475,7 @@ ingest_txn(struct store *s, MDB_txn *txn, const struct crl *c, char *err,
 	struct crlc_crl_info old, rec;
 	X509_CRL *base = NULL;
 	uint8_t *oldcopy = NULL;
+	char *source = NULL;
 	int64_t count = 0;
 	uint32_t id = 0;
 	int have, rc, ok, ret = INGEST_FAILED;
@@ -474,8 +535,10 @@ ingest_txn(struct store *s, MDB_txn *txn, const struct crl *c, char *err,
 		rec.der.len = c->derlen;
 	}
 	rec.fetched_at = (int64_t)time(NULL);
-	rec.source.p = (const uint8_t *)c->source;
-	rec.source.len = strlen(c->source);
+	/* The record is published: the source without its credentials. */
+	source = redact_userinfo(c->source);
+	rec.source.p = (const uint8_t *)source;
+	rec.source.len = strlen(source);
 
 	/* Rebuild the scope: drop what base and old delta listed, write anew. */
 	rc = 0;
@@ -503,6 +566,7 @@ ingest_txn(struct store *s, MDB_txn *txn, const struct crl *c, char *err,
 done:
 	X509_CRL_free(base);
 	free(oldcopy);
+	free(source);
 	return ret;
 }
 
@@ -587,20 +651,29 @@ source_decode(const MDB_val *v, struct source_rec *rec)
 	return 0;
 }
 
+/*
+ * Source records are keyed by the URL without its userinfo
+ * (redact_userinfo): two URLs that differ only in their credentials share
+ * one record.
+ */
 int
 store_get_source(struct store *s, const char *url, struct source_rec *rec)
 {
+	char *key = redact_userinfo(url);
 	MDB_txn *txn;
-	MDB_val k = { strlen(url), (void *)url }, v;
+	MDB_val k = { strlen(key), key }, v;
 	int ret = -1;
 
 	memset(rec, 0, sizeof(*rec));
 	if (k.mv_size == 0 || k.mv_size > CRLC_KEY_MAX ||
-	    mdb_txn_begin(s->env, NULL, MDB_RDONLY, &txn) != 0)
+	    mdb_txn_begin(s->env, NULL, MDB_RDONLY, &txn) != 0) {
+		free(key);
 		return -1;
+	}
 	if (mdb_get(txn, s->source, &k, &v) == 0)
 		ret = source_decode(&v, rec);
 	mdb_txn_abort(txn);
+	free(key);
 	return ret;
 }
 
@@ -614,7 +687,7 @@ int
 store_foreach_source(const char *state_dir,
     int (*fn)(const char *url, const struct source_rec *, void *), void *arg)
 {
-	char path[PATH_MAX], url[CRLC_KEY_MAX + 1];
+	char path[PATH_MAX], url[CRLC_KEY_MAX + 1], *shown;
 	struct source_rec rec;
 	MDB_env *env = NULL;
 	MDB_txn *txn = NULL;
@@ -636,7 +709,16 @@ store_foreach_source(const char *state_dir,
 			continue;
 		memcpy(url, k.mv_data, k.mv_size);
 		url[k.mv_size] = '\0';
-		ret = fn(url, &rec, arg);
+		/* Records older versions wrote may hold credentials. */
+		shown = redact_userinfo(url);
+		if (rec.error != NULL) {
+			char *e = redact_userinfo(rec.error);
+
+			free(rec.error);
+			rec.error = e;
+		}
+		ret = fn(shown, &rec, arg);
+		free(shown);
 		source_rec_free(&rec);
 		if (ret != 0)
 			goto done;
@@ -653,17 +735,22 @@ done:
 int
 store_put_source(struct store *s, const char *url, const struct source_rec *rec)
 {
+	char *key = redact_userinfo(url);
+	char *error = rec->error != NULL ? redact_userinfo(rec->error) : NULL;
 	size_t e = rec->etag ? strlen(rec->etag) : 0;
 	size_t m = rec->last_modified ? strlen(rec->last_modified) : 0;
-	size_t r = rec->error ? strlen(rec->error) : 0;
+	size_t r = error ? strlen(error) : 0;
 	size_t kl = rec->scope_keylen;
-	MDB_val k = { strlen(url), (void *)url }, v;
+	MDB_val k = { strlen(key), key }, v;
 	MDB_txn *txn;
 	uint8_t *h;
 	int rc;
 
-	if (k.mv_size == 0 || k.mv_size > CRLC_KEY_MAX)
+	if (k.mv_size == 0 || k.mv_size > CRLC_KEY_MAX) {
+		free(key);
+		free(error);
 		return -1;
+	}
 	v.mv_size = CRLC_SRC_HDR_LEN + e + m + r + kl;
 	h = xcalloc(1, v.mv_size);
 	crlc_put_i64(h, rec->last_attempt);
@@ -675,7 +762,7 @@ store_put_source(struct store *s, const char *url, const struct source_rec *rec)
 	crlc_put_u32(h + 32, (uint32_t)kl);
 	memcpy(h + CRLC_SRC_HDR_LEN, rec->etag, e);
 	memcpy(h + CRLC_SRC_HDR_LEN + e, rec->last_modified, m);
-	memcpy(h + CRLC_SRC_HDR_LEN + e + m, rec->error, r);
+	memcpy(h + CRLC_SRC_HDR_LEN + e + m, error, r);
 	memcpy(h + CRLC_SRC_HDR_LEN + e + m + r, rec->scope_key, kl);
 	v.mv_data = h;
 	if ((rc = mdb_txn_begin(s->env, NULL, 0, &txn)) == 0) {
@@ -685,6 +772,8 @@ store_put_source(struct store *s, const char *url, const struct source_rec *rec)
 			mdb_txn_abort(txn);
 	}
 	free(h);
+	free(key);
+	free(error);
 	return rc == 0 ? 0 : -1;
 }
 
@@ -729,8 +818,47 @@ stamp_generation(struct store *s, uint64_t *generation)
 }
 
 /*
+ * A "crl" value whose source holds a URL's userinfo (written by an older
+ * version), redacted into *out (the caller frees it); NULL when v is
+ * fine as it is.
+ */
+static uint8_t *
+crl_value_redacted(const MDB_val *v, size_t *outlen)
+{
+	const uint8_t *h = v->mv_data;
+	uint8_t *out;
+	char *src, *red;
+	size_t u, ru;
+
+	if (v->mv_size < CRLC_CRL_HDR_LEN ||
+	    (u = crlc_get_u32(h + 92)) > v->mv_size - CRLC_CRL_HDR_LEN ||
+	    memchr(h + CRLC_CRL_HDR_LEN, '@', u) == NULL)
+		return NULL;
+	src = xcalloc(1, u + 1);
+	memcpy(src, h + CRLC_CRL_HDR_LEN, u);
+	red = redact_userinfo(src);
+	free(src);
+	if ((ru = strlen(red)) == u &&
+	    memcmp(red, h + CRLC_CRL_HDR_LEN, u) == 0) {
+		free(red);
+		return NULL;
+	}
+	*outlen = v->mv_size - u + ru;
+	out = xcalloc(1, *outlen);
+	memcpy(out, h, CRLC_CRL_HDR_LEN);
+	crlc_put_u32(out + 92, (uint32_t)ru);
+	memcpy(out + CRLC_CRL_HDR_LEN, red, ru);
+	memcpy(out + CRLC_CRL_HDR_LEN + ru, h + CRLC_CRL_HDR_LEN + u,
+	    v->mv_size - CRLC_CRL_HDR_LEN - u);
+	free(red);
+	return out;
+}
+
+/*
  * Write the working databases into a fresh environment at path, in key
- * order with MDB_APPEND.  Appending fills every page, where the working
+ * order with MDB_APPEND.  The "source" database stays in the working
+ * environment: the published file is world-readable and must not tell
+ * every local user the configured URLs and their last errors (format.h).  Appending fills every page, where the working
  * environment's random inserts leave B-tree pages about half full (and
  * mdb_env_copy2's compaction keeps them so): the snapshot every process
  * maps is about half the size.  Commits every PUBLISH_CHUNK records to
@@ -742,14 +870,15 @@ static int
 dense_copy(struct store *s, const char *path)
 {
 	static const char *const names[] = { CRLC_DB_META, CRLC_DB_CANON,
-	    CRLC_DB_ALIAS, CRLC_DB_REV, CRLC_DB_CRL, CRLC_DB_SOURCE };
-	const MDB_dbi from[] = { s->meta, s->canon, s->alias, s->rev, s->crl,
-	    s->source };
+	    CRLC_DB_ALIAS, CRLC_DB_REV, CRLC_DB_CRL };
+	const MDB_dbi from[] = { s->meta, s->canon, s->alias, s->rev, s->crl };
+	const size_t ndbs = sizeof(names) / sizeof(names[0]);
 	MDB_env *env = NULL;
 	MDB_txn *rtxn = NULL, *wtxn = NULL;
 	MDB_cursor *cur = NULL;
 	MDB_dbi to;
-	MDB_val k, v;
+	MDB_val k, v, rv;
+	uint8_t *red;
 	size_t i, n = 0;
 	int rc;
 
@@ -760,14 +889,20 @@ dense_copy(struct store *s, const char *path)
 	    MDB_NOSYNC, 0644)) != 0 ||
 	    (rc = mdb_txn_begin(s->env, NULL, MDB_RDONLY, &rtxn)) != 0)
 		goto done;
-	for (i = 0; i < CRLC_NUM_DBS && rc == 0; i++) {
+	for (i = 0; i < ndbs && rc == 0; i++) {
 		if ((rc = mdb_txn_begin(env, NULL, 0, &wtxn)) != 0 ||
 		    (rc = mdb_dbi_open(wtxn, names[i], MDB_CREATE, &to)) != 0 ||
 		    (rc = mdb_cursor_open(rtxn, from[i], &cur)) != 0)
 			break;
 		for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0;
 		    rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
-			if ((rc = mdb_put(wtxn, to, &k, &v, MDB_APPEND)) != 0)
+			red = from[i] == s->crl ? crl_value_redacted(&v,
+			    &rv.mv_size) : NULL;
+			rv.mv_data = red;
+			rc = mdb_put(wtxn, to, &k, red != NULL ? &rv : &v,
+			    MDB_APPEND);
+			free(red);
+			if (rc != 0)
 				break;
 			if (++n % PUBLISH_CHUNK == 0 &&
 			    ((rc = mdb_txn_commit(wtxn)) != 0 ||
@@ -795,6 +930,32 @@ done:
 	return rc;
 }
 
+/*
+ * Does the published file still carry a "source" database (an older
+ * version published it)?  Then it is published anew even when nothing
+ * changed, so the URLs and errors leave the world-readable file.
+ */
+static int
+published_has_source(const char *path)
+{
+	MDB_env *env = NULL;
+	MDB_txn *txn = NULL;
+	MDB_dbi dbi;
+	int found = 0;
+
+	if (mdb_env_create(&env) == 0 &&
+	    mdb_env_set_maxdbs(env, CRLC_NUM_DBS) == 0 &&
+	    mdb_env_set_mapsize(env, CRLC_MAP_SIZE) == 0 &&
+	    mdb_env_open(env, path, MDB_RDONLY | MDB_NOLOCK | MDB_NOSUBDIR |
+	    MDB_NOTLS, 0) == 0 &&
+	    mdb_txn_begin(env, NULL, MDB_RDONLY, &txn) == 0)
+		found = mdb_dbi_open(txn, CRLC_DB_SOURCE, 0, &dbi) == 0;
+	mdb_txn_abort(txn);
+	if (env != NULL)
+		mdb_env_close(env);
+	return found;
+}
+
 int
 store_publish(struct store *s, int force, uint64_t *generation, char *err,
     size_t errlen)
@@ -805,7 +966,8 @@ store_publish(struct store *s, int force, uint64_t *generation, char *err,
 
 	snprintf(dst, sizeof(dst), "%s/%s", s->dir, INDEX_NAME);
 	*generation = 0;
-	if (!s->dirty && !force && stat(dst, &sb) == 0)
+	if (!s->dirty && !force && stat(dst, &sb) == 0 &&
+	    !published_has_source(dst))
 		return 0;
 	if ((rc = stamp_generation(s, generation)) != 0) {
 		lmdb_err(err, errlen, "generation", rc);

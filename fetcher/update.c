@@ -98,10 +98,21 @@ gather_urls(const struct conf *conf, const struct trust *t, struct strlist *urls
 			    conf->urls.v[i]);
 			return -1;
 		}
+		/* Redaction of its userinfo must see the whole URL. */
+		if (!url_plain(conf->urls.v[i])) {
+			/* Unprintable: it may hold credentials redaction misses. */
+			logx(0, "url number %zu: white space, a control character, "
+			    "'\"', '<' or '>' in a URL", i + 1);
+			return -1;
+		}
 		/* Its state is keyed by the URL: LMDB keys stop at 511 bytes. */
 		if (strlen(conf->urls.v[i]) > CRLC_KEY_MAX) {
-			logx(0, "url %.64s...: longer than %d bytes", conf->urls.v[i],
+			/* Redacted before it is cut: the '@' may lie beyond. */
+			char *r = redact_userinfo(conf->urls.v[i]);
+
+			logx(0, "url %.64s...: longer than %d bytes", r,
 			    CRLC_KEY_MAX);
+			free(r);
 			return -1;
 		}
 		strlist_add(urls, conf->urls.v[i]);

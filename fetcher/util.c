@@ -30,24 +30,97 @@ int log_syslog;
  * (cron hosts have no journal catching stderr, and -q keeps cron mail
  * for failures only).
  */
+/* Where the authority of a URL quoted in text ends (RFC 3986 3.2). */
+static int
+authority_end(char c)
+{
+	return c == '/' || c == '?' || c == '#' || c == '"' || c == '<' ||
+	    c == '>' || (unsigned char)c <= 0x20 || c == 0x7f;
+}
+
+/*
+ * s with the userinfo of every URL in it replaced by "***" (in
+ * http: //user:pass@host/x, "user:pass" becomes "***"), in a new string.  The one redaction of credentials, for URLs and for any text
+ * that may quote one (log lines, error texts): whatever follows "://" up
+ * to the last '@' of the authority is userinfo.  A configured URL never
+ * holds a character that ends the authority early (url_plain()), so its
+ * userinfo is always found.
+ */
+char *
+redact_userinfo(const char *s)
+{
+	size_t len = strlen(s), i = 0, o = 0, e, at;
+	/* An empty userinfo (4 bytes with "@") grows by 3: at most 2x. */
+	char *out = xcalloc(1, 2 * len + 1);
+
+	while (i < len) {
+		if (s[i] == ':' && s[i + 1] == '/' && s[i + 2] == '/') {
+			memcpy(out + o, "://", 3);
+			o += 3;
+			i += 3;
+			for (e = i, at = len; e < len && !authority_end(s[e]); e++)
+				if (s[e] == '@')
+					at = e;
+			if (at != len) {
+				memcpy(out + o, "***", 3);
+				o += 3;
+				i = at;
+			}
+			continue;
+		}
+		out[o++] = s[i++];
+	}
+	out[o] = '\0';
+	return out;
+}
+
+/* redact_userinfo() in place, truncated to size bytes. */
+void
+redact_buf(char *buf, size_t size)
+{
+	char *r;
+
+	if (size == 0)
+		return;
+	r = redact_userinfo(buf);
+	snprintf(buf, size, "%s", r);
+	free(r);
+}
+
+/* A configured URL: no white space, control or quoting character. */
+int
+url_plain(const char *s)
+{
+	for (; *s != '\0'; s++)
+		if (*s == '"' || *s == '<' || *s == '>' ||
+		    (unsigned char)*s <= 0x20 || *s == 0x7f)
+			return 0;
+	return 1;
+}
+
+/* Every message is redacted: a URL's credentials never reach a log. */
 void
 logx(int level, const char *fmt, ...)
 {
 	va_list ap;
+	char *msg = NULL, *r;
+	int n;
 
-	if (level <= verbosity) {
-		fputs("crlcache: ", stderr);
-		va_start(ap, fmt);
-		vfprintf(stderr, fmt, ap);
-		va_end(ap);
-		fputc('\n', stderr);
-	}
+	if (level > verbosity && !(log_syslog && level <= 1))
+		return;
+	va_start(ap, fmt);
+	n = vasprintf(&msg, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	r = redact_userinfo(msg);
+	free(msg);
+	if (level <= verbosity)
+		fprintf(stderr, "crlcache: %s\n", r);
 	/* syslog keeps failures and the summary even under -q */
-	if (log_syslog && level <= 1) {
-		va_start(ap, fmt);
-		vsyslog(level == 0 ? LOG_ERR : LOG_INFO, fmt, ap);
-		va_end(ap);
-	}
+	if (log_syslog && level <= 1)
+		syslog(level == 0 ? LOG_ERR : LOG_INFO, "%s", r);
+	free(r);
 }
 
 void *

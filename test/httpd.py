@@ -17,11 +17,14 @@ Failure injection by path prefix:
     /slow/...             serve the rest of the path, 1 byte every 0.5 s
     /close/...            close the connection without any response
     /redirect/N/rest      302 to /redirect/N-1/rest ... /redirect/0/rest -> /rest
+Basic authentication for a fixed URL: if ROOT/<path>.auth exists, its first
+line is USER:PASSWORD, and a request without exactly those credentials gets 401.
 Failure injection for a fixed URL: if ROOT/<path>.status exists, its first word
 decides: a number (answer that status), "stall", "slow" or "close"; an
 optional second word N limits it to the next N requests.
 """
 import argparse
+import base64
 import email.utils
 import os
 import socket
@@ -113,6 +116,16 @@ class Handler(BaseHTTPRequestHandler):
         p = self._fs_path(urlpath)
         if p is None or not os.path.isfile(p):
             return self._simple(404, b"not found\n")
+        try:
+            with open(p + ".auth") as f:
+                creds = f.readline().strip()
+        except OSError:
+            creds = None
+        if creds is not None:
+            want = "Basic " + base64.b64encode(creds.encode()).decode()
+            if self.headers.get("Authorization") != want:
+                return self._simple(401, b"unauthorized\n",
+                                    [("WWW-Authenticate", 'Basic realm="crl"')])
         st = os.stat(p)
         etag = '"%x-%x"' % (st.st_size, st.st_mtime_ns)
         lastmod = email.utils.formatdate(st.st_mtime, usegmt=True)

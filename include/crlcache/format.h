@@ -99,10 +99,19 @@
  *		100  u32  length D of the applied delta CRL's DER (0: none)
  *		104  U bytes source, B bytes signed complete CRL (DER exactly as
  *		     received), D bytes signed delta CRL
+ *		  The source is written without the userinfo of a URL
+ *		  ("user:pass" in http: //user:pass@host/x becomes "***"):
+ *		  the file is world-readable.
  *
  *   "source"	one record per configured URL, for `status` and for
- *		conditional GET.
- *		key: the URL bytes
+ *		conditional GET.  PRIVATE: only the working environment
+ *		(STATE_DIR/work/, mode 0700) holds it; a publish leaves it
+ *		out, since the published file is world-readable and the URLs
+ *		and error texts are not for every local user.  Files
+ *		published by earlier writers may still contain it: readers
+ *		must neither need it nor mind it.
+ *		key: the URL bytes, its userinfo redacted as in "crl" (two
+ *		URLs that differ only in their credentials share a record)
  *		value: CRLC_SRC_HDR_LEN header, then variable parts
  *		  0  i64  last attempt
  *		  8  i64  last success (fetched and ingested, or not modified)
@@ -112,6 +121,7 @@
  *		 28  u32  length R of the last error text (0: none)
  *		 32  u32  length K of the "crl" key it last fed (0: none)
  *		 36  E bytes ETag, M bytes Last-Modified, R bytes error, K bytes key
+ *		The error text is redacted like the key.
  */
 #ifndef CRLCACHE_FORMAT_H
 #define CRLCACHE_FORMAT_H
@@ -126,7 +136,8 @@
 #define CRLC_DB_ALIAS	"alias"
 #define CRLC_DB_REV	"rev"
 #define CRLC_DB_CRL	"crl"
-#define CRLC_DB_SOURCE	"source"
+#define CRLC_DB_SOURCE	"source"	/* working environment only */
+/* maxdbs for every environment: the published file has 5, older ones 6. */
 #define CRLC_NUM_DBS	6
 
 #define CRLC_META_FORMAT	"format"
