@@ -61,11 +61,14 @@ nob "$CRLCACHE" --state-dir "$STATE" -c "$CONF" check "$PKI/rev1.pem" >"$W/nobch
 grep -q '^revoked' "$W/nobcheck.out" || { cat "$W/nobcheck.out"; fail "check as nobody"; }
 
 # readers still open a file an older version published, "source" and all
+# (only the small "source" database is loaded into a copy: mdb_load of
+# a whole dump with a CRL's long value line fails now and then)
 mkdir "$W/old"
-{ cat "$W/dump.txt"
-  printf '%s\n' VERSION=3 format=print database=source type=btree HEADER=END \
-      ' http://old.example/x.crl' ' 0000' DATA=END; } >"$W/old.dump"
-mdb_load -n -f "$W/old.dump" "$W/old/index.mdb" || fail "mdb_load of an old-style index"
+cp "$STATE/index.mdb" "$W/old/index.mdb"
+printf '%s\n' VERSION=3 format=print type=btree HEADER=END \
+    ' http://old.example/x.crl' ' 0000' DATA=END >"$W/old.dump"
+mdb_load -n -s source -f "$W/old.dump" "$W/old/index.mdb" ||
+    fail "mdb_load of an old-style index"
 mdb_stat -n -a "$W/old/index.mdb" | grep -q '^Status of source$' || fail "old-style index without source"
 "$CRLCACHE" --state-dir "$W/old" -c "$CONF" check "$PKI/rev1.pem" >"$W/oldcheck.out" 2>&1
 grep -q '^revoked' "$W/oldcheck.out" || { cat "$W/oldcheck.out"; fail "check on an index with source"; }
