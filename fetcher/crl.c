@@ -345,7 +345,7 @@ find_issuer(struct crl *c, const struct trust *t, time_t now, char *err,
 	const X509_NAME *iname = X509_CRL_get_issuer(c->x);
 	STACK_OF(X509) *cands;
 	char why[512] = "", name[256];
-	int i, signed_ok = 0, no_crlsign = 0;
+	int i, signed_ok = 0, no_crlsign = 0, not_ca = 0;
 
 	X509_NAME_oneline(iname, name, sizeof(name));
 	if ((cands = trust_candidates(t, iname)) == NULL) {
@@ -367,6 +367,26 @@ find_issuer(struct crl *c, const struct trust *t, time_t now, char *err,
 			no_crlsign = 1;
 			continue;
 		}
+		/*
+		 * RFC 5280 4.2.1.9 and 6.3.3 (f): the CRL signer is a CA
+		 * (basicConstraints cA=TRUE), or a certificate made only to
+		 * sign its CA's CRLs -- no basicConstraints, a keyUsage that
+		 * asserts cRLSign (checked above): 6.3.3 (f) lets a CA sign
+		 * CRLs with a key other than its certificate-signing key, and
+		 * NIST PKITS 4.4.19 is valid with exactly such a certificate.
+		 * A certificate that says cA=FALSE, or has neither extension,
+		 * is refused.  A version 1 certificate has no extensions: one
+		 * that is self-signed passes here and is then accepted only
+		 * as a configured trust anchor (trust_chains; 6.1.4 (k)).
+		 */
+		if (!(X509_get_extension_flags(x) & EXFLAG_CA) &&
+		    !(!(X509_get_extension_flags(x) & EXFLAG_BCONS) &&
+		    (X509_get_extension_flags(x) & EXFLAG_KUSAGE)) &&
+		    !(X509_get_version(x) == X509_VERSION_1 &&
+		    (X509_get_extension_flags(x) & EXFLAG_SS))) {
+			not_ca = 1;
+			continue;
+		}
 		if (trust_chains(t, x, now, why, sizeof(why)) && X509_up_ref(x))
 			c->issuer = x;
 	}
@@ -382,6 +402,11 @@ find_issuer(struct crl *c, const struct trust *t, time_t now, char *err,
 	else if (no_crlsign && why[0] == '\0')
 		snprintf(err, errlen, "issuer %s may not sign CRLs: its keyUsage "
 		    "lacks cRLSign (RFC 5280 4.2.1.3)", name);
+	else if (not_ca && why[0] == '\0')
+		snprintf(err, errlen, "issuer %s may not sign CRLs: its certificate "
+		    "is not a CA (basicConstraints cA=TRUE, RFC 5280 4.2.1.9) nor "
+		    "a dedicated CRL signer (no basicConstraints, keyUsage "
+		    "cRLSign; 6.3.3 (f))", name);
 	else
 		snprintf(err, errlen, "issuer %s does not chain to a trust anchor: %s",
 		    name, why);
