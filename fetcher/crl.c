@@ -213,20 +213,51 @@ check_extensions(const struct crl *c, char *err, size_t errlen)
 	return 0;
 }
 
-/* RFC 5280 5.2.3 cRLNumber and 5.2.4 deltaCRLIndicator. */
+/*
+ * RFC 5280 5.2.3 cRLNumber and 5.2.4 deltaCRLIndicator.
+ *
+ * A v2 CRL must carry cRLNumber, non-critical (5.2.3: "conforming CRL
+ * issuers MUST include this extension", "MUST be non-critical"); either
+ * fault refuses it.  A v1 CRL (5.1.2.1: no version field) can carry no
+ * extension at all, so no number: it is accepted, it must then have no
+ * extension, and it is ordered by thisUpdate alone -- except that a scope
+ * which already holds a numbered CRL refuses an unnumbered one
+ * (admissible() in store.c): a CA does not go back from v2 to v1, and
+ * accepting it would drop the number the rollback rule compares.  An
+ * administrator who knows better clears the scope with `crlcache reset`.
+ */
 static int
 read_numbers(struct crl *c, char *err, size_t errlen)
 {
 	ASN1_INTEGER *num;
+	long version = X509_CRL_get_version(c->x);
 	int crit;
 
+	if (version == X509_CRL_VERSION_1) {
+		if (sk_X509_EXTENSION_num(X509_CRL_get0_extensions(c->x)) > 0) {
+			snprintf(err, errlen, "v1 CRL with extensions (RFC 5280 "
+			    "5.1.2.1: extensions require v2)");
+			return -1;
+		}
+		return 0;
+	}
 	num = X509_CRL_get_ext_d2i(c->x, NID_crl_number, &crit, NULL);
 	if (num == NULL && crit != -1) {
 		snprintf(err, errlen, "malformed cRLNumber extension");
 		return -1;
 	}
-	if (num != NULL && uint_octets(num, c->number, CRLC_CRLNUM_MAX,
-	    &c->numlen) == -1) {
+	if (num == NULL) {
+		snprintf(err, errlen, "v2 CRL without cRLNumber (RFC 5280 5.2.3: "
+		    "MUST be present)");
+		return -1;
+	}
+	if (crit) {
+		ASN1_INTEGER_free(num);
+		snprintf(err, errlen, "cRLNumber marked critical (RFC 5280 5.2.3: "
+		    "MUST be non-critical)");
+		return -1;
+	}
+	if (uint_octets(num, c->number, CRLC_CRLNUM_MAX, &c->numlen) == -1) {
 		ASN1_INTEGER_free(num);
 		snprintf(err, errlen, "cRLNumber negative or longer than 20 octets "
 		    "(RFC 5280 5.2.3)");

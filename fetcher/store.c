@@ -378,6 +378,13 @@ admissible(const struct crl *c, const struct crlc_crl_info *old, int have,
 	}
 	if (!have)
 		return 1;
+	/* v1 after v2: see read_numbers() in crl.c */
+	if (X509_CRL_get_version(c->x) == X509_CRL_VERSION_1 &&
+	    old->number.len > 0) {
+		snprintf(err, errlen, "v1 CRL without cRLNumber where a numbered "
+		    "CRL is held (RFC 5280 5.2.3; `crlcache reset` clears the scope)");
+		return -1;
+	}
 	if (c->numlen > 0 && old->number.len > 0) {
 		cmp = numcmp(c->number, c->numlen, held, heldlen);
 		if (cmp < 0) {
