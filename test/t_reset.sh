@@ -38,6 +38,13 @@ assert_exit 1 cc reset --issuer "$PKI/int/cert.pem" --scope "$BASE_URL/nope.crl"
 assert_grep 'reset: no CRL held for issuer .*Test Int.*scope http' "$W/last.err"
 [ "$(generation)" = "$g" ] || fail "a reset of an empty scope published"
 assert_exit 4 cc reset "$PKI/int/cert.pem"
+# Like update and import, reset does not run as root unasked.
+if [ "$(id -u)" = 0 ] && ! getent passwd crlcache >/dev/null; then
+    assert_exit 4 env -u CRLCACHE_ALLOW_ROOT "$CRLCACHE" --state-dir "$STATE" -c "$CONF" \
+        reset --issuer "$PKI/int/cert.pem"
+    assert_grep 'refusing to run as root' "$W/last.err"
+    check_is revoked 1 "$PKI/rev1.pem"
+fi
 
 # Reset the intermediate's scope: its entries go, the other issuer's stay.
 assert_exit 0 cc reset --issuer "$PKI/int/cert.pem"
