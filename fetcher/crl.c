@@ -213,20 +213,51 @@ check_extensions(const struct crl *c, char *err, size_t errlen)
 	return 0;
 }
 
-/* RFC 5280 5.2.3 cRLNumber and 5.2.4 deltaCRLIndicator. */
+/*
+ * RFC 5280 5.2.3 cRLNumber and 5.2.4 deltaCRLIndicator.
+ *
+ * A v2 CRL must carry cRLNumber, non-critical (5.2.3: "conforming CRL
+ * issuers MUST include this extension", "MUST be non-critical"); either
+ * fault refuses it.  A v1 CRL (5.1.2.1: no version field) can carry no
+ * extension at all, so no number: it is accepted, it must then have no
+ * extension, and it is ordered by thisUpdate alone -- except that a scope
+ * which already holds a numbered CRL refuses an unnumbered one
+ * (admissible() in store.c): a CA does not go back from v2 to v1, and
+ * accepting it would drop the number the rollback rule compares.  An
+ * administrator who knows better clears the scope with `crlcache reset`.
+ */
 static int
 read_numbers(struct crl *c, char *err, size_t errlen)
 {
 	ASN1_INTEGER *num;
+	long version = X509_CRL_get_version(c->x);
 	int crit;
 
+	if (version == X509_CRL_VERSION_1) {
+		if (sk_X509_EXTENSION_num(X509_CRL_get0_extensions(c->x)) > 0) {
+			snprintf(err, errlen, "v1 CRL with extensions (RFC 5280 "
+			    "5.1.2.1: extensions require v2)");
+			return -1;
+		}
+		return 0;
+	}
 	num = X509_CRL_get_ext_d2i(c->x, NID_crl_number, &crit, NULL);
 	if (num == NULL && crit != -1) {
 		snprintf(err, errlen, "malformed cRLNumber extension");
 		return -1;
 	}
-	if (num != NULL && uint_octets(num, c->number, CRLC_CRLNUM_MAX,
-	    &c->numlen) == -1) {
+	if (num == NULL) {
+		snprintf(err, errlen, "v2 CRL without cRLNumber (RFC 5280 5.2.3: "
+		    "MUST be present)");
+		return -1;
+	}
+	if (crit) {
+		ASN1_INTEGER_free(num);
+		snprintf(err, errlen, "cRLNumber marked critical (RFC 5280 5.2.3: "
+		    "MUST be non-critical)");
+		return -1;
+	}
+	if (uint_octets(num, c->number, CRLC_CRLNUM_MAX, &c->numlen) == -1) {
 		ASN1_INTEGER_free(num);
 		snprintf(err, errlen, "cRLNumber negative or longer than 20 octets "
 		    "(RFC 5280 5.2.3)");
@@ -345,7 +376,7 @@ find_issuer(struct crl *c, const struct trust *t, time_t now, char *err,
 	const X509_NAME *iname = X509_CRL_get_issuer(c->x);
 	STACK_OF(X509) *cands;
 	char why[512] = "", name[256];
-	int i, signed_ok = 0, no_crlsign = 0;
+	int i, signed_ok = 0, no_crlsign = 0, not_ca = 0;
 
 	X509_NAME_oneline(iname, name, sizeof(name));
 	if ((cands = trust_candidates(t, iname)) == NULL) {
@@ -367,6 +398,26 @@ find_issuer(struct crl *c, const struct trust *t, time_t now, char *err,
 			no_crlsign = 1;
 			continue;
 		}
+		/*
+		 * RFC 5280 4.2.1.9 and 6.3.3 (f): the CRL signer is a CA
+		 * (basicConstraints cA=TRUE), or a certificate made only to
+		 * sign its CA's CRLs -- no basicConstraints, a keyUsage that
+		 * asserts cRLSign (checked above): 6.3.3 (f) lets a CA sign
+		 * CRLs with a key other than its certificate-signing key, and
+		 * NIST PKITS 4.4.19 is valid with exactly such a certificate.
+		 * A certificate that says cA=FALSE, or has neither extension,
+		 * is refused.  A version 1 certificate has no extensions: one
+		 * that is self-signed passes here and is then accepted only
+		 * as a configured trust anchor (trust_chains; 6.1.4 (k)).
+		 */
+		if (!(X509_get_extension_flags(x) & EXFLAG_CA) &&
+		    !(!(X509_get_extension_flags(x) & EXFLAG_BCONS) &&
+		    (X509_get_extension_flags(x) & EXFLAG_KUSAGE)) &&
+		    !(X509_get_version(x) == X509_VERSION_1 &&
+		    (X509_get_extension_flags(x) & EXFLAG_SS))) {
+			not_ca = 1;
+			continue;
+		}
 		if (trust_chains(t, x, now, why, sizeof(why)) && X509_up_ref(x))
 			c->issuer = x;
 	}
@@ -382,6 +433,11 @@ find_issuer(struct crl *c, const struct trust *t, time_t now, char *err,
 	else if (no_crlsign && why[0] == '\0')
 		snprintf(err, errlen, "issuer %s may not sign CRLs: its keyUsage "
 		    "lacks cRLSign (RFC 5280 4.2.1.3)", name);
+	else if (not_ca && why[0] == '\0')
+		snprintf(err, errlen, "issuer %s may not sign CRLs: its certificate "
+		    "is not a CA (basicConstraints cA=TRUE, RFC 5280 4.2.1.9) nor "
+		    "a dedicated CRL signer (no basicConstraints, keyUsage "
+		    "cRLSign; 6.3.3 (f))", name);
 	else
 		snprintf(err, errlen, "issuer %s does not chain to a trust anchor: %s",
 		    name, why);

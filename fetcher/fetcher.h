@@ -218,6 +218,16 @@ int	 scope_key(uint32_t issuer_id, const char *scope, uint8_t *key,
 	    size_t *keylen);
 int	 store_scope_key(struct store *s, const uint8_t canon[CRLC_HASH_LEN],
 	    const char *scope, uint8_t *key, size_t *keylen);
+/* What store_reset_scope removed. */
+struct store_reset {
+	uint32_t	 entries;
+	int64_t		 this_update;
+	uint8_t		 number[CRLC_CRLNUM_MAX];
+	size_t		 numlen;
+};
+int	 store_reset_scope(struct store *s, const uint8_t canon[CRLC_HASH_LEN],
+	    const char *scope, struct store_reset *held, char *err,
+	    size_t errlen);
 
 /* fetch.c: parallel HTTP(S) with libcurl multi */
 struct fetch {
@@ -474,6 +484,7 @@ int	 enrolment_learn(const char *state_dir, const struct conf *conf,
 	    const struct trust *t, struct enrolment *e);
 
 /* subcommands */
+int	 cmd_reset(const char *state_dir, int argc, char **argv);
 int	 cmd_import(const char *state_dir, const struct conf *conf, int argc,
 	    char **argv);
 int	 cmd_update(const char *state_dir, const struct conf *conf, int argc,

@@ -25,6 +25,8 @@ usage(FILE *f)
 	    "                         ingest CRL files offline\n"
 	    "  enroll CERT.pem | HOST:PORT ...\n"
 	    "                         fetch the CRLs of these certificates' issuers\n"
+	    "  reset --issuer CERT.pem [--scope URI]\n"
+	    "                         forget the CRL one scope holds (rollback lock)\n"
 	    "  check [--chain CHAIN.pem] CERT.pem\n"
 	    "                         look certificates up in the published index\n"
 	    "  status                 show the published index and its sources\n"
@@ -105,7 +107,7 @@ main(int argc, char **argv)
 	allow_root = allow_env != NULL && strcmp(allow_env, "1") == 0;
 	/* Commands that write the state directory never run as root. */
 	if ((strcmp(cmd, "update") == 0 || strcmp(cmd, "import") == 0 ||
-	    strcmp(cmd, "enroll") == 0) &&
+	    strcmp(cmd, "enroll") == 0 || strcmp(cmd, "reset") == 0) &&
 	    drop_privileges(state_dir, allow_root) == -1) {
 		conf_free(&conf);
 		return 4;
@@ -121,6 +123,8 @@ main(int argc, char **argv)
 		ret = cmd_enroll(state_dir, &conf, argc, argv);
 	else if (strcmp(cmd, "import") == 0)
 		ret = cmd_import(state_dir, &conf, argc, argv);
+	else if (strcmp(cmd, "reset") == 0)
+		ret = cmd_reset(state_dir, argc, argv);
 	else if (strcmp(cmd, "check") == 0)
 		ret = cmd_check(state_dir, &conf, argc, argv);
 	else if (strcmp(cmd, "enable") == 0)

@@ -438,6 +438,13 @@ admissible(const struct crl *c, const struct crlc_crl_info *old, int have,
 	}
 	if (!have)
 		return 1;
+	/* v1 after v2: see read_numbers() in crl.c */
+	if (X509_CRL_get_version(c->x) == X509_CRL_VERSION_1 &&
+	    old->number.len > 0) {
+		snprintf(err, errlen, "v1 CRL without cRLNumber where a numbered "
+		    "CRL is held (RFC 5280 5.2.3; `crlcache reset` clears the scope)");
+		return -1;
+	}
 	if (c->numlen > 0 && old->number.len > 0) {
 		cmp = numcmp(c->number, c->numlen, held, heldlen);
 		if (cmp < 0) {
@@ -775,6 +782,76 @@ store_put_source(struct store *s, const char *url, const struct source_rec *rec)
 	free(key);
 	free(error);
 	return rc == 0 ? 0 : -1;
+}
+
+/*
+ * crlcache reset: forget what one scope holds -- its "crl" record and the
+ * entries its complete and delta CRLs listed -- in one transaction, so
+ * that the rollback rule no longer binds it (and update, finding the
+ * scope empty, fetches its sources unconditionally).  Returns 1 when
+ * removed (what was held in *held), 0 when the scope holds nothing, -1 on
+ * error.
+ */
+int
+store_reset_scope(struct store *s, const uint8_t canon[CRLC_HASH_LEN],
+    const char *scope, struct store_reset *held, char *err, size_t errlen)
+{
+	uint8_t key[CRLC_KEY_MAX];
+	size_t keylen;
+	MDB_txn *txn;
+	MDB_val k, v;
+	struct crlc_crl_info old;
+	uint8_t *copy;
+	int rc;
+
+	memset(held, 0, sizeof(*held));
+	if (store_scope_key(s, canon, scope, key, &keylen) == -1)
+		return 0;	/* issuer never seen, or scope too long */
+	if ((rc = mdb_txn_begin(s->env, NULL, 0, &txn)) != 0) {
+		lmdb_err(err, errlen, "begin", rc);
+		return -1;
+	}
+	k.mv_size = keylen;
+	k.mv_data = key;
+	if ((rc = mdb_get(txn, s->crl, &k, &v)) == MDB_NOTFOUND) {
+		mdb_txn_abort(txn);
+		return 0;
+	}
+	if (rc != 0) {
+		mdb_txn_abort(txn);
+		lmdb_err(err, errlen, "read scope", rc);
+		return -1;
+	}
+	copy = xcalloc(1, v.mv_size);
+	memcpy(copy, v.mv_data, v.mv_size);
+	if (crlc_crl_decode(key, keylen, copy, v.mv_size, &old) == -1 ||
+	    old.number.len > sizeof(held->number)) {
+		mdb_txn_abort(txn);
+		free(copy);
+		snprintf(err, errlen, "index: stored CRL record is corrupt");
+		return -1;
+	}
+	held->entries = old.entries;
+	held->this_update = old.this_update;
+	memcpy(held->number, old.number.p, old.number.len);
+	held->numlen = old.number.len;
+	if ((rc = delete_entries(s, txn, old.issuer_id, old.der.p,
+	    old.der.len)) != 0 ||
+	    (rc = delete_entries(s, txn, old.issuer_id, old.delta.p,
+	    old.delta.len)) != 0 ||
+	    (rc = mdb_del(txn, s->crl, &k, NULL)) != 0) {
+		mdb_txn_abort(txn);
+		free(copy);
+		lmdb_err(err, errlen, "reset scope", rc);
+		return -1;
+	}
+	free(copy);
+	if ((rc = mdb_txn_commit(txn)) != 0) {
+		lmdb_err(err, errlen, "commit", rc);
+		return -1;
+	}
+	s->dirty = 1;
+	return 1;
 }
 
 void

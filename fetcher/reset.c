@@ -1,0 +1,107 @@
+/*
+ * crlcache reset: forget the CRL one scope holds, on an administrator's
+ * word.
+ *
+ * Copyright the crlcache authors. Licensed under the Apache License 2.0.
+ *
+ * The rollback rule (RFC 5280 5.2.3, admissible() in store.c) lets no CRL
+ * with a lower number replace the one held: one accepted bad CRL -- a
+ * number far ahead, a signer since refused -- would lock its scope for
+ * good.  reset removes that scope's CRL record and the entries its CRLs
+ * listed, and publishes; the next update (which asks unconditionally for
+ * a scope it does not hold) or import fills the scope afresh.  It is
+ * logged to stderr and, always, to syslog: revocation data was removed.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+
+#include <openssl/x509.h>
+
+#include "fetcher.h"
+
+int
+cmd_reset(const char *state_dir, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "issuer", required_argument, NULL, 'i' },
+		{ "scope", required_argument, NULL, 'u' },
+		{ NULL, 0, NULL, 0 },
+	};
+	STACK_OF(X509) *certs = sk_X509_new_null();
+	const char *issuer = NULL, *scope = NULL;
+	struct store *s = NULL;
+	struct store_reset held;
+	uint8_t canon[CRLC_HASH_LEN];
+	char name[256], num[2 * CRLC_CRLNUM_MAX + 1], tu[32], err[ERRLEN];
+	uint64_t gen;
+	int ch, rc, ret = 4;
+
+	while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (ch == 'i')
+			issuer = optarg;
+		else if (ch == 'u')
+			scope = optarg;
+		else
+			goto done;
+	}
+	if (issuer == NULL || optind != argc) {
+		logx(0, "usage: crlcache reset --issuer CERT.pem [--scope URI]");
+		goto done;
+	}
+	if (certs == NULL || certs_load(issuer, certs) == -1)
+		goto done;
+	if (sk_X509_num(certs) != 1) {
+		logx(0, "%s: give exactly one certificate, the CRL issuer's",
+		    issuer);
+		goto done;
+	}
+	X509_NAME_oneline(X509_get_subject_name(sk_X509_value(certs, 0)), name,
+	    sizeof(name));
+	if (name_canon_hash(X509_get_subject_name(sk_X509_value(certs, 0)),
+	    canon) == -1) {
+		logx(0, "%s: cannot read the subject name", issuer);
+		goto done;
+	}
+	if (store_open(&s, state_dir, err, sizeof(err)) == -1) {
+		logx(0, "%s", err);
+		goto done;
+	}
+	if ((rc = store_reset_scope(s, canon, scope, &held, err,
+	    sizeof(err))) == -1) {
+		logx(0, "reset: %s", err);
+		goto done;
+	}
+	if (rc == 0) {
+		logx(0, "reset: no CRL held for issuer %s, scope %s", name,
+		    scope != NULL ? scope : "all");
+		ret = 1;
+		goto done;
+	}
+	if (held.numlen > 0)
+		hex_encode(held.number, held.numlen, num, 1);
+	else
+		snprintf(num, sizeof(num), "none");
+	format_time(held.this_update, tu, sizeof(tu));
+	if (store_publish(s, 0, &gen, err, sizeof(err)) == -1) {
+		/* the working index changed: the next publish carries it */
+		logx(0, "reset: issuer %s, scope %s removed from the working "
+		    "index, not published: %s", name, scope != NULL ? scope :
+		    "all", err);
+		goto done;
+	}
+	if (!log_syslog)
+		openlog("crlcache", LOG_PID, LOG_DAEMON);
+	log_syslog = 1;
+	logx(1, "reset: issuer %s, scope %s: removed CRL number %s "
+	    "(thisUpdate %s, %u entries); published generation %llu",
+	    name, scope != NULL ? scope : "all", num, tu, held.entries,
+	    (unsigned long long)gen);
+	ret = 0;
+done:
+	store_close(s);
+	sk_X509_pop_free(certs, X509_free);
+	return ret;
+}
