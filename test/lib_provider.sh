@@ -181,3 +181,31 @@ client_words() {
         python)   grep -E '^python: ' "$W/client.out" | head -2 ;;
     esac
 }
+
+# ---------------------------------------------------------------- an index switched under a running process
+# tls_loop PORT SECS [exec args]: test/tls_loop.py under the provider in the
+# background (TLS_LOOP_PID): a fresh handshake to PORT every 0.2 s for SECS
+# seconds, one line per try in $W/loop.out, the provider's words in $W/loop.err.
+tls_loop() {
+    local port=$1 secs=$2; shift 2
+    px "$@" -- "$PY" "$TESTDIR/tls_loop.py" "$port" "$ROOT" "$secs" \
+        >"$W/loop.out" 2>"$W/loop.err" &
+    TLS_LOOP_PID=$!
+    bg_register "$TLS_LOOP_PID"
+}
+# tls_loop_judge T_PUB MIN: "ok" before T_PUB, "refused" from at most 5 s
+# after it, no error, no ok once refused, at least MIN of each; prints the
+# counts, returns 0 when all hold.
+tls_loop_judge() {
+    awk -v tp="$1" -v min="$2" '
+        $2 == "error" { err++ }
+        $1 < tp && $2 == "ok" { before_ok++ }
+        $2 == "refused" { if (!first) first = $1; ref++ }
+        $2 == "ok" && first { ok_after++ }
+        $1 > tp + 5 && $2 == "ok" { late_ok++ }
+        END {
+            printf "before_ok=%d refused=%d errors=%d ok_after_refusal=%d late_ok=%d switch_after=%.2fs\n",
+                before_ok, ref, err, ok_after, late_ok, first ? first - tp : -1
+            exit !(before_ok >= min && ref >= min && err == 0 && ok_after == 0 && late_ok == 0)
+        }' "$W/loop.out"
+}

@@ -70,40 +70,13 @@ check_refuses fifo "$STATE" 'not a regular file'
 
 # ---- a long-running process meets the FIFO, then a good index
 srv_start rev rev_ec
-cat >"$W/loop.py" <<'PY'
-import socket, ssl, sys, time
-port, root, secs = int(sys.argv[1]), sys.argv[2], float(sys.argv[3])
-end = time.time() + secs
-while time.time() < end:
-    ctx = ssl.create_default_context(cafile=root)
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=10) as raw:
-            with ctx.wrap_socket(raw, server_hostname="127.0.0.1") as s:
-                s.sendall(b"GET / HTTP/1.0\r\n\r\n"); s.recv(64)
-        print(f"{time.time():.2f} ok", flush=True)
-    except ssl.SSLCertVerificationError as e:
-        print(f"{time.time():.2f} refused", flush=True)
-    except Exception as e:
-        print(f"{time.time():.2f} error {type(e).__name__}: {e}", flush=True)
-    time.sleep(0.2)
-PY
-px --set hints=off -- "$PY" "$W/loop.py" "$(srv_port rev)" "$ROOT" 12 >"$W/loop.out" 2>"$W/loop.err" &
-pid=$!; bg_register "$pid"
+tls_loop "$(srv_port rev)" 12 --set hints=off
+pid=$TLS_LOOP_PID
 sleep 4
 cp "$good" "$IDX.tmp" && mv -f "$IDX.tmp" "$IDX"
 t_pub=$(date +%s.%N)
 wait "$pid"
-awk -v tp="$t_pub" '
-    $2 == "error" { err++ }
-    $1 < tp && $2 == "ok" { before_ok++ }
-    $2 == "refused" { if (!first) first = $1; ref++ }
-    $2 == "ok" && first { ok_after++ }
-    $1 > tp + 5 && $2 == "ok" { late_ok++ }
-    END {
-        printf "before_ok=%d refused=%d errors=%d ok_after_refusal=%d late_ok=%d switch_after=%.2fs\n",
-            before_ok, ref, err, ok_after, late_ok, first ? first - tp : -1
-        exit !(before_ok >= 5 && ref >= 5 && err == 0 && ok_after == 0 && late_ok == 0)
-    }' "$W/loop.out" >"$W/judge.out"; jrc=$?
+tls_loop_judge "$t_pub" 5 >"$W/judge.out"; jrc=$?
 n=$(grep -c 'passing through' "$W/loop.err")
 note "$(cat "$W/judge.out"); pass-through notices: $n"
 if [ "$jrc" -eq 0 ] && [ "$n" -eq 1 ]; then
