@@ -29,6 +29,8 @@
 #include <openssl/provider.h>
 #include <openssl/x509_vfy.h>
 
+#include "bench.h"
+
 /* Verifies of the covered leaf before measuring: lazy fetches, caches. */
 #define WARMUP		200
 #define MAX_UNC		256
@@ -53,20 +55,6 @@ with_conf(const char *path)
 	return lib;
 }
 
-static X509 *
-load_cert(OSSL_LIB_CTX *lib, const char *path)
-{
-	FILE *f = fopen(path, "r");
-	X509 *x = X509_new_ex(lib, NULL);
-
-	if (f == NULL || x == NULL || PEM_read_X509(f, &x, NULL, NULL) == NULL) {
-		fprintf(stderr, "hint_bench: %s: cannot load\n", path);
-		exit(2);
-	}
-	fclose(f);
-	return x;
-}
-
 static void
 ctx_init(struct ctx *c, const char *conf, const char *root, const char *ints)
 {
@@ -85,15 +73,6 @@ ctx_init(struct ctx *c, const char *conf, const char *root, const char *ints)
 	X509_free(x);
 	ERR_clear_error();
 	fclose(f);
-}
-
-static double
-now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
 /* Seconds one X509_verify_cert of leaf takes; exits when it fails. */
@@ -115,24 +94,6 @@ verify(const struct ctx *c, X509 *leaf)
 	}
 	X509_STORE_CTX_free(v);
 	return t0;
-}
-
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double
-median(const double *v, int n)
-{
-	double s[MAX_UNC];
-
-	memcpy(s, v, sizeof(*v) * (size_t)n);
-	qsort(s, (size_t)n, sizeof(*s), cmp_double);
-	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
 }
 
 int

@@ -24,6 +24,8 @@
 #include <openssl/provider.h>
 #include <openssl/x509_vfy.h>
 
+#include "bench.h"
+
 #define ROUNDS		21
 #define PER_ROUND	300
 
@@ -33,20 +35,6 @@ struct chain {
 	STACK_OF(X509)	*untrusted;
 	X509		*leaf;
 };
-
-static X509 *
-load_cert(OSSL_LIB_CTX *ctx, const char *path)
-{
-	FILE *f = fopen(path, "r");
-	X509 *x = X509_new_ex(ctx, NULL);
-
-	if (f == NULL || x == NULL || PEM_read_X509(f, &x, NULL, NULL) == NULL) {
-		fprintf(stderr, "verify_bench: %s: cannot load\n", path);
-		exit(2);
-	}
-	fclose(f);
-	return x;
-}
 
 static void
 chain_init(struct chain *c, OSSL_LIB_CTX *ctx, char **argv, const char *crl)
@@ -88,15 +76,6 @@ verify_once(const struct chain *c)
 }
 
 static double
-now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
-static double
 timed(const struct chain *c)
 {
 	double t0 = now();
@@ -106,21 +85,6 @@ timed(const struct chain *c)
 		if (!verify_once(c))
 			exit(3);
 	return (now() - t0) / PER_ROUND;
-}
-
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double
-median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	return v[n / 2];
 }
 
 int
