@@ -64,15 +64,20 @@
 /* Seconds for one caIssuers fetch: a hostile URL must not stall a run. */
 #define AIA_TIMEOUT	15
 
+static void
+enrolled_free(struct enrolled *en)
+{
+	X509_free(en->issuer);
+	strlist_free(&en->urls);
+}
+
 void
 enrolment_free(struct enrolment *e)
 {
 	size_t i;
 
-	for (i = 0; i < e->n; i++) {
-		X509_free(e->v[i].issuer);
-		strlist_free(&e->v[i].urls);
-	}
+	for (i = 0; i < e->n; i++)
+		enrolled_free(&e->v[i]);
 	free(e->v);
 	memset(e, 0, sizeof(*e));
 }
@@ -422,8 +427,7 @@ enrolment_expire(struct enrolment *e, int64_t before)
 		    sizeof(name));
 		logx(1, "enroll: %s not met since before the seen_expiry; "
 		    "dropped", name);
-		X509_free(e->v[i].issuer);
-		strlist_free(&e->v[i].urls);
+		enrolled_free(&e->v[i]);
 		dropped++;
 	}
 	e->n = n;
