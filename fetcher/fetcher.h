@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include <openssl/x509.h>
+#include <openssl/x509v3.h>
 
 #include <crlcache/format.h>
 #include <crlcache/hint.h>
@@ -173,9 +174,13 @@ struct crl {
 	int		 is_delta;
 	uint8_t		 base[CRLC_CRLNUM_MAX];	/* delta: BaseCRLNumber */
 	size_t		 baselen;
-	char		*scope;		/* IDP fullName URI, NULL: whole issuer */
+	char		*scope;		/* IDP name (idp.c), NULL: whole issuer */
 	unsigned	 idp_flags;	/* CRLC_CRL_USER_ONLY / CA_ONLY */
 };
+/* idp.c: the scope of a partitioned CRL (<crlcache/dpname.h>) */
+int	 idp_scope(const DIST_POINT_NAME *dpn, const X509_NAME *issuer,
+	    const char *url, int is_delta, char **scope, char *err,
+	    size_t errlen);
 int	 crl_parse(struct crl *c, const char *source, const uint8_t *buf,
 	    size_t len, char *err, size_t errlen);
 int	 crl_verify(struct crl *c, const struct trust *t, const char *url,

@@ -77,8 +77,9 @@ int64_t		 crlc_index_created(const struct crlc_index *idx);
 /*
  * Decide one certificate: REVOKED if (issuer, serial) is listed; else
  * UNKNOWN if no CRL scope of the issuer covers it (a complete CRL, or a
- * partition whose IDP URI equals one of the certificate's distribution
- * points, respecting onlyContainsUserCerts / onlyContainsCACerts);
+ * partition whose IDP name equals a name of one of the certificate's
+ * distribution points (<crlcache/dpname.h>), respecting
+ * onlyContainsUserCerts / onlyContainsCACerts);
  * else STALE if now > nextUpdate + grace; else GOOD.  A revoked entry is
  * reported whatever the freshness.  Thread-safe and lock-free: it reuses
  * one of a few read transactions kept per index (claimed with an atomic
