@@ -59,7 +59,8 @@ print_serial(const struct crlc_span *s)
 }
 
 static int
-check_one(struct crlc_index *idx, X509 *x, int64_t grace, enum crlc_state *st)
+check_one(struct crlc_index *idx, X509 *x, int64_t now, int64_t grace,
+    enum crlc_state *st)
 {
 	unsigned char *der = NULL;
 	struct crlc_span tbs;
@@ -75,7 +76,7 @@ check_one(struct crlc_index *idx, X509 *x, int64_t grace, enum crlc_state *st)
 		logx(0, "check: certificate could not be parsed");
 		goto done;
 	}
-	if (crlc_index_lookup(idx, &t, (int64_t)time(NULL), grace, &v) == -1) {
+	if (crlc_index_lookup(idx, &t, now, grace, &v) == -1) {
 		logx(0, "check: index lookup failed");
 		goto done;
 	}
@@ -110,6 +111,10 @@ check_one(struct crlc_index *idx, X509 *x, int64_t grace, enum crlc_state *st)
 		    v.state == CRLC_STALE ? " (past nextUpdate + grace)" : "");
 		break;
 	}
+	/* At --at, the certificate's own validity (RFC 5280 4.1.2.5). */
+	if (now < t.not_before || now > t.not_after)
+		printf(" (certificate %s at that time)", now < t.not_before ?
+		    "not yet valid" : "expired");
 	if (val.applies) {
 		crlc_validity_format(&val, vtext, sizeof(vtext));
 		printf(" %s", vtext);
@@ -126,6 +131,7 @@ cmd_check(const char *state_dir, const struct conf *conf, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "chain", required_argument, NULL, 'C' },
+		{ "at", required_argument, NULL, 'T' },
 		{ NULL, 0, NULL, 0 },
 	};
 	STACK_OF(X509) *certs = sk_X509_new_null();
@@ -133,15 +139,24 @@ cmd_check(const char *state_dir, const struct conf *conf, int argc, char **argv)
 	const char *chain = NULL;
 	char path[PATH_MAX];
 	enum crlc_state st, worst = CRLC_GOOD;
+	int64_t at = 0;
 	int ch, i, ret = EXIT_ERROR;
 
 	while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		if (ch != 'C')
+		if (ch == 'C')
+			chain = optarg;
+		else if (ch == 'T' && parse_at(optarg, &at) == 0)
+			continue;
+		else {
+			if (ch == 'T')
+				logx(0, "check: --at %s: not an RFC 3339 time or "
+				    "seconds since the epoch", optarg);
 			goto done;
-		chain = optarg;
+		}
 	}
 	if (optind + 1 != argc) {
-		logx(0, "usage: crlcache check [--chain CHAIN.pem] CERT.pem");
+		logx(0, "usage: crlcache check [--chain CHAIN.pem] [--at TIME] "
+		    "CERT.pem");
 		goto done;
 	}
 	if (certs == NULL || certs_load(argv[optind], certs) == -1 ||
@@ -150,8 +165,8 @@ cmd_check(const char *state_dir, const struct conf *conf, int argc, char **argv)
 	if (index_open(state_dir, path, sizeof(path), &idx, 1) == -1)
 		goto done;
 	for (i = 0; i < sk_X509_num(certs); i++) {
-		if (check_one(idx, sk_X509_value(certs, i), conf->stale_grace,
-		    &st) == -1)
+		if (check_one(idx, sk_X509_value(certs, i), at_or_now(at),
+		    conf->stale_grace, &st) == -1)
 			goto done;
 		if (severity(st) > severity(worst))
 			worst = st;

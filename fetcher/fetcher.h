@@ -118,6 +118,10 @@ struct crlc_index;
 int	 index_open(const char *state_dir, char *path, size_t len,
 	    struct crlc_index **idx, int report);
 
+/* at.c: --at TIME (RFC 3339 or seconds since the epoch) */
+int	 parse_at(const char *s, int64_t *out);
+int64_t	 at_or_now(int64_t at);
+
 /* conf.c */
 int	 parse_number(const char *s, long long max, int suffix, long long *out);
 void	 conf_init(struct conf *c);
@@ -133,6 +137,8 @@ struct trust {
 	X509_STORE	*store;		/* anchors */
 	STACK_OF(X509)	*certs;		/* every known CA cert: issuer candidates */
 	struct crlc_index *index;	/* published index: revoked CRL issuers */
+	int64_t		 at;		/* --at: chains and CRLs are judged at
+					   this instant; 0: the clock */
 };
 int	 trust_load(struct trust *t, const struct strlist *anchors,
 	    const struct strlist *untrusted, const struct strlist *cas);

@@ -408,9 +408,10 @@ print_directory(FILE *out, enum out_format fmt, const char *state_dir)
 
 static int
 print_status(FILE *out, enum out_format fmt, const char *path,
-    struct crlc_index *idx, const char *state_dir, int64_t grace, int *stale)
+    struct crlc_index *idx, const char *state_dir, int64_t now, int64_t grace,
+    int *stale)
 {
-	struct status_walk w = { out, fmt, (int64_t)time(NULL), grace, 0, 0, 0 };
+	struct status_walk w = { out, fmt, now, grace, 0, 0, 0 };
 	struct crlc_stats st;
 	int64_t created = crlc_index_created(idx);
 	unsigned long long gen = (unsigned long long)crlc_index_generation(idx);
@@ -471,7 +472,7 @@ print_status(FILE *out, enum out_format fmt, const char *path,
 /* node_exporter reads the file at any time: write it whole, then rename. */
 static int
 write_prometheus(const char *file, const char *path, struct crlc_index *idx,
-    const char *state_dir, int64_t grace, int *stale)
+    const char *state_dir, int64_t now, int64_t grace, int *stale)
 {
 	char *text = NULL;
 	size_t len = 0;
@@ -480,7 +481,8 @@ write_prometheus(const char *file, const char *path, struct crlc_index *idx,
 
 	if ((f = open_memstream(&text, &len)) == NULL)
 		return -1;
-	if (print_status(f, OUT_PROM, path, idx, state_dir, grace, stale) == -1) {
+	if (print_status(f, OUT_PROM, path, idx, state_dir, now, grace,
+	    stale) == -1) {
 		fclose(f);
 		logx(0, "%s: cannot write", file);
 		goto done;
@@ -500,12 +502,14 @@ cmd_status(const char *state_dir, const struct conf *conf, int argc, char **argv
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "prometheus", required_argument, NULL, 'p' },
+		{ "at", required_argument, NULL, 'T' },
 		{ NULL, 0, NULL, 0 },
 	};
 	enum out_format fmt = OUT_TEXT;
 	const char *prom = NULL;
 	struct crlc_index *idx;
 	char path[PATH_MAX];
+	int64_t at = 0;
 	int ch, rc, stale = 0;
 
 	while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -513,21 +517,28 @@ cmd_status(const char *state_dir, const struct conf *conf, int argc, char **argv
 			fmt = OUT_JSON;
 		else if (ch == 'p')
 			prom = optarg;
-		else
+		else if (ch == 'T' && parse_at(optarg, &at) == 0)
+			continue;
+		else {
+			if (ch == 'T')
+				logx(0, "status: --at %s: not an RFC 3339 time or "
+				    "seconds since the epoch", optarg);
 			return 4;
+		}
 	}
 	if (optind != argc) {
-		logx(0, "usage: crlcache status [--json] [--prometheus FILE]");
+		logx(0, "usage: crlcache status [--json] [--prometheus FILE] "
+		    "[--at TIME]");
 		return 4;
 	}
 	if (index_open(state_dir, path, sizeof(path), &idx, 1) == -1)
 		return 4;
 	if (prom != NULL)
-		rc = write_prometheus(prom, path, idx, state_dir, conf->stale_grace,
-		    &stale);
+		rc = write_prometheus(prom, path, idx, state_dir, at_or_now(at),
+		    conf->stale_grace, &stale);
 	else
 		rc = print_status(stdout, fmt, path, idx, state_dir,
-		    conf->stale_grace, &stale);
+		    at_or_now(at), conf->stale_grace, &stale);
 	crlc_index_close(idx);
 	if (rc == -1) {
 		logx(0, "%s: cannot read the index", path);

@@ -217,7 +217,7 @@ chain_revoked(const struct trust *t, STACK_OF(X509) *chain, char *why,
 		if ((len = i2d_X509(x, &der)) > 0 &&
 		    crlc_cert_tbs(der, (size_t)len, &tbs) == 0 &&
 		    crlc_tbs_parse(tbs.p, tbs.len, &cert) == 0 &&
-		    crlc_index_lookup(t->index, &cert, (int64_t)time(NULL), 0,
+		    crlc_index_lookup(t->index, &cert, at_or_now(t->at), 0,
 		    &v) == 0 && v.state == CRLC_REVOKED) {
 			X509_NAME_oneline(X509_get_subject_name(x), name,
 			    sizeof(name));
