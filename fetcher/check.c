@@ -14,7 +14,9 @@
 #include <openssl/err.h>
 #include <openssl/pem.h>
 #include <openssl/x509.h>
+#include <openssl/x509v3.h>
 
+#include <crlcache/dpname.h>
 #include <crlcache/index.h>
 #include <crlcache/tbs.h>
 #include <crlcache/validity.h>
@@ -58,6 +60,33 @@ print_serial(const struct crlc_span *s)
 		printf("%02X", s->p[i]);
 }
 
+/* The first name of x's first distribution point, as OpenSSL prints it. */
+static void
+print_dp(X509 *x)
+{
+	STACK_OF(DIST_POINT) *dps;
+	DIST_POINT_NAME *dpn;
+	BIO *out;
+
+	dps = X509_get_ext_d2i(x, NID_crl_distribution_points, NULL, NULL);
+	dpn = sk_DIST_POINT_num(dps) > 0 ?
+	    sk_DIST_POINT_value(dps, 0)->distpoint : NULL;
+	fflush(stdout);
+	if (dpn != NULL && (out = BIO_new_fp(stdout, BIO_NOCLOSE)) != NULL) {
+		if (dpn->type == 0 && sk_GENERAL_NAME_num(dpn->name.fullname) > 0)
+			GENERAL_NAME_print(out,
+			    sk_GENERAL_NAME_value(dpn->name.fullname, 0));
+		else if (dpn->type == 1 &&
+		    DIST_POINT_set_dpname(dpn, X509_get_issuer_name(x))) {
+			/* made full with the issuer's name (RFC 5280 4.2.1.13) */
+			BIO_puts(out, "DirName:");
+			X509_NAME_print_ex(out, dpn->dpname, 0, XN_FLAG_RFC2253);
+		}
+		BIO_free(out);
+	}
+	sk_DIST_POINT_pop_free(dps, DIST_POINT_free);
+}
+
 static int
 check_one(struct crlc_index *idx, X509 *x, int64_t now, int64_t grace,
     enum crlc_state *st)
@@ -99,9 +128,20 @@ check_one(struct crlc_index *idx, X509 *x, int64_t now, int64_t grace,
 		printf(" revoked=%s reason=%s", a, crlc_reason_name(v.reason));
 		break;
 	case CRLC_UNKNOWN:
-		printf(" (no CRL in the index covers this issuer%s%s)",
-		    t.ndp > 0 ? " and distribution point" : "",
-		    exempt ? "; short-lived, no revocation expected" : "");
+		if (!v.issuer_held)
+			printf(" (no CRL of this issuer in the index");
+		else if (crlc_dp_count(&t) == 0)
+			printf(" (the index holds CRLs of this issuer, none that "
+			    "covers a %s certificate without a distribution "
+			    "point", t.is_ca ? "CA" : "user");
+		else {
+			printf(" (the index holds CRLs of this issuer, none for "
+			    "this %s certificate's distribution point ",
+			    t.is_ca ? "CA" : "user");
+			print_dp(x);
+		}
+		printf("%s)", exempt ?
+		    "; short-lived, no revocation expected" : "");
 		break;
 	default:
 		format_time(v.this_update, a, sizeof(a));

@@ -76,14 +76,30 @@ is_stale(const struct status_walk *w, int64_t next_update)
 	return next_update != 0 && w->now > next_update + w->grace;
 }
 
+/*
+ * What a scope is: "full" (no IDP distributionPoint: every certificate
+ * of the issuer) or "partition", restricted to "user-only" or "CA-only"
+ * certificates by the IDP, "+delta" when a delta CRL is applied.
+ */
+static void
+scope_kind(const struct crlc_crl_info *ci, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s%s%s", ci->scope.len == 0 ? "full" : "partition",
+	    ci->flags & CRLC_CRL_USER_ONLY ? "+user-only" :
+	    ci->flags & CRLC_CRL_CA_ONLY ? "+CA-only" : "",
+	    ci->delta.len > 0 ? "+delta" : "");
+}
+
 static int
 print_crl(const struct crlc_crl_info *ci, void *arg)
 {
 	struct status_walk *w = arg;
 	const char *scope = (const char *)ci->scope.p;
-	char tu[32], nu[32], *raw, *src;
+	char tu[32], nu[32], kind[40], *raw, *src;
 	size_t srclen;
 	int stale = is_stale(w, ci->next_update);
+
+	scope_kind(ci, kind, sizeof(kind));
 
 	/* An index an older version published may name a URL's credentials. */
 	raw = xcalloc(1, ci->source.len + 1);
@@ -97,10 +113,10 @@ print_crl(const struct crlc_crl_info *ci, void *arg)
 		format_time(ci->this_update, tu, sizeof(tu));
 		format_time(ci->next_update, nu, sizeof(nu));
 		fprintf(w->out, "crl %.*s scope=%.*s entries=%u thisUpdate=%s "
-		    "nextUpdate=%s%s%s\n", (int)srclen, src,
+		    "nextUpdate=%s kind=%s%s%s\n", (int)srclen, src,
 		    ci->scope.len > 0 ? (int)ci->scope.len : 3,
 		    ci->scope.len > 0 ? scope : "all", ci->entries, tu,
-		    ci->next_update != 0 ? nu : "none",
+		    ci->next_update != 0 ? nu : "none", kind,
 		    ci->delta.len > 0 ? " delta" : "", stale ? " stale" : "");
 		break;
 	case OUT_JSON:
@@ -108,9 +124,15 @@ print_crl(const struct crlc_crl_info *ci, void *arg)
 		json_str(w->out, src, srclen);
 		fputs(", \"scope\": ", w->out);
 		json_str(w->out, scope, ci->scope.len);
-		fprintf(w->out, ", \"entries\": %u, \"this_update\": %lld, "
+		fputs(", \"kind\": ", w->out);
+		json_str(w->out, kind, strlen(kind));
+		fprintf(w->out, ", \"partition\": %s, \"user_only\": %s, "
+		    "\"ca_only\": %s, \"entries\": %u, \"this_update\": %lld, "
 		    "\"next_update\": %lld, \"fetched_at\": %lld, \"delta\": %s, "
-		    "\"stale\": %s}", ci->entries, (long long)ci->this_update,
+		    "\"stale\": %s}", ci->scope.len > 0 ? "true" : "false",
+		    ci->flags & CRLC_CRL_USER_ONLY ? "true" : "false",
+		    ci->flags & CRLC_CRL_CA_ONLY ? "true" : "false",
+		    ci->entries, (long long)ci->this_update,
 		    (long long)ci->next_update, (long long)ci->fetched_at,
 		    ci->delta.len > 0 ? "true" : "false", stale ? "true" : "false");
 		break;

@@ -692,6 +692,7 @@ crlc_index_lookup(struct crlc_index *idx, const struct crlc_tbs *cert,
 		covered = scope_covers(txn, idx->crl, key,
 		    CRLC_ISSUER_ID_LEN + slen, cert, out);
 	}
+	out->issuer_held = !covered;
 	if (covered)
 		out->state = out->next_update != 0 &&
 		    now > out->next_update + grace ? CRLC_STALE : CRLC_GOOD;

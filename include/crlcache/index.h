@@ -39,6 +39,8 @@ struct crlc_verdict {
 	int		reason;		/* REVOKED: RFC 5280 5.3.1 code, or -1 */
 	int64_t		this_update;	/* covering CRL, when one exists */
 	int64_t		next_update;	/* covering CRL, 0 if it has none */
+	int		issuer_held;	/* UNKNOWN: the index holds CRLs of the
+					   issuer, none covers this certificate */
 };
 
 /*
