@@ -144,11 +144,12 @@ ext_crl_dp(struct der v, struct crlc_tbs *out)
 		if (der_peek(&dpn, TAG_CTX_CONS(1))) {
 			if (der_expect(&dpn, TAG_CTX_CONS(1), &name) == -1)
 				return;
-			for (rest = dp; rest.p < rest.end; )
-				if (der_read(&rest, &tag, &full) == -1 ||
-				    tag == TAG_CTX_CONS(2))
-					break;
-			if (rest.p == rest.end)
+			/* [1] reasons, [2] cRLIssuer may follow */
+			for (rest = dp, tag = 0; rest.p < rest.end &&
+			    tag != TAG_CTX_CONS(2); )
+				if (der_read(&rest, &tag, &full) == -1)
+					return;
+			if (tag != TAG_CTX_CONS(2))
 				span_add(out->dprel, &out->ndprel, &name);
 			continue;
 		}
