@@ -39,7 +39,7 @@ digits(const char **p, int n, int *v)
  * (2026-05-01: its midnight UTC), or seconds since the epoch.  0, or -1
  * when s is none of them.
  */
-int
+static int
 parse_at(const char *s, int64_t *out)
 {
 	const char *p = s;
@@ -93,6 +93,17 @@ parse_at(const char *s, int64_t *out)
 	tm.tm_sec = sec;
 	*out = (int64_t)timegm(&tm) - sign * (oh * 3600 + om * 60);
 	return 0;
+}
+
+/* The --at option of command cmd: 0, or -1 (logged) when arg is no time. */
+int
+at_option(const char *cmd, const char *arg, int64_t *at)
+{
+	if (parse_at(arg, at) == 0)
+		return 0;
+	logx(0, "%s: --at %s: not an RFC 3339 time or seconds since the "
+	    "epoch", cmd, arg);
+	return -1;
 }
 
 /* The instant to evaluate at: at when --at gave one (non-zero), else now. */

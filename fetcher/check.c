@@ -185,14 +185,8 @@ cmd_check(const char *state_dir, const struct conf *conf, int argc, char **argv)
 	while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		if (ch == 'C')
 			chain = optarg;
-		else if (ch == 'T' && parse_at(optarg, &at) == 0)
-			continue;
-		else {
-			if (ch == 'T')
-				logx(0, "check: --at %s: not an RFC 3339 time or "
-				    "seconds since the epoch", optarg);
+		else if (ch != 'T' || at_option("check", optarg, &at) == -1)
 			goto done;
-		}
 	}
 	if (optind + 1 != argc) {
 		logx(0, "usage: crlcache check [--chain CHAIN.pem] [--at TIME] "

@@ -119,7 +119,7 @@ int	 index_open(const char *state_dir, char *path, size_t len,
 	    struct crlc_index **idx, int report);
 
 /* at.c: --at TIME (RFC 3339 or seconds since the epoch) */
-int	 parse_at(const char *s, int64_t *out);
+int	 at_option(const char *cmd, const char *arg, int64_t *at);
 int64_t	 at_or_now(int64_t at);
 
 /* conf.c */

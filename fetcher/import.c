@@ -79,11 +79,8 @@ cmd_import(const char *state_dir, const struct conf *conf, int argc,
 			}
 			url = optarg;
 		} else if (ch == 'T') {
-			if (parse_at(optarg, &t.at) == -1) {
-				logx(0, "import: --at %s: not an RFC 3339 time "
-				    "or seconds since the epoch", optarg);
+			if (at_option("import", optarg, &t.at) == -1)
 				goto done;
-			}
 		} else if (ch == 1) {
 			strlist_add(&files, optarg);
 			strlist_add(&urls, url != NULL ? url : "");

@@ -539,14 +539,8 @@ cmd_status(const char *state_dir, const struct conf *conf, int argc, char **argv
 			fmt = OUT_JSON;
 		else if (ch == 'p')
 			prom = optarg;
-		else if (ch == 'T' && parse_at(optarg, &at) == 0)
-			continue;
-		else {
-			if (ch == 'T')
-				logx(0, "status: --at %s: not an RFC 3339 time or "
-				    "seconds since the epoch", optarg);
+		else if (ch != 'T' || at_option("status", optarg, &at) == -1)
 			return 4;
-		}
 	}
 	if (optind != argc) {
 		logx(0, "usage: crlcache status [--json] [--prometheus FILE] "
