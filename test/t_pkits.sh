@@ -8,8 +8,9 @@
 # is never "good", a valid one is.  Distribution points match by URI,
 # directoryName and nameRelativeToCRLIssuer (RFC 5280 6.3.3 (b)(2)).
 # Features crlcache refuses on purpose (indirect CRLs and cRLIssuer,
-# onlySomeReasons, onlyContainsAttributeCerts, DSA parameter inheritance)
-# are rejected and leave their certificates "unknown".
+# onlySomeReasons: PKITS 4.14.15-4.14.35; onlyContainsAttributeCerts; DSA
+# parameter inheritance) are rejected and leave their certificates
+# "unknown", never "good".
 . "$(dirname "$0")/lib.sh"
 need_crlcache
 V=$(/usr/bin/python3 -c 'import cryptography_vectors, os; print(os.path.dirname(cryptography_vectors.__file__))' 2>/dev/null)
@@ -127,4 +128,21 @@ InvalidonlyContainsCACertsTest12EE 2 onlyContainsCACertsCACert
 ValidonlyContainsCACertsTest13EE 0 onlyContainsCACertsCACert
 InvalidonlyContainsAttributeCertsTest14EE 2 onlyContainsAttributeCertsCACert
 TABLE
+
+# PKITS 4.14.15-4.14.35 need what crlcache refuses on purpose: CRLs
+# partitioned by reason (onlySomeReasons, 4.14.15-4.14.21) and indirect
+# CRLs (indirectCRL, certificateIssuer entries, distribution points with a
+# cRLIssuer: 4.14.22-4.14.35).  Those CRLs are rejected above, so no path
+# PKITS calls invalid may be "good"; the valid ones stay "unknown".
+for f in "$W"/pem/*onlySomeReasonsTest*EE.pem "$W"/pem/*IDPwithindirectCRLTest*EE.pem \
+    "$W"/pem/*cRLIssuerTest*EE.pem; do
+    ee=$(basename "$f" .pem)
+    cc check "$f" >"$W/check.out" 2>&1; rc=$?
+    case $ee in
+        Invalid*) [ "$rc" -ne 0 ] && case_ok "$ee: $(awk '{print $1}' "$W/check.out")" \
+            || case_fail "$ee" "invalid path answered good: $(cat "$W/check.out")" ;;
+        *) [ "$rc" -eq 2 ] && case_ok "$ee: unknown (unsupported CRL kind)" \
+            || case_fail "$ee" "exit $rc, want 2 (unknown): $(cat "$W/check.out")" ;;
+    esac
+done
 finish
