@@ -88,7 +88,7 @@ print_dp(X509 *x)
 }
 
 static int
-check_one(struct crlc_index *idx, X509 *x, int64_t now, int64_t grace,
+check_one(struct crlc_index *idx, X509 *x, int64_t at, int64_t grace,
     enum crlc_state *st)
 {
 	unsigned char *der = NULL;
@@ -97,6 +97,7 @@ check_one(struct crlc_index *idx, X509 *x, int64_t now, int64_t grace,
 	struct crlc_verdict v;
 	struct crlc_validity val;
 	char a[32], b[32], vtext[160];
+	int64_t now = at_or_now(at);
 	int len, exempt = 0, ret = -1;
 
 	if ((len = i2d_X509(x, &der)) <= 0 ||
@@ -152,7 +153,7 @@ check_one(struct crlc_index *idx, X509 *x, int64_t now, int64_t grace,
 		break;
 	}
 	/* At --at, the certificate's own validity (RFC 5280 4.1.2.5). */
-	if (now < t.not_before || now > t.not_after)
+	if (at != 0 && (now < t.not_before || now > t.not_after))
 		printf(" (certificate %s at that time)", now < t.not_before ?
 		    "not yet valid" : "expired");
 	if (val.applies) {
@@ -199,7 +200,7 @@ cmd_check(const char *state_dir, const struct conf *conf, int argc, char **argv)
 	if (index_open(state_dir, path, sizeof(path), &idx, 1) == -1)
 		goto done;
 	for (i = 0; i < sk_X509_num(certs); i++) {
-		if (check_one(idx, sk_X509_value(certs, i), at_or_now(at),
+		if (check_one(idx, sk_X509_value(certs, i), at,
 		    conf->stale_grace, &st) == -1)
 			goto done;
 		if (severity(st) > severity(worst))
