@@ -436,6 +436,8 @@ print_status(FILE *out, enum out_format fmt, const char *path,
 	struct status_walk w = { out, fmt, now, grace, 0, 0, 0 };
 	struct crlc_stats st;
 	int64_t created = crlc_index_created(idx);
+	/* the file's age, on the clock whatever --at says */
+	long long age = (long long)((int64_t)time(NULL) - created);
 	unsigned long long gen = (unsigned long long)crlc_index_generation(idx);
 	char ct[32];
 	int rc, have_sources;
@@ -446,7 +448,7 @@ print_status(FILE *out, enum out_format fmt, const char *path,
 	if (fmt == OUT_TEXT)
 		fprintf(out, "index %s\ngeneration %llu\ncreated %s\nage %llds\n"
 		    "issuers %llu\ncrls %llu\nrevoked %llu\nbytes %llu\n", path, gen,
-		    ct, (long long)(w.now - created),
+		    ct, age,
 		    (unsigned long long)st.issuers, (unsigned long long)st.crls,
 		    (unsigned long long)st.revoked,
 		    (unsigned long long)st.file_size);
@@ -456,7 +458,7 @@ print_status(FILE *out, enum out_format fmt, const char *path,
 		fprintf(out, ",\n  \"generation\": %llu,\n  \"created\": %lld,\n"
 		    "  \"age_seconds\": %lld,\n  \"issuers\": %llu,\n  \"crls\": %llu,\n"
 		    "  \"revoked\": %llu,\n  \"bytes\": %llu,\n  \"crl\": [", gen,
-		    (long long)created, (long long)(w.now - created),
+		    (long long)created, age,
 		    (unsigned long long)st.issuers, (unsigned long long)st.crls,
 		    (unsigned long long)st.revoked, (unsigned long long)st.file_size);
 	} else
