@@ -253,6 +253,13 @@ struct fetch {
 	char		 err[ERRLEN];
 };
 int	 fetch_all(struct fetch *f, size_t n, const struct conf *conf);
+/*
+ * fetch_all, calling cb(f, arg) as each transfer ends (retries done):
+ * the caller can use and free its body while the others go on.  A
+ * transfer the engine gave up on (-1) gets no call.
+ */
+int	 fetch_each(struct fetch *f, size_t n, const struct conf *conf,
+	    void (*cb)(struct fetch *, void *), void *arg);
 void	 fetch_free(struct fetch *f);
 
 /* ingest.c: parse + verify + store one CRL, reporting a rejection */
