@@ -1018,20 +1018,35 @@ crl_value_redacted(const MDB_val *v, size_t *outlen)
 
 /*
  * Publishing reads the whole working file through LMDB's read-only map:
- * let go of the pages read so far, or the copy ends with all of it
- * resident (RSS the size of the index).  Pages read again come back from
- * the page cache; LMDB's pointers stay valid.
+ * let go of the pages read so far, [*lo, *hi) -- the keys and values a
+ * read transaction returns lie in the map, so their span does too -- or
+ * the copy ends with all of it resident (RSS the size of the index).
+ * Pages read again come back from the page cache; pointers stay valid.
  */
 static void
-map_release(struct store *s)
+map_release(uintptr_t *lo, uintptr_t *hi)
 {
-	MDB_envinfo info;
-	MDB_stat st;
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), a, b;
 
-	if (mdb_env_info(s->env, &info) == 0 && mdb_env_stat(s->env, &st) == 0 &&
-	    info.me_mapaddr != NULL)
-		(void)madvise(info.me_mapaddr, (info.me_last_pgno + 1) *
-		    (size_t)st.ms_psize, MADV_DONTNEED);
+	if (*lo < *hi) {
+		a = *lo & ~(page - 1);
+		b = (*hi + page - 1) & ~(page - 1);
+		(void)madvise((void *)a, b - a, MADV_DONTNEED);
+	}
+	*lo = UINTPTR_MAX;
+	*hi = 0;
+}
+
+/* Widen [*lo, *hi) to cover what v points to. */
+static void
+map_touched(const MDB_val *v, uintptr_t *lo, uintptr_t *hi)
+{
+	uintptr_t p = (uintptr_t)v->mv_data;
+
+	if (p < *lo)
+		*lo = p;
+	if (p + v->mv_size > *hi)
+		*hi = p + v->mv_size;
 }
 
 static int
@@ -1048,6 +1063,7 @@ dense_copy(struct store *s, const char *path)
 	MDB_val k, v, rv;
 	uint8_t *red;
 	size_t i, n = 0, bytes = 0;
+	uintptr_t lo = UINTPTR_MAX, hi = 0;
 	int rc;
 
 	if ((rc = mdb_env_create(&env)) != 0 ||
@@ -1072,11 +1088,13 @@ dense_copy(struct store *s, const char *path)
 			free(red);
 			if (rc != 0)
 				break;
+			map_touched(&k, &lo, &hi);
+			map_touched(&v, &lo, &hi);
 			bytes += k.mv_size + v.mv_size;
 			if (++n % PUBLISH_CHUNK != 0 && bytes < PUBLISH_CHUNK_BYTES)
 				continue;
 			bytes = 0;
-			map_release(s);
+			map_release(&lo, &hi);
 			if ((rc = mdb_txn_commit(wtxn)) != 0 ||
 			    (rc = mdb_txn_begin(env, NULL, 0, &wtxn)) != 0) {
 				wtxn = NULL;
