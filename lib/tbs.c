@@ -348,6 +348,19 @@ fail(const char **why, const char *what)
 	return -1;
 }
 
+/* Read one element with tag from d and keep its whole TLV in *out. */
+static int
+tlv_span(struct der *d, unsigned tag, struct crlc_span *out)
+{
+	struct der c;
+
+	out->p = d->p;
+	if (der_expect(d, tag, &c) == -1)
+		return -1;
+	out->len = (size_t)(d->p - out->p);
+	return 0;
+}
+
 /* The value of one crlEntryExtension we understand; -1 when malformed. */
 static int
 entry_ext(const struct der *oid, struct der val, struct crlc_crl_entry *e,
@@ -464,10 +477,8 @@ crlc_crl_parse(const uint8_t *der, size_t len, struct crlc_crl *out,
 	if (der_expect(&cl, TAG_SEQUENCE, &tbs) == -1)
 		return fail(why, "malformed CRL: bad tbsCertList");
 	out->tbs.len = (size_t)(cl.p - out->tbs.p);
-	out->outer_sigalg.p = cl.p;
-	if (der_expect(&cl, TAG_SEQUENCE, &c) == -1)
+	if (tlv_span(&cl, TAG_SEQUENCE, &out->outer_sigalg) == -1)
 		return fail(why, "malformed CRL: bad signatureAlgorithm");
-	out->outer_sigalg.len = (size_t)(cl.p - out->outer_sigalg.p);
 	/* a signature is whole octets: no unused bits */
 	if (der_expect(&cl, TAG_BITSTRING, &c) == -1 || c.p == c.end ||
 	    c.p[0] != 0 || cl.p != cl.end)
@@ -485,14 +496,10 @@ crlc_crl_parse(const uint8_t *der, size_t len, struct crlc_crl *out,
 		out->version = 2;
 	}
 	/* signature AlgorithmIdentifier (5.1.2.2), issuer Name (5.1.2.3) */
-	out->sigalg.p = tbs.p;
-	if (der_expect(&tbs, TAG_SEQUENCE, &c) == -1)
+	if (tlv_span(&tbs, TAG_SEQUENCE, &out->sigalg) == -1)
 		return fail(why, "malformed CRL: bad signature algorithm");
-	out->sigalg.len = (size_t)(tbs.p - out->sigalg.p);
-	out->issuer.p = tbs.p;
-	if (der_expect(&tbs, TAG_SEQUENCE, &c) == -1)
+	if (tlv_span(&tbs, TAG_SEQUENCE, &out->issuer) == -1)
 		return fail(why, "malformed CRL: bad issuer name");
-	out->issuer.len = (size_t)(tbs.p - out->issuer.p);
 	/* thisUpdate Time, nextUpdate Time OPTIONAL (5.1.2.4, 5.1.2.5) */
 	if (der_read(&tbs, &tag, &c) == -1 ||
 	    der_time(tag, &c, &out->this_update) == -1)
