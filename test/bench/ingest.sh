@@ -58,17 +58,17 @@ size=$(stat -c %s st/index.mdb)
 ratio() { echo "$1 / $2" | bc -l; }
 mb() { echo "$1 / 1024" | bc -l; }
 crl_kb=$(echo "$der / 1024" | bc -l)
-printf 'openssl crl -noout (parse):        %7.2f s %7.0f MB\n' "$parse_s" "$(mb "$parse_kb")"
-printf 'crlcache import (ingest+publish):  %7.2f s %7.0f MB\n' "$import_s" "$(mb "$import_kb")"
-printf 'crlcache import again (unchanged): %7.2f s %7.0f MB\n' "$again_s" "$(mb "$again_kb")"
-printf 'crlcache update (loopback HTTP):   %7.2f s %7.0f MB\n' "$update_s" "$(mb "$update_kb")"
+printf 'openssl crl -noout (parse):        %7.2f s %7.0f MiB\n' "$parse_s" "$(mb "$parse_kb")"
+printf 'crlcache import (ingest+publish):  %7.2f s %7.0f MiB\n' "$import_s" "$(mb "$import_kb")"
+printf 'crlcache import again (unchanged): %7.2f s %7.0f MiB\n' "$again_s" "$(mb "$again_kb")"
+printf 'crlcache update (loopback HTTP):   %7.2f s %7.0f MiB\n' "$update_s" "$(mb "$update_kb")"
 printf 'index.mdb: %d bytes, of which signed CRL %d; %.1f bytes per entry without the CRL, %.1f with it\n' \
     "$size" "$der" "$(echo "($size - $der) / $N" | bc -l)" "$(echo "$size / $N" | bc -l)"
 echo
 echo '| what | time | time / `openssl crl -noout` | peak RSS | peak RSS / CRL size |'
 echo '|---|---|---|---|---|'
 row() {	# row LABEL SECONDS KB
-	printf '| %s | %.2f s | %.2f× | %.0f MB | %.2f× |\n' "$1" "$2" "$(ratio "$2" "$parse_s")" \
+	printf '| %s | %.2f s | %.2f× | %.0f MiB | %.2f× |\n' "$1" "$2" "$(ratio "$2" "$parse_s")" \
 	    "$(mb "$3")" "$(ratio "$3" "$crl_kb")"
 }
 label="$N-entry CRL ($(printf %.1f "$(echo "$der / 1000000" | bc -l)") MB)"
