@@ -192,6 +192,18 @@ https.get({ host: "127.0.0.1", port: +port, path: "/", ca: fs.readFileSync(cafil
     fi
     CLIENT_RC=$?
 }
+# node_provider_active REVOKED_PORT [node option]: is the provider active
+# inside node under exec?  In audit mode it accepts the revoked server but
+# says so on stderr: that line proves it is loaded.  Output: $W/probe.out.
+node_provider_active() {
+    local port=$1; shift
+    px --set mode=audit -- node "$@" -e '
+const tls = require("tls"), fs = require("fs");
+const s = tls.connect({ host: "127.0.0.1", port: +process.argv[1],
+    ca: fs.readFileSync(process.argv[2]) }, () => s.end());
+s.on("error", () => {});' "$port" "$ROOT" >"$W/probe.out" 2>&1
+    grep -q 'crlcache: certificate is revoked (audit' "$W/probe.out"
+}
 # cl_wget PORT [exec args]
 cl_wget() {
     local port=$1; shift

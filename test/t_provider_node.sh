@@ -24,20 +24,10 @@ srv_start rev rev_ec
 srv_start good good_ec
 rport=$(srv_port rev) gport=$(srv_port good)
 
-# Is the provider active inside node?  In audit mode it accepts the revoked
-# server but says so on stderr: that line proves it is loaded.
-node_active() {  # node_active [node option]
-    px --set mode=audit -- node ${1:+"$1"} -e '
-const tls = require("tls"), fs = require("fs");
-const s = tls.connect({ host: "127.0.0.1", port: +process.argv[1],
-    ca: fs.readFileSync(process.argv[2]) }, () => s.end());
-s.on("error", () => {});' "$rport" "$ROOT" >"$W/probe.out" 2>&1
-    grep -q 'crlcache: certificate is revoked (audit' "$W/probe.out"
-}
-if ! node_active; then
+if ! node_provider_active "$rport"; then
     sed 's/^/    | /' "$W/probe.out"
     # Through openssl_conf instead: then our nodejs_conf is what is broken.
-    node --help 2>/dev/null | grep -q -- --openssl-shared-config && node_active --openssl-shared-config \
+    node --help 2>/dev/null | grep -q -- --openssl-shared-config && node_provider_active "$rport" --openssl-shared-config \
         && fail "node loads crlcache through openssl_conf (--openssl-shared-config) but not through the nodejs_conf exec wrote"
     px -- sh -c 'LD_DEBUG=files node -e 0 2>&1' | grep -c 'crlcache.so' >"$W/ld.count" || true
     if [ "$(cat "$W/ld.count")" -gt 0 ]; then
