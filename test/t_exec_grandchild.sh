@@ -8,7 +8,8 @@
 # that removes them holds no terminal, pipe or descriptor of the caller,
 # is not the program's child, sits in a session of its own, kills
 # nothing (a grandchild outliving the program keeps running) and exits
-# with the program; the program keeps crlcache's pid and its exit status.
+# with the program, with a pidfd or, without one (test/nopidfd.c), by
+# polling; the program keeps crlcache's pid and its exit status.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_provider.sh"
 command -v curl >/dev/null || skip "no curl"
@@ -113,6 +114,31 @@ gone "${conf%/*}" && case_ok "file removed when the program exits, though a gran
 kill -0 "$bgpid" 2>/dev/null && case_ok "the grandchild was not killed" \
     || case_fail bg "the grandchild is gone"
 kill "$bgpid" 2>/dev/null
+
+# Without pidfd_open (kernel before 5.3, seccomp): the polling watcher.
+# (`command`: lib.sh defines a shell function cc)
+if command "${CC:-cc}" -shared -fPIC -o "$W/nopidfd.so" "$TESTDIR/nopidfd.c" -ldl 2>"$W/cc.err"; then
+    LD_PRELOAD=$W/nopidfd.so "$CRLCACHE" --state-dir "$STATE" exec --set log=stderr -- \
+        sh -c "echo \$OPENSSL_CONF >'$W/poll.out'; exec sleep 20.$marker" </dev/null >/dev/null 2>&1 &
+    prog=$!
+    bg_register "$prog"
+    for i in $(seq 1 100); do [ -s "$W/poll.out" ] && break; sleep 0.05; done
+    conf=$(cat "$W/poll.out")
+    cleaner=$(pgrep -f -- "exec --set log=stderr -- sh -c echo .* sleep 20.$marker" | grep -vx "$prog" | head -1)
+    if [ -n "$cleaner" ] && ls -l "/proc/$cleaner/fd" | grep -q 'anon_inode:\[pidfd\]'; then
+        case_fail poll "the shim did not take pidfd_open away"
+    else
+        sleep 0.5
+        [ -f "$conf" ] && case_ok "polling: the file stays while the program runs" \
+            || case_fail poll "$conf gone while the program runs"
+        kill -KILL "$prog"; wait "$prog" 2>/dev/null
+        gone "${conf%/*}" && case_ok "polling: directory removed after the program was killed" \
+            || case_fail poll "${conf%/*} still there after SIGKILL"
+    fi
+else
+    cat "$W/cc.err" >&2
+    case_fail poll "cannot build test/nopidfd.c"
+fi
 
 # A command substitution (waits for EOF on the pipe) returns at once.
 t0=$(date +%s%N)
