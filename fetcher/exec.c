@@ -118,10 +118,25 @@ tmpconf_create(struct tmpconf *t)
 	FILE *f = NULL;
 	int fd;
 
+	struct stat sb;
+
 	t->dfd = -1;
 	t->dir[0] = '\0';
 	if (base == NULL || *base != '/')
 		base = "/tmp";
+	/*
+	 * The program reads the file by its path: nobody else may be able to
+	 * rename our directory away (someone else's writable directory
+	 * without the sticky bit), or they could hand it a configuration.
+	 */
+	if (stat(base, &sb) == -1 || !S_ISDIR(sb.st_mode) ||
+	    (sb.st_uid != geteuid() && sb.st_uid != 0) ||
+	    ((sb.st_mode & (S_IWGRP | S_IWOTH)) != 0 &&
+	    (sb.st_mode & S_ISVTX) == 0)) {
+		logx(0, "exec: %s: not a directory only its owner (or root) "
+		    "can rename entries in; set TMPDIR", base);
+		return NULL;
+	}
 	if ((size_t)snprintf(t->dir, sizeof(t->dir), "%s/crlcache-exec.XXXXXX",
 	    base) >= sizeof(t->dir) ||
 	    (size_t)snprintf(t->file, sizeof(t->file), "%s/" CONF_NAME,

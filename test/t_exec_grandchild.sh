@@ -140,6 +140,17 @@ else
     case_fail poll "cannot build test/nopidfd.c"
 fi
 
+# TMPDIR: a directory others may rename entries in is refused; the private
+# directory is made under a good one.
+mkdir -p "$W/tmp-open" "$W/tmp-ok"
+chmod 0777 "$W/tmp-open"; chmod 0700 "$W/tmp-ok"
+TMPDIR=$W/tmp-open px -- true 2>"$W/tmpdir.err"; rc=$?
+[ "$rc" -eq 4 ] && grep -q 'set TMPDIR' "$W/tmpdir.err" && case_ok "a world-writable TMPDIR without the sticky bit is refused" \
+    || case_fail tmpdir "exit $rc with a world-writable non-sticky TMPDIR"
+out=$(TMPDIR=$W/tmp-ok px -- sh -c 'echo $OPENSSL_CONF')
+case $out in "$W/tmp-ok/crlcache-exec."*/openssl.cnf) case_ok "the private directory is made under TMPDIR" ;;
+    *) case_fail tmpdir "OPENSSL_CONF=$out" ;; esac
+
 # A command substitution (waits for EOF on the pipe) returns at once.
 t0=$(date +%s%N)
 out=$(px -- sh -c 'echo hello')
