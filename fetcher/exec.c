@@ -404,6 +404,12 @@ cmd_exec(const char *state_dir, int argc, char **argv)
 		goto done;
 	}
 	f = NULL;
+	/* Nothing of ours left on the heap of the processes forked next. */
+	BIO_free(sys);
+	sys = NULL;
+	OPENSSL_free(system_cnf);
+	system_cnf = NULL;
+	strlist_free(&sets);
 	if (setenv("OPENSSL_CONF", t.file, 1) == -1 || spawn_cleaner(&t) == -1)
 		goto done;
 	logx(2, "exec: OPENSSL_CONF=%s with module %s, index %s", t.file,
