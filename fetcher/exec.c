@@ -5,9 +5,11 @@
  * Copyright the crlcache authors. Licensed under the Apache License 2.0.
  *
  * The configuration is a real file, TMPDIR/crlcache-exec.XXXXXX/openssl.cnf
- * (directory 0700, file 0600), so that the program's children find it
+ * (directory 0711, file 0644), so that the program's children find it
  * too, even when they close inherited descriptors (Python's subprocess
- * does).  The program replaces crlcache in the same process (same pid);
+ * does) or run as another user (setpriv, a server's workers).  The file
+ * holds paths and settings, no secret: what matters is that nobody else
+ * can change or replace it, and only we can write to the directory.  The program replaces crlcache in the same process (same pid);
  * a cleaner started before that, outside the program's session and not
  * its child, waits for the program to exit and removes the file and the
  * directory.  The file lives exactly as long as the program: a
@@ -116,7 +118,11 @@ struct tmpconf {
 	int	dfd;		/* the directory, for unlinkat */
 };
 
-/* mkdtemp (0700) under TMPDIR or /tmp, then an empty 0600 file in it. */
+/*
+ * A directory under TMPDIR or /tmp (mkdtemp, then 0711: others may reach
+ * the file, not list or change the directory), and in it an empty file,
+ * 0644.
+ */
 static FILE *
 tmpconf_create(struct tmpconf *t)
 {
@@ -157,10 +163,16 @@ tmpconf_create(struct tmpconf *t)
 	}
 	snprintf(t->file, sizeof(t->file), "%s/" CONF_NAME, t->dir);
 	if ((t->dfd = above_stdio(open(t->dir, O_RDONLY | O_DIRECTORY |
-	    O_NOFOLLOW | O_CLOEXEC))) == -1 ||
+	    O_NOFOLLOW | O_CLOEXEC))) == -1 || fchmod(t->dfd, 0711) == -1 ||
 	    (fd = openat(t->dfd, CONF_NAME, O_WRONLY | O_CREAT | O_EXCL |
 	    O_NOFOLLOW | O_CLOEXEC, 0600)) == -1) {
 		logx(0, "exec: %s: %s", t->file, strerror(errno));
+		return NULL;
+	}
+	/* Exactly 0644, whatever the umask. */
+	if (fchmod(fd, 0644) == -1) {
+		logx(0, "exec: %s: %s", t->file, strerror(errno));
+		close(fd);
 		return NULL;
 	}
 	if ((f = fdopen(fd, "w")) == NULL) {

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# `crlcache exec` writes its configuration to a private file that the
+# `crlcache exec` writes its configuration to a file of its own that the
 # program's children find even when they close inherited descriptors:
 # a Python script under exec runs curl and openssl s_client through
 # subprocess.run (close_fds=True by default), and both refuse a revoked
-# server and accept a good one.  The directory is 0700, the file 0600,
+# server and accept a good one.  The directory is 0711, the file 0644
+# (a program that switches to another user still reads it), ours,
 # both gone once the program exits (also when it is killed).  The cleaner
 # that removes them holds no terminal, pipe or descriptor of the caller,
 # is not the program's child, sits in a session of its own, kills
@@ -56,8 +57,8 @@ grep -Eq '^curl rc [1-9].*(certificate signature failure|certificate is revoked 
 grep -q '^s_client rc [1-9].*certificate signature failure' "$W/gc.out" \
     && case_ok "s_client started by python's subprocess refuses the revoked server" \
     || case_fail grandchild-s_client "s_client under subprocess.run did not refuse the revoked server"
-grep -q '^modes 700 600$' "$W/gc.out" && grep -q '^owner-is-me True' "$W/gc.out" \
-    && case_ok "private directory 0700, file 0600, ours" \
+grep -q '^modes 711 644$' "$W/gc.out" && grep -q '^owner-is-me True' "$W/gc.out" \
+    && case_ok "directory 0711, file 0644, ours" \
     || case_fail modes "directory/file modes or owner wrong"
 dir=$(sed -n 's/^conf //p' "$W/gc.out"); dir=${dir%/*}
 [ -n "$dir" ] && gone "$dir" && case_ok "directory removed after exit" \
@@ -67,6 +68,18 @@ gc "$gport"
 grep -q '^curl rc 0' "$W/gc.out" && grep -q '^s_client rc 0' "$W/gc.out" \
     && case_ok "grandchildren accept the good server" \
     || case_fail grandchild-good "a grandchild refused the good server"
+
+# A program that switches to another user still reads the file.
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+    # (the file only: the module may sit where nobody cannot reach it)
+    px -- setpriv --reuid=nobody --regid=nogroup --clear-groups \
+        sh -c 'grep "^nodejs_conf" "$OPENSSL_CONF"' >"$W/nobody.out" 2>&1
+    grep -q '^nodejs_conf = ' "$W/nobody.out" \
+        && case_ok "a program running as nobody reads the file" \
+        || { sed 's/^/    | /' "$W/nobody.out"; case_fail nobody "nobody cannot read the configuration"; }
+else
+    note "not root or no setpriv: the other-user case is not run"
+fi
 
 # exit status and pid
 px -- sh -c 'exit 7'; rc=$?
