@@ -214,7 +214,8 @@ setup(struct xfer *x)
 	if (add_header(x, "If-None-Match", x->f->etag) == -1 ||
 	    add_header(x, "If-Modified-Since", x->f->last_modified) == -1)
 		return -1;
-	curl_easy_setopt(e, CURLOPT_URL, x->f->url);
+	curl_easy_setopt(e, CURLOPT_URL, x->f->via != NULL ? x->f->via :
+	    x->f->url);
 	curl_easy_setopt(e, CURLOPT_PRIVATE, x);
 #if LIBCURL_VERSION_NUM >= 0x075500
 	curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
@@ -320,6 +321,10 @@ start(CURLM *multi, struct xfer *x)
 {
 	x->attempts++;
 	x->retry_at = 0;
+	if (x->f->refusal != NULL) {
+		snprintf(x->f->err, sizeof(x->f->err), "%s", x->f->refusal);
+		return -1;
+	}
 	if (x->easy == NULL && setup(x) == -1) {
 		snprintf(x->f->err, sizeof(x->f->err),
 		    "cannot set up the transfer");
@@ -440,6 +445,7 @@ fetch_free(struct fetch *f)
 	free(f->body);
 	free(f->new_etag);
 	free(f->new_last_modified);
+	free(f->via);
 	f->body = NULL;
-	f->new_etag = f->new_last_modified = NULL;
+	f->via = f->new_etag = f->new_last_modified = NULL;
 }

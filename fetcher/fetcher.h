@@ -71,6 +71,8 @@ struct conf {
 					   without being met again */
 	int		allow_private;	/* allow_private_urls = yes: learned URLs
 					   may reach loopback/private addresses */
+	char		*mirror;	/* mirror = : CRLs are downloaded from
+					   this copy of `crlcache mirror` */
 	struct strlist	cas;		/* ca = : their CRL DPs are fetched */
 	struct strlist	anchors;	/* anchor = : default system store */
 	struct strlist	untrusted;	/* untrusted = */
@@ -235,6 +237,9 @@ struct fetch {
 	const char	*etag;		/* sent as If-None-Match */
 	const char	*last_modified;	/* sent as If-Modified-Since */
 	int		 guarded;	/* not configured: public addresses only */
+	char		*via;		/* download from here instead (mirror =);
+					   url still names the source */
+	const char	*refusal;	/* not NULL: not fetched, this is why */
 	/* results */
 	long		 status;
 	int		 ok;		/* body or not_modified is valid */
@@ -247,6 +252,9 @@ struct fetch {
 };
 int	 fetch_all(struct fetch *f, size_t n, const struct conf *conf);
 void	 fetch_free(struct fetch *f);
+
+/* mirror.c: `mirror = ` for one transfer (sets via, or refusal) */
+void	 mirror_route(const struct conf *conf, struct fetch *f);
 
 /* ingest.c: parse + verify + store one CRL, reporting a rejection */
 int	 ingest_buffer(struct store *s, const struct trust *t,
@@ -496,6 +504,7 @@ int	 cmd_check(const char *state_dir, const struct conf *conf, int argc,
 int	 cmd_exec(const char *state_dir, int argc, char **argv);
 int	 cmd_enable(const char *state_dir, int argc, char **argv);
 int	 cmd_disable(const char *state_dir, int argc, char **argv);
+int	 cmd_mirror(const char *state_dir, int argc, char **argv);
 int	 cmd_status(const char *state_dir, const struct conf *conf, int argc,
 	    char **argv);
 

@@ -1,0 +1,412 @@
+/*
+ * crlcache mirror: the verified CRLs of the published index as files, so
+ * that a plain static web server stands in for the distribution points
+ * of an air-gapped network; and the other half, `mirror = URL`, which
+ * downloads each source from such a server instead of its origin.
+ *
+ * Copyright the crlcache authors. Licensed under the Apache License 2.0.
+ *
+ * A CRL fetched from URL scheme://host[:port]/p1/p2 is written as
+ * DIR/scheme/host[:port]/p1/p2 (host in lower case, a default port
+ * left out, the path percent-decoded as a web server decodes a request),
+ * and a host with `mirror = BASE` asks BASE/scheme/host[:port]/p1/p2 for
+ * it.  The mirror is not trusted: what comes from it is verified like
+ * anything from the origin, against the origin URL (IDP, records).
+ *
+ * The URLs are hostile input (CDPs of certificates, CCADB rows): a name
+ * is built only from components that cannot leave DIR (no "", ".", "..",
+ * '/' or NUL after decoding, bounded length and depth), and DIR is walked
+ * with openat(O_NOFOLLOW) so that a symbolic link in it is never followed.
+ * Each file is replaced atomically (temporary file, fsync, rename); one
+ * whose content is already the same is left alone, so that its mtime,
+ * and the Last-Modified and ETag a web server derives from it, stay.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <curl/curl.h>
+
+#include <crlcache/index.h>
+
+#include "fetcher.h"
+
+/* Components of a name: scheme, host[:port] and 30 path segments; CRL
+   URLs in the Web PKI have 1 to 4. */
+#define MIRROR_MAX_DEPTH	32
+/* One component: NAME_MAX of Linux file systems. */
+#define MIRROR_COMPONENT_MAX	255
+/* Files one run writes: every "crl" record of an index holding the
+   whole Web PKI (~10,000 CA certificates, 128 partitions for the
+   largest) fits. */
+#define MIRROR_MAX_FILES	200000
+/* A host name (RFC 1035 2.3.4), or an IPv6 literal in brackets. */
+#define MIRROR_HOST_MAX		(253 + 2)
+
+struct mirror_name {
+	char	 comp[MIRROR_MAX_DEPTH][MIRROR_COMPONENT_MAX + 1];
+	size_t	 n;
+};
+
+static int
+hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c = (char)tolower((unsigned char)c);
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* Append a component; why says what was refused. */
+static int
+add_comp(struct mirror_name *m, const char *s, size_t len, const char **why)
+{
+	if (len == 0 || (len == 1 && s[0] == '.') ||
+	    (len == 2 && s[0] == '.' && s[1] == '.')) {
+		*why = "an empty, \".\" or \"..\" path segment";
+		return -1;
+	}
+	if (len > MIRROR_COMPONENT_MAX) {
+		*why = "a path segment longer than 255 bytes";
+		return -1;
+	}
+	if (m->n == MIRROR_MAX_DEPTH) {
+		*why = "more than 32 path segments";
+		return -1;
+	}
+	memcpy(m->comp[m->n], s, len);
+	m->comp[m->n++][len] = '\0';
+	return 0;
+}
+
+/* The path's segments, percent-decoded (RFC 3986 2.1); a decoded '/'
+   would split a segment differently on the web server: refused. */
+static int
+split_path(struct mirror_name *m, const char *path, const char **why)
+{
+	char seg[MIRROR_COMPONENT_MAX + 1];
+	size_t len = 0;
+	int hi, lo;
+
+	if (*path++ != '/') {
+		*why = "no absolute path";
+		return -1;
+	}
+	for (;; path++) {
+		if (*path == '/' || *path == '\0') {
+			if (add_comp(m, seg, len, why) == -1)
+				return -1;
+			if (*path == '\0')
+				return 0;
+			len = 0;
+			continue;
+		}
+		if (len == MIRROR_COMPONENT_MAX) {
+			*why = "a path segment longer than 255 bytes";
+			return -1;
+		}
+		if (*path != '%') {
+			seg[len++] = *path;
+			continue;
+		}
+		if ((hi = hexval(path[1])) == -1 || (lo = hexval(path[2])) == -1) {
+			*why = "a malformed percent-encoding";
+			return -1;
+		}
+		seg[len] = (char)(hi << 4 | lo);
+		if (seg[len] == '\0' || seg[len] == '/') {
+			*why = "an encoded NUL or '/'";
+			return -1;
+		}
+		len++;
+		path += 2;
+	}
+}
+
+/* host[:port]: a DNS name or an IP literal, lower case, no default port. */
+static int
+host_comp(struct mirror_name *m, const char *scheme, const char *host,
+    const char *port, const char **why)
+{
+	char buf[MIRROR_HOST_MAX + sizeof(":65535")];
+	size_t i, len = strlen(host);
+	int v6 = len > 2 && host[0] == '[' && host[len - 1] == ']';
+
+	for (i = 0; i < len; i++)
+		if (!(isalnum((unsigned char)host[i]) || host[i] == '.' ||
+		    host[i] == '-' || (v6 && (host[i] == ':' ||
+		    ((i == 0 || i == len - 1) && (host[i] == '[' ||
+		    host[i] == ']')))))) {
+			*why = "a host that is not a DNS name or an IP address";
+			return -1;
+		}
+	if (len == 0 || len > MIRROR_HOST_MAX) {
+		*why = "an empty or overlong host";
+		return -1;
+	}
+	if (port != NULL && strcmp(port, strcmp(scheme, "https") == 0 ?
+	    "443" : "80") == 0)
+		port = NULL;
+	snprintf(buf, sizeof(buf), "%s%s%s", host, port != NULL ? ":" : "",
+	    port != NULL ? port : "");
+	for (i = 0; buf[i] != '\0'; i++)
+		buf[i] = (char)tolower((unsigned char)buf[i]);
+	return add_comp(m, buf, strlen(buf), why);
+}
+
+/*
+ * The name of url under a mirror.  Refused (-1, why): not http(s), a
+ * query or fragment (a static server ignores them), userinfo-free parts
+ * that could not be a file name.  The userinfo is not part of the name.
+ */
+static int
+mirror_name_of(const char *url, struct mirror_name *m, const char **why)
+{
+	char *scheme = NULL, *host = NULL, *port = NULL, *path = NULL, *q = NULL;
+	CURLU *u;
+	int ret = -1;
+
+	m->n = 0;
+	*why = "not an http(s) URL";
+	if ((u = curl_url()) == NULL)
+		return -1;
+	if (!is_http_url(url, strlen(url)) ||
+	    curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK ||
+	    curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
+	    curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK ||
+	    curl_url_get(u, CURLUPART_PATH, &path, 0) != CURLUE_OK)
+		goto done;
+	if (curl_url_get(u, CURLUPART_QUERY, &q, 0) == CURLUE_OK ||
+	    curl_url_get(u, CURLUPART_FRAGMENT, &q, 0) == CURLUE_OK) {
+		*why = "a query or fragment";
+		goto done;
+	}
+	(void)curl_url_get(u, CURLUPART_PORT, &port, 0);
+	if (add_comp(m, scheme, strlen(scheme), why) == -1 ||
+	    host_comp(m, scheme, host, port, why) == -1 ||
+	    split_path(m, path, why) == -1)
+		goto done;
+	ret = 0;
+done:
+	curl_free(scheme);
+	curl_free(host);
+	curl_free(port);
+	curl_free(path);
+	curl_free(q);
+	curl_url_cleanup(u);
+	return ret;
+}
+
+/* Append s percent-encoded where it is not an RFC 3986 unreserved char. */
+static void
+encode_comp(char *out, size_t *o, const char *s)
+{
+	static const char hex[] = "0123456789ABCDEF";
+
+	for (; *s != '\0'; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~' ||
+		    c == ':')
+			out[(*o)++] = (char)c;
+		else {
+			out[(*o)++] = '%';
+			out[(*o)++] = hex[c >> 4];
+			out[(*o)++] = hex[c & 15];
+		}
+	}
+}
+
+void
+mirror_route(const struct conf *conf, struct fetch *f)
+{
+	struct mirror_name *m;
+	const char *why;
+	size_t i, o, blen;
+
+	if (conf->mirror == NULL)
+		return;
+	m = xcalloc(1, sizeof(*m));
+	if (mirror_name_of(f->url, m, &why) == -1) {
+		f->refusal = "not fetched: mirror = is set and the URL has no "
+		    "name on a mirror";
+		logx(2, "%s: no mirror name: %s", f->url, why);
+		goto done;
+	}
+	blen = strlen(conf->mirror);
+	/* Every byte of a component may triple, plus a '/' each. */
+	f->via = xcalloc(1, blen + 1 + m->n * (3 * MIRROR_COMPONENT_MAX + 1) + 1);
+	memcpy(f->via, conf->mirror, blen);
+	o = blen;
+	if (o == 0 || f->via[o - 1] != '/')
+		f->via[o++] = '/';
+	for (i = 0; i < m->n; i++) {
+		if (i > 0)
+			f->via[o++] = '/';
+		encode_comp(f->via, &o, m->comp[i]);
+	}
+	/* The administrator chose the mirror: no public-address guard. */
+	f->guarded = 0;
+done:
+	free(m);
+}
+
+/* The file's content is already data (not a link, a regular file)? */
+static int
+same_content(int dfd, const char *name, const uint8_t *data, size_t len)
+{
+	struct stat st;
+	uint8_t *buf;
+	int fd, same = 0;
+
+	if ((fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+	    O_CLOEXEC)) == -1)
+		return 0;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    (size_t)st.st_size == len) {
+		buf = xcalloc(1, len + 1);
+		same = read(fd, buf, len + 1) == (ssize_t)len &&
+		    memcmp(buf, data, len) == 0;
+		free(buf);
+	}
+	close(fd);
+	return same;
+}
+
+/*
+ * Write data as m's file under the directory dirfd: every directory on
+ * the way is created (0755) and entered without following a link.
+ * Returns 1 written, 0 already the same, -1 (errno) failed.
+ */
+static int
+write_named(int dirfd, const struct mirror_name *m, const uint8_t *data,
+    size_t len)
+{
+	char tmp[64];
+	size_t i;
+	int dfd = dirfd, nfd, fd = -1, ret = -1, e;
+	static unsigned long serial;
+
+	for (i = 0; i + 1 < m->n; i++) {
+		if (mkdirat(dfd, m->comp[i], 0755) == -1 && errno != EEXIST)
+			goto done;
+		nfd = openat(dfd, m->comp[i], O_RDONLY | O_DIRECTORY |
+		    O_NOFOLLOW | O_CLOEXEC);
+		if (dfd != dirfd)
+			close(dfd);
+		if ((dfd = nfd) == -1)
+			goto done;
+	}
+	if (same_content(dfd, m->comp[m->n - 1], data, len)) {
+		ret = 0;
+		goto done;
+	}
+	snprintf(tmp, sizeof(tmp), ".crlcache-mirror-%ld-%lu", (long)getpid(),
+	    serial++);
+	if ((fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+	    O_CLOEXEC, 0644)) == -1)
+		goto done;
+	if (write(fd, data, len) != (ssize_t)len || fchmod(fd, 0644) == -1 ||
+	    fsync(fd) == -1 || renameat(dfd, tmp, dfd, m->comp[m->n - 1]) == -1) {
+		e = errno;
+		unlinkat(dfd, tmp, 0);
+		errno = e;
+		goto done;
+	}
+	(void)fsync(dfd);
+	ret = 1;
+done:
+	e = errno;
+	if (fd != -1)
+		close(fd);
+	if (dfd != dirfd && dfd != -1)
+		close(dfd);
+	errno = e;
+	return ret;
+}
+
+struct mirror_walk {
+	int		 dirfd;
+	size_t		 written, same, skipped, failed, files;
+	struct mirror_name name;
+};
+
+static int
+mirror_crl(const struct crlc_crl_info *ci, void *arg)
+{
+	struct mirror_walk *w = arg;
+	const struct crlc_span *der = ci->delta.len > 0 ? &ci->delta : &ci->der;
+	const char *why;
+	char *src;
+	int rc;
+
+	if (ci->source.len > CRLC_KEY_MAX ||
+	    memchr(ci->source.p, '\0', ci->source.len) != NULL) {
+		w->skipped++;
+		return 0;
+	}
+	src = xcalloc(1, ci->source.len + 1);
+	memcpy(src, ci->source.p, ci->source.len);
+	if (!is_http_url(src, ci->source.len)) {
+		w->skipped++;	/* imported from a file: no URL to stand in for */
+		logx(2, "mirror: %s: not fetched over http(s), skipped", src);
+	} else if (mirror_name_of(src, &w->name, &why) == -1) {
+		w->skipped++;
+		logx(0, "mirror: %s: skipped: %s", src, why);
+	} else if (w->files++ == MIRROR_MAX_FILES) {
+		logx(0, "mirror: more than %d CRLs; the rest are skipped",
+		    MIRROR_MAX_FILES);
+		free(src);
+		return 1;
+	} else if ((rc = write_named(w->dirfd, &w->name, der->p,
+	    der->len)) == -1) {
+		w->failed++;
+		logx(0, "mirror: %s: %s", src, strerror(errno));
+	} else if (rc == 1)
+		w->written++;
+	else
+		w->same++;
+	free(src);
+	return 0;
+}
+
+int
+cmd_mirror(const char *state_dir, int argc, char **argv)
+{
+	struct mirror_walk *w = NULL;
+	struct crlc_index *idx = NULL;
+	char path[PATH_MAX];
+	int rc, ret = 4;
+
+	if (argc != 2 || argv[1][0] == '-') {
+		logx(0, "usage: crlcache mirror DIR");
+		return 4;
+	}
+	w = xcalloc(1, sizeof(*w));
+	if ((w->dirfd = open(argv[1], O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1) {
+		logx(0, "%s: %s", argv[1], strerror(errno));
+		goto done;
+	}
+	if (index_open(state_dir, path, sizeof(path), &idx, 1) == -1)
+		goto done;
+	rc = crlc_index_foreach_crl(idx, mirror_crl, w);
+	if (rc == -1) {
+		logx(0, "%s: cannot read the index", path);
+		goto done;
+	}
+	logx(1, "mirror: %zu written, %zu unchanged, %zu skipped, %zu failed",
+	    w->written, w->same, w->skipped, w->failed);
+	ret = w->failed > 0 || rc != 0 ? 1 : 0;
+done:
+	if (w != NULL && w->dirfd != -1)
+		close(w->dirfd);
+	free(w);
+	crlc_index_close(idx);
+	return ret;
+}
