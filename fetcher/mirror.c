@@ -265,6 +265,10 @@ same_content(int dfd, const char *name, const uint8_t *data, size_t len)
 	uint8_t *buf;
 	int fd, same = 0;
 
+	/* Not even opened unless a regular file: opening a device may act. */
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == -1 ||
+	    !S_ISREG(st.st_mode) || (size_t)st.st_size != len)
+		return 0;
 	if ((fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
 	    O_CLOEXEC)) == -1)
 		return 0;
