@@ -24,15 +24,25 @@ pki_leaf prev int "/CN=prev.test" cdp="$PART"
 pki_revoke int "$PKI/prev.pem" db="$W/part.txt"
 pki_gencrl int "$W/part.crl" db="$W/part.txt" idp="$PART" number=10
 serve "$W/part.crl" crl/part.crl
+# The same CRL at a second URL (as CAs name two CDPs), and a delta CRL on
+# it: the index names one URL per scope, the sources name the others.
+# (The delta's URL sorts last, so that update applies it after the base.)
+serve "$W/int.crl" alt/int.crl
+pki_leaf drev int "/CN=drev.test" cdp="$BASE_URL/int.crl"
+: >"$W/delta.txt"
+pki_revoke int "$PKI/drev.pem" db="$W/delta.txt"
+pki_gencrl int "$W/delta.crl" db="$W/delta.txt" delta=1 number=20
+serve "$W/delta.crl" zdelta.crl
 ORIGIN=127.0.0.1:$HTTPD_PORT
-srcs=("url = $BASE_URL/int.crl" "url = $PART" "anchor = $PKI/root/cert.pem"
+srcs=("url = $BASE_URL/alt/int.crl" "url = $BASE_URL/zdelta.crl" "url = $BASE_URL/int.crl" "url = $PART" "anchor = $PKI/root/cert.pem"
     "untrusted = $PKI/int/cert.pem" "timeout = 10" "connect_timeout = 5" "retries = 0")
 
 # ---------------------------------------------------------------- host A
 STATE=$W/hostA CONF=$W/hostA.conf
 write_conf "${srcs[@]}"
 assert_exit 0 cc update
-assert_grep '3 sources, 3 updated' "$W/last.err"
+assert_grep '5 sources, 4 updated, 1 unchanged, 0 failed' "$W/last.err"
+check_is revoked 1 "$PKI/drev.pem"
 # The directory nginx serves lies beside, not in, the test's directory:
 # its workers run as nobody, and the test's parents may be closed.
 NG=$(mktemp -d "${TMPDIR:-/tmp}/crlcache-nginx.XXXXXX") || fail "mktemp"
@@ -41,7 +51,9 @@ chmod 711 "$NG"
 MIR=$NG/mirror
 mkdir -m 755 "$MIR"
 assert_exit 0 cc mirror "$MIR"
-assert_grep 'mirror: 3 written, 0 unchanged, 0 skipped, 0 failed' "$W/last.err"
+assert_grep 'mirror: 5 written, 0 unchanged, 0 skipped, 0 failed' "$W/last.err"
+cmp -s "$W/int.crl" "$MIR/http/$ORIGIN/alt/int.crl" || fail "mirror/http/$ORIGIN/alt/int.crl is not int.crl"
+cmp -s "$W/delta.crl" "$MIR/http/$ORIGIN/zdelta.crl" || fail "mirror/http/$ORIGIN/zdelta.crl is not delta.crl"
 cmp -s "$W/int.crl" "$MIR/http/$ORIGIN/int.crl" || fail "mirror/http/$ORIGIN/int.crl is not int.crl"
 cmp -s "$W/root.crl" "$MIR/http/$ORIGIN/root.crl" || fail "mirror/http/$ORIGIN/root.crl is not root.crl"
 cmp -s "$W/part.crl" "$MIR/http/$ORIGIN/crl/part.crl" || fail "mirror/http/$ORIGIN/crl/part.crl is not part.crl"
@@ -49,7 +61,7 @@ cmp -s "$W/part.crl" "$MIR/http/$ORIGIN/crl/part.crl" || fail "mirror/http/$ORIG
 m1=$(stat -c %Y.%i "$MIR/http/$ORIGIN/int.crl")
 sleep 1.1
 assert_exit 0 cc mirror "$MIR"
-assert_grep 'mirror: 0 written, 3 unchanged' "$W/last.err"
+assert_grep 'mirror: 0 written, 5 unchanged' "$W/last.err"
 [ "$(stat -c %Y.%i "$MIR/http/$ORIGIN/int.crl")" = "$m1" ] || fail "an unchanged CRL was rewritten"
 case_ok "mirror writes DIR/scheme/host:port/path, leaves the same content alone"
 
@@ -88,20 +100,22 @@ httpd_stop         # air gap: the origin is gone
 STATE=$W/hostB CONF=$W/hostB.conf
 write_conf "${srcs[@]}" "mirror = http://127.0.0.1:$NGPORT"
 assert_exit 0 cc update
-assert_grep '3 sources, 3 updated, 0 unchanged, 0 failed' "$W/last.err"
+assert_grep '5 sources, 4 updated, 1 unchanged, 0 failed' "$W/last.err"
 assert_grep "\"GET /http/$ORIGIN/int.crl HTTP/1.1\" 200" "$NG/access.log"
 assert_grep "\"GET /http/$ORIGIN/crl/part.crl HTTP/1.1\" 200" "$NG/access.log"
 check_is revoked 1 "$PKI/rev1.pem"
 check_is good 0 "$PKI/good1.pem"
 check_is revoked 1 "$PKI/prev.pem"      # the partition, IDP = origin URL
+check_is revoked 1 "$PKI/drev.pem"      # the delta, on the base from alt/
 cc status >"$W/status.out" 2>&1
-assert_grep "^crl $BASE_URL/int.crl " "$W/status.out"
+assert_grep "^crl $BASE_URL/zdelta.crl scope=all entries=2 .* delta" "$W/status.out"
+assert_grep "^source $BASE_URL/int.crl ok " "$W/status.out"
 assert_grep "^source $PART ok " "$W/status.out"
 case_ok "host B, origin stopped, gets the CRLs from nginx under the origin URLs"
 
 # conditional GET against the mirror: nginx answers 304
 assert_exit 0 cc update
-assert_grep '3 sources, 0 updated, 3 unchanged, 0 failed' "$W/last.err"
+assert_grep '5 sources, 0 updated, 5 unchanged, 0 failed' "$W/last.err"
 assert_grep "\"GET /http/$ORIGIN/int.crl HTTP/1.1\" 304" "$NG/access.log"
 case_ok "conditional GET through the mirror"
 
@@ -144,7 +158,7 @@ STATE=$W/hostA CONF=$W/hostA.conf
 mkdir -m 755 "$W/mirL" "$W/elsewhere"
 ln -s "$W/elsewhere" "$W/mirL/http"
 assert_exit 1 cc mirror "$W/mirL"
-assert_grep 'mirror: 0 written, 0 unchanged, 0 skipped, 3 failed' "$W/last.err"
+assert_grep 'mirror: 0 written, 0 unchanged, 0 skipped, 5 failed' "$W/last.err"
 [ -z "$(ls -A "$W/elsewhere")" ] || fail "mirror wrote through a symbolic link: $(ls -A "$W/elsewhere")"
 # ... nor a link in the last component: it is replaced, its target untouched.
 mkdir -m 755 "$W/mirF"
