@@ -16,7 +16,10 @@ import os
 import sys
 import threading
 import urllib.parse
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import httpd  # noqa: E402  (test/httpd.py: its server and run loop)
 
 # A CRL is at most crlcache's max_size (64 MiB by default).
 MAX_BODY = 64 << 20
@@ -82,27 +85,12 @@ class Handler(BaseHTTPRequestHandler):
         self.do_GET()
 
 
-class Server(ThreadingHTTPServer):
-    daemon_threads = True
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--port-file", required=True)
     ap.add_argument("--log", required=True)
     a = ap.parse_args()
-    srv = Server(("127.0.0.1", 0), Handler)
-    srv.logfile = a.log
-    open(a.log, "a").close()
-    tmp = a.port_file + ".tmp"
-    with open(tmp, "w") as f:
-        f.write("%d\n" % srv.server_address[1])
-    os.rename(tmp, a.port_file)
-    try:
-        srv.serve_forever(poll_interval=0.2)
-    except KeyboardInterrupt:
-        pass
-    return 0
+    return httpd.run(httpd.Server(("127.0.0.1", 0), Handler), a.port_file, a.log)
 
 
 if __name__ == "__main__":

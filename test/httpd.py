@@ -229,6 +229,23 @@ class Server(ThreadingHTTPServer):
     allow_reuse_address = True
 
 
+def run(srv, port_file, log):
+    """Serve srv (bound) until killed: its port goes to port_file (written
+    atomically, so that a test waiting for it never reads half), its
+    requests to log."""
+    srv.logfile = log
+    open(log, "a").close()
+    tmp = port_file + ".tmp"
+    with open(tmp, "w") as f:
+        f.write("%d\n" % srv.server_address[1])
+    os.rename(tmp, port_file)
+    try:
+        srv.serve_forever(poll_interval=0.2)
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--root", required=True)
@@ -239,18 +256,8 @@ def main():
     a = ap.parse_args()
     srv = Server(("127.0.0.1", a.port), Handler)
     srv.root = os.path.realpath(a.root)
-    srv.logfile = a.log
     srv.max_age = a.max_age
-    open(a.log, "a").close()
-    tmp = a.port_file + ".tmp"
-    with open(tmp, "w") as f:
-        f.write("%d\n" % srv.server_address[1])
-    os.rename(tmp, a.port_file)
-    try:
-        srv.serve_forever(poll_interval=0.2)
-    except KeyboardInterrupt:
-        pass
-    return 0
+    return run(srv, a.port_file, a.log)
 
 
 if __name__ == "__main__":

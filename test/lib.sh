@@ -450,6 +450,18 @@ std_pki() {
     pki_leaf good1 int "/CN=good1.test" cdp="$BASE_URL/int.crl"
 }
 
+# served_chain_crls: server + `std_pki cdp`; int.crl (revoking rev1) and
+# root.crl served, as a CA serves the CRLs of its chain.
+served_chain_crls() {
+    httpd_start
+    std_pki cdp
+    pki_revoke int "$PKI/rev1.pem"
+    pki_gencrl int "$W/int.crl"
+    serve "$W/int.crl" int.crl
+    pki_gencrl root "$W/root.crl"
+    serve "$W/root.crl" root.crl
+}
+
 # ---------------------------------------------------------------- crlcache
 need_crlcache() {
     [ -x "$CRLCACHE" ] || fail "crlcache binary not found or not executable: $CRLCACHE (build it first)"

@@ -10,13 +10,7 @@ NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 [ -x "$NGINX" ] || skip "nginx not installed (Debian package nginx-light; test/deps.sh)"
 umask 022
 
-httpd_start
-std_pki cdp        # int.crl for the leaves, root.crl for int
-pki_revoke int "$PKI/rev1.pem"
-pki_gencrl int "$W/int.crl"
-serve "$W/int.crl" int.crl
-pki_gencrl root "$W/root.crl"
-serve "$W/root.crl" root.crl
+served_chain_crls  # int.crl (rev1 revoked) for the leaves, root.crl for int
 # A partition: its IDP names the origin URL, which B never fetches.
 PART=$BASE_URL/crl/part.crl
 pki_leaf prev int "/CN=prev.test" cdp="$PART"

@@ -13,13 +13,7 @@ SQUID=$(command -v squid || echo /usr/sbin/squid)
 # The origin answers like a CA's CRL server: Last-Modified, ETag and a
 # max-age (one hour) that lets a cache serve the CRL without asking again.
 HTTPD_MAX_AGE=3600
-httpd_start
-std_pki cdp        # int.crl for the leaves, root.crl for int
-pki_revoke int "$PKI/rev1.pem"
-pki_gencrl int "$W/int.crl"
-serve "$W/int.crl" int.crl
-pki_gencrl root "$W/root.crl"
-serve "$W/root.crl" root.crl
+served_chain_crls  # int.crl (rev1 revoked) for the leaves, root.crl for int
 
 # ---------------------------------------------------------------- Squid
 # Its own configuration, port, logs and pid file, a memory cache only, no
