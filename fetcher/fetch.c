@@ -321,10 +321,8 @@ start(CURLM *multi, struct xfer *x)
 {
 	x->attempts++;
 	x->retry_at = 0;
-	if (x->f->refusal != NULL) {
-		snprintf(x->f->err, sizeof(x->f->err), "%s", x->f->refusal);
+	if (x->f->refused)
 		return -1;
-	}
 	if (x->easy == NULL && setup(x) == -1) {
 		snprintf(x->f->err, sizeof(x->f->err),
 		    "cannot set up the transfer");

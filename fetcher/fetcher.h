@@ -239,7 +239,8 @@ struct fetch {
 	int		 guarded;	/* not configured: public addresses only */
 	char		*via;		/* download from here instead (mirror =);
 					   url still names the source */
-	const char	*refusal;	/* not NULL: not fetched, this is why */
+	int		 refused;	/* set before fetch_all: not fetched,
+					   err says why */
 	/* results */
 	long		 status;
 	int		 ok;		/* body or not_modified is valid */
@@ -253,7 +254,7 @@ struct fetch {
 int	 fetch_all(struct fetch *f, size_t n, const struct conf *conf);
 void	 fetch_free(struct fetch *f);
 
-/* mirror.c: `mirror = ` for one transfer (sets via, or refusal) */
+/* mirror.c: `mirror = ` for one transfer (sets via, or refused) */
 void	 mirror_route(const struct conf *conf, struct fetch *f);
 
 /* ingest.c: parse + verify + store one CRL, reporting a rejection */

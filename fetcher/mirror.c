@@ -234,14 +234,16 @@ mirror_route(const struct conf *conf, struct fetch *f)
 		return;
 	m = xcalloc(1, sizeof(*m));
 	if (mirror_name_of(f->url, m, &why) == -1) {
-		f->refusal = "not fetched: mirror = is set and the URL has no "
-		    "name on a mirror";
-		logx(2, "%s: no mirror name: %s", f->url, why);
+		f->refused = 1;
+		snprintf(f->err, sizeof(f->err), "not fetched: no name on the "
+		    "mirror: %s", why);
 		goto done;
 	}
 	blen = strlen(conf->mirror);
 	/* Every byte of a component may triple, plus a '/' each. */
-	f->via = xcalloc(1, blen + 1 + m->n * (3 * MIRROR_COMPONENT_MAX + 1) + 1);
+	for (i = 0, o = blen + 2; i < m->n; i++)
+		o += 3 * strlen(m->comp[i]) + 1;
+	f->via = xcalloc(1, o);
 	memcpy(f->via, conf->mirror, blen);
 	o = blen;
 	if (o == 0 || f->via[o - 1] != '/')

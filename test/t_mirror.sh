@@ -128,23 +128,31 @@ STATE=$W/hostQ CONF=$W/hostQ.conf
 write_conf "url = $BASE_URL/int.crl?x=1" "anchor = $PKI/root/cert.pem" \
     "mirror = http://127.0.0.1:$NGPORT/"
 assert_exit 1 cc update
-assert_grep "crlcache: $BASE_URL/int.crl\\?x=1: not fetched: mirror" "$W/last.err"
+assert_grep "crlcache: $BASE_URL/int.crl\\?x=1: not fetched: no name on the mirror: a query" "$W/last.err"
 case_ok "a URL with a query is not fetched through the mirror"
 
 # ---------------------------------------------------------------- hostile
-# A source whose path decodes to "..": skipped, nothing written outside.
+# Sources whose paths decode to "..", to a '/' or NUL, or that carry a
+# query or a malformed escape (the test server maps paths to files
+# verbatim): skipped and named, nothing written.
 httpd_start
-mkdir -p "$HTTPD_ROOT/a/%2e%2e"
-serve "$W/int.crl" "a/%2e%2e/evil.crl"
+hostile=("a/%2e%2e/evil.crl" "x%2Fy.crl" "n%00.crl" "q.crl?v=1" "bad%zz.crl")
 STATE=$W/hostC CONF=$W/hostC.conf
-write_conf "url = $BASE_URL/a/%2e%2e/evil.crl" "anchor = $PKI/root/cert.pem" \
-    "untrusted = $PKI/int/cert.pem"
+write_conf "anchor = $PKI/root/cert.pem" "untrusted = $PKI/int/cert.pem"
+for h in "${hostile[@]}"; do
+    serve "$W/int.crl" "${h%%\?*}"
+    echo "url = $BASE_URL/$h" >>"$CONF"
+done
 assert_exit 1 cc update    # int's CDP, root.crl, named the first origin
-assert_grep '2 sources, 1 updated' "$W/last.err"
+assert_grep '6 sources, 1 updated, 4 unchanged, 1 failed' "$W/last.err"
 mkdir -m 755 "$W/mirC"
 assert_exit 0 cc mirror "$W/mirC"
-assert_grep 'skipped: an empty, "." or ".." path segment' "$W/last.err"
-assert_grep 'mirror: 0 written, 0 unchanged, 1 skipped' "$W/last.err"
+assert_grep 'evil.crl: skipped: an empty, "." or ".." path segment' "$W/last.err"
+assert_grep 'x%2Fy.crl: skipped: an encoded NUL or ./.' "$W/last.err"
+assert_grep 'n%00.crl: skipped: an encoded NUL or ./.' "$W/last.err"
+assert_grep 'q.crl\?v=1: skipped: a query or fragment' "$W/last.err"
+assert_grep 'bad%zz.crl: skipped: a malformed percent-encoding' "$W/last.err"
+assert_grep 'mirror: 0 written, 0 unchanged, 5 skipped' "$W/last.err"
 [ -z "$(find "$W/mirC" -type f)" ] || fail "a file was written for a '..' URL: $(find "$W/mirC")"
 [ ! -e "$W/mirC/http/$ORIGIN/evil.crl" ] || fail "'..' was followed"
 # A symbolic link in DIR is never followed: DIR/http -> elsewhere.
