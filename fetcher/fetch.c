@@ -266,6 +266,7 @@ finish(struct xfer *x, CURLcode res)
 		free(f->body);
 		f->body = NULL;
 		f->len = 0;
+		mirror_blame(f);
 	}
 }
 

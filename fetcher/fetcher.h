@@ -256,6 +256,8 @@ void	 fetch_free(struct fetch *f);
 
 /* mirror.c: `mirror = ` for one transfer (sets via, or refused) */
 void	 mirror_route(const struct conf *conf, struct fetch *f);
+/* A failed transfer from the mirror: its error names the mirror's URL. */
+void	 mirror_blame(struct fetch *f);
 
 /* ingest.c: parse + verify + store one CRL, reporting a rejection */
 int	 ingest_buffer(struct store *s, const struct trust *t,

@@ -259,6 +259,19 @@ done:
 	free(m);
 }
 
+void
+mirror_blame(struct fetch *f)
+{
+	char err[ERRLEN];
+
+	if (f->via == NULL)
+		return;
+	/* Both cut to fit: a transfer error is short, the URL rarely long. */
+	snprintf(err, sizeof(err), "from the mirror, %.256s: %.200s", f->via,
+	    f->err);
+	memcpy(f->err, err, sizeof(err));
+}
+
 /* The file's content is already data (not a link, a regular file)? */
 static int
 same_content(int dfd, const char *name, const uint8_t *data, size_t len)

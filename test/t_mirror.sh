@@ -130,6 +130,13 @@ write_conf "url = $BASE_URL/int.crl?x=1" "anchor = $PKI/root/cert.pem" \
 assert_exit 1 cc update
 assert_grep "crlcache: $BASE_URL/int.crl\\?x=1: not fetched: no name on the mirror: a query" "$W/last.err"
 case_ok "a URL with a query is not fetched through the mirror"
+# A CRL missing on the mirror: the error names the mirror's URL.
+STATE=$W/hostB CONF=$W/hostB.conf
+mv "$MIR/http/$ORIGIN/root.crl" "$W/root.crl.away"
+assert_exit 1 cc update
+assert_grep "crlcache: $BASE_URL/root.crl: from the mirror, http://127.0.0.1:$NGPORT/http/$ORIGIN/root.crl: HTTP status 404" "$W/last.err"
+mv "$W/root.crl.away" "$MIR/http/$ORIGIN/root.crl"
+case_ok "a failure names the mirror"
 
 # ---------------------------------------------------------------- hostile
 # Sources whose paths decode to "..", to a '/' or NUL, or that carry a
