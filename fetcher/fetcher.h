@@ -254,7 +254,24 @@ struct fetch {
 int	 fetch_all(struct fetch *f, size_t n, const struct conf *conf);
 void	 fetch_free(struct fetch *f);
 
-/* mirror.c: `mirror = ` for one transfer (sets via, or refused) */
+/* mirror_name.c: names on a mirror (`crlcache mirror`, `mirror =`) */
+/* Components of a name: scheme, host[:port] and 30 path segments; CRL
+   URLs in the Web PKI have 1 to 4. */
+#define MIRROR_MAX_DEPTH	32
+/* One component: NAME_MAX of Linux file systems. */
+#define MIRROR_COMPONENT_MAX	255
+struct mirror_name {
+	char	 comp[MIRROR_MAX_DEPTH][MIRROR_COMPONENT_MAX + 1];
+	size_t	 n;		/* scheme, host[:port], path segments */
+};
+/*
+ * The name of url on a mirror.  Refused (-1, why a static string): not
+ * http(s), a query or fragment (a static server ignores them), a
+ * component that could not be a file name.  Userinfo is not part of it.
+ */
+int	 mirror_name_parse(const char *url, struct mirror_name *m,
+	    const char **why);
+/* `mirror = ` for one transfer: sets via, or refused and err. */
 void	 mirror_route(const struct conf *conf, struct fetch *f);
 /* A failed transfer from the mirror: its error names the mirror's URL. */
 void	 mirror_blame(struct fetch *f);
