@@ -88,9 +88,10 @@ start=$(date +%s)
     DEB_BUILD_OPTIONS="nocheck noddebs parallel=$(nproc)" dpkg-buildpackage -us -uc -b) \
     >"$W/build.log" 2>&1 || { tail -40 "$W/build.log" >&2; fail "dpkg-buildpackage"; }
 note "dpkg-buildpackage: $(( $(date +%s) - start )) s"
-DEB=$(ls "$W"/crlcache_*_*.deb 2>/dev/null | head -1)
-CHANGES=$(ls "$W"/crlcache_*_*.changes 2>/dev/null | head -1)
-[ -n "$DEB" ] && [ -n "$CHANGES" ] || fail "no .deb or .changes in $W"
+DEB=$(echo "$W"/crlcache_*_*.deb)
+CHANGES=$(echo "$W"/crlcache_*_*.changes)
+[ -f "$DEB" ] || fail "not one .deb in $W: $DEB"
+[ -f "$CHANGES" ] || fail "not one .changes in $W: $CHANGES"
 dpkg-deb -c "$DEB" | awk '{ print $6 }' | sed -e 's|^\.||' -e 's|/$||' | grep . >"$W/contents"
 for f in /usr/bin/crlcache "$MODDIR/crlcache.so" "$SNIPPET" /etc/crlcache/crlcache.conf \
     /etc/cron.d/crlcache /lib/systemd/system/crlcache-update.service \
@@ -116,7 +117,7 @@ grep -E '^[EW]: ' "$W/lintian.out" && fail "lintian reported errors or warnings"
 case_ok "lintian"
 
 # 3. install: user, state directory; openssl.cnf untouched
-for f in $(cat "$W/contents"); do [ -e "$f" ] && echo "$f"; done >"$W/existed"
+while read -r f; do [ ! -e "$f" ] || echo "$f"; done <"$W/contents" >"$W/existed"
 dpkg_w -i "$DEB" >"$W/install.log" || { cat "$W/install.log" >&2; fail "dpkg -i"; }
 dpkg -L crlcache >"$W/files"
 getent passwd crlcache >/dev/null || fail "no crlcache user after install"
