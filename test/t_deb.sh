@@ -4,10 +4,10 @@
 # fail unless overridden), dpkg -i (user, state directory, openssl.cnf
 # untouched), `crlcache update` as the crlcache user against a CRL served on
 # 127.0.0.1, `crlcache enable`, curl and s_client with no flags refused by a
-# revoked server and not by a good one, `crlcache disable`, removal refused
-# while crlcache cannot be taken out of openssl.cnf, removal while enabled
-# (prerm disables), purge; openssl.cnf byte for byte as before and no file
-# of the package left.  A trap restores openssl.cnf and purges the package
+# revoked server and not by a good one, reinstalling keeps it enabled,
+# `crlcache disable`, removal refused while crlcache cannot be taken out of
+# openssl.cnf, removal while enabled (prerm disables), purge; openssl.cnf
+# byte for byte as before and no file of the package left.  A trap restores openssl.cnf and purges the package
 # whatever happens.
 #
 # Root only; skipped where debhelper is missing or where crlcache is
@@ -160,7 +160,7 @@ openssl list -providers | grep -A3 '^  crlcache$' | grep -q 'status: active' ||
 srv() {     # srv NAME: s_server -www on 127.0.0.1 with $PKI/NAME.pem -> SRV_PORT
     local i
     SRV_PORT=$(closed_port)
-    openssl s_server -accept "127.0.0.1:$SRV_PORT" -www -naccept 4 -cert "$PKI/$1.pem" \
+    openssl s_server -accept "127.0.0.1:$SRV_PORT" -www -naccept 8 -cert "$PKI/$1.pem" \
         -cert_chain "$PKI/$1.ca.pem" -key "$PKI/$1.key" </dev/null >"$W/s-$1.log" 2>&1 &
     bg_register $!
     for i in $(seq 1 100); do grep -q '^ACCEPT' "$W/s-$1.log" && return 0; sleep 0.05; done
@@ -183,14 +183,24 @@ for n in good rev; do
 done
 case_ok "enabled: revoked server refused"
 
-# 6. disable: openssl.cnf as it was
+# 6. reinstalling (dpkg's upgrade path: prerm upgrade) keeps crlcache
+#    enabled and the index; only removal disables.
+cp -a "$CNF" "$W/openssl.cnf.enabled"
+dpkg_w -i "$DEB" >"$W/reinstall.log" || { cat "$W/reinstall.log" >&2; fail "dpkg -i again"; }
+cmp -s "$CNF" "$W/openssl.cnf.enabled" || fail "reinstalling changed $CNF"
+[ -f "$STATEDIR/index.mdb" ] || fail "reinstalling lost the index"
+curl -sS --max-time 20 --cacert "$ROOT" -o /dev/null "https://127.0.0.1:$SRV_PORT/" >/dev/null 2>&1 &&
+    fail "curl accepts the revoked server after reinstalling"
+case_ok "reinstall keeps it enabled"
+
+# 7. disable: openssl.cnf as it was
 assert_exit 0 crlcache disable
 cmp -s "$CNF" "$W/openssl.cnf.orig" || fail "disable did not restore $CNF"
 curl -sS --max-time 20 --cacert "$ROOT" -o /dev/null "https://127.0.0.1:$SRV_PORT/" >/dev/null 2>&1 ||
     fail "curl refuses the revoked server after disable"
 case_ok "disable"
 
-# 7. removal while crlcache cannot be taken out of openssl.cnf (a block
+# 8. removal while crlcache cannot be taken out of openssl.cnf (a block
 #    without its end marker) is refused: the module stays.
 assert_exit 0 crlcache enable
 sed -i '/^# END crlcache$/d' "$CNF"
@@ -201,7 +211,7 @@ dpkg-query -W -f '${db:Status-Status}' crlcache | grep -qx installed || fail "pa
 cp -a "$W/openssl.cnf.orig" "$CNF"
 case_ok "remove refused while it cannot disable"
 
-# 8. removal while enabled: prerm disables, every program keeps working;
+# 9. removal while enabled: prerm disables, every program keeps working;
 #    a broken crlcache.conf does not stop it.
 assert_exit 0 crlcache enable
 echo 'no_such_key = 1' >>/etc/crlcache/crlcache.conf
@@ -214,9 +224,9 @@ assert_not_grep 'crlcache' "$W/last.out"
 [ -d "$STATEDIR" ] || fail "dpkg -r removed the state directory (purge does)"
 case_ok "remove while enabled"
 
-# 9. purge: state directory, conffiles, enable's copy of openssl.cnf gone;
-#    no file of the package left that was not there before; the crlcache
-#    user stays (debian/postrm says why).
+# 10. purge: state directory, conffiles, enable's copy of openssl.cnf gone;
+#     no file of the package left that was not there before; the crlcache
+#     user stays (debian/postrm says why).
 rm -f /etc/crlcache/t_deb-*.pem
 if command -v apt-get >/dev/null; then
     apt-get purge -y -q -o DPkg::Lock::Timeout=300 crlcache >"$W/purge.log" 2>&1 ||
