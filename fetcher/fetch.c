@@ -362,6 +362,24 @@ completed(CURLM *multi, struct xfer *x, CURLcode res)
 int
 fetch_all(struct fetch *f, size_t n, const struct conf *conf)
 {
+	return fetch_each(f, n, conf, NULL, NULL);
+}
+
+/* A transfer is over: count it and hand it to the caller's callback. */
+static void
+over(struct fetch *f, size_t *done, size_t n,
+    void (*cb)(struct fetch *, void *), void *arg)
+{
+	(*done)++;
+	progress(*done, n);
+	if (cb != NULL)
+		cb(f, arg);
+}
+
+int
+fetch_each(struct fetch *f, size_t n, const struct conf *conf,
+    void (*cb)(struct fetch *, void *), void *arg)
+{
 	struct xfer *xs;
 	CURLM *multi;
 	CURLMsg *msg;
@@ -391,15 +409,16 @@ fetch_all(struct fetch *f, size_t n, const struct conf *conf)
 				continue;
 			}
 			if (start(multi, &xs[i]) == -1)
-				done++;
+				over(&f[i], &done, n, cb, arg);
 			else
 				active++;
 		}
 		while (next < n && active < conf->parallel) {
-			if (start(multi, &xs[next++]) == -1)
-				done++;
+			if (start(multi, &xs[next]) == -1)
+				over(&f[next], &done, n, cb, arg);
 			else
 				active++;
+			next++;
 		}
 		if (curl_multi_perform(multi, &running) != CURLM_OK)
 			break;
@@ -410,10 +429,8 @@ fetch_all(struct fetch *f, size_t n, const struct conf *conf)
 				continue;
 			curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, &x);
 			active--;
-			if (completed(multi, x, msg->data.result)) {
-				done++;
-				progress(done, n);
-			}
+			if (completed(multi, x, msg->data.result))
+				over(x->f, &done, n, cb, arg);
 		}
 		/* Wait for traffic, or until the next retry is due. */
 		wait_ms = (int)(wake - crlc_mono_ms());

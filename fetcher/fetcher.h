@@ -16,6 +16,7 @@
 
 #include <crlcache/format.h>
 #include <crlcache/hint.h>
+#include <crlcache/tbs.h>
 
 #define DEFAULT_STATE_DIR	"/var/lib/crlcache"
 #define DEFAULT_CONF		"/etc/crlcache/crlcache.conf"
@@ -162,9 +163,13 @@ int	 trust_chains(const struct trust *t, X509 *x, time_t now, char *why,
 /* crl.c: one CRL, parsed and verified */
 struct crl {
 	char		*source;	/* file name or URL */
-	X509_CRL	*x;
-	uint8_t		*der;		/* the signed CRL, as received */
+	const uint8_t	*der;		/* the signed CRL, as received: the
+					   caller's buffer, or pem_der */
 	size_t		 derlen;
+	uint8_t		*pem_der;	/* owned: der decoded from PEM */
+	struct crlc_crl	 p;		/* its fields and entries: spans in der */
+	X509_NAME	*issuer_name;	/* decoded p.issuer */
+	STACK_OF(X509_EXTENSION) *exts;	/* decoded p.extensions; NULL: none */
 	X509		*issuer;	/* verified issuer certificate */
 	int64_t		 this_update;
 	int64_t		 next_update;	/* 0: absent */
@@ -176,13 +181,15 @@ struct crl {
 	char		*scope;		/* IDP fullName URI, NULL: whole issuer */
 	unsigned	 idp_flags;	/* CRLC_CRL_USER_ONLY / CA_ONLY */
 };
+/*
+ * Parse buf (DER, or PEM) without decoding its entries into objects: buf
+ * must outlive c when it is DER, since c points into it.
+ */
 int	 crl_parse(struct crl *c, const char *source, const uint8_t *buf,
 	    size_t len, char *err, size_t errlen);
 int	 crl_verify(struct crl *c, const struct trust *t, const char *url,
 	    time_t now, char *err, size_t errlen);
 void	 crl_free(struct crl *c);
-int	 serial_octets(const ASN1_INTEGER *ai, uint8_t *out, size_t max,
-	    size_t *len);
 int	 numcmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen);
 
 /* store.c: the fetcher's private working environment and publishing */
@@ -246,6 +253,13 @@ struct fetch {
 	char		 err[ERRLEN];
 };
 int	 fetch_all(struct fetch *f, size_t n, const struct conf *conf);
+/*
+ * fetch_all, calling cb(f, arg) as each transfer ends (retries done):
+ * the caller can use and free its body while the others go on.  A
+ * transfer the engine gave up on (-1) gets no call.
+ */
+int	 fetch_each(struct fetch *f, size_t n, const struct conf *conf,
+	    void (*cb)(struct fetch *, void *), void *arg);
 void	 fetch_free(struct fetch *f);
 
 /* ingest.c: parse + verify + store one CRL, reporting a rejection */
