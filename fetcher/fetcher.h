@@ -267,6 +267,14 @@ int	 ingest_buffer(struct store *s, const struct trust *t,
 	    const char *source, const char *url, const uint8_t *buf,
 	    size_t len, uint8_t *key, size_t *keylen, char *err, size_t errlen);
 
+/*
+ * peer.c: append the certificates (at most 16) a TLS server at HOST:PORT
+ * presents to out, unverified, with conf's connect timeout; who names
+ * the command in messages.  0, or -1 (logged).
+ */
+int	 server_chain(const char *arg, const struct conf *conf, const char *who,
+	    STACK_OF(X509) *out);
+
 /* osslconf.c: OpenSSL configuration with the provider switched on */
 /*
  * Write the wiring to out: an .include of include (NULL: none), the
