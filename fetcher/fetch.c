@@ -214,7 +214,8 @@ setup(struct xfer *x)
 	if (add_header(x, "If-None-Match", x->f->etag) == -1 ||
 	    add_header(x, "If-Modified-Since", x->f->last_modified) == -1)
 		return -1;
-	curl_easy_setopt(e, CURLOPT_URL, x->f->url);
+	curl_easy_setopt(e, CURLOPT_URL, x->f->via != NULL ? x->f->via :
+	    x->f->url);
 	curl_easy_setopt(e, CURLOPT_PRIVATE, x);
 #if LIBCURL_VERSION_NUM >= 0x075500
 	curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
@@ -265,6 +266,7 @@ finish(struct xfer *x, CURLcode res)
 		free(f->body);
 		f->body = NULL;
 		f->len = 0;
+		mirror_blame(f);
 	}
 }
 
@@ -320,6 +322,8 @@ start(CURLM *multi, struct xfer *x)
 {
 	x->attempts++;
 	x->retry_at = 0;
+	if (x->f->refused)
+		return -1;
 	if (x->easy == NULL && setup(x) == -1) {
 		snprintf(x->f->err, sizeof(x->f->err),
 		    "cannot set up the transfer");
@@ -457,6 +461,7 @@ fetch_free(struct fetch *f)
 	free(f->body);
 	free(f->new_etag);
 	free(f->new_last_modified);
+	free(f->via);
 	f->body = NULL;
-	f->new_etag = f->new_last_modified = NULL;
+	f->via = f->new_etag = f->new_last_modified = NULL;
 }

@@ -72,6 +72,8 @@ struct conf {
 					   without being met again */
 	int		allow_private;	/* allow_private_urls = yes: learned URLs
 					   may reach loopback/private addresses */
+	char		*mirror;	/* mirror = : CRLs are downloaded from
+					   this copy of `crlcache mirror` */
 	struct strlist	cas;		/* ca = : their CRL DPs are fetched */
 	struct strlist	anchors;	/* anchor = : default system store */
 	struct strlist	untrusted;	/* untrusted = */
@@ -242,6 +244,10 @@ struct fetch {
 	const char	*etag;		/* sent as If-None-Match */
 	const char	*last_modified;	/* sent as If-Modified-Since */
 	int		 guarded;	/* not configured: public addresses only */
+	char		*via;		/* download from here instead (mirror =);
+					   url still names the source */
+	int		 refused;	/* set before the transfers: not fetched,
+					   err says why */
 	/* results */
 	long		 status;
 	int		 ok;		/* body or not_modified is valid */
@@ -261,6 +267,28 @@ int	 fetch_all(struct fetch *f, size_t n, const struct conf *conf);
 int	 fetch_each(struct fetch *f, size_t n, const struct conf *conf,
 	    void (*cb)(struct fetch *, void *), void *arg);
 void	 fetch_free(struct fetch *f);
+
+/* mirror_name.c: names on a mirror (`crlcache mirror`, `mirror =`) */
+/* Components of a name: scheme, host[:port] and 30 path segments; CRL
+   URLs in the Web PKI have 1 to 4. */
+#define MIRROR_MAX_DEPTH	32
+/* One component: NAME_MAX of Linux file systems. */
+#define MIRROR_COMPONENT_MAX	255
+struct mirror_name {
+	char	 comp[MIRROR_MAX_DEPTH][MIRROR_COMPONENT_MAX + 1];
+	size_t	 n;		/* scheme, host[:port], path segments */
+};
+/*
+ * The name of url on a mirror.  Refused (-1, why a static string): not
+ * http(s), a query or fragment (a static server ignores them), a
+ * component that could not be a file name.  Userinfo is not part of it.
+ */
+int	 mirror_name_parse(const char *url, struct mirror_name *m,
+	    const char **why);
+/* `mirror = ` for one transfer: sets via, or refused and err. */
+void	 mirror_route(const struct conf *conf, struct fetch *f);
+/* A failed transfer from the mirror: its error names the mirror's URL. */
+void	 mirror_blame(struct fetch *f);
 
 /* ingest.c: parse + verify + store one CRL, reporting a rejection */
 int	 ingest_buffer(struct store *s, const struct trust *t,
@@ -518,6 +546,7 @@ int	 cmd_check(const char *state_dir, const struct conf *conf, int argc,
 int	 cmd_exec(const char *state_dir, int argc, char **argv);
 int	 cmd_enable(const char *state_dir, int argc, char **argv);
 int	 cmd_disable(const char *state_dir, int argc, char **argv);
+int	 cmd_mirror(const char *state_dir, int argc, char **argv);
 int	 cmd_status(const char *state_dir, const struct conf *conf, int argc,
 	    char **argv);
 

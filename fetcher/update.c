@@ -351,6 +351,7 @@ cmd_update(const char *state_dir, const struct conf *conf, int argc,
 		f[i].url = i < urls.n ? urls.v[i] : learned.v[i - urls.n];
 		/* Not typed by the administrator: public addresses only. */
 		f[i].guarded = i >= urls.n;
+		mirror_route(conf, &f[i]);
 		/* Ask conditionally only when what we got last time is held. */
 		if (store_get_source(s, f[i].url, &recs[i]) == 0 &&
 		    store_has_scope(s, recs[i].scope_key, recs[i].scope_keylen)) {
