@@ -390,16 +390,22 @@ put_scope(struct store *s, MDB_txn *txn, const uint8_t *key, size_t keylen,
 	crlc_put_i64(h + 32, r->delta_this_update);
 	crlc_put_i64(h + 40, r->delta_next_update);
 	h[48] = (uint8_t)r->number.len;
-	memcpy(h + 49, r->number.p, r->number.len);
 	h[70] = (uint8_t)r->base.len;
-	memcpy(h + 71, r->base.p, r->base.len);
 	crlc_put_u32(h + 92, (uint32_t)r->source.len);
 	crlc_put_u32(h + 96, (uint32_t)r->der.len);
 	crlc_put_u32(h + 100, (uint32_t)r->delta.len);
-	memcpy(h + CRLC_CRL_HDR_LEN, r->source.p, r->source.len);
-	memcpy(h + CRLC_CRL_HDR_LEN + r->source.len, r->der.p, r->der.len);
-	memcpy(h + CRLC_CRL_HDR_LEN + r->source.len + r->der.len, r->delta.p,
-	    r->delta.len);
+	/* An absent part is an empty span whose pointer may be NULL. */
+	if (r->number.len > 0)
+		memcpy(h + 49, r->number.p, r->number.len);
+	if (r->base.len > 0)
+		memcpy(h + 71, r->base.p, r->base.len);
+	if (r->source.len > 0)
+		memcpy(h + CRLC_CRL_HDR_LEN, r->source.p, r->source.len);
+	if (r->der.len > 0)
+		memcpy(h + CRLC_CRL_HDR_LEN + r->source.len, r->der.p, r->der.len);
+	if (r->delta.len > 0)
+		memcpy(h + CRLC_CRL_HDR_LEN + r->source.len + r->der.len,
+		    r->delta.p, r->delta.len);
 	v.mv_data = h;
 	rc = mdb_put(txn, s->crl, &k, &v, 0);
 	free(h);
