@@ -9,6 +9,7 @@
  * and renames it over index.mdb: readers see the old or the new
  * generation, never a mixture.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -31,6 +32,14 @@
 
 #define META_NEXT_ISSUER	"next_issuer_id"	/* writer's id counter */
 #define REASON_REMOVE_FROM_CRL	8			/* RFC 5280 5.3.1 */
+/*
+ * WORK_NAME/UNPUBLISHED_NAME exists while the working index holds changes
+ * the published one lacks: a run killed between ingest and publish leaves
+ * it, and the next run publishes them even when it changes nothing.
+ */
+#define UNPUBLISHED_NAME	"unpublished"
+/* A publish's temporary file: "." INDEX_NAME ".XXXXXX" (mkostemp). */
+#define TEMP_SUFFIX_LEN		6
 
 struct store {
 	char		*dir;
@@ -166,6 +175,55 @@ fail:
 	return -1;
 }
 
+/*
+ * Temporary files of publishes that were killed.  Under the lock no
+ * publish runs; only names of exactly that form are removed, never
+ * followed.
+ */
+static void
+remove_stale_temps(const char *state_dir)
+{
+	static const char prefix[] = "." INDEX_NAME ".";
+	struct dirent *de;
+	DIR *d;
+
+	if ((d = opendir(state_dir)) == NULL)
+		return;
+	while ((de = readdir(d)) != NULL)
+		if (strncmp(de->d_name, prefix, sizeof(prefix) - 1) == 0 &&
+		    strlen(de->d_name) == sizeof(prefix) - 1 + TEMP_SUFFIX_LEN)
+			(void)unlinkat(dirfd(d), de->d_name, 0);
+	closedir(d);
+}
+
+static void
+unpublished_path(const struct store *s, char *path, size_t len)
+{
+	snprintf(path, len, "%s/%s/%s", s->dir, WORK_NAME, UNPUBLISHED_NAME);
+}
+
+/* Before the first change of a run commits: the marker, made durable. */
+static int
+mark_dirty(struct store *s, char *err, size_t errlen)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	if (s->dirty)
+		return 0;
+	unpublished_path(s, path, sizeof(path));
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
+	    0600)) == -1 || fsync(fd) == -1) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		if (fd != -1)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	s->dirty = 1;
+	return 0;
+}
+
 int
 store_open(struct store **out, const char *state_dir, char *err, size_t errlen)
 {
@@ -204,6 +262,9 @@ store_open(struct store **out, const char *state_dir, char *err, size_t errlen)
 	}
 	if (open_dbs(s, err, errlen) == -1)
 		goto fail;
+	remove_stale_temps(state_dir);
+	unpublished_path(s, path, sizeof(path));
+	s->dirty = access(path, F_OK) == 0;
 	*out = s;
 	return 0;
 fail:
@@ -594,6 +655,8 @@ store_ingest(struct store *s, const struct crl *c, char *err, size_t errlen)
 		return INGEST_FAILED;
 	}
 	res = ingest_txn(s, txn, c, err, errlen);
+	if (res == INGEST_CHANGED && mark_dirty(s, err, errlen) == -1)
+		res = INGEST_FAILED;
 	if (res != INGEST_CHANGED) {
 		mdb_txn_abort(txn);
 		return res;
@@ -602,7 +665,6 @@ store_ingest(struct store *s, const struct crl *c, char *err, size_t errlen)
 		lmdb_err(err, errlen, "commit", rc);
 		return INGEST_FAILED;
 	}
-	s->dirty = 1;
 	return INGEST_CHANGED;
 }
 
@@ -852,11 +914,14 @@ store_reset_scope(struct store *s, const uint8_t canon[CRLC_HASH_LEN],
 		return -1;
 	}
 	free(copy);
+	if (mark_dirty(s, err, errlen) == -1) {
+		mdb_txn_abort(txn);
+		return -1;
+	}
 	if ((rc = mdb_txn_commit(txn)) != 0) {
 		lmdb_err(err, errlen, "commit", rc);
 		return -1;
 	}
-	s->dirty = 1;
 	return 1;
 }
 
@@ -1043,7 +1108,7 @@ int
 store_publish(struct store *s, int force, uint64_t *generation, char *err,
     size_t errlen)
 {
-	char tmp[PATH_MAX], dst[PATH_MAX];
+	char tmp[PATH_MAX], dst[PATH_MAX], marker[PATH_MAX];
 	int fd = -1, rc, ret = -1;
 	struct stat sb;
 
@@ -1087,6 +1152,8 @@ store_publish(struct store *s, int force, uint64_t *generation, char *err,
 		goto done;
 	}
 	s->dirty = 0;
+	unpublished_path(s, marker, sizeof(marker));
+	(void)unlink(marker);
 	ret = 0;
 done:
 	if (fd != -1)
