@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -38,6 +39,11 @@
  * it, and the next run publishes them even when it changes nothing.
  */
 #define UNPUBLISHED_NAME	"unpublished"
+/*
+ * Free space below which a failed write is put down to a full filesystem:
+ * LMDB reports a short write as EIO, and writes a page run at a time.
+ */
+#define FULL_FS_BYTES		((unsigned long long)1 << 20)
 /* A publish's temporary file: "." INDEX_NAME ".XXXXXX" (mkostemp). */
 #define TEMP_SUFFIX_LEN		6
 
@@ -1104,6 +1110,18 @@ published_has_source(const char *path)
 	return found;
 }
 
+/* EIO from LMDB on a filesystem with no room left is ENOSPC. */
+static int
+full_fs(const char *dir, int rc)
+{
+	struct statvfs sv;
+
+	if (rc == EIO && statvfs(dir, &sv) == 0 &&
+	    (unsigned long long)sv.f_bavail * sv.f_frsize < FULL_FS_BYTES)
+		return ENOSPC;
+	return rc;
+}
+
 int
 store_publish(struct store *s, int force, uint64_t *generation, char *err,
     size_t errlen)
@@ -1118,7 +1136,7 @@ store_publish(struct store *s, int force, uint64_t *generation, char *err,
 	    !published_has_source(dst))
 		return 0;
 	if ((rc = stamp_generation(s, generation)) != 0) {
-		lmdb_err(err, errlen, "generation", rc);
+		lmdb_err(err, errlen, "generation", full_fs(s->dir, rc));
 		return -1;
 	}
 	snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", s->dir, INDEX_NAME);
@@ -1127,7 +1145,7 @@ store_publish(struct store *s, int force, uint64_t *generation, char *err,
 		return -1;
 	}
 	if ((rc = dense_copy(s, tmp)) != 0) {
-		lmdb_err(err, errlen, "writing the snapshot", rc);
+		lmdb_err(err, errlen, "writing the snapshot", full_fs(s->dir, rc));
 		goto done;
 	}
 	/* Readers need only read access; the index holds public data. */
