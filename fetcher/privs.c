@@ -25,16 +25,27 @@
 
 /*
  * Started as root: switch to the crlcache user (creating the state
- * directory for it if needed), or refuse unless allow_root.  Returns 0
- * when it is safe to go on.
+ * directory for it if needed), or, with allow_root, go on as root in a
+ * state directory root owns.  Returns 0 when it is safe to go on.
  */
 int
 drop_privileges(const char *state_dir, int allow_root)
 {
 	struct passwd *pw;
+	struct stat sb;
 
-	if (geteuid() != 0 || allow_root)
+	if (geteuid() != 0)
 		return 0;
+	if (allow_root) {
+		/* Root's own state only: never work in another account's. */
+		if (stat(state_dir, &sb) == 0 && sb.st_uid != 0) {
+			logx(0, "%s belongs to uid %lu: --allow-root is for a "
+			    "state directory root owns; run as that user",
+			    state_dir, (unsigned long)sb.st_uid);
+			return -1;
+		}
+		return 0;
+	}
 	if ((pw = getpwnam(CRLCACHE_USER)) == NULL) {
 		logx(0, "refusing to run as root: create the '" CRLCACHE_USER
 		    "' system user (make install does) or pass --allow-root");

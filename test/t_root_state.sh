@@ -4,7 +4,8 @@
 # root-owned file, `status` run as root leaves that file alone (it reads
 # the state as the directory's owner), and still reports the sources;
 # `check` as root maps only the published index (opened without following
-# links, lib/index.c) and leaves the file alone as well.
+# links, lib/index.c) and leaves the file alone as well; and --allow-root
+# does not let root write another account's state directory.
 . "$(dirname "$0")/lib.sh"
 need_crlcache
 [ "$(id -u)" -eq 0 ] || skip "needs root"
@@ -45,5 +46,8 @@ assert_grep '^crlcache_index_revoked_entries 1$' "$W/prom/crlcache.prom"
 [ "$(stat -c %U "$W/prom/crlcache.prom")" = root ] || fail "the metrics file is not root's"
 
 check_is revoked 1 "$PKI/rev1.pem"
+# --allow-root is for a state directory root owns, not for nobody's.
+assert_exit 4 cc import "$W/int.crl"
+assert_exit 4 cc reset --issuer "$PKI/int/cert.pem"
 [ "$(sha256sum <"$W/victim")" = "$before" ] || fail "check as root wrote through work/lock.mdb"
 note "root reads the state as its owner"
