@@ -79,10 +79,18 @@ demo-run: all
 bench: deps
 	@$(MAKE) --no-print-directory bench-run
 
+# Each benchmark appends its measured rows to BENCH_ROWS; table.sh prints
+# them as one markdown table and writes them as JSON to BENCH_JSON.
+BENCH_ROWS = test/bench/.rows
+BENCH_JSON = test/bench/results.json
 bench-run: all
-	bash test/bench/verify.sh
+	@rm -f $(BENCH_ROWS)
+	BENCH_ROWS="$(CURDIR)/$(BENCH_ROWS)" bash test/bench/handshake.sh
+	BENCH_ROWS="$(CURDIR)/$(BENCH_ROWS)" bash test/bench/verify.sh
+	BENCH_ROWS="$(CURDIR)/$(BENCH_ROWS)" bash test/bench/process.sh
 	bash test/bench/hint.sh
 	bash test/bench/ingest.sh
+	@bash test/bench/table.sh $(BENCH_ROWS) $(BENCH_JSON)
 
 clean:
 	rm -f $(LIB_OBJS) $(FETCH_OBJS) $(PROV_OBJS) $(UNIT_BINS) lib/libcrlcache.a \
