@@ -44,9 +44,11 @@ lib/libcrlcache.a: $(LIB_OBJS)
 fetcher/crlcache: $(FETCH_OBJS) lib/libcrlcache.a
 	$(CC) $(ALL_CFLAGS) -pie $(LDHARDEN) -o $@ $(FETCH_OBJS) lib/libcrlcache.a $(PKG_LIBS)
 
-# Only OSSL_provider_init is exported (provider/crlcache.map).
+# Only OSSL_provider_init is exported (provider/crlcache.map).  -z defs:
+# an unresolved symbol fails the link here, not the dlopen, which OpenSSL
+# skips without a word (the provider would silently not be there).
 provider/crlcache.so: $(PROV_OBJS) lib/libcrlcache.a provider/crlcache.map
-	$(CC) $(ALL_CFLAGS) -shared $(LDHARDEN) -Wl,--version-script=provider/crlcache.map \
+	$(CC) $(ALL_CFLAGS) -shared $(LDHARDEN) -Wl,-z,defs -Wl,--version-script=provider/crlcache.map \
 	    -o $@ $(PROV_OBJS) lib/libcrlcache.a $(CRYPTO_LIBS) -llmdb -lpthread
 
 # Unit tests: each test/unit/t_X.c links the library sources directly,
