@@ -114,3 +114,35 @@ bench_rows() {
 		esac
 	done
 }
+
+# Operations callgrind counts per row and side: instruction counts do not
+# vary with the load of the machine, so a few are enough.
+COUNT_OPS=10
+
+# bench_count ROW SIDE PROGRAM ARGS...: thousands of instructions per
+# operation of PROGRAM's ROW-th row (from 0) on SIDE (0 without crlcache,
+# 1 with it): BENCH_COUNT makes the program run only that batch
+# (bench.h: alternate), counted alone with --toggle-collect.
+bench_count() {
+	local row=$1 side=$2; shift 2
+	BENCH_COUNT="$row $side $COUNT_OPS" valgrind --tool=callgrind \
+	    --toggle-collect='batch*' --callgrind-out-file=/dev/null "$@" 2>&1 |
+	    sed -n 's/.*Collected : //p' | awk -v n="$COUNT_OPS" '{ printf "%.1f", $1 / n / 1000 }'
+}
+
+# bench_run PROGRAM ARGS...: PROGRAM's timed rows, then, with valgrind
+# installed, each row again in instructions (bench_count).
+bench_run() {
+	local out=$W/run.out k=0 tag what rest a b
+	"$@" >"$out"
+	bench_rows <"$out"
+	command -v valgrind >/dev/null || return 0
+	while IFS=$'\t' read -r tag what rest; do
+		[ "$tag" = ROW ] || continue
+		a=$(bench_count "$k" 0 "$@")
+		b=$(bench_count "$k" 1 "$@")
+		printf 'ROW\t%s (instructions)\t%s\t%s\t%.3f\tk instr\n' "$what" "$a" "$b" \
+		    "$(echo "$b / $a" | bc -l)" | bench_rows
+		k=$((k + 1))
+	done <"$out"
+}

@@ -105,42 +105,30 @@ handshake(SSL_CTX *cctx, SSL_CTX *sctx)
 	ERR_clear_error();
 }
 
-static double
-timed(SSL_CTX *cctx, SSL_CTX *sctx)
-{
-	double t0 = now();
-	int i;
+/* The client contexts of one row (plain, crlcache) and the server. */
+struct pair {
+	SSL_CTX	*client[2];
+	SSL_CTX	*server;
+};
 
-	for (i = 0; i < PER_ROUND; i++)
-		handshake(cctx, sctx);
-	return (now() - t0) / PER_ROUND;
+static void
+one(void *arg, int side)
+{
+	struct pair *p = arg;
+
+	handshake(p->client[side], p->server);
 }
 
 static void
-row(const char *name, const char *ver, SSL_CTX *plain, SSL_CTX *prov,
-    SSL_CTX *srv)
+row(const char *name, const char *ver, struct pair *p)
 {
 	double tp[ROUNDS], tc[ROUNDS], ratio[ROUNDS];
-	int r;
 
-	for (r = 0; r < WARMUP; r++) {
-		handshake(plain, srv);
-		handshake(prov, srv);
-	}
-	for (r = 0; r < ROUNDS; r++) {
-		/* Which side goes first alternates too. */
-		if (r % 2 == 0) {
-			tp[r] = timed(plain, srv);
-			tc[r] = timed(prov, srv);
-		} else {
-			tc[r] = timed(prov, srv);
-			tp[r] = timed(plain, srv);
-		}
-		ratio[r] = tc[r] / tp[r];
-	}
-	printf("ROW\tfull %s handshake, %s server, 2-certificate chain\t"
-	    "%.1f\t%.1f\t%.3f\n", ver, name, median(tp, ROUNDS) * 1e6,
-	    median(tc, ROUNDS) * 1e6, median(ratio, ROUNDS));
+	if (alternate(ROUNDS, PER_ROUND, WARMUP, one, p, tp, tc, ratio))
+		printf("ROW\tfull %s handshake, %s server, 2-certificate "
+		    "chain\t%.1f\t%.1f\t%.3f\n", ver, name,
+		    median(tp, ROUNDS) * 1e6, median(tc, ROUNDS) * 1e6,
+		    median(ratio, ROUNDS));
 	fflush(stdout);
 }
 
@@ -153,7 +141,7 @@ main(int argc, char **argv)
 	} vers[] = { { "TLS 1.3", TLS1_3_VERSION }, { "TLS 1.2", TLS1_2_VERSION } };
 	OSSL_LIB_CTX *with = OSSL_LIB_CTX_new(), *without = OSSL_LIB_CTX_new();
 	OSSL_LIB_CTX *srvlib = OSSL_LIB_CTX_new();
-	SSL_CTX *plain, *prov, *srv;
+	struct pair p;
 	int a;
 	size_t v;
 
@@ -169,15 +157,15 @@ main(int argc, char **argv)
 		return 2;
 	}
 	for (a = 3; a < argc; a += 3) {
-		srv = server_ctx(srvlib, argv[a + 1], argv[a + 2]);
+		p.server = server_ctx(srvlib, argv[a + 1], argv[a + 2]);
 		for (v = 0; v < sizeof(vers) / sizeof(vers[0]); v++) {
-			plain = client_ctx(without, argv[2], vers[v].version);
-			prov = client_ctx(with, argv[2], vers[v].version);
-			row(argv[a], vers[v].name, plain, prov, srv);
-			SSL_CTX_free(plain);
-			SSL_CTX_free(prov);
+			p.client[0] = client_ctx(without, argv[2], vers[v].version);
+			p.client[1] = client_ctx(with, argv[2], vers[v].version);
+			row(argv[a], vers[v].name, &p);
+			SSL_CTX_free(p.client[0]);
+			SSL_CTX_free(p.client[1]);
 		}
-		SSL_CTX_free(srv);
+		SSL_CTX_free(p.server);
 	}
 	return 0;
 }

@@ -4,7 +4,7 @@
 # one) with the crlcache provider vs without, with the leaf object reused
 # and with the leaf decoded afresh each time, and vs OpenSSL's own
 # -crl_check with the same CRL, measured side by side in one process
-# (test/bench/verify_bench.c).
+# (test/bench/verify_bench.c); each row also in instructions (callgrind).
 #
 #   test/bench/verify.sh [REVOKED_ENTRIES]     (default 10000)
 N=${1:-10000}
@@ -12,5 +12,6 @@ N=${1:-10000}
 cc -O2 -o verify_bench "$ROOT/test/bench/verify_bench.c" $(pkg-config --cflags --libs libcrypto)
 bench_pki "$N"
 echo "index: $N revoked entries per intermediate; chain root(RSA-2048) -> int -> leaf"
-OPENSSL_CONF=$W/crlcache.cnf ./verify_bench root.pem int.pem rsa-leaf.pem int.crl | bench_rows
-OPENSSL_CONF=$W/crlcache.cnf ./verify_bench root.pem int-ec.pem p256-leaf.pem int-ec.crl | bench_rows
+export OPENSSL_CONF=$W/crlcache.cnf
+bench_run ./verify_bench root.pem int.pem rsa-leaf.pem int.crl
+bench_run ./verify_bench root.pem int-ec.pem p256-leaf.pem int-ec.crl

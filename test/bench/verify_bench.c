@@ -33,6 +33,8 @@
 
 #define ROUNDS		21
 #define PER_ROUND	300
+/* Verifies per side before measuring: lazy fetches and caches. */
+#define WARMUP		100
 
 struct chain {
 	OSSL_LIB_CTX	*ctx;
@@ -94,49 +96,41 @@ verify_once(const struct chain *c, int fresh)
 	return ok == 1;
 }
 
-static double
-timed(const struct chain *c, int fresh)
-{
-	double t0 = now();
-	int i;
+/* The chains of one row (plain, crlcache) and how the leaf is had. */
+struct pair {
+	const struct chain	*chain[2];
+	int			 fresh;
+};
 
-	for (i = 0; i < PER_ROUND; i++)
-		if (!verify_once(c, fresh))
-			exit(3);
-	return (now() - t0) / PER_ROUND;
+static void
+one(void *arg, int side)
+{
+	struct pair *p = arg;
+
+	if (!verify_once(p->chain[side], p->fresh))
+		exit(3);
 }
 
-/* Rounds of plain and crlcache alternately, one row. */
 static void
-row(const char *what, const char *leaf, const struct chain *plain,
-    const struct chain *prov, int fresh)
+row(const char *what, const char *leaf, const struct chain *a,
+    const struct chain *b, int fresh)
 {
-	double tp[ROUNDS], tc[ROUNDS], rc[ROUNDS];
-	int r;
+	struct pair p = { { a, b }, fresh };
+	double ta[ROUNDS], tb[ROUNDS], ratio[ROUNDS];
 
-	for (r = 0; r < ROUNDS; r++) {
-		if (r % 2 == 0) {
-			tp[r] = timed(plain, fresh);
-			tc[r] = timed(prov, fresh);
-		} else {
-			tc[r] = timed(prov, fresh);
-			tp[r] = timed(plain, fresh);
-		}
-		rc[r] = tc[r] / tp[r];
-	}
-	printf("ROW\tX509_verify_cert, %s, %s\t%.1f\t%.1f\t%.3f\n", leaf, what,
-	    median(tp, ROUNDS) * 1e6, median(tc, ROUNDS) * 1e6,
-	    median(rc, ROUNDS));
+	if (alternate(ROUNDS, PER_ROUND, WARMUP, one, &p, ta, tb, ratio))
+		printf("ROW\tX509_verify_cert, %s, %s\t%.1f\t%.1f\t%.3f\n",
+		    leaf, what, median(ta, ROUNDS) * 1e6,
+		    median(tb, ROUNDS) * 1e6, median(ratio, ROUNDS));
 }
 
 int
 main(int argc, char **argv)
 {
 	struct chain plain, prov, crlchk;
-	double tp[ROUNDS], tk[ROUNDS], rk[ROUNDS];
 	const char *conf = getenv("OPENSSL_CONF");
 	OSSL_LIB_CTX *with = OSSL_LIB_CTX_new(), *without = OSSL_LIB_CTX_new();
-	int r, i, have_crl = argc > 4;
+	int have_crl = argc > 4;
 
 	if (argc < 4 || conf == NULL) {
 		fprintf(stderr, "usage: crlcache exec -- verify_bench ROOT INT LEAF [CRL]\n");
@@ -153,22 +147,10 @@ main(int argc, char **argv)
 	chain_init(&plain, without, argv, NULL);
 	chain_init(&prov, with, argv, NULL);
 	chain_init(&crlchk, without, argv, have_crl ? argv[4] : NULL);
-	for (i = 0; i < 100; i++)	/* warm caches and lazy fetches */
-		if (!verify_once(&plain, 1) || !verify_once(&prov, 1) ||
-		    !verify_once(&crlchk, 0))
-			return 3;
 	row("leaf object reused", argv[3], &plain, &prov, 0);
 	row("leaf decoded afresh (d2i) each time", argv[3], &plain, &prov, 1);
-	if (have_crl) {
-		for (r = 0; r < ROUNDS; r++) {
-			tp[r] = timed(&plain, 0);
-			tk[r] = timed(&crlchk, 0);
-			rk[r] = tk[r] / tp[r];
-		}
-		printf("ROW\tX509_verify_cert, %s, OpenSSL's own -crl_check "
-		    "(not crlcache)\t%.1f\t%.1f\t%.3f\n", argv[3],
-		    median(tp, ROUNDS) * 1e6, median(tk, ROUNDS) * 1e6,
-		    median(rk, ROUNDS));
-	}
+	if (have_crl)
+		row("OpenSSL's own -crl_check (not crlcache)", argv[3], &plain,
+		    &crlchk, 0);
 	return 0;
 }
