@@ -125,7 +125,7 @@ km_gettable_params_##N(void *provctx)					\
 {									\
 	struct crlc_prov *p = provctx;					\
 									\
-	return p->km[N].gettable_params(crlc_work_ctx(p));			\
+	return p->km[N].gettable_params(crlc_work_ctx(p));		\
 }									\
 static const OSSL_PARAM *						\
 km_import_types_##N(int selection)					\
