@@ -29,7 +29,7 @@ ingest_buffer(struct store *s, const struct trust *t, const char *source,
 		goto done;
 	res = store_ingest(s, &c, err, errlen);
 	if (res != INGEST_FAILED && key != NULL &&
-	    name_canon_hash(X509_CRL_get_issuer(c.x), canon) == 0)
+	    name_canon_hash(c.issuer_name, canon) == 0)
 		(void)store_scope_key(s, canon, c.scope, key, keylen);
 done:
 	crl_free(&c);
