@@ -46,9 +46,12 @@ lib/libcrlcache.a: $(LIB_OBJS)
 fetcher/crlcache: $(FETCH_OBJS) lib/libcrlcache.a
 	$(CC) $(ALL_CFLAGS) -pie $(LDHARDEN) $(LDFLAGS) -o $@ $(FETCH_OBJS) lib/libcrlcache.a $(PKG_LIBS)
 
-# Only OSSL_provider_init is exported (provider/crlcache.map).
+# Only OSSL_provider_init is exported (provider/crlcache.map).  -z defs:
+# an unresolved symbol fails the link here, not the dlopen, which OpenSSL
+# skips without a word (the provider would silently not be there).
 provider/crlcache.so: $(PROV_OBJS) lib/libcrlcache.a provider/crlcache.map
-	$(CC) $(ALL_CFLAGS) -shared $(LDHARDEN) $(LDFLAGS) -Wl,--version-script=provider/crlcache.map \
+	$(CC) $(ALL_CFLAGS) -shared $(LDHARDEN) $(LDFLAGS) -Wl,-z,defs \
+	    -Wl,--version-script=provider/crlcache.map \
 	    -o $@ $(PROV_OBJS) lib/libcrlcache.a $(CRYPTO_LIBS) -llmdb -lpthread
 
 # Unit tests: each test/unit/t_X.c links the library sources directly,
@@ -81,10 +84,18 @@ demo-run: all
 bench: deps
 	@$(MAKE) --no-print-directory bench-run
 
+# Each benchmark appends its measured rows to BENCH_ROWS; table.sh prints
+# them as one markdown table and writes them as JSON to BENCH_JSON.
+BENCH_ROWS = test/bench/.rows
+BENCH_JSON = test/bench/results.json
 bench-run: all
-	bash test/bench/verify.sh
+	@rm -f $(BENCH_ROWS)
+	BENCH_ROWS="$(CURDIR)/$(BENCH_ROWS)" bash test/bench/handshake.sh
+	BENCH_ROWS="$(CURDIR)/$(BENCH_ROWS)" bash test/bench/verify.sh
+	BENCH_ROWS="$(CURDIR)/$(BENCH_ROWS)" bash test/bench/process.sh
 	bash test/bench/hint.sh
 	bash test/bench/ingest.sh
+	@bash test/bench/table.sh $(BENCH_ROWS) $(BENCH_JSON)
 
 clean:
 	rm -f $(LIB_OBJS) $(FETCH_OBJS) $(PROV_OBJS) $(UNIT_BINS) lib/libcrlcache.a \
