@@ -324,8 +324,19 @@ int	 osslconf_write(FILE *out, const char *include, BIO *system,
 	    const char *snippet, const char *module, const char *index,
 	    const struct strlist *sets);
 
+/* localfs.c: warn when the state directory is on a network filesystem */
+void	 warn_network_fs(const char *state_dir);
+
 /* privs.c */
 int	 drop_privileges(const char *state_dir, int allow_root);
+/*
+ * fn(out, arg) run as the owner of the state directory: directly unless
+ * root calls it for a directory another account owns, then in a child
+ * that drops to that account, its output copied to out.  fn returns an
+ * exit code 0..254; -1 when the child could not be run.
+ */
+int	 as_state_owner(const char *state_dir, int (*fn)(FILE *out, void *arg),
+	    void *arg, FILE *out);
 
 /*
  * csv.c: RFC 4180 CSV, one row at a time; columns are found by the name

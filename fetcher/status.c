@@ -493,31 +493,32 @@ print_status(FILE *out, enum out_format fmt, const char *path,
 	return ferror(out) ? -1 : 0;
 }
 
-/* node_exporter reads the file at any time: write it whole, then rename. */
-static int
-write_prometheus(const char *file, const char *path, struct crlc_index *idx,
-    const char *state_dir, int64_t now, int64_t grace, int *stale)
-{
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f;
-	int ret = -1;
+struct status_args {
+	const char	*state_dir;
+	enum out_format	 fmt;
+	int64_t		 now;		/* --at, else the clock */
+	int64_t		 grace;
+};
 
-	if ((f = open_memstream(&text, &len)) == NULL)
-		return -1;
-	if (print_status(f, OUT_PROM, path, idx, state_dir, now, grace,
-	    stale) == -1) {
-		fclose(f);
-		logx(0, "%s: cannot write", file);
-		goto done;
+/* The whole report to out; the exit code of `crlcache status`. */
+static int
+status_report(FILE *out, void *arg)
+{
+	const struct status_args *a = arg;
+	struct crlc_index *idx;
+	char path[PATH_MAX];
+	int rc, stale = 0;
+
+	if (index_open(a->state_dir, path, sizeof(path), &idx, 1) == -1)
+		return 4;
+	rc = print_status(out, a->fmt, path, idx, a->state_dir, a->now,
+	    a->grace, &stale);
+	crlc_index_close(idx);
+	if (rc == -1) {
+		logx(0, "%s: cannot read the index", path);
+		return 4;
 	}
-	if (fclose(f) != 0 ||
-	    replace_file(file, text, len, 0644, (uid_t)-1, (gid_t)-1) == -1)
-		goto done;
-	ret = 0;
-done:
-	free(text);
-	return ret;
+	return stale ? 1 : 0;
 }
 
 int
@@ -529,19 +530,21 @@ cmd_status(const char *state_dir, const struct conf *conf, int argc, char **argv
 		{ "at", required_argument, NULL, 'T' },
 		{ NULL, 0, NULL, 0 },
 	};
-	enum out_format fmt = OUT_TEXT;
-	const char *prom = NULL;
-	struct crlc_index *idx;
-	char path[PATH_MAX];
+	struct status_args a = { state_dir, OUT_TEXT, 0, conf->stale_grace };
 	int64_t at = 0;
-	int ch, rc, stale = 0;
+	const char *prom = NULL;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+	int ch, rc;
 
 	while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		if (ch == 'j')
-			fmt = OUT_JSON;
-		else if (ch == 'p')
+			a.fmt = OUT_JSON;
+		else if (ch == 'p') {
 			prom = optarg;
-		else if (ch != 'T' || at_option("status", optarg, &at) == -1)
+			a.fmt = OUT_PROM;
+		} else if (ch != 'T' || at_option("status", optarg, &at) == -1)
 			return 4;
 	}
 	if (optind != argc) {
@@ -549,18 +552,23 @@ cmd_status(const char *state_dir, const struct conf *conf, int argc, char **argv
 		    "[--at TIME]");
 		return 4;
 	}
-	if (index_open(state_dir, path, sizeof(path), &idx, 1) == -1)
+	a.now = at_or_now(at);
+	warn_network_fs(state_dir);
+	/* Root reads the state as its owner; the output file is root's. */
+	if (prom == NULL)
+		return (rc = as_state_owner(state_dir, status_report, &a,
+		    stdout)) == -1 ? 4 : rc;
+	/* node_exporter reads the file at any time: write it whole, then rename. */
+	if ((f = open_memstream(&text, &len)) == NULL)
 		return 4;
-	if (prom != NULL)
-		rc = write_prometheus(prom, path, idx, state_dir, at_or_now(at),
-		    conf->stale_grace, &stale);
-	else
-		rc = print_status(stdout, fmt, path, idx, state_dir,
-		    at_or_now(at), conf->stale_grace, &stale);
-	crlc_index_close(idx);
-	if (rc == -1) {
-		logx(0, "%s: cannot read the index", path);
-		return 4;
+	rc = as_state_owner(state_dir, status_report, &a, f);
+	if (fclose(f) != 0 || rc == -1)
+		rc = 4;
+	if (rc != 4 && replace_file(prom, text, len, 0644, (uid_t)-1,
+	    (gid_t)-1) == -1) {
+		logx(0, "%s: cannot write", prom);
+		rc = 4;
 	}
-	return stale ? 1 : 0;
+	free(text);
+	return rc;
 }

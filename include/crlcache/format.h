@@ -20,6 +20,13 @@
  *	and never create a lock file.  A reader that still has the old file
  *	mapped keeps a consistent old generation until it reopens.
  *
+ *	The temporary file is named "." INDEX_NAME ".XXXXXX" (mkostemp); a
+ *	run killed while publishing leaves one, and the next writer removes
+ *	such names under its lock.  STATE_DIR/work/unpublished exists while
+ *	the working environment holds changes the published file lacks (made
+ *	before the first change of a run commits, removed after a publish),
+ *	so a run killed between ingest and publish has the next one publish.
+ *
  *	Readers do not trust the path (crlc_index_open(), <crlcache/index.h>):
  *	index.mdb must be a regular file, not a symbolic link (the directories
  *	above it may be), not writable by group or others, owned by root or
