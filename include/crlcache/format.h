@@ -81,11 +81,18 @@
  *		one delta CRL applied onto it) says about one issuer.
  *		key: u32 issuer id || scope URI
  *		  The scope URI is empty for a CRL without an
- *		  issuingDistributionPoint fullName (it covers every
+ *		  issuingDistributionPoint distributionPoint (it covers every
  *		  certificate of the issuer).  For a partitioned CRL it is the
  *		  IDP's fullName URI, which RFC 5280 5.2.5 and the CA/B
  *		  Baseline Requirements require to equal, byte for byte, the
- *		  distribution point in the certificates it covers.
+ *		  distribution point in the certificates it covers; for an
+ *		  IDP without a URI, its directoryName (or its
+ *		  nameRelativeToCRLIssuer made full with the CRL issuer's
+ *		  Name) as CRLC_SCOPE_DIRNAME "#dirName:" followed by the 64
+ *		  lower-case hex digits of the Name's canonical hash
+ *		  (<crlcache/dpname.h>; no URI RFC 5280 4.2.1.6 allows starts
+ *		  with "#").  Readers try every URI, directoryName and
+ *		  relative name of the certificate's distribution points.
  *		value: CRLC_CRL_HDR_LEN header, then variable parts
  *		  0  u8   record version, 1
  *		  1  u8   flags (CRLC_CRL_*)
