@@ -48,10 +48,11 @@
  *		value: u32 issuer id
  *		The canonical form is defined, and computed for writer and
  *		readers alike, by crlc_name_canon_hash() (<crlcache/name.h>):
- *		RFC 5280 7.1 / RFC 4518 in the simplified way most relying
- *		parties use (UTF-8, ASCII case folded, white space trimmed and
- *		folded; RDN structure and attribute types kept).  Two names
- *		with the same canonical form are the same issuer.
+ *		RFC 5280 7.1 / RFC 4518 in the simplified way OpenSSL's
+ *		x509_name_canon uses (UTF-8, ASCII case folded, white space
+ *		trimmed and folded; the AVAs of a RDN sorted, empty RDNs
+ *		dropped; attribute types kept).  Two names with the same
+ *		canonical form are the same issuer.
  *
  *   "alias"	key: SHA-256 of an issuer Name's exact DER encoding (32)
  *		value: u32 issuer id
