@@ -14,6 +14,7 @@
 #include <openssl/err.h>
 #include <openssl/pem.h>
 #include <openssl/x509.h>
+#include <openssl/x509v3.h>
 
 #include <crlcache/index.h>
 #include <crlcache/tbs.h>
@@ -58,9 +59,33 @@ print_serial(const struct crlc_span *s)
 		printf("%02X", s->p[i]);
 }
 
-static int
-check_one(struct crlc_index *idx, X509 *x, int64_t grace, enum crlc_state *st)
+/*
+ * The key of x's issuer (format.h "key") when one of certs issued x and
+ * its key verifies x's signature; else NULL and the index answers by the
+ * issuer's name where it knows a single key for it.
+ */
+static const uint8_t *
+issuer_key(STACK_OF(X509) *certs, X509 *x, uint8_t out[CRLC_HASH_LEN])
 {
+	X509 *c;
+	int i;
+
+	for (i = 0; i < sk_X509_num(certs); i++) {
+		c = sk_X509_value(certs, i);
+		if (X509_check_issued(c, x) == X509_V_OK &&
+		    X509_verify(x, X509_get0_pubkey(c)) > 0 &&
+		    cert_key_hash(c, out) == 0)
+			return out;
+	}
+	ERR_clear_error();
+	return NULL;
+}
+
+static int
+check_one(struct crlc_index *idx, STACK_OF(X509) *certs, X509 *x,
+    int64_t grace, enum crlc_state *st)
+{
+	uint8_t key[CRLC_HASH_LEN];
 	unsigned char *der = NULL;
 	struct crlc_span tbs;
 	struct crlc_tbs t;
@@ -75,7 +100,8 @@ check_one(struct crlc_index *idx, X509 *x, int64_t grace, enum crlc_state *st)
 		logx(0, "check: certificate could not be parsed");
 		goto done;
 	}
-	if (crlc_index_lookup(idx, &t, (int64_t)time(NULL), grace, &v) == -1) {
+	if (crlc_index_lookup(idx, &t, issuer_key(certs, x, key),
+	    (int64_t)time(NULL), grace, &v) == -1) {
 		logx(0, "check: index lookup failed");
 		goto done;
 	}
@@ -150,7 +176,7 @@ cmd_check(const char *state_dir, const struct conf *conf, int argc, char **argv)
 	if (index_open(state_dir, path, sizeof(path), &idx, 1) == -1)
 		goto done;
 	for (i = 0; i < sk_X509_num(certs); i++) {
-		if (check_one(idx, sk_X509_value(certs, i), conf->stale_grace,
+		if (check_one(idx, certs, sk_X509_value(certs, i), conf->stale_grace,
 		    &st) == -1)
 			goto done;
 		if (severity(st) > severity(worst))
