@@ -49,6 +49,8 @@ cmd_import(const char *state_dir, const struct conf *conf, int argc,
 		goto done;
 	}
 	trust_use_index(&t, state_dir);
+	if (store_adopt_legacy(s, &t) == -1)
+		logx(0, "index: moving format 1 CRL records to their keys failed");
 	for (i = optind; i < argc; i++) {
 		if (read_file(argv[i], conf->max_size, &buf, &len, err,
 		    sizeof(err)) == -1 ||
