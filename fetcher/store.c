@@ -303,8 +303,21 @@ put_u32(MDB_txn *txn, MDB_dbi dbi, const void *key, size_t klen, uint32_t val)
 }
 
 /*
+ * A dedicated CRL signer: a keyUsage without keyCertSign, so its key
+ * issues no certificate (RFC 5280 4.2.1.3, 6.3.3 (f); PKITS 4.4.19).  Its
+ * CRLs cover the certificates every key of the name issued.
+ */
+static int
+crl_only_signer(X509 *signer)
+{
+	uint32_t ku = X509_get_key_usage(signer);
+
+	return ku != UINT32_MAX && !(ku & KU_KEY_CERT_SIGN);
+}
+
+/*
  * The key number of signer's key under issuer id (format.h "key"),
- * registering it when new.
+ * registering it when new; 0 for a dedicated CRL signer.
  */
 static int
 key_no_of(struct store *s, MDB_txn *txn, uint32_t id, X509 *signer,
@@ -319,6 +332,9 @@ key_no_of(struct store *s, MDB_txn *txn, uint32_t id, X509 *signer,
 	unsigned int skilen = 0;
 	int rc;
 
+	*key_no = 0;
+	if (crl_only_signer(signer))
+		return 0;
 	crlc_put_u32(kk, id);
 	if (cert_key_hash(signer, kk + CRLC_ISSUER_ID_LEN) == -1)
 		return EINVAL;
@@ -930,7 +946,9 @@ adopt_one(struct store *s, MDB_txn *txn, const struct trust *t,
 	if (signer == NULL)
 		goto done;
 	if ((rc = key_no_of(s, txn, ci.issuer_id, signer, &key_no)) != 0 ||
-	    (rc = delete_entries(s, txn, key, ci.scope_no, ci.der.p,
+	    key_no == 0)
+		goto done;	/* a dedicated CRL signer's: where it belongs */
+	if ((rc = delete_entries(s, txn, key, ci.scope_no, ci.der.p,
 	    ci.der.len)) != 0 ||
 	    (rc = delete_entries(s, txn, key, ci.scope_no, ci.delta.p,
 	    ci.delta.len)) != 0 ||
@@ -1003,8 +1021,8 @@ store_adopt_legacy(struct store *s, const struct trust *t)
 		s->dirty = 1;
 	if (moved + kept > 0)
 		logx(1, "format 1 CRL records: %zu moved to their signer's key, "
-		    "%zu kept under the issuer name (no configured certificate "
-		    "verifies them)", moved, kept);
+		    "%zu kept under the issuer name (signed by a dedicated CRL "
+		    "signer, or by no configured certificate)", moved, kept);
 	return 0;
 }
 

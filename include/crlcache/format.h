@@ -93,14 +93,16 @@
  *		       || u8 length L (0..CRLC_SKI_MAX) || L bytes: the signer
  *		       certificate's subjectKeyIdentifier, or the RFC 5280
  *		       4.2.1.2 method (1) SHA-1 of the key when it has none
- *		Key number 0 is never in this database: it holds the CRLs of a
- *		format 1 index whose signer was not found (see VERSIONS); they
- *		answer for any key of the name, as format 1 did.
+ *		Key number 0 is never in this database: it holds the CRLs that
+ *		answer for any key of the name -- those of a dedicated CRL
+ *		signer (keyUsage without keyCertSign: its key issues no
+ *		certificate; RFC 5280 6.3.3 (f), PKITS 4.4.19) and those of a
+ *		format 1 index whose signer was not found (see VERSIONS).
  *		A reader that knows the key of the certificate's issuer (the
  *		provider: the key verifying the signature) uses its key number,
- *		or key number 0 when the key is not in "key".  A reader that
+ *		or key number 0 when the key signed no CRL held.  A reader that
  *		does not know it uses the issuer's only key number, or 0 when
- *		the issuer has several.
+ *		the issuer has none or several.
  *
  *   "rev"	key: CRLC_PREFIX_LEN bytes (u32 issuer id || u32 key number)
  *		|| the serial form: the serial number's content octets exactly
