@@ -60,32 +60,42 @@ print_serial(const struct crlc_span *s)
 }
 
 /*
- * The key of x's issuer (format.h "key") when one of certs issued x and
- * its key verifies x's signature; else NULL and the index answers by the
- * issuer's name where it knows a single key for it.
+ * The key of x's issuer (format.h "key"): its hash when one of certs
+ * issued x and its key verifies x's signature, else x's
+ * authorityKeyIdentifier, else nothing (the index answers by the
+ * issuer's name where it knows a single key for it).
  */
-static const uint8_t *
-issuer_key(STACK_OF(X509) *certs, X509 *x, uint8_t out[CRLC_HASH_LEN])
+static void
+issuer_key(STACK_OF(X509) *certs, X509 *x, uint8_t hash[CRLC_HASH_LEN],
+    struct crlc_issuer_key *ik)
 {
+	const ASN1_OCTET_STRING *aki;
 	X509 *c;
 	int i;
 
+	memset(ik, 0, sizeof(*ik));
 	for (i = 0; i < sk_X509_num(certs); i++) {
 		c = sk_X509_value(certs, i);
 		if (X509_check_issued(c, x) == X509_V_OK &&
 		    X509_verify(x, X509_get0_pubkey(c)) > 0 &&
-		    cert_key_hash(c, out) == 0)
-			return out;
+		    cert_key_hash(c, hash) == 0) {
+			ik->hash = hash;
+			return;
+		}
 	}
 	ERR_clear_error();
-	return NULL;
+	if ((aki = X509_get0_authority_key_id(x)) != NULL) {
+		ik->aki.p = ASN1_STRING_get0_data(aki);
+		ik->aki.len = (size_t)ASN1_STRING_length(aki);
+	}
 }
 
 static int
 check_one(struct crlc_index *idx, STACK_OF(X509) *certs, X509 *x,
     int64_t grace, enum crlc_state *st)
 {
-	uint8_t key[CRLC_HASH_LEN];
+	uint8_t hash[CRLC_HASH_LEN];
+	struct crlc_issuer_key ik;
 	unsigned char *der = NULL;
 	struct crlc_span tbs;
 	struct crlc_tbs t;
@@ -100,8 +110,9 @@ check_one(struct crlc_index *idx, STACK_OF(X509) *certs, X509 *x,
 		logx(0, "check: certificate could not be parsed");
 		goto done;
 	}
-	if (crlc_index_lookup(idx, &t, issuer_key(certs, x, key),
-	    (int64_t)time(NULL), grace, &v) == -1) {
+	issuer_key(certs, x, hash, &ik);
+	if (crlc_index_lookup(idx, &t, &ik, (int64_t)time(NULL), grace,
+	    &v) == -1) {
 		logx(0, "check: index lookup failed");
 		goto done;
 	}

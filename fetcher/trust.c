@@ -204,7 +204,8 @@ chain_revoked(const struct trust *t, STACK_OF(X509) *chain, char *why,
 	struct crlc_verdict v;
 	struct crlc_tbs cert;
 	unsigned char *der;
-	uint8_t key[CRLC_HASH_LEN];
+	uint8_t hash[CRLC_HASH_LEN];
+	struct crlc_issuer_key ik = { hash, { NULL, 0 } };
 	char name[256];
 	int i, len, revoked = 0;
 
@@ -218,9 +219,9 @@ chain_revoked(const struct trust *t, STACK_OF(X509) *chain, char *why,
 		if ((len = i2d_X509(x, &der)) > 0 &&
 		    crlc_cert_tbs(der, (size_t)len, &tbs) == 0 &&
 		    crlc_tbs_parse(tbs.p, tbs.len, &cert) == 0 &&
-		    crlc_index_lookup(t->index, &cert, cert_key_hash(
-		    sk_X509_value(chain, i + 1), key) == 0 ? key : NULL,
-		    (int64_t)time(NULL), 0, &v) == 0 && v.state == CRLC_REVOKED) {
+		    cert_key_hash(sk_X509_value(chain, i + 1), hash) == 0 &&
+		    crlc_index_lookup(t->index, &cert, &ik, (int64_t)time(NULL),
+		    0, &v) == 0 && v.state == CRLC_REVOKED) {
 			X509_NAME_oneline(X509_get_subject_name(x), name,
 			    sizeof(name));
 			snprintf(why, whylen, "certificate %s in its chain is revoked "

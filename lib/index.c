@@ -556,46 +556,72 @@ issuer_remember(struct crlc_index *idx, const uint64_t w[CRLC_HASH_LEN / 8],
 }
 
 /*
+ * Keys of one name walked to match an authorityKeyIdentifier: a rollover
+ * adds one every few years; a hostile index cannot make a lookup long.
+ */
+#define KEY_WALK_MAX	64
+
+/* Does a "key" value's subjectKeyIdentifier equal aki? */
+static int
+ski_is(const MDB_val *v, const struct crlc_span *aki)
+{
+	const uint8_t *p = v->mv_data;
+
+	return v->mv_size > CRLC_KEY_NO_LEN &&
+	    p[CRLC_KEY_NO_LEN] == aki->len &&
+	    v->mv_size >= CRLC_KEY_NO_LEN + 1 + aki->len &&
+	    memcmp(p + CRLC_KEY_NO_LEN + 1, aki->p, aki->len) == 0;
+}
+
+/*
  * The key number of issuer id's key (format.h "key"): by its key hash
- * when known, else its only key; 0 (the CRLs of a format 1 index whose
- * signer was not found) when the key is not in the index or the issuer
- * has several and the key is unknown.  Returns -1 on an LMDB error.
+ * when known, else by the subjectKeyIdentifier its certificate's
+ * authorityKeyIdentifier names, else the issuer's only key; 0 (the CRLs
+ * that answer for any key of the name) when that key signed no CRL held,
+ * or nothing names a key and the issuer has several.  Returns -1 on an
+ * LMDB error.
  */
 static int
 key_lookup(struct crlc_index *idx, MDB_txn *txn, uint32_t id,
-    const uint8_t *keyhash, uint32_t *key_no)
+    const struct crlc_issuer_key *ik, uint32_t *key_no)
 {
 	uint8_t kk[CRLC_ISSUER_ID_LEN + CRLC_HASH_LEN];
 	MDB_val k = { sizeof(kk), kk }, v;
 	MDB_cursor *cur;
-	int rc, n = 0;
+	uint32_t first = 0;
+	int rc, n = 0, by_aki = ik != NULL && ik->aki.len > 0;
 
 	*key_no = 0;
 	crlc_put_u32(kk, id);
-	if (keyhash != NULL) {
-		memcpy(kk + CRLC_ISSUER_ID_LEN, keyhash, CRLC_HASH_LEN);
+	if (ik != NULL && ik->hash != NULL) {
+		memcpy(kk + CRLC_ISSUER_ID_LEN, ik->hash, CRLC_HASH_LEN);
 		rc = mdb_get(txn, idx->key, &k, &v);
 		if (rc == 0 && v.mv_size >= CRLC_KEY_NO_LEN)
 			*key_no = crlc_get_u32(v.mv_data);
 		return rc == 0 || rc == MDB_NOTFOUND ? 0 : -1;
 	}
-	/* No key: the issuer's only one, if it has one (two reads at most). */
 	if (mdb_cursor_open(txn, idx->key, &cur) != 0)
 		return -1;
 	k.mv_size = CRLC_ISSUER_ID_LEN;
-	for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); rc == 0 && n < 2;
+	for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
+	    rc == 0 && n < (by_aki ? KEY_WALK_MAX : 2);
 	    rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
 		if (k.mv_size < CRLC_ISSUER_ID_LEN ||
-		    crlc_get_u32(k.mv_data) != id)
+		    crlc_get_u32(k.mv_data) != id || v.mv_size < CRLC_KEY_NO_LEN)
 			break;
-		if (n++ == 0 && v.mv_size >= CRLC_KEY_NO_LEN)
+		if (n++ == 0)
+			first = crlc_get_u32(v.mv_data);
+		if (by_aki && ski_is(&v, &ik->aki)) {
 			*key_no = crlc_get_u32(v.mv_data);
+			break;
+		}
 	}
 	mdb_cursor_close(cur);
 	if (rc != 0 && rc != MDB_NOTFOUND)
 		return -1;
-	if (n > 1)
-		*key_no = 0;
+	/* Nothing names the key: the issuer's only one, if it has one. */
+	if (!by_aki && n == 1)
+		*key_no = first;
 	return 0;
 }
 
@@ -623,19 +649,26 @@ put_prefix(const struct crlc_index *idx, const struct issuer_info *info,
  */
 static int
 issuer_lookup(struct crlc_index *idx, MDB_txn *txn,
-    const struct crlc_span *name, const uint8_t *keyhash,
+    const struct crlc_span *name, const struct crlc_issuer_key *ik,
     struct issuer_info *info)
 {
 	uint64_t w[CRLC_HASH_LEN / 8];
 	uint8_t hash[CRLC_HASH_LEN], key[CRLC_PREFIX_LEN];
-	struct iovec iov[2] = { { (void *)name->p, name->len },
-	    { (void *)keyhash, CRLC_HASH_LEN } };
+	static const uint8_t tag_hash = 1, tag_aki = 2;
+	struct iovec iov[3] = { { (void *)name->p, name->len } };
 	MDB_val k = { sizeof(hash), hash }, v;
 	const uint8_t *h;
 	int rc;
 
 	/* The cache knows (name, key): the same name may have several. */
-	crlc_sha256_iov(iov, keyhash != NULL ? 2 : 1, hash);
+	if (ik != NULL && ik->hash != NULL) {
+		iov[1] = (struct iovec){ (void *)&tag_hash, 1 };
+		iov[2] = (struct iovec){ (void *)ik->hash, CRLC_HASH_LEN };
+	} else if (ik != NULL && ik->aki.len > 0) {
+		iov[1] = (struct iovec){ (void *)&tag_aki, 1 };
+		iov[2] = (struct iovec){ (void *)ik->aki.p, ik->aki.len };
+	}
+	crlc_sha256_iov(iov, iov[1].iov_len > 0 ? 3 : 1, hash);
 	memcpy(w, hash, sizeof(w));
 	if (issuer_cached(idx, w, info))
 		return 0;
@@ -650,7 +683,7 @@ issuer_lookup(struct crlc_index *idx, MDB_txn *txn,
 	if (rc == 0 && v.mv_size == CRLC_ISSUER_ID_LEN)
 		info->id = crlc_get_u32(v.mv_data);
 	if (info->id != 0 && idx->format >= 2 &&
-	    key_lookup(idx, txn, info->id, keyhash, &info->key_no) == -1)
+	    key_lookup(idx, txn, info->id, ik, &info->key_no) == -1)
 		return -1;
 	if (info->id != 0) {
 		k.mv_size = put_prefix(idx, info, key);
@@ -757,7 +790,7 @@ rev_decode(const struct crlc_index *idx, const MDB_val *v,
 
 int
 crlc_index_lookup(struct crlc_index *idx, const struct crlc_tbs *cert,
-    const uint8_t *keyhash, int64_t now, int64_t grace,
+    const struct crlc_issuer_key *ik, int64_t now, int64_t grace,
     struct crlc_verdict *out)
 {
 	uint8_t key[CRLC_KEY_MAX];
@@ -772,7 +805,7 @@ crlc_index_lookup(struct crlc_index *idx, const struct crlc_tbs *cert,
 	out->reason = -1;
 	if ((txn = txn_acquire(idx, &slot)) == NULL)
 		return -1;
-	if (issuer_lookup(idx, txn, &cert->issuer, keyhash, &info) == -1)
+	if (issuer_lookup(idx, txn, &cert->issuer, ik, &info) == -1)
 		goto done;
 	if (info.id == 0) {
 		ret = 0;	/* issuer not in the index: unknown */

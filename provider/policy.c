@@ -261,6 +261,7 @@ check_revocation(struct crlc_prov *prov, const struct crlc_tbs *cert,
 {
 	int64_t now = (int64_t)time(NULL);
 	uint8_t scratch[CRLC_HASH_LEN];
+	struct crlc_issuer_key ik = { NULL, { NULL, 0 } };
 	struct crlc_verdict v;
 	struct crlc_snap *snap;
 	int rc;
@@ -268,8 +269,9 @@ check_revocation(struct crlc_prov *prov, const struct crlc_tbs *cert,
 	if (prov->store == NULL || (snap = crlc_snap_acquire(prov->store)) == NULL)
 		return 1;	/* no usable index: logged by snapshot.c */
 	/* The CRLs of the key that verified it (format.h "key"). */
-	rc = crlc_index_lookup(crlc_snap_index(snap), cert,
-	    key != NULL ? crlc_key_id(key, scratch) : NULL, now,
+	if (key != NULL)
+		ik.hash = crlc_key_id(key, scratch);
+	rc = crlc_index_lookup(crlc_snap_index(snap), cert, &ik, now,
 	    prov->conf.grace, &v);
 	crlc_snap_release(snap);
 	if (rc != 0)

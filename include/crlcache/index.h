@@ -76,12 +76,19 @@ const char	*crlc_index_strerror(int err);
 uint64_t	 crlc_index_generation(const struct crlc_index *idx);
 int64_t		 crlc_index_created(const struct crlc_index *idx);
 
+/* What the caller knows of the key that issued a certificate. */
+struct crlc_issuer_key {
+	/* SHA-256 of its subjectPublicKey (format.h "key"), or NULL */
+	const uint8_t	*hash;
+	/* else the certificate's authorityKeyIdentifier keyIdentifier */
+	struct crlc_span aki;
+};
+
 /*
- * Decide one certificate, issued by the key whose SHA-256 key hash (the
- * "key" database of format.h) is key, or by an unknown key when key is
- * NULL: only the CRLs that key signed count (format.h "key" says which
- * when the key is unknown or not in the index).  REVOKED if (issuer, key,
- * serial) is listed; else
+ * Decide one certificate, issued by the key key names (NULL: nothing is
+ * known of it): only the CRLs that key signed count, or those of a
+ * dedicated CRL signer of the name (format.h "key" says which).  REVOKED
+ * if (issuer, key, serial) is listed; else
  * UNKNOWN if no CRL scope of the issuer covers it (a complete CRL, or a
  * partition whose IDP URI equals one of the certificate's distribution
  * points, respecting onlyContainsUserCerts / onlyContainsCACerts);
@@ -93,8 +100,9 @@ int64_t		 crlc_index_created(const struct crlc_index *idx);
  * LMDB error (the verdict is then unspecified).
  */
 int		 crlc_index_lookup(struct crlc_index *idx,
-		    const struct crlc_tbs *cert, const uint8_t *key,
-		    int64_t now, int64_t grace, struct crlc_verdict *out);
+		    const struct crlc_tbs *cert,
+		    const struct crlc_issuer_key *key, int64_t now,
+		    int64_t grace, struct crlc_verdict *out);
 
 /* The format version of the open index (format.h VERSIONS). */
 unsigned	 crlc_index_format(const struct crlc_index *idx);

@@ -111,18 +111,22 @@ static const uint8_t key_a1[CRLC_HASH_LEN] = { 0x11 };
 static const uint8_t key_a2[CRLC_HASH_LEN] = { 0x22 };
 static const uint8_t key_c1[CRLC_HASH_LEN] = { 0x44 };
 static const uint8_t key_unknown[CRLC_HASH_LEN] = { 0x33 };
+/* Key 2's subjectKeyIdentifier (20 bytes, as most CAs make it). */
+static const uint8_t ski_a2[20] = { 0xa2, 0x02, 0xa2 };
 
 static void
 put_key(MDB_txn *txn, MDB_dbi dbi, uint32_t id, const uint8_t *hash,
-    uint32_t key_no)
+    uint32_t key_no, const uint8_t *ski, size_t skilen)
 {
-	uint8_t key[4 + CRLC_HASH_LEN], val[5];
+	uint8_t key[4 + CRLC_HASH_LEN], val[5 + CRLC_SKI_MAX];
 
 	crlc_put_u32(key, id);
 	memcpy(key + 4, hash, CRLC_HASH_LEN);
 	crlc_put_u32(val, key_no);
-	val[4] = 0;		/* no subjectKeyIdentifier */
-	put(txn, dbi, key, sizeof(key), val, sizeof(val));
+	val[4] = (uint8_t)skilen;
+	if (skilen > 0)
+		memcpy(val + 5, ski, skilen);
+	put(txn, dbi, key, sizeof(key), val, 5 + skilen);
 }
 
 /* A serial of 70 octets: over CRLC_SERIAL_MAX, stored by its hash. */
@@ -183,9 +187,9 @@ write_index(const char *path, uint32_t format)
 		 * own that does not list 00 80, but a 70-octet serial, and
 		 * 01 listed by two of its scopes.
 		 */
-		put_key(txn, keydb, 7, key_a1, 1);
-		put_key(txn, keydb, 7, key_a2, 2);
-		put_key(txn, keydb, 9, key_c1, 1);
+		put_key(txn, keydb, 7, key_a1, 1, (const uint8_t *)"\xa1", 1);
+		put_key(txn, keydb, 7, key_a2, 2, ski_a2, sizeof(ski_a2));
+		put_key(txn, keydb, 9, key_c1, 1, NULL, 0);
 		put_scope(txn, crl, format, 7, 2, 1, "", 0, NOW + DAY);
 		memset(long_serial, 0x5a, sizeof(long_serial));
 		put_rev(txn, rev, format, 7, 2, long_serial,
@@ -222,9 +226,10 @@ static enum crlc_state
 state_key(struct crlc_index *idx, struct crlc_tbs t, const uint8_t *key,
     int64_t grace)
 {
+	struct crlc_issuer_key ik = { key, { NULL, 0 } };
 	struct crlc_verdict v;
 
-	CHECK(crlc_index_lookup(idx, &t, key, NOW, grace, &v) == 0);
+	CHECK(crlc_index_lookup(idx, &t, &ik, NOW, grace, &v) == 0);
 	return v.state;
 }
 
@@ -233,8 +238,21 @@ static void
 check_keys(struct crlc_index *idx)
 {
 	static const uint8_t revoked[] = { 0x00, 0x80 }, one[] = { 0x01 };
+	struct crlc_issuer_key ik2 = { key_a2, { NULL, 0 } };
+	struct crlc_issuer_key aki = { NULL, { ski_a2, sizeof(ski_a2) } };
 	struct crlc_verdict v;
 	struct crlc_tbs t;
+	uint8_t other[sizeof(ski_a2)];
+
+	/* an authorityKeyIdentifier names key 2 by its subjectKeyIdentifier */
+	t = cert(name_a, sizeof(name_a), revoked, 2, NULL, 0);
+	CHECK(crlc_index_lookup(idx, &t, &aki, NOW, 0, &v) == 0 &&
+	    v.state == CRLC_GOOD);
+	memcpy(other, ski_a2, sizeof(other));
+	other[0] ^= 1;
+	aki.aki.p = other;
+	CHECK(crlc_index_lookup(idx, &t, &aki, NOW, 0, &v) == 0 &&
+	    v.state == CRLC_UNKNOWN);
 
 	/* key 2's complete CRL does not list key 1's revoked serial */
 	CHECK(state_key(idx, cert(name_a, sizeof(name_a), revoked, 2, NULL, 0),
@@ -251,14 +269,14 @@ check_keys(struct crlc_index *idx)
 	/* a serial over CRLC_SERIAL_MAX octets, found by its hash */
 	t = cert(name_a, sizeof(name_a), long_serial, sizeof(long_serial), NULL,
 	    0);
-	CHECK(crlc_index_lookup(idx, &t, key_a2, NOW, 0, &v) == 0);
+	CHECK(crlc_index_lookup(idx, &t, &ik2, NOW, 0, &v) == 0);
 	CHECK(v.state == CRLC_REVOKED && v.reason == 4);
 	long_serial[69] ^= 1;
 	CHECK(state_key(idx, t, key_a2, 0) == CRLC_GOOD);
 	long_serial[69] ^= 1;
 	/* a serial two scopes list: one answer */
 	t = cert(name_a, sizeof(name_a), one, 1, NULL, 0);
-	CHECK(crlc_index_lookup(idx, &t, key_a2, NOW, 0, &v) == 0);
+	CHECK(crlc_index_lookup(idx, &t, &ik2, NOW, 0, &v) == 0);
 	CHECK(v.state == CRLC_REVOKED && v.reason == 5);
 }
 
@@ -276,11 +294,12 @@ check_verdicts(struct crlc_index *idx)
 {
 	static const uint8_t revoked[] = { 0x00, 0x80 }, good[] = { 0x01 };
 	static const uint8_t no_pad[] = { 0x80 };
+	struct crlc_issuer_key ika = { key_a, { NULL, 0 } };
 	struct crlc_verdict v;
 	struct crlc_tbs t;
 
 	t = cert(name_a, sizeof(name_a), revoked, 2, NULL, 0);
-	CHECK(crlc_index_lookup(idx, &t, key_a, NOW, 0, &v) == 0);
+	CHECK(crlc_index_lookup(idx, &t, &ika, NOW, 0, &v) == 0);
 	CHECK(v.state == CRLC_REVOKED && v.reason == 1 &&
 	    v.revoked_at == NOW - 2 * DAY);
 	CHECK(strcmp(crlc_reason_name(v.reason), "keyCompromise") == 0);
