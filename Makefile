@@ -15,7 +15,8 @@ WARN	 = -Wall -Wextra -Werror -Werror=missing-prototypes \
 	   -Werror=implicit-function-declaration -Wshadow -Wstrict-prototypes
 HARDEN	 = -fstack-protector-strong -D_FORTIFY_SOURCE=2 -fPIC
 CFLAGS	?= -O2 -g
-ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(HARDEN) -Iinclude $(PKG_CFLAGS) $(CFLAGS)
+# CPPFLAGS and LDFLAGS: the packager's (dpkg-buildflags), after ours.
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(HARDEN) -Iinclude $(PKG_CFLAGS) $(CPPFLAGS) $(CFLAGS)
 LDHARDEN = -Wl,-z,relro,-z,now
 # Sanitizer build of the unit tests (make check).
 SAN	 = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
@@ -42,11 +43,11 @@ lib/libcrlcache.a: $(LIB_OBJS)
 	$(AR) rcs $@ $^
 
 fetcher/crlcache: $(FETCH_OBJS) lib/libcrlcache.a
-	$(CC) $(ALL_CFLAGS) -pie $(LDHARDEN) -o $@ $(FETCH_OBJS) lib/libcrlcache.a $(PKG_LIBS)
+	$(CC) $(ALL_CFLAGS) -pie $(LDHARDEN) $(LDFLAGS) -o $@ $(FETCH_OBJS) lib/libcrlcache.a $(PKG_LIBS)
 
 # Only OSSL_provider_init is exported (provider/crlcache.map).
 provider/crlcache.so: $(PROV_OBJS) lib/libcrlcache.a provider/crlcache.map
-	$(CC) $(ALL_CFLAGS) -shared $(LDHARDEN) -Wl,--version-script=provider/crlcache.map \
+	$(CC) $(ALL_CFLAGS) -shared $(LDHARDEN) $(LDFLAGS) -Wl,--version-script=provider/crlcache.map \
 	    -o $@ $(PROV_OBJS) lib/libcrlcache.a $(CRYPTO_LIBS) -llmdb -lpthread
 
 # Unit tests: each test/unit/t_X.c links the library sources directly,

@@ -1,5 +1,8 @@
 /*
- * crlcache check: what the published index says about certificates.
+ * crlcache check: what the published index says about certificates,
+ * from files or from the chain a TLS server presents (peer.c), so that
+ * "why does my client say certificate signature failure?" has a
+ * one-command answer.
  *
  * Copyright the crlcache authors. Licensed under the Apache License 2.0.
  */
@@ -8,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include <openssl/bio.h>
@@ -170,7 +174,9 @@ cmd_check(const char *state_dir, const struct conf *conf, int argc, char **argv)
 	const char *chain = NULL;
 	char path[PATH_MAX];
 	enum crlc_state st, worst = CRLC_GOOD;
-	int ch, i, ret = EXIT_ERROR;
+	struct stat sb;
+	X509 *x;
+	int ch, i, server = 0, ret = EXIT_ERROR;
 
 	while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		if (ch != 'C')
@@ -178,17 +184,38 @@ cmd_check(const char *state_dir, const struct conf *conf, int argc, char **argv)
 		chain = optarg;
 	}
 	if (optind + 1 != argc) {
-		logx(0, "usage: crlcache check [--chain CHAIN.pem] CERT.pem");
+		logx(0, "usage: crlcache check [--chain CHAIN.pem] CERT.pem | "
+		    "HOST:PORT");
 		goto done;
 	}
-	if (certs == NULL || certs_load(argv[optind], certs) == -1 ||
-	    (chain != NULL && certs_load(chain, certs) == -1))
+	if (certs == NULL)
 		goto done;
+	if (stat(argv[optind], &sb) == 0) {
+		if (certs_load(argv[optind], certs) == -1 ||
+		    (chain != NULL && certs_load(chain, certs) == -1))
+			goto done;
+	} else {
+		if (chain != NULL) {
+			logx(0, "check: --chain is for files; a server sends "
+			    "its own");
+			goto done;
+		}
+		if (server_chain(argv[optind], conf, "check", certs) == -1)
+			goto done;
+		server = 1;
+	}
 	if (index_open(state_dir, path, sizeof(path), &idx, 1) == -1)
 		goto done;
 	for (i = 0; i < sk_X509_num(certs); i++) {
-		if (check_one(idx, certs, sk_X509_value(certs, i), conf->stale_grace,
-		    &st) == -1)
+		x = sk_X509_value(certs, i);
+		/* A root the server sends along: no CRL speaks for it. */
+		if (server && X509_check_issued(x, x) == X509_V_OK) {
+			printf("anchor");
+			print_name("subject", X509_get_subject_name(x));
+			printf(" (self-signed: no CRL covers a root)\n");
+			continue;
+		}
+		if (check_one(idx, certs, x, conf->stale_grace, &st) == -1)
 			goto done;
 		if (severity(st) > severity(worst))
 			worst = st;

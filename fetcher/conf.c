@@ -40,6 +40,7 @@ conf_free(struct conf *c)
 	strlist_free(&c->cas);
 	strlist_free(&c->anchors);
 	strlist_free(&c->untrusted);
+	free(c->mirror);
 }
 
 static char *
@@ -173,6 +174,20 @@ conf_line(struct conf *c, const char *path, size_t lineno, char *line)
 			return -1;
 		}
 		c->enroll = (enum enroll_mode)m;
+		return 0;
+	}
+	if (strcmp(key, "mirror") == 0) {
+		/* Its URLs are logged: no credentials, nothing unprintable. */
+		if (!is_http_url(val, strlen(val)) || !url_plain(val) ||
+		    strchr(val, '@') != NULL || strpbrk(val, "?#") != NULL ||
+		    strlen(val) > CRLC_KEY_MAX) {
+			logx(0, "%s:%zu: mirror: expected an http:// or "
+			    "https:// URL without user, query or fragment",
+			    path, lineno);
+			return -1;
+		}
+		free(c->mirror);
+		c->mirror = xstrdup(val);
 		return 0;
 	}
 	if (strcmp(key, "allow_private_urls") == 0) {

@@ -17,6 +17,7 @@
 #include <openssl/bn.h>
 #include <openssl/err.h>
 #include <openssl/pem.h>
+#include <openssl/rsa.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
@@ -66,36 +67,22 @@ numcmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
 	return memcmp(a, b, alen);
 }
 
-/* The serial's INTEGER content octets exactly as DER encodes them. */
-int
-serial_octets(const ASN1_INTEGER *ai, uint8_t *out, size_t max, size_t *len)
-{
-	unsigned char buf[2 + 4 + CRLC_SERIAL_MAX], *p = buf;
-	const unsigned char *q;
-	long clen;
-	int n, tag, xclass;
-
-	n = i2d_ASN1_INTEGER(ai, NULL);
-	if (n <= 0 || (size_t)n > sizeof(buf))
-		return -1;
-	n = i2d_ASN1_INTEGER(ai, &p);
-	q = buf;
-	if (ASN1_get_object(&q, &clen, &tag, &xclass, n) & 0x80 ||
-	    tag != V_ASN1_INTEGER || clen <= 0 || (size_t)clen > max)
-		return -1;
-	memcpy(out, q, (size_t)clen);
-	*len = (size_t)clen;
-	return 0;
-}
-
+/*
+ * RFC 5280 5.1: the CRL is read in place by the strict DER recogniser of
+ * lib/tbs.c, its revoked entries included, and never decoded into an
+ * X509_CRL (a million X509_REVOKED objects cost about 15 times the CRL
+ * in memory).  Only the small parts whose checks OpenSSL already knows
+ * are decoded with it: the issuer Name and the crlExtensions.
+ */
 int
 crl_parse(struct crl *c, const char *source, const uint8_t *buf, size_t len,
     char *err, size_t errlen)
 {
-	const unsigned char *p = buf;
-	unsigned char *der = NULL;
+	const unsigned char *q;
+	const char *why = NULL;
+	unsigned char *pem = NULL;
+	long pemlen;
 	BIO *bio = NULL;
-	int n;
 
 	memset(c, 0, sizeof(*c));
 	c->source = xstrdup(source);
@@ -103,34 +90,38 @@ crl_parse(struct crl *c, const char *source, const uint8_t *buf, size_t len,
 		snprintf(err, errlen, "empty file or body");
 		return -1;
 	}
+	c->der = buf;
+	c->derlen = len;
 	if (len > 11 && memcmp(buf, "-----BEGIN ", 11) == 0) {
-		if ((bio = BIO_new_mem_buf(buf, (int)len)) == NULL ||
-		    (c->x = PEM_read_bio_X509_CRL(bio, NULL, NULL, NULL)) == NULL) {
+		if (len > INT_MAX || (bio = BIO_new_mem_buf(buf, (int)len)) == NULL ||
+		    !PEM_bytes_read_bio(&pem, &pemlen, NULL, PEM_STRING_X509_CRL,
+		    bio, NULL, NULL)) {
 			BIO_free(bio);
 			set_err(err, errlen, "cannot decode PEM CRL");
 			return -1;
 		}
 		BIO_free(bio);
-		if ((n = i2d_X509_CRL(c->x, &der)) <= 0) {
-			set_err(err, errlen, "cannot re-encode CRL");
-			return -1;
-		}
-		c->der = der;
-		c->derlen = (size_t)n;
-		return 0;
+		c->pem_der = pem;
+		c->der = pem;
+		c->derlen = (size_t)pemlen;
 	}
-	if (len > LONG_MAX || (c->x = d2i_X509_CRL(NULL, &p, (long)len)) == NULL) {
-		set_err(err, errlen, "malformed CRL: cannot decode DER");
+	if (crlc_crl_parse(c->der, c->derlen, &c->p, &why) == -1) {
+		snprintf(err, errlen, "%s", why);
 		return -1;
 	}
-	if ((size_t)(p - buf) != len) {
-		snprintf(err, errlen, "malformed CRL: %zu trailing bytes after the DER",
-		    len - (size_t)(p - buf));
+	q = c->p.issuer.p;
+	if ((c->issuer_name = d2i_X509_NAME(NULL, &q, (long)c->p.issuer.len))
+	    == NULL || q != c->p.issuer.p + c->p.issuer.len) {
+		set_err(err, errlen, "malformed CRL: cannot decode the issuer name");
 		return -1;
 	}
-	c->der = xcalloc(1, len);
-	memcpy(c->der, buf, len);
-	c->derlen = len;
+	q = c->p.extensions.p;
+	if (c->p.extensions.len > 0 && ((c->exts = d2i_X509_EXTENSIONS(NULL, &q,
+	    (long)c->p.extensions.len)) == NULL ||
+	    q != c->p.extensions.p + c->p.extensions.len)) {
+		set_err(err, errlen, "malformed CRL: cannot decode crlExtensions");
+		return -1;
+	}
 	return 0;
 }
 
@@ -140,8 +131,9 @@ crl_free(struct crl *c)
 	if (c == NULL)
 		return;
 	free(c->source);
-	X509_CRL_free(c->x);
-	free(c->der);
+	OPENSSL_free(c->pem_der);
+	X509_NAME_free(c->issuer_name);
+	sk_X509_EXTENSION_pop_free(c->exts, X509_EXTENSION_free);
 	X509_free(c->issuer);
 	free(c->scope);
 	memset(c, 0, sizeof(*c));
@@ -159,17 +151,14 @@ check_extensions(const struct crl *c, char *err, size_t errlen)
 		NID_crl_number, NID_delta_crl, NID_issuing_distribution_point,
 		NID_freshest_crl, NID_info_access,
 	};
-	static const int entry_ok[] = {
-		NID_crl_reason, NID_invalidity_date, NID_hold_instruction_code,
-	};
-	const STACK_OF(X509_EXTENSION) *exts = X509_CRL_get0_extensions(c->x);
-	STACK_OF(X509_REVOKED) *revs = X509_CRL_get_REVOKED(c->x);
+	const unsigned char *q;
+	ASN1_OBJECT *obj;
 	char oid[80];
 	size_t k;
-	int i, j, nid, known;
+	int i, nid, known;
 
-	for (i = 0; i < sk_X509_EXTENSION_num(exts); i++) {
-		X509_EXTENSION *e = sk_X509_EXTENSION_value(exts, i);
+	for (i = 0; i < sk_X509_EXTENSION_num(c->exts); i++) {
+		X509_EXTENSION *e = sk_X509_EXTENSION_value(c->exts, i);
 
 		nid = OBJ_obj2nid(X509_EXTENSION_get_object(e));
 		for (known = 0, k = 0; k < sizeof(crl_ok) / sizeof(crl_ok[0]); k++)
@@ -181,34 +170,28 @@ check_extensions(const struct crl *c, char *err, size_t errlen)
 			return -1;
 		}
 	}
-	if (sk_X509_REVOKED_num(revs) > MAX_CRL_ENTRIES) {
-		snprintf(err, errlen, "too many entries (%d, limit %ld)",
-		    sk_X509_REVOKED_num(revs), MAX_CRL_ENTRIES);
+	if (c->p.nrevoked > MAX_CRL_ENTRIES) {
+		snprintf(err, errlen, "too many entries (%zu, limit %ld)",
+		    c->p.nrevoked, MAX_CRL_ENTRIES);
 		return -1;
 	}
-	for (j = 0; j < sk_X509_REVOKED_num(revs); j++) {
-		const STACK_OF(X509_EXTENSION) *rx =
-		    X509_REVOKED_get0_extensions(sk_X509_REVOKED_value(revs, j));
-
-		for (i = 0; i < sk_X509_EXTENSION_num(rx); i++) {
-			X509_EXTENSION *e = sk_X509_EXTENSION_value(rx, i);
-
-			nid = OBJ_obj2nid(X509_EXTENSION_get_object(e));
-			if (nid == NID_certificate_issuer) {
-				snprintf(err, errlen, "indirect CRL entry "
-				    "(certificateIssuer, RFC 5280 5.3.3) not supported");
-				return -1;
-			}
-			for (known = 0, k = 0; k < sizeof(entry_ok) / sizeof(entry_ok[0]); k++)
-				known |= nid == entry_ok[k];
-			if (!known && X509_EXTENSION_get_critical(e)) {
-				OBJ_obj2txt(oid, sizeof(oid),
-				    X509_EXTENSION_get_object(e), 1);
-				snprintf(err, errlen, "unknown critical CRL entry "
-				    "extension %s (RFC 5280 5.3)", oid);
-				return -1;
-			}
-		}
+	/* The entry extensions were read by crlc_crl_parse (lib/tbs.c). */
+	if (c->p.entry_cert_issuer) {
+		snprintf(err, errlen, "indirect CRL entry "
+		    "(certificateIssuer, RFC 5280 5.3.3) not supported");
+		return -1;
+	}
+	if (c->p.entry_unknown_critical.len > 0) {
+		q = c->p.entry_unknown_critical.p;
+		obj = d2i_ASN1_OBJECT(NULL, &q,
+		    (long)c->p.entry_unknown_critical.len);
+		if (obj == NULL || OBJ_obj2txt(oid, sizeof(oid), obj, 1) <= 0)
+			snprintf(oid, sizeof(oid), "(malformed)");
+		ASN1_OBJECT_free(obj);
+		ERR_clear_error();
+		snprintf(err, errlen, "unknown critical CRL entry extension %s "
+		    "(RFC 5280 5.3)", oid);
+		return -1;
 	}
 	return 0;
 }
@@ -230,18 +213,17 @@ static int
 read_numbers(struct crl *c, char *err, size_t errlen)
 {
 	ASN1_INTEGER *num;
-	long version = X509_CRL_get_version(c->x);
 	int crit;
 
-	if (version == X509_CRL_VERSION_1) {
-		if (sk_X509_EXTENSION_num(X509_CRL_get0_extensions(c->x)) > 0) {
+	if (c->p.version == 1) {
+		if (sk_X509_EXTENSION_num(c->exts) > 0) {
 			snprintf(err, errlen, "v1 CRL with extensions (RFC 5280 "
 			    "5.1.2.1: extensions require v2)");
 			return -1;
 		}
 		return 0;
 	}
-	num = X509_CRL_get_ext_d2i(c->x, NID_crl_number, &crit, NULL);
+	num = X509V3_get_d2i(c->exts, NID_crl_number, &crit, NULL);
 	if (num == NULL && crit != -1) {
 		snprintf(err, errlen, "malformed cRLNumber extension");
 		return -1;
@@ -264,7 +246,7 @@ read_numbers(struct crl *c, char *err, size_t errlen)
 		return -1;
 	}
 	ASN1_INTEGER_free(num);
-	num = X509_CRL_get_ext_d2i(c->x, NID_delta_crl, &crit, NULL);
+	num = X509V3_get_d2i(c->exts, NID_delta_crl, &crit, NULL);
 	if (num == NULL && crit != -1) {
 		snprintf(err, errlen, "malformed deltaCRLIndicator extension");
 		return -1;
@@ -299,7 +281,7 @@ read_idp(struct crl *c, const char *url, char *err, size_t errlen)
 	const char *first = NULL;
 	int crit, i, matched = 0, ret = -1;
 
-	idp = X509_CRL_get_ext_d2i(c->x, NID_issuing_distribution_point, &crit,
+	idp = X509V3_get_d2i(c->exts, NID_issuing_distribution_point, &crit,
 	    NULL);
 	if (idp == NULL) {
 		if (crit != -1) {
@@ -368,12 +350,108 @@ done:
 	return ret;
 }
 
+/*
+ * RSASSA-PSS parameters (RFC 4055 3.1) onto a verification context:
+ * hash, MGF1 and its hash (both SHA-1 when absent), salt length (20 when
+ * absent, never negative) and trailerField 1.
+ */
+static int
+pss_init(EVP_MD_CTX *ctx, const X509_ALGOR *alg, EVP_PKEY *pk)
+{
+	RSA_PSS_PARAMS *pss = NULL;
+	X509_ALGOR *mgfmd = NULL;
+	EVP_PKEY_CTX *pctx = NULL;
+	const char *md = "SHA1", *mgf1 = "SHA1";
+	const ASN1_OBJECT *obj;
+	const void *pv;
+	int ptype, nid, ok = 0;
+	long salt = 20;
+
+	X509_ALGOR_get0(&obj, &ptype, &pv, alg);
+	if (ptype != V_ASN1_SEQUENCE || (pss = ASN1_TYPE_unpack_sequence(
+	    ASN1_ITEM_rptr(RSA_PSS_PARAMS), alg->parameter)) == NULL)
+		goto done;
+	if (pss->hashAlgorithm != NULL &&
+	    ((nid = OBJ_obj2nid(pss->hashAlgorithm->algorithm)) == NID_undef ||
+	    (md = OBJ_nid2sn(nid)) == NULL))
+		goto done;
+	if (pss->maskGenAlgorithm != NULL) {
+		if (OBJ_obj2nid(pss->maskGenAlgorithm->algorithm) != NID_mgf1 ||
+		    pss->maskGenAlgorithm->parameter == NULL ||
+		    pss->maskGenAlgorithm->parameter->type != V_ASN1_SEQUENCE ||
+		    (mgfmd = ASN1_TYPE_unpack_sequence(ASN1_ITEM_rptr(X509_ALGOR),
+		    pss->maskGenAlgorithm->parameter)) == NULL ||
+		    (nid = OBJ_obj2nid(mgfmd->algorithm)) == NID_undef ||
+		    (mgf1 = OBJ_nid2sn(nid)) == NULL)
+			goto done;
+	}
+	if (pss->saltLength != NULL &&
+	    (salt = ASN1_INTEGER_get(pss->saltLength)) < 0)
+		goto done;
+	if (pss->trailerField != NULL && ASN1_INTEGER_get(pss->trailerField) != 1)
+		goto done;
+	ok = EVP_DigestVerifyInit_ex(ctx, &pctx, md, NULL, NULL, pk, NULL) == 1 &&
+	    EVP_PKEY_CTX_set_rsa_padding(pctx, RSA_PKCS1_PSS_PADDING) == 1 &&
+	    EVP_PKEY_CTX_set_rsa_pss_saltlen(pctx, (int)salt) == 1 &&
+	    EVP_PKEY_CTX_set_rsa_mgf1_md_name(pctx, mgf1, NULL) == 1;
+done:
+	RSA_PSS_PARAMS_free(pss);
+	X509_ALGOR_free(mgfmd);
+	return ok ? 0 : -1;
+}
+
+/*
+ * RFC 5280 5.1.1.3: the signature over the TBSCertList exactly as
+ * received.  This is what X509_CRL_verify does through ASN1_item_verify
+ * (OpenSSL 3.0): the algorithm names a digest and a key type, the key
+ * must be of that type, RSASSA-PSS and EdDSA carry their own rules --
+ * only without a decoded CRL to re-encode.  1: verified.
+ */
+static int
+sig_verify(const struct crl *c, EVP_PKEY *pk)
+{
+	const unsigned char *q = c->p.outer_sigalg.p;
+	X509_ALGOR *alg;
+	EVP_MD_CTX *ctx = NULL;
+	const char *md = NULL;
+	int nid, mdnid, pknid, ok = 0;
+
+	if ((alg = d2i_X509_ALGOR(NULL, &q, (long)c->p.outer_sigalg.len)) == NULL ||
+	    (ctx = EVP_MD_CTX_new()) == NULL)
+		goto done;
+	nid = OBJ_obj2nid(alg->algorithm);
+	if (!OBJ_find_sigid_algs(nid, &mdnid, &pknid))
+		goto done;
+	if (mdnid == NID_undef && pknid == EVP_PKEY_RSA_PSS) {
+		if ((!EVP_PKEY_is_a(pk, "RSA") && !EVP_PKEY_is_a(pk, "RSA-PSS")) ||
+		    pss_init(ctx, alg, pk) == -1)
+			goto done;
+	} else {
+		if (!EVP_PKEY_is_a(pk, OBJ_nid2sn(pknid)))
+			goto done;
+		/* EdDSA (RFC 8410 3): no digest, parameters absent */
+		if (mdnid == NID_undef && alg->parameter != NULL)
+			goto done;
+		if (mdnid != NID_undef && (md = OBJ_nid2sn(mdnid)) == NULL)
+			goto done;
+		if (EVP_DigestVerifyInit_ex(ctx, NULL, md, NULL, NULL, pk,
+		    NULL) != 1)
+			goto done;
+	}
+	ok = EVP_DigestVerify(ctx, c->p.signature.p, c->p.signature.len,
+	    c->p.tbs.p, c->p.tbs.len) == 1;
+done:
+	EVP_MD_CTX_free(ctx);
+	X509_ALGOR_free(alg);
+	return ok;
+}
+
 /* RFC 5280 6.3.3 (f): find the issuer whose key verifies this CRL. */
 static int
 find_issuer(struct crl *c, const struct trust *t, time_t now, char *err,
     size_t errlen)
 {
-	const X509_NAME *iname = X509_CRL_get_issuer(c->x);
+	const X509_NAME *iname = c->issuer_name;
 	STACK_OF(X509) *cands;
 	char why[512] = "", name[256];
 	int i, signed_ok = 0, no_crlsign = 0, not_ca = 0;
@@ -387,7 +465,7 @@ find_issuer(struct crl *c, const struct trust *t, time_t now, char *err,
 		X509 *x = sk_X509_value(cands, i);
 		EVP_PKEY *pk = X509_get0_pubkey(x);
 
-		if (pk == NULL || X509_CRL_verify(c->x, pk) != 1) {
+		if (pk == NULL || sig_verify(c, pk) != 1) {
 			ERR_clear_error();
 			continue;
 		}
@@ -444,79 +522,29 @@ find_issuer(struct crl *c, const struct trust *t, time_t now, char *err,
 	return -1;
 }
 
-/*
- * Step over one DER element with tag want at *p (not past end).  With
- * enter, leave *p at its content and return the content end in *mark;
- * otherwise leave *p after it and return its first byte in *mark.
- */
-static int
-der_step(const unsigned char **p, const unsigned char *end, int want,
-    int enter, const unsigned char **mark)
-{
-	const unsigned char *q = *p;
-	long len;
-	int tag, xclass;
-
-	if (end <= q || ASN1_get_object(&q, &len, &tag, &xclass, end - q) & 0x80 ||
-	    tag != want || len > end - q)
-		return -1;
-	if (enter) {
-		*mark = q + len;
-		*p = q;
-	} else {
-		*mark = *p;
-		*p = q + len;
-	}
-	return 0;
-}
-
-/* RFC 5280 5.1.1.2: signatureAlgorithm equals tbsCertList.signature. */
-static int
-same_sigalg(const uint8_t *der, size_t len)
-{
-	const unsigned char *p = der, *end = der + len, *cend, *tend, *in, *out;
-	const unsigned char *inend, *v;
-
-	if (der_step(&p, end, V_ASN1_SEQUENCE, 1, &cend) == -1 ||
-	    der_step(&p, cend, V_ASN1_SEQUENCE, 1, &tend) == -1)
-		return 0;
-	(void)der_step(&p, tend, V_ASN1_INTEGER, 0, &v);	/* optional version */
-	if (der_step(&p, tend, V_ASN1_SEQUENCE, 0, &in) == -1)
-		return 0;
-	inend = p;
-	p = tend;
-	if (der_step(&p, cend, V_ASN1_SEQUENCE, 0, &out) == -1)
-		return 0;
-	return p - out == inend - in && memcmp(in, out, (size_t)(p - out)) == 0;
-}
-
 int
 crl_verify(struct crl *c, const struct trust *t, const char *url, time_t now,
     char *err, size_t errlen)
 {
-	if (!same_sigalg(c->der, c->derlen)) {
+	/* RFC 5280 5.1.1.2: signatureAlgorithm equals tbsCertList.signature */
+	if (c->p.sigalg.len != c->p.outer_sigalg.len ||
+	    memcmp(c->p.sigalg.p, c->p.outer_sigalg.p, c->p.sigalg.len) != 0) {
 		snprintf(err, errlen, "signature algorithm differs from the one in "
 		    "tbsCertList (RFC 5280 5.1.1.2)");
 		return -1;
 	}
 	if (find_issuer(c, t, now, err, errlen) == -1)
 		return -1;
-	/* RFC 5280 5.1.2.4 / 5.1.2.5 */
-	c->this_update = asn1_time_to_epoch(X509_CRL_get0_lastUpdate(c->x));
-	if (c->this_update == -1) {
-		snprintf(err, errlen, "malformed thisUpdate");
-		return -1;
-	}
+	/* RFC 5280 5.1.2.4 / 5.1.2.5; crlc_crl_parse read both times */
+	c->this_update = c->p.this_update;
 	if (c->this_update > (int64_t)now + MAX_CLOCK_SKEW) {
 		snprintf(err, errlen, "thisUpdate is in the future");
 		return -1;
 	}
-	if (X509_CRL_get0_nextUpdate(c->x) != NULL) {
-		c->next_update = asn1_time_to_epoch(X509_CRL_get0_nextUpdate(c->x));
-		if (c->next_update == -1 || c->next_update < c->this_update) {
-			snprintf(err, errlen, "malformed nextUpdate (before thisUpdate)");
-			return -1;
-		}
+	c->next_update = c->p.next_update;
+	if (c->next_update != 0 && c->next_update < c->this_update) {
+		snprintf(err, errlen, "malformed nextUpdate (before thisUpdate)");
+		return -1;
 	}
 	if (check_extensions(c, err, errlen) == -1 ||
 	    read_numbers(c, err, errlen) == -1 ||

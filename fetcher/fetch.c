@@ -214,7 +214,8 @@ setup(struct xfer *x)
 	if (add_header(x, "If-None-Match", x->f->etag) == -1 ||
 	    add_header(x, "If-Modified-Since", x->f->last_modified) == -1)
 		return -1;
-	curl_easy_setopt(e, CURLOPT_URL, x->f->url);
+	curl_easy_setopt(e, CURLOPT_URL, x->f->via != NULL ? x->f->via :
+	    x->f->url);
 	curl_easy_setopt(e, CURLOPT_PRIVATE, x);
 #if LIBCURL_VERSION_NUM >= 0x075500
 	curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
@@ -265,6 +266,7 @@ finish(struct xfer *x, CURLcode res)
 		free(f->body);
 		f->body = NULL;
 		f->len = 0;
+		mirror_blame(f);
 	}
 }
 
@@ -320,6 +322,8 @@ start(CURLM *multi, struct xfer *x)
 {
 	x->attempts++;
 	x->retry_at = 0;
+	if (x->f->refused)
+		return -1;
 	if (x->easy == NULL && setup(x) == -1) {
 		snprintf(x->f->err, sizeof(x->f->err),
 		    "cannot set up the transfer");
@@ -362,6 +366,24 @@ completed(CURLM *multi, struct xfer *x, CURLcode res)
 int
 fetch_all(struct fetch *f, size_t n, const struct conf *conf)
 {
+	return fetch_each(f, n, conf, NULL, NULL);
+}
+
+/* A transfer is over: count it and hand it to the caller's callback. */
+static void
+over(struct fetch *f, size_t *done, size_t n,
+    void (*cb)(struct fetch *, void *), void *arg)
+{
+	(*done)++;
+	progress(*done, n);
+	if (cb != NULL)
+		cb(f, arg);
+}
+
+int
+fetch_each(struct fetch *f, size_t n, const struct conf *conf,
+    void (*cb)(struct fetch *, void *), void *arg)
+{
 	struct xfer *xs;
 	CURLM *multi;
 	CURLMsg *msg;
@@ -391,15 +413,16 @@ fetch_all(struct fetch *f, size_t n, const struct conf *conf)
 				continue;
 			}
 			if (start(multi, &xs[i]) == -1)
-				done++;
+				over(&f[i], &done, n, cb, arg);
 			else
 				active++;
 		}
 		while (next < n && active < conf->parallel) {
-			if (start(multi, &xs[next++]) == -1)
-				done++;
+			if (start(multi, &xs[next]) == -1)
+				over(&f[next], &done, n, cb, arg);
 			else
 				active++;
+			next++;
 		}
 		if (curl_multi_perform(multi, &running) != CURLM_OK)
 			break;
@@ -410,10 +433,8 @@ fetch_all(struct fetch *f, size_t n, const struct conf *conf)
 				continue;
 			curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, &x);
 			active--;
-			if (completed(multi, x, msg->data.result)) {
-				done++;
-				progress(done, n);
-			}
+			if (completed(multi, x, msg->data.result))
+				over(x->f, &done, n, cb, arg);
 		}
 		/* Wait for traffic, or until the next retry is due. */
 		wait_ms = (int)(wake - crlc_mono_ms());
@@ -440,6 +461,7 @@ fetch_free(struct fetch *f)
 	free(f->body);
 	free(f->new_etag);
 	free(f->new_last_modified);
+	free(f->via);
 	f->body = NULL;
-	f->new_etag = f->new_last_modified = NULL;
+	f->via = f->new_etag = f->new_last_modified = NULL;
 }

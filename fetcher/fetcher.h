@@ -16,6 +16,7 @@
 
 #include <crlcache/format.h>
 #include <crlcache/hint.h>
+#include <crlcache/tbs.h>
 
 #define DEFAULT_STATE_DIR	"/var/lib/crlcache"
 #define DEFAULT_CONF		"/etc/crlcache/crlcache.conf"
@@ -71,6 +72,8 @@ struct conf {
 					   without being met again */
 	int		allow_private;	/* allow_private_urls = yes: learned URLs
 					   may reach loopback/private addresses */
+	char		*mirror;	/* mirror = : CRLs are downloaded from
+					   this copy of `crlcache mirror` */
 	struct strlist	cas;		/* ca = : their CRL DPs are fetched */
 	struct strlist	anchors;	/* anchor = : default system store */
 	struct strlist	untrusted;	/* untrusted = */
@@ -164,9 +167,13 @@ int	 trust_chains(const struct trust *t, X509 *x, time_t now, char *why,
 /* crl.c: one CRL, parsed and verified */
 struct crl {
 	char		*source;	/* file name or URL */
-	X509_CRL	*x;
-	uint8_t		*der;		/* the signed CRL, as received */
+	const uint8_t	*der;		/* the signed CRL, as received: the
+					   caller's buffer, or pem_der */
 	size_t		 derlen;
+	uint8_t		*pem_der;	/* owned: der decoded from PEM */
+	struct crlc_crl	 p;		/* its fields and entries: spans in der */
+	X509_NAME	*issuer_name;	/* decoded p.issuer */
+	STACK_OF(X509_EXTENSION) *exts;	/* decoded p.extensions; NULL: none */
 	X509		*issuer;	/* verified issuer certificate */
 	int64_t		 this_update;
 	int64_t		 next_update;	/* 0: absent */
@@ -178,13 +185,15 @@ struct crl {
 	char		*scope;		/* IDP fullName URI, NULL: whole issuer */
 	unsigned	 idp_flags;	/* CRLC_CRL_USER_ONLY / CA_ONLY */
 };
+/*
+ * Parse buf (DER, or PEM) without decoding its entries into objects: buf
+ * must outlive c when it is DER, since c points into it.
+ */
 int	 crl_parse(struct crl *c, const char *source, const uint8_t *buf,
 	    size_t len, char *err, size_t errlen);
 int	 crl_verify(struct crl *c, const struct trust *t, const char *url,
 	    time_t now, char *err, size_t errlen);
 void	 crl_free(struct crl *c);
-int	 serial_octets(const ASN1_INTEGER *ai, uint8_t *out, size_t max,
-	    size_t *len);
 int	 numcmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen);
 
 /* store.c: the fetcher's private working environment and publishing */
@@ -240,6 +249,10 @@ struct fetch {
 	const char	*etag;		/* sent as If-None-Match */
 	const char	*last_modified;	/* sent as If-Modified-Since */
 	int		 guarded;	/* not configured: public addresses only */
+	char		*via;		/* download from here instead (mirror =);
+					   url still names the source */
+	int		 refused;	/* set before the transfers: not fetched,
+					   err says why */
 	/* results */
 	long		 status;
 	int		 ok;		/* body or not_modified is valid */
@@ -251,12 +264,49 @@ struct fetch {
 	char		 err[ERRLEN];
 };
 int	 fetch_all(struct fetch *f, size_t n, const struct conf *conf);
+/*
+ * fetch_all, calling cb(f, arg) as each transfer ends (retries done):
+ * the caller can use and free its body while the others go on.  A
+ * transfer the engine gave up on (-1) gets no call.
+ */
+int	 fetch_each(struct fetch *f, size_t n, const struct conf *conf,
+	    void (*cb)(struct fetch *, void *), void *arg);
 void	 fetch_free(struct fetch *f);
+
+/* mirror_name.c: names on a mirror (`crlcache mirror`, `mirror =`) */
+/* Components of a name: scheme, host[:port] and 30 path segments; CRL
+   URLs in the Web PKI have 1 to 4. */
+#define MIRROR_MAX_DEPTH	32
+/* One component: NAME_MAX of Linux file systems. */
+#define MIRROR_COMPONENT_MAX	255
+struct mirror_name {
+	char	 comp[MIRROR_MAX_DEPTH][MIRROR_COMPONENT_MAX + 1];
+	size_t	 n;		/* scheme, host[:port], path segments */
+};
+/*
+ * The name of url on a mirror.  Refused (-1, why a static string): not
+ * http(s), a query or fragment (a static server ignores them), a
+ * component that could not be a file name.  Userinfo is not part of it.
+ */
+int	 mirror_name_parse(const char *url, struct mirror_name *m,
+	    const char **why);
+/* `mirror = ` for one transfer: sets via, or refused and err. */
+void	 mirror_route(const struct conf *conf, struct fetch *f);
+/* A failed transfer from the mirror: its error names the mirror's URL. */
+void	 mirror_blame(struct fetch *f);
 
 /* ingest.c: parse + verify + store one CRL, reporting a rejection */
 int	 ingest_buffer(struct store *s, const struct trust *t,
 	    const char *source, const char *url, const uint8_t *buf,
 	    size_t len, uint8_t *key, size_t *keylen, char *err, size_t errlen);
+
+/*
+ * peer.c: append the certificates (at most 16) a TLS server at HOST:PORT
+ * presents to out, unverified, with conf's connect timeout; who names
+ * the command in messages.  0, or -1 (logged).
+ */
+int	 server_chain(const char *arg, const struct conf *conf, const char *who,
+	    STACK_OF(X509) *out);
 
 /* osslconf.c: OpenSSL configuration with the provider switched on */
 /*
@@ -501,6 +551,7 @@ int	 cmd_check(const char *state_dir, const struct conf *conf, int argc,
 int	 cmd_exec(const char *state_dir, int argc, char **argv);
 int	 cmd_enable(const char *state_dir, int argc, char **argv);
 int	 cmd_disable(const char *state_dir, int argc, char **argv);
+int	 cmd_mirror(const char *state_dir, int argc, char **argv);
 int	 cmd_status(const char *state_dir, const struct conf *conf, int argc,
 	    char **argv);
 

@@ -28,8 +28,8 @@ ingest_buffer(struct store *s, const struct trust *t, const char *source,
 		goto done;
 	res = store_ingest(s, &c, err, errlen);
 	if (res != INGEST_FAILED && key != NULL)
-		(void)store_scope_key(s, X509_CRL_get_issuer(c.x), c.issuer,
-		    c.scope, key, keylen);
+		(void)store_scope_key(s, c.issuer_name, c.issuer, c.scope, key,
+		    keylen);
 done:
 	crl_free(&c);
 	return res;

@@ -27,9 +27,12 @@ usage(FILE *f)
 	    "                         fetch the CRLs of these certificates' issuers\n"
 	    "  reset --issuer CERT.pem [--scope URI]\n"
 	    "                         forget the CRL one scope holds (rollback lock)\n"
-	    "  check [--chain CHAIN.pem] CERT.pem\n"
-	    "                         look certificates up in the published index\n"
+	    "  check [--chain CHAIN.pem] CERT.pem | HOST:PORT\n"
+	    "                         look certificates (or a server's chain) up in\n"
+	    "                         the published index\n"
 	    "  status                 show the published index and its sources\n"
+	    "  mirror DIR             write the published CRLs under DIR for a\n"
+	    "                         static web server (mirror = in crlcache.conf)\n"
 	    "  exec [--module PATH] [--set KEY=VALUE]... [--] PROGRAM [ARGS...]\n"
 	    "                         run PROGRAM with the provider switched on\n"
 	    "  enable [--openssl-cnf FILE] [--module PATH] [--snippet PATH]\n"
@@ -133,6 +136,8 @@ main(int argc, char **argv)
 		ret = cmd_disable(state_dir, argc, argv);
 	else if (strcmp(cmd, "exec") == 0)
 		ret = cmd_exec(state_dir, argc, argv);
+	else if (strcmp(cmd, "mirror") == 0)
+		ret = cmd_mirror(state_dir, argc, argv);
 	else if (strcmp(cmd, "status") == 0)
 		ret = cmd_status(state_dir, &conf, argc, argv);
 	else {

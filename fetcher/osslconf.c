@@ -13,6 +13,13 @@
  * reopen an earlier one and a later key replace an earlier value; that is
  * how module, index and --set overrides land in crlcache_sect.
  *
+ * Node.js reads only the nodejs_conf key of the default section (its
+ * `--openssl-shared-config` switches to openssl_conf).  When the system
+ * names no nodejs_conf, ours points at the same init section as
+ * openssl_conf, so node gets what `--openssl-shared-config` would give it
+ * plus the provider; when it names one, a second init section is merged
+ * from it the same way, so node keeps its own settings.
+ *
  * The system's default_properties are kept: crlcache_algs gets them with
  * the snippet's (?crlcache.sig=yes,?crlcache.km=no) appended.  A system
  * that requires fips=yes is refused: the proxy is not a FIPS provider,
@@ -28,8 +35,17 @@
 
 #include "fetcher.h"
 
-#define INIT_SECT	"crlcache_generated_init"
-#define PROV_SECT	"crlcache_generated_providers"
+/* The sections we write for openssl_conf and, when needed, nodejs_conf. */
+struct init_names {
+	const char	*key;	/* in the default section */
+	const char	*init, *prov, *alg;
+};
+static const struct init_names openssl_names = { "openssl_conf",
+    "crlcache_generated_init", "crlcache_generated_providers",
+    "crlcache_algs" };
+static const struct init_names nodejs_names = { "nodejs_conf",
+    "crlcache_generated_nodejs_init", "crlcache_generated_nodejs_providers",
+    "crlcache_nodejs_algs" };
 /* What the snippet's crlcache_algs says, when it cannot be read. */
 #define OUR_PROPERTIES	"?crlcache.sig=yes,?crlcache.km=no"
 #define MAX_PROPERTIES	4096
@@ -296,16 +312,43 @@ copy_section(FILE *out, const CONF *conf, const char *sect,
 	}
 }
 
+/*
+ * One init section (names n) merged from the system's init section init
+ * (NULL: none): its keys, its providers plus default and crlcache, its
+ * algorithm section with our properties.
+ */
+static int
+write_init(FILE *out, const CONF *conf, const char *init,
+    const struct init_names *n, const char *snippet)
+{
+	static const char *const init_skip[] = { "providers", "alg_section", NULL };
+	static const char *const prov_skip[] = { "default", "crlcache", NULL };
+	static const char *const alg_skip[] = { "default_properties", NULL };
+	const char *alg;
+
+	fprintf(out, "[%s]\n", n->init);
+	copy_section(out, conf, init, init_skip);
+	fprintf(out, "providers = %s\nalg_section = %s\n", n->prov, n->alg);
+	fprintf(out, "[%s]\n", n->prov);
+	if (init != NULL)
+		copy_section(out, conf, NCONF_get_string(conf, init, "providers"),
+		    prov_skip);
+	ERR_clear_error();
+	fprintf(out, "default = crlcache_default_sect\ncrlcache = crlcache_sect\n");
+	fprintf(out, "[%s]\n", n->alg);
+	alg = init != NULL ? NCONF_get_string(conf, init, "alg_section") : NULL;
+	ERR_clear_error();
+	copy_section(out, conf, alg, alg_skip);
+	return write_properties(out, conf, alg, snippet);
+}
+
 int
 osslconf_write(FILE *out, const char *include, BIO *system,
     const char *snippet, const char *module, const char *index,
     const struct strlist *sets)
 {
-	static const char *const init_skip[] = { "providers", "alg_section", NULL };
-	static const char *const prov_skip[] = { "default", "crlcache", NULL };
-	static const char *const alg_skip[] = { "default_properties", NULL };
 	CONF *conf = NULL;
-	const char *init = NULL, *alg = NULL;
+	const char *init = NULL, *node = NULL;
 	long line = 0;
 	size_t i;
 	int ret = -1;
@@ -322,27 +365,20 @@ osslconf_write(FILE *out, const char *include, BIO *system,
 			    line);
 			goto done;
 		}
-		init = NCONF_get_string(conf, NULL, "openssl_conf");
+		init = NCONF_get_string(conf, NULL, openssl_names.key);
+		ERR_clear_error();
+		node = NCONF_get_string(conf, NULL, nodejs_names.key);
 		ERR_clear_error();
 	}
 	if (include != NULL)
 		fprintf(out, ".include %s\n", include);
 	fprintf(out, ".include %s\n", snippet);
-	fprintf(out, "[default]\nopenssl_conf = " INIT_SECT "\n");
-	fprintf(out, "[" INIT_SECT "]\n");
-	copy_section(out, conf, init, init_skip);
-	fprintf(out, "providers = " PROV_SECT "\nalg_section = crlcache_algs\n");
-	fprintf(out, "[" PROV_SECT "]\n");
-	if (init != NULL)
-		copy_section(out, conf, NCONF_get_string(conf, init, "providers"),
-		    prov_skip);
-	ERR_clear_error();
-	fprintf(out, "default = crlcache_default_sect\ncrlcache = crlcache_sect\n");
-	fprintf(out, "[crlcache_algs]\n");
-	alg = init != NULL ? NCONF_get_string(conf, init, "alg_section") : NULL;
-	ERR_clear_error();
-	copy_section(out, conf, alg, alg_skip);
-	if (write_properties(out, conf, alg, snippet) == -1)
+	fprintf(out, "[default]\n%s = %s\n%s = %s\n", openssl_names.key,
+	    openssl_names.init, nodejs_names.key,
+	    node != NULL ? nodejs_names.init : openssl_names.init);
+	if (write_init(out, conf, init, &openssl_names, snippet) == -1 ||
+	    (node != NULL &&
+	    write_init(out, conf, node, &nodejs_names, snippet) == -1))
 		goto done;
 	fprintf(out, "[crlcache_sect]\nmodule = %s\nindex = %s\n", module, index);
 	for (i = 0; sets != NULL && i < sets->n; i++) {

@@ -254,6 +254,35 @@ settle(struct store *s, const struct trust *t, struct fetch *f,
 		logx(0, "%s: cannot record the source state", f->url);
 }
 
+/* What each finished transfer is settled against (fetch_each's callback). */
+struct settling {
+	struct store		*s;
+	const struct trust	*t;
+	struct fetch		*f;	/* the transfers, recs[i] for f[i] */
+	struct source_rec	*recs;
+	unsigned char		*settled;
+	struct tally		 tl;
+};
+
+/*
+ * Verify, ingest and free each body as its transfer ends, so that the
+ * memory of a run does not grow with the number of sources (only the
+ * transfers in flight, conf->parallel of them, hold a body).  Ingest runs
+ * between transfers: a large CRL pauses the others for its seconds, well
+ * within the default 120 s transfer timeout.
+ */
+static void
+settle_one(struct fetch *f, void *arg)
+{
+	struct settling *st = arg;
+	size_t i = (size_t)(f - st->f);
+
+	f->etag = f->last_modified = NULL;
+	settle(st->s, st->t, f, &st->recs[i], &st->tl);
+	fetch_free(f);
+	st->settled[i] = 1;
+}
+
 int
 cmd_update(const char *state_dir, const struct conf *conf, int argc,
     char **argv)
@@ -269,13 +298,14 @@ cmd_update(const char *state_dir, const struct conf *conf, int argc,
 	struct store *s = NULL;
 	struct fetch *f = NULL;
 	struct source_rec *recs = NULL;
-	struct tally tl = { 0, 0, 0 };
+	struct settling st;
 	char err[ERRLEN];
 	uint64_t gen = 0;
 	size_t i, n = 0;
 	int ch, force = 0, ret = 4;
 
 	memset(&en, 0, sizeof(en));
+	memset(&st, 0, sizeof(st));
 	while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		if (ch != 'r')
 			return 4;
@@ -295,10 +325,10 @@ cmd_update(const char *state_dir, const struct conf *conf, int argc,
 		logx(0, "index: moving format 1 CRL records to their keys failed");
 	/* Under the lock: the directory lives in the working directory. */
 	if (directory_refresh(state_dir, conf, &t, force) == -1)
-		tl.failed++;
+		st.tl.failed++;
 	if (directory_load(state_dir, &dir) == -1)
-		tl.failed++;
-	if (gather_urls(conf, &t, &urls, &tl.failed) == -1)
+		st.tl.failed++;
+	if (gather_urls(conf, &t, &urls, &st.tl.failed) == -1)
 		goto done;
 	uniq(&urls);
 	if (add_directory_certs(&t, &dir) == -1) {
@@ -323,6 +353,7 @@ cmd_update(const char *state_dir, const struct conf *conf, int argc,
 		f[i].url = i < urls.n ? urls.v[i] : learned.v[i - urls.n];
 		/* Not typed by the administrator: public addresses only. */
 		f[i].guarded = i >= urls.n;
+		mirror_route(conf, &f[i]);
 		/* Ask conditionally only when what we got last time is held. */
 		if (store_get_source(s, f[i].url, &recs[i]) == 0 &&
 		    store_has_scope(s, recs[i].scope_key, recs[i].scope_keylen)) {
@@ -330,21 +361,25 @@ cmd_update(const char *state_dir, const struct conf *conf, int argc,
 			f[i].last_modified = recs[i].last_modified;
 		}
 	}
-	if (fetch_all(f, n, conf) == -1)
+	st.s = s;
+	st.t = &t;
+	st.f = f;
+	st.recs = recs;
+	st.settled = xcalloc(n + 1, 1);
+	if (fetch_each(f, n, conf, settle_one, &st) == -1)
 		logx(0, "update: transfer engine failed");
-	for (i = 0; i < n; i++) {
-		f[i].etag = f[i].last_modified = NULL;
-		settle(s, &t, &f[i], &recs[i], &tl);
-	}
+	for (i = 0; i < n; i++)
+		if (!st.settled[i])
+			settle_one(&f[i], &st);
 	if (store_publish(s, 0, &gen, err, sizeof(err)) == -1) {
 		logx(0, "publish: %s", err);
 		goto done;
 	}
-	ret = tl.failed > 0 ? 1 : 0;
+	ret = st.tl.failed > 0 ? 1 : 0;
 	/* The summary: always with -v/default, with -q only on failure. */
-	logx(tl.failed > 0 ? 0 : 1, "update: %zu sources, %zu updated, "
+	logx(st.tl.failed > 0 ? 0 : 1, "update: %zu sources, %zu updated, "
 	    "%zu unchanged, %zu failed; generation %llu%s", n,
-	    tl.updated, tl.unchanged, tl.failed, (unsigned long long)
+	    st.tl.updated, st.tl.unchanged, st.tl.failed, (unsigned long long)
 	    (gen != 0 ? gen : t.index != NULL ? crlc_index_generation(t.index) : 0),
 	    gen != 0 ? "" : " (unchanged)");
 done:
@@ -354,6 +389,7 @@ done:
 	}
 	free(f);
 	free(recs);
+	free(st.settled);
 	store_close(s);
 	trust_free(&t);
 	directory_free(&dir);

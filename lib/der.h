@@ -12,8 +12,10 @@
 
 #define TAG_BOOLEAN	0x01
 #define TAG_INTEGER	0x02
+#define TAG_BITSTRING	0x03
 #define TAG_OCTETSTRING	0x04
 #define TAG_OID		0x06
+#define TAG_ENUMERATED	0x0a
 #define TAG_UTCTIME	0x17
 #define TAG_GENTIME	0x18
 #define TAG_SEQUENCE	0x30

@@ -1,5 +1,6 @@
 /*
- * Strict DER recogniser for TBSCertificate (RFC 5280 4.1).
+ * Strict DER recognisers for TBSCertificate (RFC 5280 4.1) and
+ * CertificateList (RFC 5280 5.1).
  *
  * Copyright the crlcache authors. Licensed under the Apache License 2.0.
  *
@@ -18,6 +19,13 @@
 static const uint8_t oid_basic_constraints[] = { 0x55, 0x1d, 0x13 };
 static const uint8_t oid_crl_dp[] = { 0x55, 0x1d, 0x1f };
 static const uint8_t oid_cert_policies[] = { 0x55, 0x1d, 0x20 };
+/* CRL entry extensions (RFC 5280 5.3): id-ce 21, 24, 23, 29. */
+static const uint8_t oid_crl_reason[] = { 0x55, 0x1d, 0x15 };
+static const uint8_t oid_invalidity_date[] = { 0x55, 0x1d, 0x18 };
+static const uint8_t oid_hold_instruction[] = { 0x55, 0x1d, 0x17 };
+static const uint8_t oid_cert_issuer[] = { 0x55, 0x1d, 0x1d };
+/* RFC 5280 5.3.1: CRLReason values 0..10 (7 is unused but harmless). */
+#define CRL_REASON_MAX	10
 /*
  * CA/Browser Forum TLS policy OIDs (BR 7.1.6.1): 2.23.140.1.2.1 DV,
  * .2.2 OV, .2.3 IV and 2.23.140.1.1 EV.  S/MIME (.5) and code signing
@@ -164,6 +172,36 @@ ext_cert_policies(struct der v, struct crlc_tbs *out)
 }
 
 /*
+ * One Extension ::= SEQUENCE { extnID OID, critical BOOLEAN DEFAULT FALSE,
+ * extnValue OCTET STRING } from exts: the OID content (and where its TLV
+ * starts, when oid_tlv is not NULL), whether it is critical and the
+ * OCTET STRING content.
+ */
+static int
+ext_read(struct der *exts, struct der *oid, const uint8_t **oid_tlv,
+    int *critical, struct der *val)
+{
+	struct der ext, b;
+
+	*critical = 0;
+	if (der_expect(exts, TAG_SEQUENCE, &ext) == -1)
+		return -1;
+	if (oid_tlv != NULL)
+		*oid_tlv = ext.p;
+	if (
+	    der_expect(&ext, TAG_OID, oid) == -1 || oid->p == oid->end)
+		return -1;
+	if (der_peek(&ext, TAG_BOOLEAN)) {
+		if (der_expect(&ext, TAG_BOOLEAN, &b) == -1 || b.end - b.p != 1)
+			return -1;
+		*critical = b.p[0] != 0;
+	}
+	if (der_expect(&ext, TAG_OCTETSTRING, val) == -1 || ext.p != ext.end)
+		return -1;
+	return 0;
+}
+
+/*
  * [3] EXPLICIT Extensions ::= SEQUENCE SIZE (1..MAX) OF Extension
  * Extension ::= SEQUENCE { extnID OID, critical BOOLEAN DEFAULT FALSE,
  * extnValue OCTET STRING }.  The outer structure must be well formed; the
@@ -173,21 +211,15 @@ ext_cert_policies(struct der v, struct crlc_tbs *out)
 static int
 parse_extensions(struct der ctx3, struct crlc_tbs *out)
 {
-	struct der exts, ext, oid, crit, val;
+	struct der exts, oid, val;
+	int crit;
 
 	if (der_expect(&ctx3, TAG_SEQUENCE, &exts) == -1 || ctx3.p != ctx3.end)
 		return -1;
 	if (exts.p == exts.end)
 		return -1;
 	while (exts.p < exts.end) {
-		if (der_expect(&exts, TAG_SEQUENCE, &ext) == -1 ||
-		    der_expect(&ext, TAG_OID, &oid) == -1)
-			return -1;
-		if (der_peek(&ext, TAG_BOOLEAN) &&
-		    der_expect(&ext, TAG_BOOLEAN, &crit) == -1)
-			return -1;
-		if (der_expect(&ext, TAG_OCTETSTRING, &val) == -1 ||
-		    ext.p != ext.end)
+		if (ext_read(&exts, &oid, NULL, &crit, &val) == -1)
 			return -1;
 		if (span_eq(&oid, oid_basic_constraints, sizeof(oid_basic_constraints)))
 			ext_basic_constraints(val, out);
@@ -292,5 +324,221 @@ crlc_cert_tbs(const uint8_t *der, size_t len, struct crlc_span *tbs)
 		return -1;
 	tbs->p = start;
 	tbs->len = (size_t)(cert.p - start);
+	return 0;
+}
+
+/* X.690 8.3.2: an INTEGER's content is non-empty and minimal (DER). */
+static int
+int_minimal(const struct der *c)
+{
+	size_t n = (size_t)(c->end - c->p);
+
+	if (n == 0)
+		return -1;
+	if (n > 1 && ((c->p[0] == 0x00 && !(c->p[1] & 0x80)) ||
+	    (c->p[0] == 0xff && (c->p[1] & 0x80))))
+		return -1;
+	return 0;
+}
+
+static int
+fail(const char **why, const char *what)
+{
+	*why = what;
+	return -1;
+}
+
+/* Read one element with tag from d and keep its whole TLV in *out. */
+static int
+tlv_span(struct der *d, unsigned tag, struct crlc_span *out)
+{
+	struct der c;
+
+	out->p = d->p;
+	if (der_expect(d, tag, &c) == -1)
+		return -1;
+	out->len = (size_t)(d->p - out->p);
+	return 0;
+}
+
+/* The value of one crlEntryExtension we understand; -1 when malformed. */
+static int
+entry_ext(const struct der *oid, struct der val, struct crlc_crl_entry *e,
+    unsigned *seen, const char **why)
+{
+	static const struct {
+		const uint8_t	*oid;
+		size_t		 len;
+	} known[] = {
+		{ oid_crl_reason, sizeof(oid_crl_reason) },
+		{ oid_invalidity_date, sizeof(oid_invalidity_date) },
+		{ oid_hold_instruction, sizeof(oid_hold_instruction) },
+		{ oid_cert_issuer, sizeof(oid_cert_issuer) },
+	};
+	struct der c;
+	unsigned tag;
+	size_t k;
+
+	for (k = 0; k < sizeof(known) / sizeof(known[0]); k++)
+		if (span_eq(oid, known[k].oid, known[k].len))
+			break;
+	if (k == sizeof(known) / sizeof(known[0]))
+		return 1;		/* not understood */
+	if (*seen & (1u << k))
+		return fail(why, "malformed CRL: an extension twice in one "
+		    "revoked entry (RFC 5280 4.2, 5.3)");
+	*seen |= 1u << k;
+	/* Every value is exactly one DER element. */
+	if (der_read(&val, &tag, &c) == -1 || val.p != val.end)
+		return fail(why, "malformed CRL: bad CRL entry extension value");
+	if (known[k].oid == oid_crl_reason) {
+		/* CRLReason ::= ENUMERATED, one octet for 0..10 */
+		if (tag != TAG_ENUMERATED || c.end - c.p != 1 ||
+		    c.p[0] > CRL_REASON_MAX)
+			return fail(why, "malformed CRL: bad reasonCode in a "
+			    "revoked entry (RFC 5280 5.3.1)");
+		e->reason = c.p[0];
+	} else if (known[k].oid == oid_cert_issuer)
+		e->cert_issuer = 1;
+	return 0;
+}
+
+int
+crlc_crl_entry_next(struct crlc_span *rest, struct crlc_crl_entry *e,
+    const char **why)
+{
+	struct der d, ent, c, exts, oid, val;
+	const uint8_t *oid_tlv;
+	unsigned tag, seen = 0;
+	int crit, r;
+
+	if (rest->len == 0)
+		return 0;
+	memset(e, 0, sizeof(*e));
+	e->reason = CRLC_CRL_REASON_NONE;
+	d.p = rest->p;
+	d.end = rest->p + rest->len;
+	if (der_expect(&d, TAG_SEQUENCE, &ent) == -1)
+		return fail(why, "malformed CRL: bad revoked entry");
+	/* userCertificate CertificateSerialNumber (5.1.2.6) */
+	if (der_expect(&ent, TAG_INTEGER, &c) == -1 || int_minimal(&c) == -1)
+		return fail(why, "malformed CRL: bad serial number in a revoked "
+		    "entry");
+	e->serial.p = c.p;
+	e->serial.len = (size_t)(c.end - c.p);
+	if (der_read(&ent, &tag, &c) == -1 ||
+	    der_time(tag, &c, &e->revoked_at) == -1)
+		return fail(why, "malformed CRL: bad revocationDate (RFC 5280 "
+		    "5.1.2.6)");
+	if (ent.p < ent.end) {
+		/* crlEntryExtensions Extensions: SIZE (1..MAX) */
+		if (der_expect(&ent, TAG_SEQUENCE, &exts) == -1 ||
+		    ent.p != ent.end || exts.p == exts.end)
+			return fail(why, "malformed CRL: bad crlEntryExtensions");
+		while (exts.p < exts.end) {
+			if (ext_read(&exts, &oid, &oid_tlv, &crit, &val) == -1)
+				return fail(why, "malformed CRL: bad CRL entry "
+				    "extension");
+			if ((r = entry_ext(&oid, val, e, &seen, why)) == -1)
+				return -1;
+			if (r == 1 && crit && e->unknown_critical.len == 0) {
+				e->unknown_critical.p = oid_tlv;
+				e->unknown_critical.len = (size_t)(oid.end - oid_tlv);
+			}
+		}
+	}
+	rest->p = d.p;
+	rest->len = (size_t)(d.end - d.p);
+	return 1;
+}
+
+int
+crlc_crl_parse(const uint8_t *der, size_t len, struct crlc_crl *out,
+    const char **why)
+{
+	struct der top, cl, tbs, c, exts, oid, val;
+	struct crlc_span rest;
+	struct crlc_crl_entry e;
+	unsigned tag;
+	int crit, r;
+
+	memset(out, 0, sizeof(*out));
+	if (der == NULL)
+		return fail(why, "malformed CRL: no data");
+	top.p = der;
+	top.end = der + len;
+	/* CertificateList ::= SEQUENCE { tbsCertList, signatureAlgorithm,
+	   signatureValue BIT STRING } (5.1.1) */
+	if (der_expect(&top, TAG_SEQUENCE, &cl) == -1)
+		return fail(why, "malformed CRL: cannot decode DER");
+	if (top.p != top.end)
+		return fail(why, "malformed CRL: trailing bytes after the DER");
+	out->tbs.p = cl.p;
+	if (der_expect(&cl, TAG_SEQUENCE, &tbs) == -1)
+		return fail(why, "malformed CRL: bad tbsCertList");
+	out->tbs.len = (size_t)(cl.p - out->tbs.p);
+	if (tlv_span(&cl, TAG_SEQUENCE, &out->outer_sigalg) == -1)
+		return fail(why, "malformed CRL: bad signatureAlgorithm");
+	/* a signature is whole octets: no unused bits */
+	if (der_expect(&cl, TAG_BITSTRING, &c) == -1 || c.p == c.end ||
+	    c.p[0] != 0 || cl.p != cl.end)
+		return fail(why, "malformed CRL: bad signatureValue");
+	out->signature.p = c.p + 1;
+	out->signature.len = (size_t)(c.end - c.p - 1);
+
+	/* version Version OPTIONAL -- if present, MUST be v2 (5.1.2.1) */
+	out->version = 1;
+	if (der_peek(&tbs, TAG_INTEGER)) {
+		if (der_expect(&tbs, TAG_INTEGER, &c) == -1 ||
+		    c.end - c.p != 1 || c.p[0] != 1)
+			return fail(why, "malformed CRL: version other than v2 "
+			    "(RFC 5280 5.1.2.1)");
+		out->version = 2;
+	}
+	/* signature AlgorithmIdentifier (5.1.2.2), issuer Name (5.1.2.3) */
+	if (tlv_span(&tbs, TAG_SEQUENCE, &out->sigalg) == -1)
+		return fail(why, "malformed CRL: bad signature algorithm");
+	if (tlv_span(&tbs, TAG_SEQUENCE, &out->issuer) == -1)
+		return fail(why, "malformed CRL: bad issuer name");
+	/* thisUpdate Time, nextUpdate Time OPTIONAL (5.1.2.4, 5.1.2.5) */
+	if (der_read(&tbs, &tag, &c) == -1 ||
+	    der_time(tag, &c, &out->this_update) == -1)
+		return fail(why, "malformed thisUpdate");
+	if (der_peek(&tbs, TAG_UTCTIME) || der_peek(&tbs, TAG_GENTIME)) {
+		if (der_read(&tbs, &tag, &c) == -1 ||
+		    der_time(tag, &c, &out->next_update) == -1)
+			return fail(why, "malformed nextUpdate");
+	}
+	/* revokedCertificates SEQUENCE OF SEQUENCE OPTIONAL (5.1.2.6) */
+	if (der_peek(&tbs, TAG_SEQUENCE)) {
+		if (der_expect(&tbs, TAG_SEQUENCE, &c) == -1)
+			return fail(why, "malformed CRL: bad revokedCertificates");
+		out->revoked.p = c.p;
+		out->revoked.len = (size_t)(c.end - c.p);
+		rest = out->revoked;
+		while ((r = crlc_crl_entry_next(&rest, &e, why)) == 1) {
+			out->nrevoked++;
+			out->entry_cert_issuer |= e.cert_issuer;
+			if (out->entry_unknown_critical.len == 0)
+				out->entry_unknown_critical = e.unknown_critical;
+		}
+		if (r == -1)
+			return -1;
+	}
+	/* crlExtensions [0] EXPLICIT Extensions OPTIONAL (5.1.2.7) */
+	if (der_peek(&tbs, TAG_CTX_CONS(0))) {
+		if (der_expect(&tbs, TAG_CTX_CONS(0), &c) == -1)
+			return fail(why, "malformed CRL: bad crlExtensions");
+		out->extensions.p = c.p;
+		if (der_expect(&c, TAG_SEQUENCE, &exts) == -1 || c.p != c.end ||
+		    exts.p == exts.end)
+			return fail(why, "malformed CRL: bad crlExtensions");
+		out->extensions.len = (size_t)(c.end - out->extensions.p);
+		while (exts.p < exts.end)
+			if (ext_read(&exts, &oid, NULL, &crit, &val) == -1)
+				return fail(why, "malformed CRL: bad crlExtensions");
+	}
+	if (tbs.p != tbs.end)
+		return fail(why, "malformed CRL: unexpected data in tbsCertList");
 	return 0;
 }

@@ -7,6 +7,9 @@ every request to --log, one line per request:
 
     METHOD PATH STATUS\tinm=<If-None-Match or ->\tims=<If-Modified-Since or ->
 
+Cacheable like a CA's CRL server: with --max-age N, 200 and 304 answers
+for files carry Cache-Control: max-age=N (RFC 9111 5.2.2.1) for caches.
+
 Conditional GET: ETag is "<size hex>-<mtime_ns hex>"; Last-Modified is the
 file mtime.  If-None-Match takes precedence over If-Modified-Since (RFC 9110).
 304 responses carry ETag and Last-Modified and no body.
@@ -112,6 +115,10 @@ class Handler(BaseHTTPRequestHandler):
                 pass
         return words[0]
 
+    def _cache_control(self):
+        if self.server.max_age is not None:
+            self.send_header("Cache-Control", "max-age=%d" % self.server.max_age)
+
     def _serve_file(self, urlpath, slow=False):
         p = self._fs_path(urlpath)
         if p is None or not os.path.isfile(p):
@@ -145,6 +152,7 @@ class Handler(BaseHTTPRequestHandler):
             self.send_response(304)
             self.send_header("ETag", etag)
             self.send_header("Last-Modified", lastmod)
+            self._cache_control()
             self.end_headers()
             self._log(304)
             return
@@ -155,6 +163,7 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(body)))
         self.send_header("ETag", etag)
         self.send_header("Last-Modified", lastmod)
+        self._cache_control()
         self.end_headers()
         if self.command == "HEAD":
             self._log(200)
@@ -220,26 +229,35 @@ class Server(ThreadingHTTPServer):
     allow_reuse_address = True
 
 
+def run(srv, port_file, log):
+    """Serve srv (bound) until killed: its port goes to port_file (written
+    atomically, so that a test waiting for it never reads half), its
+    requests to log."""
+    srv.logfile = log
+    open(log, "a").close()
+    tmp = port_file + ".tmp"
+    with open(tmp, "w") as f:
+        f.write("%d\n" % srv.server_address[1])
+    os.rename(tmp, port_file)
+    try:
+        srv.serve_forever(poll_interval=0.2)
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--root", required=True)
     ap.add_argument("--port-file", required=True)
     ap.add_argument("--log", required=True)
     ap.add_argument("--port", type=int, default=0)
+    ap.add_argument("--max-age", type=int, default=None)
     a = ap.parse_args()
     srv = Server(("127.0.0.1", a.port), Handler)
     srv.root = os.path.realpath(a.root)
-    srv.logfile = a.log
-    open(a.log, "a").close()
-    tmp = a.port_file + ".tmp"
-    with open(tmp, "w") as f:
-        f.write("%d\n" % srv.server_address[1])
-    os.rename(tmp, a.port_file)
-    try:
-        srv.serve_forever(poll_interval=0.2)
-    except KeyboardInterrupt:
-        pass
-    return 0
+    srv.max_age = a.max_age
+    return run(srv, a.port_file, a.log)
 
 
 if __name__ == "__main__":

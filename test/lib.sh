@@ -97,6 +97,7 @@ gt() { date -u -d "@$(( $(now_epoch) + $1 ))" +%Y%m%d%H%M%SZ; }
 
 # ---------------------------------------------------------------- HTTP server
 # httpd_start [PORT]  -> HTTPD_PORT, BASE_URL, HTTPD_ROOT ($W/www), HTTPD_LOG
+# With HTTPD_MAX_AGE=N, files are served with Cache-Control: max-age=N.
 httpd_start() {
     local port=${1:-0} i
     HTTPD_ROOT=$W/www; HTTPD_LOG=$W/httpd.log
@@ -104,7 +105,8 @@ httpd_start() {
     command -v python3 >/dev/null || skip "python3 not available for test/httpd.py"
     rm -f "$W/httpd.port"
     python3 "$TESTDIR/httpd.py" --root "$HTTPD_ROOT" --port-file "$W/httpd.port" \
-        --log "$HTTPD_LOG" --port "$port" 2>>"$W/httpd.err" &
+        --log "$HTTPD_LOG" --port "$port" ${HTTPD_MAX_AGE:+--max-age "$HTTPD_MAX_AGE"} \
+        2>>"$W/httpd.err" &
     HTTPD_PID=$!
     bg_register "$HTTPD_PID"
     for i in $(seq 1 100); do
@@ -124,6 +126,19 @@ httpd_stop() {
 # A port on 127.0.0.1 with nothing listening (bound, then closed).
 closed_port() {
     python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
+}
+# wait_port PORT: until something listens on 127.0.0.1:PORT (15 s at most)
+wait_port() {
+    python3 -c '
+import socket, sys, time
+deadline = time.monotonic() + 15
+while time.monotonic() < deadline:
+    try:
+        socket.create_connection(("127.0.0.1", int(sys.argv[1])), 1).close()
+        sys.exit(0)
+    except OSError:
+        time.sleep(0.1)
+sys.exit(1)' "$1"
 }
 # serve SRC NAME: publish SRC under the server root as NAME, atomically, with an
 # mtime strictly greater (whole seconds) than anything served before, so that
@@ -433,6 +448,18 @@ std_pki() {
     pki_leaf rev1 int "/CN=rev1.test" cdp="$BASE_URL/int.crl"
     pki_leaf rev2 int "/CN=rev2.test" cdp="$BASE_URL/int.crl"
     pki_leaf good1 int "/CN=good1.test" cdp="$BASE_URL/int.crl"
+}
+
+# served_chain_crls: server + `std_pki cdp`; int.crl (revoking rev1) and
+# root.crl served, as a CA serves the CRLs of its chain.
+served_chain_crls() {
+    httpd_start
+    std_pki cdp
+    pki_revoke int "$PKI/rev1.pem"
+    pki_gencrl int "$W/int.crl"
+    serve "$W/int.crl" int.crl
+    pki_gencrl root "$W/root.crl"
+    serve "$W/root.crl" root.crl
 }
 
 # ---------------------------------------------------------------- crlcache

@@ -172,6 +172,46 @@ except Exception as e:
     CLIENT_RC=$?
 }
 
+# cl_node PORT [exec args]: Node.js https.get (its own OpenSSL reads
+# nodejs_conf); NODE_ENV_CONF, when set, is the OPENSSL_CONF node gets
+# without `crlcache exec` (a config `crlcache enable` edited).
+cl_node() {
+    local port=$1; shift
+    local js='
+const https = require("https"), fs = require("fs");
+const [port, cafile] = process.argv.slice(1);
+https.get({ host: "127.0.0.1", port: +port, path: "/", ca: fs.readFileSync(cafile),
+            timeout: 20000 }, (r) => {
+    let n = 0; r.on("data", (d) => { n += d.length; });
+    r.on("end", () => console.log("node: HTTP", r.statusCode, "bytes", n));
+}).on("error", (e) => { console.log("node:", e.code, e.message); process.exitCode = 1; });'
+    if [ -n "${NODE_ENV_CONF:-}" ]; then
+        OPENSSL_CONF=$NODE_ENV_CONF node -e "$js" "$port" "$ROOT" >"$W/client.out" 2>&1
+    else
+        px "$@" -- node -e "$js" "$port" "$ROOT" >"$W/client.out" 2>&1
+    fi
+    CLIENT_RC=$?
+}
+# node_provider_active REVOKED_PORT [node option]: is the provider active
+# inside node under exec?  In audit mode it accepts the revoked server but
+# says so on stderr: that line proves it is loaded.  Output: $W/probe.out.
+node_provider_active() {
+    local port=$1; shift
+    px --set mode=audit -- node "$@" -e '
+const tls = require("tls"), fs = require("fs");
+const s = tls.connect({ host: "127.0.0.1", port: +process.argv[1],
+    ca: fs.readFileSync(process.argv[2]) }, () => s.end());
+s.on("error", () => {});' "$port" "$ROOT" >"$W/probe.out" 2>&1
+    grep -q 'crlcache: certificate is revoked (audit' "$W/probe.out"
+}
+# cl_wget PORT [exec args]
+cl_wget() {
+    local port=$1; shift
+    px "$@" -- wget -q -T 20 -t 1 --ca-certificate="$ROOT" -O "$W/wget.body" \
+        "https://127.0.0.1:$port/" >"$W/client.out" 2>&1
+    CLIENT_RC=$?
+}
+
 # The line of a client's output that says why (for the test log).
 client_words() {
     case $1 in
@@ -179,6 +219,8 @@ client_words() {
         verify)   grep -Ev '^crlcache: ' "$W/client.out" | head -4 ;;
         curl)     grep -E '^curl: ' "$W/client.out" | head -2 ;;
         python)   grep -E '^python: ' "$W/client.out" | head -2 ;;
+        node)     grep -E '^node: ' "$W/client.out" | head -2 ;;
+        *)        grep -Ev '^crlcache: ' "$W/client.out" | head -2 ;;
     esac
 }
 

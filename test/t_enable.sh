@@ -39,6 +39,8 @@ assert_grep 'status: active' "$W/list.out"
 OPENSSL_CONF=$W/openssl.cnf openssl list -providers | grep -q '^  default$' || fail "default provider gone"
 cmp -s "$W/openssl.cnf.crlcache-backup" "$W/orig.cnf" || fail "backup differs from the original"
 cp "$W/openssl.cnf" "$W/enabled.cnf"
+# Node.js reads nodejs_conf only: the stock file names none, so ours is openssl_conf's
+assert_grep '^nodejs_conf = crlcache_generated_init$' "$W/enabled.cnf"
 
 assert_exit 0 en enable --module "$MOD" --snippet "$SNIP"
 cmp -s "$W/openssl.cnf" "$W/enabled.cnf" || fail "second enable changed the file"

@@ -1,5 +1,6 @@
 /*
- * Strict, allocation-free recogniser for DER certificates (RFC 5280 4.1).
+ * Strict, allocation-free recogniser for DER certificates (RFC 5280 4.1)
+ * and CRLs (RFC 5280 5.1).
  *
  * Copyright the crlcache authors. Licensed under the Apache License 2.0.
  *
@@ -59,5 +60,61 @@ int	crlc_tbs_parse(const uint8_t *der, size_t len, struct crlc_tbs *out);
  * der, or -1.
  */
 int	crlc_cert_tbs(const uint8_t *der, size_t len, struct crlc_span *tbs);
+
+/*
+ * A DER CertificateList (RFC 5280 5.1), recognised without allocation so
+ * that a CRL of millions of entries is read straight from the received
+ * bytes.  Spans point into the caller's buffer.
+ */
+struct crlc_crl {
+	struct crlc_span tbs;		/* TBSCertList TLV: the signed bytes */
+	struct crlc_span sigalg;	/* tbsCertList.signature TLV */
+	struct crlc_span outer_sigalg;	/* signatureAlgorithm TLV */
+	struct crlc_span signature;	/* signatureValue bits (no pad octet) */
+	int		 version;	/* 1 (field absent) or 2 */
+	struct crlc_span issuer;	/* whole Name TLV, as encoded */
+	int64_t		 this_update;	/* seconds since the epoch */
+	int64_t		 next_update;	/* 0: absent */
+	struct crlc_span revoked;	/* content of revokedCertificates */
+	size_t		 nrevoked;	/* its entries */
+	struct crlc_span extensions;	/* crlExtensions: the Extensions
+					   SEQUENCE TLV inside [0]; len 0: none */
+	/* Over all entries (see struct crlc_crl_entry): */
+	int		 entry_cert_issuer;
+	struct crlc_span entry_unknown_critical;
+};
+
+/* crlEntryExtensions read by crlc_crl_entry_next(). */
+#define CRLC_CRL_REASON_NONE	-1
+struct crlc_crl_entry {
+	struct crlc_span serial;	/* INTEGER content octets, minimal */
+	int64_t		 revoked_at;	/* revocationDate */
+	int		 reason;	/* reasonCode 0..10 or CRLC_CRL_REASON_NONE */
+	int		 cert_issuer;	/* certificateIssuer present (5.3.3) */
+	struct crlc_span unknown_critical; /* OID TLV of the first critical
+					   extension not understood; len 0:
+					   none */
+};
+
+/*
+ * Parse der[0..len) as exactly one CertificateList: the TBSCertList
+ * fields in order, every revoked entry walked with
+ * crlc_crl_entry_next(), signatureAlgorithm and a BIT STRING signature
+ * with no unused bits, nothing after it.  Returns 0 and fills *out, or
+ * -1 with a static reason in *why.  The signature is not verified and
+ * the extensions' values are not interpreted: the caller does both.
+ */
+int	crlc_crl_parse(const uint8_t *der, size_t len, struct crlc_crl *out,
+	    const char **why);
+
+/*
+ * Read the next revoked entry from *rest (initially crl->revoked) into
+ * *e and advance.  1: an entry, 0: none left, -1: malformed (why).
+ * reasonCode (5.3.1), invalidityDate (5.3.2), holdInstructionCode and
+ * certificateIssuer (5.3.3) are understood; an extension twice in one
+ * entry is malformed (RFC 5280 4.2 applies to CRL entries by 5.3).
+ */
+int	crlc_crl_entry_next(struct crlc_span *rest, struct crlc_crl_entry *e,
+	    const char **why);
 
 #endif /* CRLCACHE_TBS_H */

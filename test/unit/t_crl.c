@@ -1,0 +1,273 @@
+/*
+ * Unit tests for crlc_crl_parse / crlc_crl_entry_next (lib/tbs.c): CRLs
+ * built here byte by byte, so that each DER rule can be broken alone;
+ * then every truncation and every single-byte change of a good CRL (run
+ * under ASan: no read outside the buffer).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <crlcache/tbs.h>
+
+#include "check.h"
+
+/* A growable DER buffer. */
+struct buf {
+	uint8_t	p[4096];
+	size_t	len;
+};
+
+static void
+put(struct buf *b, const void *p, size_t n)
+{
+	if (b->len + n > sizeof(b->p))
+		abort();
+	memcpy(b->p + b->len, p, n);
+	b->len += n;
+}
+
+/* Append tag, a DER length and content. */
+static void
+tlv(struct buf *b, uint8_t tag, const struct buf *content)
+{
+	uint8_t h[4];
+	size_t n = content->len, hl;
+
+	h[0] = tag;
+	if (n < 0x80) {
+		h[1] = (uint8_t)n;
+		hl = 2;
+	} else if (n < 0x100) {
+		h[1] = 0x81;
+		h[2] = (uint8_t)n;
+		hl = 3;
+	} else {
+		h[1] = 0x82;
+		h[2] = (uint8_t)(n >> 8);
+		h[3] = (uint8_t)n;
+		hl = 4;
+	}
+	put(b, h, hl);
+	put(b, content->p, n);
+}
+
+static void
+tlv_raw(struct buf *b, uint8_t tag, const void *p, size_t n)
+{
+	struct buf c;
+
+	c.len = 0;
+	put(&c, p, n);
+	tlv(b, tag, &c);
+}
+
+static const uint8_t ecdsa_sha256[] = { 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x04,
+    0x03, 0x02 };
+static const uint8_t cn[] = { 0x55, 0x04, 0x03 };
+static const uint8_t reason_oid[] = { 0x55, 0x1d, 0x15 };
+static const uint8_t crlnum_oid[] = { 0x55, 0x1d, 0x14 };
+static const uint8_t cert_issuer_oid[] = { 0x55, 0x1d, 0x1d };
+static const uint8_t unknown_oid[] = { 0x2a, 0x03, 0x04 };
+
+/* What to break in build(). */
+enum flaw {
+	NONE, SERIAL_PADDED, REASON_BIG, REASON_TWICE, UNUSED_BITS,
+	VERSION_1, TRAILING, CERT_ISSUER, UNKNOWN_CRITICAL, BAD_DATE,
+	EMPTY_ENTRY_EXTS, NFLAWS
+};
+
+static void
+extension(struct buf *b, const uint8_t *oid, size_t oidlen, int critical,
+    const struct buf *value)
+{
+	struct buf e;
+	static const uint8_t t = 0xff;
+
+	e.len = 0;
+	tlv_raw(&e, 0x06, oid, oidlen);
+	if (critical)
+		tlv_raw(&e, 0x01, &t, 1);
+	tlv(&e, 0x04, value);
+	tlv(b, 0x30, &e);
+}
+
+/* One revoked entry: serial, UTCTime, optional reasonCode. */
+static void
+entry(struct buf *b, const uint8_t *serial, size_t slen, int reason,
+    enum flaw f)
+{
+	struct buf e, exts, val, val2;
+	uint8_t r;
+
+	e.len = exts.len = val.len = val2.len = 0;
+	tlv_raw(&e, 0x02, serial, slen);
+	tlv_raw(&e, 0x17, f == BAD_DATE ? "260101250000Z" : "260101000000Z", 13);
+	if (reason >= 0) {
+		r = (uint8_t)reason;
+		tlv_raw(&val, 0x0a, &r, 1);
+		extension(&exts, reason_oid, sizeof(reason_oid), 0, &val);
+		if (f == REASON_TWICE)
+			extension(&exts, reason_oid, sizeof(reason_oid), 0, &val);
+	}
+	if (f == CERT_ISSUER) {
+		tlv_raw(&val2, 0x30, "", 0);
+		extension(&exts, cert_issuer_oid, sizeof(cert_issuer_oid), 1, &val2);
+	}
+	if (f == UNKNOWN_CRITICAL) {
+		tlv_raw(&val2, 0x05, "", 0);
+		extension(&exts, unknown_oid, sizeof(unknown_oid), 1, &val2);
+	}
+	if (f == EMPTY_ENTRY_EXTS)
+		exts.len = 0;	/* SIZE (1..MAX): an empty one is malformed */
+	if (exts.len > 0 || f == EMPTY_ENTRY_EXTS)
+		tlv(&e, 0x30, &exts);
+	tlv(b, 0x30, &e);
+}
+
+static void
+build(struct buf *out, enum flaw f)
+{
+	static const uint8_t s1[] = { 0x01 }, s2[] = { 0x00, 0x80 },
+	    s3[] = { 0x7f, 0x01, 0x02 }, padded[] = { 0x00, 0x01 };
+	struct buf alg, name, rdn, atv, tbs, revs, exts, x0, val, cl, sig;
+	uint8_t v = f == VERSION_1 ? 0 : 1, num = 5;
+
+	alg.len = name.len = rdn.len = atv.len = tbs.len = revs.len = 0;
+	exts.len = x0.len = val.len = cl.len = sig.len = out->len = 0;
+	tlv_raw(&alg, 0x06, ecdsa_sha256, sizeof(ecdsa_sha256));
+	tlv_raw(&atv, 0x06, cn, sizeof(cn));
+	tlv_raw(&atv, 0x0c, "Unit CA", 7);
+	tlv(&rdn, 0x30, &atv);
+	tlv(&name, 0x31, &rdn);
+
+	tlv_raw(&tbs, 0x02, &v, 1);
+	tlv(&tbs, 0x30, &alg);
+	tlv(&tbs, 0x30, &name);
+	tlv_raw(&tbs, 0x17, "260102030405Z", 13);
+	tlv_raw(&tbs, 0x18, "20260109030405Z", 15);
+	entry(&revs, f == SERIAL_PADDED ? padded : s1, f == SERIAL_PADDED ?
+	    sizeof(padded) : sizeof(s1), 1, NONE);
+	entry(&revs, s2, sizeof(s2), f == REASON_BIG ? 11 : -1, NONE);
+	entry(&revs, s3, sizeof(s3), 6, f);
+	tlv(&tbs, 0x30, &revs);
+	tlv_raw(&val, 0x02, &num, 1);
+	extension(&exts, crlnum_oid, sizeof(crlnum_oid), 0, &val);
+	tlv(&x0, 0x30, &exts);
+	tlv(&tbs, 0xa0, &x0);
+
+	tlv(&cl, 0x30, &tbs);
+	tlv(&cl, 0x30, &alg);
+	put(&sig, f == UNUSED_BITS ? "\x01" : "\x00", 1);
+	put(&sig, "\x30\x06\x02\x01\x01\x02\x01\x01", 8);
+	tlv(&cl, 0x03, &sig);
+	tlv(out, 0x30, &cl);
+	if (f == TRAILING)
+		put(out, "", 1);
+}
+
+static void
+test_good(void)
+{
+	struct buf b;
+	struct crlc_crl c;
+	struct crlc_crl_entry e;
+	struct crlc_span rest;
+	const char *why = NULL;
+
+	build(&b, NONE);
+	CHECK(crlc_crl_parse(b.p, b.len, &c, &why) == 0);
+	CHECK(c.version == 2);
+	CHECK(c.nrevoked == 3);
+	CHECK(c.this_update == 1767323045);	/* 2026-01-02T03:04:05Z */
+	CHECK(c.next_update == 1767927845);	/* 2026-01-09T03:04:05Z */
+	CHECK(c.sigalg.len == c.outer_sigalg.len &&
+	    memcmp(c.sigalg.p, c.outer_sigalg.p, c.sigalg.len) == 0);
+	CHECK(c.signature.len == 8 && c.signature.p[0] == 0x30);
+	CHECK(c.issuer.len > 0 && c.issuer.p[0] == 0x30);
+	CHECK(c.extensions.len > 0 && c.extensions.p[0] == 0x30);
+	CHECK(c.tbs.p > b.p && c.tbs.p[0] == 0x30 &&
+	    c.tbs.p + c.tbs.len < b.p + b.len);
+	CHECK(!c.entry_cert_issuer && c.entry_unknown_critical.len == 0);
+	rest = c.revoked;
+	CHECK(crlc_crl_entry_next(&rest, &e, &why) == 1);
+	CHECK(e.serial.len == 1 && e.serial.p[0] == 0x01 && e.reason == 1);
+	CHECK(e.revoked_at == 1767225600);	/* 2026-01-01T00:00:00Z */
+	CHECK(crlc_crl_entry_next(&rest, &e, &why) == 1);
+	CHECK(e.serial.len == 2 && e.reason == CRLC_CRL_REASON_NONE);
+	CHECK(crlc_crl_entry_next(&rest, &e, &why) == 1);
+	CHECK(e.serial.len == 3 && e.reason == 6);
+	CHECK(crlc_crl_entry_next(&rest, &e, &why) == 0);
+}
+
+static void
+test_flaws(void)
+{
+	struct buf b;
+	struct crlc_crl c;
+	const char *why;
+	int f;
+
+	for (f = NONE + 1; f < NFLAWS; f++) {
+		build(&b, (enum flaw)f);
+		why = NULL;
+		if (f == CERT_ISSUER) {
+			/* well formed: the caller refuses indirect CRLs */
+			CHECK(crlc_crl_parse(b.p, b.len, &c, &why) == 0);
+			CHECK(c.entry_cert_issuer);
+		} else if (f == UNKNOWN_CRITICAL) {
+			CHECK(crlc_crl_parse(b.p, b.len, &c, &why) == 0);
+			CHECK(c.entry_unknown_critical.len == 5 &&
+			    c.entry_unknown_critical.p[0] == 0x06);
+		} else {
+			if (crlc_crl_parse(b.p, b.len, &c, &why) != -1)
+				fprintf(stderr, "flaw %d accepted\n", f);
+			CHECK(crlc_crl_parse(b.p, b.len, &c, &why) == -1);
+			CHECK(why != NULL);
+		}
+	}
+}
+
+/* Every prefix fails; every byte change parses or fails without harm. */
+static void
+test_mutations(void)
+{
+	struct buf b;
+	struct crlc_crl c;
+	struct crlc_crl_entry e;
+	struct crlc_span rest;
+	const char *why;
+	uint8_t *copy;
+	size_t i, n;
+	int bit;
+
+	build(&b, NONE);
+	for (n = 0; n < b.len; n++) {
+		copy = malloc(n + 1);	/* exact size: ASan sees overreads */
+		memcpy(copy, b.p, n);
+		CHECK(crlc_crl_parse(n ? copy : NULL, n, &c, &why) == -1);
+		free(copy);
+	}
+	for (i = 0; i < b.len; i++) {
+		for (bit = 0; bit < 8; bit++) {
+			copy = malloc(b.len);
+			memcpy(copy, b.p, b.len);
+			copy[i] ^= (uint8_t)(1u << bit);
+			if (crlc_crl_parse(copy, b.len, &c, &why) == 0) {
+				rest = c.revoked;
+				while (crlc_crl_entry_next(&rest, &e, &why) == 1)
+					CHECK(e.serial.p >= copy &&
+					    e.serial.p + e.serial.len <= copy + b.len);
+			}
+			free(copy);
+		}
+	}
+}
+
+int
+main(void)
+{
+	test_good();
+	test_flaws();
+	test_mutations();
+	return check_result();
+}
