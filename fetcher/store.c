@@ -474,20 +474,29 @@ delete_entries(struct store *s, MDB_txn *txn,
 	return rc != 0 ? rc : r == -1 ? EINVAL : 0;
 }
 
-/* A revoked entry of the CRL being written: its key, where it sits. */
+/* A revoked entry of the CRL being written: its serial, where it sits. */
 struct entry_ref {
-	uint8_t		 key[CRLC_SERIAL_MAX];	/* the serial form */
+	const uint8_t	*serial;
 	uint32_t	 len;
 	uint32_t	 at;		/* offset in the revokedCertificates */
 };
 
-/* LMDB's default key order (memcmp, then the shorter first), then CRL order. */
+/*
+ * LMDB's default key order (memcmp, then the shorter first) of the serial
+ * forms, then CRL order.  A serial over CRLC_SERIAL_MAX is keyed 00 00 ||
+ * hash, before every other (a minimal INTEGER never starts 00 00); among
+ * themselves such serials sort by their bytes, not their hash, and merely
+ * end the appending (write_entry).
+ */
 static int
 entry_ref_cmp(const void *a, const void *b)
 {
 	const struct entry_ref *x = a, *y = b;
-	int c = memcmp(x->key, y->key, x->len < y->len ? x->len : y->len);
+	int xl = x->len > CRLC_SERIAL_MAX, yl = y->len > CRLC_SERIAL_MAX, c;
 
+	if (xl != yl)
+		return xl ? -1 : 1;
+	c = memcmp(x->serial, y->serial, x->len < y->len ? x->len : y->len);
 	if (c != 0)
 		return c;
 	if (x->len != y->len)
@@ -573,8 +582,8 @@ write_entries(struct store *s, MDB_txn *txn,
 		if ((r = crlc_crl_entry_next(&rest, &e, &why)) != 1 ||
 		    e.serial.len == 0)
 			break;
-		refs[n].len = (uint32_t)crlc_serial_key(e.serial.p,
-		    e.serial.len, refs[n].key);
+		refs[n].serial = e.serial.p;
+		refs[n].len = (uint32_t)e.serial.len;
 		n++;
 	}
 	if (n != crl->nrevoked) {
