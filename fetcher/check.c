@@ -64,8 +64,9 @@ print_serial(const struct crlc_span *s)
 }
 
 /*
- * The key of x's issuer (format.h "key"): its hash when one of certs
- * issued x and its key verifies x's signature, else x's
+ * The key of x's issuer (format.h "key"): its hash when exactly one of
+ * certs issued x (by name and authorityKeyIdentifier; no signature is
+ * verified here, where the provider may be loaded), else x's
  * authorityKeyIdentifier, else nothing (the index answers by the
  * issuer's name where it knows a single key for it).
  */
@@ -74,20 +75,21 @@ issuer_key(STACK_OF(X509) *certs, X509 *x, uint8_t hash[CRLC_HASH_LEN],
     struct crlc_issuer_key *ik)
 {
 	const ASN1_OCTET_STRING *aki;
-	X509 *c;
-	int i;
+	X509 *c, *issuer = NULL;
+	int i, n = 0;
 
 	memset(ik, 0, sizeof(*ik));
 	for (i = 0; i < sk_X509_num(certs); i++) {
 		c = sk_X509_value(certs, i);
-		if (X509_check_issued(c, x) == X509_V_OK &&
-		    X509_verify(x, X509_get0_pubkey(c)) > 0 &&
-		    cert_key_hash(c, hash) == 0) {
-			ik->hash = hash;
-			return;
+		if (X509_check_issued(c, x) == X509_V_OK) {
+			issuer = c;
+			n++;
 		}
 	}
-	ERR_clear_error();
+	if (n == 1 && cert_key_hash(issuer, hash) == 0) {
+		ik->hash = hash;
+		return;
+	}
 	if ((aki = X509_get0_authority_key_id(x)) != NULL) {
 		ik->aki.p = ASN1_STRING_get0_data(aki);
 		ik->aki.len = (size_t)ASN1_STRING_length(aki);
