@@ -22,7 +22,8 @@ LDHARDEN = -Wl,-z,relro,-z,now
 SAN	 = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 	   -fno-sanitize-recover=all
 
-LIB_SRCS  = lib/tbs.c lib/index.c lib/hash.c lib/name.c lib/validity.c lib/addr.c
+LIB_SRCS  = lib/tbs.c lib/index.c lib/hash.c lib/name.c lib/validity.c lib/addr.c \
+	    lib/dpname.c lib/fstype.c
 FETCH_SRCS = $(wildcard fetcher/*.c)
 PROV_SRCS = $(wildcard provider/*.c)
 UNIT_SRCS = $(wildcard test/unit/t_*.c)
@@ -45,9 +46,12 @@ lib/libcrlcache.a: $(LIB_OBJS)
 fetcher/crlcache: $(FETCH_OBJS) lib/libcrlcache.a
 	$(CC) $(ALL_CFLAGS) -pie $(LDHARDEN) $(LDFLAGS) -o $@ $(FETCH_OBJS) lib/libcrlcache.a $(PKG_LIBS)
 
-# Only OSSL_provider_init is exported (provider/crlcache.map).
+# Only OSSL_provider_init is exported (provider/crlcache.map).  -z defs:
+# an unresolved symbol fails the link here, not the dlopen, which OpenSSL
+# skips without a word (the provider would silently not be there).
 provider/crlcache.so: $(PROV_OBJS) lib/libcrlcache.a provider/crlcache.map
-	$(CC) $(ALL_CFLAGS) -shared $(LDHARDEN) $(LDFLAGS) -Wl,--version-script=provider/crlcache.map \
+	$(CC) $(ALL_CFLAGS) -shared $(LDHARDEN) $(LDFLAGS) -Wl,-z,defs \
+	    -Wl,--version-script=provider/crlcache.map \
 	    -o $@ $(PROV_OBJS) lib/libcrlcache.a $(CRYPTO_LIBS) -llmdb -lpthread
 
 # Unit tests: each test/unit/t_X.c links the library sources directly,
@@ -80,10 +84,18 @@ demo-run: all
 bench: deps
 	@$(MAKE) --no-print-directory bench-run
 
+# Each benchmark appends its measured rows to BENCH_ROWS; table.sh prints
+# them as one markdown table and writes them as JSON to BENCH_JSON.
+BENCH_ROWS = test/bench/.rows
+BENCH_JSON = test/bench/results.json
 bench-run: all
-	bash test/bench/verify.sh
+	@rm -f $(BENCH_ROWS)
+	BENCH_ROWS="$(CURDIR)/$(BENCH_ROWS)" bash test/bench/handshake.sh
+	BENCH_ROWS="$(CURDIR)/$(BENCH_ROWS)" bash test/bench/verify.sh
+	BENCH_ROWS="$(CURDIR)/$(BENCH_ROWS)" bash test/bench/process.sh
 	bash test/bench/hint.sh
 	bash test/bench/ingest.sh
+	@bash test/bench/table.sh $(BENCH_ROWS) $(BENCH_JSON)
 
 clean:
 	rm -f $(LIB_OBJS) $(FETCH_OBJS) $(PROV_OBJS) $(UNIT_BINS) lib/libcrlcache.a \
@@ -93,7 +105,11 @@ clean:
 # make install [PREFIX=/usr] [DESTDIR=/scratch/root]
 # With DESTDIR empty and run as root, install also creates the crlcache
 # system user, hands it /var/lib/crlcache and, where systemd runs, enables
-# the timer; with DESTDIR set it only copies files.
+# the timer; with DESTDIR set it only copies files.  Root makes the state
+# directory and hands it over once (while root still owns it), never
+# recursively: nothing in a directory the crlcache account owns is
+# opened, changed or followed by root (a planted link or hard link would
+# turn a chown -R or chmod onto a file of root's).
 # Fixed paths: SNIPPETDIR, CONFDIR and STATEDIR are compiled into the
 # crlcache binary (SNIPPET_PATH in fetcher/exec.c and fetcher/enable.c,
 # DEFAULT_CONF and DEFAULT_STATE_DIR in fetcher/fetcher.h) and into the
@@ -123,9 +139,16 @@ install: all
 	    "$(DESTDIR)$(MANDIR)/man1" "$(DESTDIR)$(MANDIR)/man5" \
 	    "$(DESTDIR)$(MANDIR)/man7" "$(DESTDIR)$(SYSTEMDUNITDIR)" \
 	    "$(DESTDIR)$(CRONDIR)"
-	$(INSTALL) -d -m 755 "$(DESTDIR)$(STATEDIR)"
+	@# Made once: an existing state directory is the crlcache account's,
+	@# and root follows nothing in it (install -d would chmod a planted link).
 	@# The hint spool: every local user may leave a hint, none may list.
-	$(INSTALL) -d -m 1733 "$(DESTDIR)$(STATEDIR)/hints"
+	@if [ -e "$(DESTDIR)$(STATEDIR)" ] || [ -L "$(DESTDIR)$(STATEDIR)" ]; then \
+	    echo "crlcache: keeping $(DESTDIR)$(STATEDIR)"; \
+	else \
+	    echo "$(INSTALL) -d -m 755 $(DESTDIR)$(STATEDIR)"; \
+	    $(INSTALL) -d -m 755 "$(DESTDIR)$(STATEDIR)" && \
+	    $(INSTALL) -d -m 1733 "$(DESTDIR)$(STATEDIR)/hints" || exit 1; \
+	fi
 	$(INSTALL) -m 755 fetcher/crlcache "$(DESTDIR)$(BINDIR)/crlcache"
 	$(INSTALL) -m 644 provider/crlcache.so "$(DESTDIR)$(MODULESDIR)/crlcache.so"
 	@# An installed snippet keeps the administrator's policy; only its module moves.
@@ -155,8 +178,10 @@ install: all
 	        echo "adduser --system --group --home $(STATEDIR) --no-create-home crlcache"; \
 	        adduser --system --group --home $(STATEDIR) --no-create-home crlcache || exit 1; \
 	    fi; \
-	    echo "chown -R crlcache:crlcache $(STATEDIR)"; \
-	    chown -R crlcache:crlcache $(STATEDIR) || exit 1; \
+	    if [ "$$(stat -c %u $(STATEDIR))" -eq 0 ]; then \
+	        echo "chown -h crlcache:crlcache $(STATEDIR) $(STATEDIR)/hints"; \
+	        chown -h crlcache:crlcache $(STATEDIR) $(STATEDIR)/hints || exit 1; \
+	    fi; \
 	    if [ -d /run/systemd/system ]; then \
 	        echo "systemctl daemon-reload; systemctl enable --now crlcache-update.timer"; \
 	        systemctl daemon-reload && systemctl enable --now crlcache-update.timer || exit 1; \

@@ -20,6 +20,7 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
+#include <crlcache/dpname.h>
 #include <crlcache/index.h>
 #include <crlcache/tbs.h>
 #include <crlcache/validity.h>
@@ -63,6 +64,33 @@ print_serial(const struct crlc_span *s)
 		printf("%02X", s->p[i]);
 }
 
+/* The first name of x's first distribution point, as OpenSSL prints it. */
+static void
+print_dp(X509 *x)
+{
+	STACK_OF(DIST_POINT) *dps;
+	DIST_POINT_NAME *dpn;
+	BIO *out;
+
+	dps = X509_get_ext_d2i(x, NID_crl_distribution_points, NULL, NULL);
+	dpn = sk_DIST_POINT_num(dps) > 0 ?
+	    sk_DIST_POINT_value(dps, 0)->distpoint : NULL;
+	fflush(stdout);
+	if (dpn != NULL && (out = BIO_new_fp(stdout, BIO_NOCLOSE)) != NULL) {
+		if (dpn->type == 0 && sk_GENERAL_NAME_num(dpn->name.fullname) > 0)
+			GENERAL_NAME_print(out,
+			    sk_GENERAL_NAME_value(dpn->name.fullname, 0));
+		else if (dpn->type == 1 &&
+		    DIST_POINT_set_dpname(dpn, X509_get_issuer_name(x))) {
+			/* made full with the issuer's name (RFC 5280 4.2.1.13) */
+			BIO_puts(out, "DirName:");
+			X509_NAME_print_ex(out, dpn->dpname, 0, XN_FLAG_RFC2253);
+		}
+		BIO_free(out);
+	}
+	sk_DIST_POINT_pop_free(dps, DIST_POINT_free);
+}
+
 /*
  * The key of x's issuer (format.h "key"): its hash when exactly one of
  * certs issued x (by name and authorityKeyIdentifier; no signature is
@@ -98,7 +126,7 @@ issuer_key(STACK_OF(X509) *certs, X509 *x, uint8_t hash[CRLC_HASH_LEN],
 
 static int
 check_one(struct crlc_index *idx, STACK_OF(X509) *certs, X509 *x,
-    int64_t grace, enum crlc_state *st)
+    int64_t at, int64_t grace, enum crlc_state *st)
 {
 	uint8_t hash[CRLC_HASH_LEN];
 	struct crlc_issuer_key ik;
@@ -108,6 +136,7 @@ check_one(struct crlc_index *idx, STACK_OF(X509) *certs, X509 *x,
 	struct crlc_verdict v;
 	struct crlc_validity val;
 	char a[32], b[32], vtext[160];
+	int64_t now = at_or_now(at);
 	int len, exempt = 0, ret = -1;
 
 	if ((len = i2d_X509(x, &der)) <= 0 ||
@@ -117,8 +146,7 @@ check_one(struct crlc_index *idx, STACK_OF(X509) *certs, X509 *x,
 		goto done;
 	}
 	issuer_key(certs, x, hash, &ik);
-	if (crlc_index_lookup(idx, &t, &ik, (int64_t)time(NULL), grace,
-	    &v) == -1) {
+	if (crlc_index_lookup(idx, &t, &ik, now, grace, &v) == -1) {
 		logx(0, "check: index lookup failed");
 		goto done;
 	}
@@ -141,9 +169,20 @@ check_one(struct crlc_index *idx, STACK_OF(X509) *certs, X509 *x,
 		printf(" revoked=%s reason=%s", a, crlc_reason_name(v.reason));
 		break;
 	case CRLC_UNKNOWN:
-		printf(" (no CRL in the index covers this issuer%s%s)",
-		    t.ndp > 0 ? " and distribution point" : "",
-		    exempt ? "; short-lived, no revocation expected" : "");
+		if (!v.issuer_held)
+			printf(" (no CRL of this issuer in the index");
+		else if (crlc_dp_count(&t) == 0)
+			printf(" (the index holds CRLs of this issuer, none that "
+			    "covers a %s certificate without a distribution "
+			    "point", t.is_ca ? "CA" : "user");
+		else {
+			printf(" (the index holds CRLs of this issuer, none for "
+			    "this %s certificate's distribution point ",
+			    t.is_ca ? "CA" : "user");
+			print_dp(x);
+		}
+		printf("%s)", exempt ?
+		    "; short-lived, no revocation expected" : "");
 		break;
 	default:
 		format_time(v.this_update, a, sizeof(a));
@@ -153,6 +192,10 @@ check_one(struct crlc_index *idx, STACK_OF(X509) *certs, X509 *x,
 		    v.state == CRLC_STALE ? " (past nextUpdate + grace)" : "");
 		break;
 	}
+	/* At --at, the certificate's own validity (RFC 5280 4.1.2.5). */
+	if (at != 0 && (now < t.not_before || now > t.not_after))
+		printf(" (certificate %s at that time)", now < t.not_before ?
+		    "not yet valid" : "expired");
 	if (val.applies) {
 		crlc_validity_format(&val, vtext, sizeof(vtext));
 		printf(" %s", vtext);
@@ -169,6 +212,7 @@ cmd_check(const char *state_dir, const struct conf *conf, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "chain", required_argument, NULL, 'C' },
+		{ "at", required_argument, NULL, 'T' },
 		{ NULL, 0, NULL, 0 },
 	};
 	STACK_OF(X509) *certs = sk_X509_new_null();
@@ -178,16 +222,18 @@ cmd_check(const char *state_dir, const struct conf *conf, int argc, char **argv)
 	enum crlc_state st, worst = CRLC_GOOD;
 	struct stat sb;
 	X509 *x;
+	int64_t at = 0;
 	int ch, i, server = 0, ret = EXIT_ERROR;
 
 	while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		if (ch != 'C')
+		if (ch == 'C')
+			chain = optarg;
+		else if (ch != 'T' || at_option("check", optarg, &at) == -1)
 			goto done;
-		chain = optarg;
 	}
 	if (optind + 1 != argc) {
-		logx(0, "usage: crlcache check [--chain CHAIN.pem] CERT.pem | "
-		    "HOST:PORT");
+		logx(0, "usage: crlcache check [--chain CHAIN.pem] [--at TIME] "
+		    "CERT.pem | HOST:PORT");
 		goto done;
 	}
 	if (certs == NULL)
@@ -217,7 +263,7 @@ cmd_check(const char *state_dir, const struct conf *conf, int argc, char **argv)
 			printf(" (self-signed: no CRL covers a root)\n");
 			continue;
 		}
-		if (check_one(idx, certs, x, conf->stale_grace, &st) == -1)
+		if (check_one(idx, certs, x, at, conf->stale_grace, &st) == -1)
 			goto done;
 		if (severity(st) > severity(worst))
 			worst = st;

@@ -268,18 +268,17 @@ read_numbers(struct crl *c, char *err, size_t errlen)
 }
 
 /*
- * RFC 5280 5.2.5 issuingDistributionPoint.  The scope we index is the
- * fullName URI; for a CRL fetched from a URL that URI must be the URL
- * (partitioned CRLs: CA/B BR 7.2.2 requires the IDP to equal the
- * certificate's distribution point byte for byte).
+ * RFC 5280 5.2.5 issuingDistributionPoint.  The scope we index is a
+ * name of its distributionPoint (idp_scope(), idp.c); for a CRL fetched
+ * from a URL a fullName URI must be the URL (partitioned CRLs: CA/B BR
+ * 7.2.2 requires the IDP to equal the certificate's distribution point
+ * byte for byte).
  */
 static int
 read_idp(struct crl *c, const char *url, char *err, size_t errlen)
 {
 	ISSUING_DIST_POINT *idp;
-	GENERAL_NAMES *names;
-	const char *first = NULL;
-	int crit, i, matched = 0, ret = -1;
+	int crit, ret = -1;
 
 	idp = X509V3_get_d2i(c->exts, NID_issuing_distribution_point, &crit,
 	    NULL);
@@ -306,44 +305,10 @@ read_idp(struct crl *c, const char *url, char *err, size_t errlen)
 	}
 	c->idp_flags = (idp->onlyuser ? CRLC_CRL_USER_ONLY : 0) |
 	    (idp->onlyCA ? CRLC_CRL_CA_ONLY : 0);
-	if (idp->distpoint != NULL) {
-		if (idp->distpoint->type != 0) {
-			snprintf(err, errlen, "IDP nameRelativeToCRLIssuer not supported");
-			goto done;
-		}
-		names = idp->distpoint->name.fullname;
-		for (i = 0; i < sk_GENERAL_NAME_num(names); i++) {
-			GENERAL_NAME *gn = sk_GENERAL_NAME_value(names, i);
-			const char *uri;
-			int len;
-
-			if (gn->type != GEN_URI)
-				continue;
-			uri = (const char *)ASN1_STRING_get0_data(gn->d.uniformResourceIdentifier);
-			len = ASN1_STRING_length(gn->d.uniformResourceIdentifier);
-			if (len <= 0 || len > CRLC_SCOPE_URI_MAX ||
-			    memchr(uri, '\0', (size_t)len) != NULL)
-				continue;
-			if (first == NULL)
-				first = uri;
-			if (url != NULL && strlen(url) == (size_t)len &&
-			    memcmp(url, uri, (size_t)len) == 0) {
-				matched = 1;
-				first = uri;
-			}
-		}
-		if (first == NULL) {
-			snprintf(err, errlen, "IDP fullName has no usable URI");
-			goto done;
-		}
-		if (url != NULL && !c->is_delta && !matched) {
-			snprintf(err, errlen, "IDP fullName %.200s does not match the "
-			    "distribution point it was fetched from (RFC 5280 5.2.5)",
-			    first);
-			goto done;
-		}
-		c->scope = xstrdup(first);
-	}
+	if (idp->distpoint != NULL &&
+	    idp_scope(idp->distpoint, c->issuer_name, url,
+	    c->is_delta, &c->scope, err, errlen) == -1)
+		goto done;
 	ret = 0;
 done:
 	ISSUING_DIST_POINT_free(idp);

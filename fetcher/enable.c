@@ -273,6 +273,7 @@ enable_or_disable(const char *state_dir, int argc, char **argv, int enable)
 		    strerror(errno));
 		goto done;
 	}
+	warn_network_fs(state_dir);
 	if (realpath(state_dir, index) == NULL)
 		snprintf(index, sizeof(index), "%s", state_dir);
 	if (strlen(index) + sizeof("/" INDEX_NAME) > sizeof(index))

@@ -27,7 +27,7 @@ int
 cmd_enroll(const char *state_dir, const struct conf *conf, int argc,
     char **argv)
 {
-	struct trust t = { NULL, NULL, NULL };
+	struct trust t = { NULL, NULL, NULL, 0 };
 	struct enrolment en;
 	struct store *s = NULL;
 	STACK_OF(X509) *certs = NULL;

@@ -12,9 +12,13 @@
  * A URL that was not configured by the administrator (learned from a
  * certificate or from the issuer directory: fetch.guarded) may reach only
  * global unicast addresses (lib/addr.c) unless allow_private_urls = yes.
- * Without a proxy every connection is checked as it opens, redirects and
- * DNS rebinding included; through a proxy, which resolves names itself,
- * the host's addresses are checked before the transfer starts.
+ * A configured URL may name a loopback or private host, but a redirect
+ * from it may lead only to public addresses or back to the addresses the
+ * configured URL itself connected to (crlc_addr_may_connect).  Without a
+ * proxy every connection is checked as it opens, redirects and DNS
+ * rebinding included; through a proxy, which resolves names and follows
+ * nothing itself but connects for us, a learned URL's host is checked
+ * before the transfer starts.
  */
 #include <netdb.h>
 #include <stdio.h>
@@ -42,6 +46,7 @@ struct xfer {
 	size_t		 cap;
 	int		 too_large;
 	int		 refused_addr;	/* the guard refused an address */
+	struct crlc_origin origin;	/* the configured URL's own addresses */
 	long		 attempts;	/* transfers started */
 	long long	 retry_at;	/* monotonic ms; 0: not waiting */
 };
@@ -133,14 +138,21 @@ add_header(struct xfer *x, const char *name, const char *value)
 	return 0;
 }
 
-/* Connections of a guarded transfer: global unicast addresses only. */
+/*
+ * Every connection: a guarded transfer reaches global unicast addresses
+ * only, a redirect only those or the configured URL's own addresses.
+ */
 static curl_socket_t
 guard_socket(void *arg, curlsocktype purpose, struct curl_sockaddr *a)
 {
 	struct xfer *x = arg;
+	long redirects = 0;
 
 	(void)purpose;
-	if (!crlc_addr_is_public(&a->addr)) {
+	/* libcurl counts a redirect before it connects to its target. */
+	curl_easy_getinfo(x->easy, CURLINFO_REDIRECT_COUNT, &redirects);
+	if (!crlc_addr_may_connect(&a->addr, x->f->guarded, redirects > 0,
+	    &x->origin)) {
 		x->refused_addr = 1;
 		return CURL_SOCKET_BAD;
 	}
@@ -204,11 +216,11 @@ setup(struct xfer *x)
 
 	if ((x->easy = e = curl_easy_init()) == NULL)
 		return -1;
-	if (x->f->guarded && !x->conf->allow_private) {
+	if (!x->conf->allow_private) {
 		if (!proxy_configured()) {
 			curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, guard_socket);
 			curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, x);
-		} else if (!host_is_public(x->f->url))
+		} else if (x->f->guarded && !host_is_public(x->f->url))
 			x->refused_addr = 1;
 	}
 	if (add_header(x, "If-None-Match", x->f->etag) == -1 ||
@@ -247,9 +259,13 @@ finish(struct xfer *x, CURLcode res)
 	struct fetch *f = x->f;
 
 	curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &f->status);
-	if (x->refused_addr) {
+	if (x->refused_addr && f->guarded) {
 		snprintf(f->err, sizeof(f->err), "refused: a learned URL may "
 		    "reach only public addresses (allow_private_urls = no)");
+	} else if (x->refused_addr) {
+		snprintf(f->err, sizeof(f->err), "refused: a redirect may reach "
+		    "only public addresses or the configured URL's own host "
+		    "(allow_private_urls = no)");
 	} else if (x->too_large || res == CURLE_FILESIZE_EXCEEDED) {
 		snprintf(f->err, sizeof(f->err), "body larger than max_size "
 		    "(%zu bytes)", x->conf->max_size);

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include <openssl/x509.h>
+#include <openssl/x509v3.h>
 
 #include <crlcache/format.h>
 #include <crlcache/hint.h>
@@ -120,6 +121,10 @@ struct crlc_index;
 int	 index_open(const char *state_dir, char *path, size_t len,
 	    struct crlc_index **idx, int report);
 
+/* at.c: --at TIME (RFC 3339 or seconds since the epoch) */
+int	 at_option(const char *cmd, const char *arg, int64_t *at);
+int64_t	 at_or_now(int64_t at);
+
 /* conf.c */
 int	 parse_number(const char *s, long long max, int suffix, long long *out);
 void	 conf_init(struct conf *c);
@@ -137,6 +142,8 @@ struct trust {
 	X509_STORE	*store;		/* anchors */
 	STACK_OF(X509)	*certs;		/* every known CA cert: issuer candidates */
 	struct crlc_index *index;	/* published index: revoked CRL issuers */
+	int64_t		 at;		/* --at: chains and CRLs are judged at
+					   this instant; 0: the clock */
 };
 int	 trust_load(struct trust *t, const struct strlist *anchors,
 	    const struct strlist *untrusted, const struct strlist *cas);
@@ -182,9 +189,13 @@ struct crl {
 	int		 is_delta;
 	uint8_t		 base[CRLC_CRLNUM_MAX];	/* delta: BaseCRLNumber */
 	size_t		 baselen;
-	char		*scope;		/* IDP fullName URI, NULL: whole issuer */
+	char		*scope;		/* IDP name (idp.c), NULL: whole issuer */
 	unsigned	 idp_flags;	/* CRLC_CRL_USER_ONLY / CA_ONLY */
 };
+/* idp.c: the scope of a partitioned CRL (<crlcache/dpname.h>) */
+int	 idp_scope(const DIST_POINT_NAME *dpn, const X509_NAME *issuer,
+	    const char *url, int is_delta, char **scope, char *err,
+	    size_t errlen);
 /*
  * Parse buf (DER, or PEM) without decoding its entries into objects: buf
  * must outlive c when it is DER, since c points into it.
@@ -318,8 +329,19 @@ int	 osslconf_write(FILE *out, const char *include, BIO *system,
 	    const char *snippet, const char *module, const char *index,
 	    const struct strlist *sets);
 
+/* localfs.c: warn when the state directory is on a network filesystem */
+void	 warn_network_fs(const char *state_dir);
+
 /* privs.c */
 int	 drop_privileges(const char *state_dir, int allow_root);
+/*
+ * fn(out, arg) run as the owner of the state directory: directly unless
+ * root calls it for a directory another account owns, then in a child
+ * that drops to that account, its output copied to out.  fn returns an
+ * exit code 0..254; -1 when the child could not be run.
+ */
+int	 as_state_owner(const char *state_dir, int (*fn)(FILE *out, void *arg),
+	    void *arg, FILE *out);
 
 /*
  * csv.c: RFC 4180 CSV, one row at a time; columns are found by the name

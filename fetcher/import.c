@@ -10,6 +10,33 @@
 
 #include "fetcher.h"
 
+/* Ingest one file; url: the distribution point it was fetched from. */
+static int
+import_one(struct store *s, const struct trust *t, const struct conf *conf,
+    const char *file, const char *url)
+{
+	char err[ERRLEN];
+	uint8_t *buf = NULL;
+	size_t len;
+	int ret = 0;
+
+	if (read_file(file, conf->max_size, &buf, &len, err,
+	    sizeof(err)) == -1 ||
+	    ingest_buffer(s, t, file, url, buf, len, NULL, NULL,
+	    err, sizeof(err)) == INGEST_FAILED) {
+		logx(0, "%s: rejected: %s", file, err);
+		ret = -1;
+	} else
+		logx(2, "%s: ingested", file);
+	free(buf);
+	return ret;
+}
+
+/*
+ * import [--anchor CA.pem]... [--untrusted CERTS.pem]... [--at TIME]
+ * [[--url URL] CRL]...: a --url applies to the CRL file that follows it,
+ * so options and files are read in order (getopt stops at each file).
+ */
 int
 cmd_import(const char *state_dir, const struct conf *conf, int argc,
     char **argv)
@@ -17,26 +44,55 @@ cmd_import(const char *state_dir, const struct conf *conf, int argc,
 	static const struct option opts[] = {
 		{ "anchor", required_argument, NULL, 'a' },
 		{ "untrusted", required_argument, NULL, 'u' },
+		{ "url", required_argument, NULL, 'U' },
+		{ "at", required_argument, NULL, 'T' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct strlist anchors = { NULL, 0 }, untrusted = { NULL, 0 };
-	struct trust t = { NULL, NULL, NULL };
+	struct strlist files = { NULL, 0 }, urls = { NULL, 0 };
+	struct trust t = { NULL, NULL, NULL, 0 };
 	struct store *s = NULL;
+	const char *url = NULL;
 	char err[ERRLEN];
-	uint8_t *buf;
-	size_t len;
 	uint64_t gen;
-	int ch, i, failed = 0, ret = 4;
+	size_t i;
+	int ch, dashdash = 0, failed = 0, ret = 4;
 
-	while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	for (;;) {
+		if (dashdash || (ch = getopt_long(argc, argv, "+", opts,
+		    NULL)) == -1) {
+			if (optind >= argc)
+				break;
+			/* after "--" every argument is a file */
+			dashdash |= strcmp(argv[optind - 1], "--") == 0;
+			ch = 1;
+			optarg = argv[optind++];
+		}
 		if (ch == 'a')
 			strlist_add(&anchors, optarg);
 		else if (ch == 'u')
 			strlist_add(&untrusted, optarg);
-		else
+		else if (ch == 'U') {
+			if (url != NULL) {
+				logx(0, "import: --url %s names no CRL file", url);
+				goto done;
+			}
+			url = optarg;
+		} else if (ch == 'T') {
+			if (at_option("import", optarg, &t.at) == -1)
+				goto done;
+		} else if (ch == 1) {
+			strlist_add(&files, optarg);
+			strlist_add(&urls, url != NULL ? url : "");
+			url = NULL;
+		} else
 			goto done;
 	}
-	if (optind >= argc) {
+	if (url != NULL) {
+		logx(0, "import: --url %s names no CRL file", url);
+		goto done;
+	}
+	if (files.n == 0) {
 		logx(0, "import: no CRL file given");
 		goto done;
 	}
@@ -51,17 +107,10 @@ cmd_import(const char *state_dir, const struct conf *conf, int argc,
 	trust_use_index(&t, state_dir);
 	if (store_adopt_legacy(s, &t) == -1)
 		logx(0, "index: moving format 1 CRL records to their keys failed");
-	for (i = optind; i < argc; i++) {
-		if (read_file(argv[i], conf->max_size, &buf, &len, err,
-		    sizeof(err)) == -1 ||
-		    ingest_buffer(s, &t, argv[i], NULL, buf, len, NULL, NULL,
-		    err, sizeof(err)) == INGEST_FAILED) {
-			logx(0, "%s: rejected: %s", argv[i], err);
+	for (i = 0; i < files.n; i++)
+		if (import_one(s, &t, conf, files.v[i],
+		    urls.v[i][0] != '\0' ? urls.v[i] : NULL) == -1)
 			failed++;
-		} else
-			logx(2, "%s: ingested", argv[i]);
-		free(buf);
-	}
 	if (store_publish(s, 0, &gen, err, sizeof(err)) == -1) {
 		logx(0, "publish: %s", err);
 		goto done;
@@ -74,5 +123,7 @@ done:
 	trust_free(&t);
 	strlist_free(&anchors);
 	strlist_free(&untrusted);
+	strlist_free(&files);
+	strlist_free(&urls);
 	return ret;
 }

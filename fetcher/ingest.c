@@ -24,7 +24,7 @@ ingest_buffer(struct store *s, const struct trust *t, const char *source,
 	int res = INGEST_FAILED;
 
 	if (crl_parse(&c, source, buf, len, err, errlen) == -1 ||
-	    crl_verify(&c, t, url, time(NULL), err, errlen) == -1)
+	    crl_verify(&c, t, url, (time_t)at_or_now(t->at), err, errlen) == -1)
 		goto done;
 	res = store_ingest(s, &c, err, errlen);
 	if (res != INGEST_FAILED && key != NULL)

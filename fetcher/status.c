@@ -76,14 +76,30 @@ is_stale(const struct status_walk *w, int64_t next_update)
 	return next_update != 0 && w->now > next_update + w->grace;
 }
 
+/*
+ * What a scope is: "full" (no IDP distributionPoint: every certificate
+ * of the issuer) or "partition", restricted to "user-only" or "CA-only"
+ * certificates by the IDP, "+delta" when a delta CRL is applied.
+ */
+static void
+scope_kind(const struct crlc_crl_info *ci, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s%s%s", ci->scope.len == 0 ? "full" : "partition",
+	    ci->flags & CRLC_CRL_USER_ONLY ? "+user-only" :
+	    ci->flags & CRLC_CRL_CA_ONLY ? "+CA-only" : "",
+	    ci->delta.len > 0 ? "+delta" : "");
+}
+
 static int
 print_crl(const struct crlc_crl_info *ci, void *arg)
 {
 	struct status_walk *w = arg;
 	const char *scope = (const char *)ci->scope.p;
-	char tu[32], nu[32], *raw, *src;
+	char tu[32], nu[32], kind[40], *raw, *src;
 	size_t srclen;
 	int stale = is_stale(w, ci->next_update);
+
+	scope_kind(ci, kind, sizeof(kind));
 
 	/* An index an older version published may name a URL's credentials. */
 	raw = xcalloc(1, ci->source.len + 1);
@@ -97,10 +113,10 @@ print_crl(const struct crlc_crl_info *ci, void *arg)
 		format_time(ci->this_update, tu, sizeof(tu));
 		format_time(ci->next_update, nu, sizeof(nu));
 		fprintf(w->out, "crl %.*s scope=%.*s entries=%u thisUpdate=%s "
-		    "nextUpdate=%s%s%s\n", (int)srclen, src,
+		    "nextUpdate=%s kind=%s%s%s\n", (int)srclen, src,
 		    ci->scope.len > 0 ? (int)ci->scope.len : 3,
 		    ci->scope.len > 0 ? scope : "all", ci->entries, tu,
-		    ci->next_update != 0 ? nu : "none",
+		    ci->next_update != 0 ? nu : "none", kind,
 		    ci->delta.len > 0 ? " delta" : "", stale ? " stale" : "");
 		break;
 	case OUT_JSON:
@@ -108,9 +124,15 @@ print_crl(const struct crlc_crl_info *ci, void *arg)
 		json_str(w->out, src, srclen);
 		fputs(", \"scope\": ", w->out);
 		json_str(w->out, scope, ci->scope.len);
-		fprintf(w->out, ", \"entries\": %u, \"this_update\": %lld, "
+		fputs(", \"kind\": ", w->out);
+		json_str(w->out, kind, strlen(kind));
+		fprintf(w->out, ", \"partition\": %s, \"user_only\": %s, "
+		    "\"ca_only\": %s, \"entries\": %u, \"this_update\": %lld, "
 		    "\"next_update\": %lld, \"fetched_at\": %lld, \"delta\": %s, "
-		    "\"stale\": %s}", ci->entries, (long long)ci->this_update,
+		    "\"stale\": %s}", ci->scope.len > 0 ? "true" : "false",
+		    ci->flags & CRLC_CRL_USER_ONLY ? "true" : "false",
+		    ci->flags & CRLC_CRL_CA_ONLY ? "true" : "false",
+		    ci->entries, (long long)ci->this_update,
 		    (long long)ci->next_update, (long long)ci->fetched_at,
 		    ci->delta.len > 0 ? "true" : "false", stale ? "true" : "false");
 		break;
@@ -408,11 +430,14 @@ print_directory(FILE *out, enum out_format fmt, const char *state_dir)
 
 static int
 print_status(FILE *out, enum out_format fmt, const char *path,
-    struct crlc_index *idx, const char *state_dir, int64_t grace, int *stale)
+    struct crlc_index *idx, const char *state_dir, int64_t now, int64_t grace,
+    int *stale)
 {
-	struct status_walk w = { out, fmt, (int64_t)time(NULL), grace, 0, 0, 0 };
+	struct status_walk w = { out, fmt, now, grace, 0, 0, 0 };
 	struct crlc_stats st;
 	int64_t created = crlc_index_created(idx);
+	/* the file's age, on the clock whatever --at says */
+	long long age = (long long)((int64_t)time(NULL) - created);
 	unsigned long long gen = (unsigned long long)crlc_index_generation(idx);
 	char ct[32];
 	int rc, have_sources;
@@ -423,7 +448,7 @@ print_status(FILE *out, enum out_format fmt, const char *path,
 	if (fmt == OUT_TEXT)
 		fprintf(out, "index %s\ngeneration %llu\ncreated %s\nage %llds\n"
 		    "issuers %llu\ncrls %llu\nrevoked %llu\nbytes %llu\n", path, gen,
-		    ct, (long long)(w.now - created),
+		    ct, age,
 		    (unsigned long long)st.issuers, (unsigned long long)st.crls,
 		    (unsigned long long)st.revoked,
 		    (unsigned long long)st.file_size);
@@ -433,7 +458,7 @@ print_status(FILE *out, enum out_format fmt, const char *path,
 		fprintf(out, ",\n  \"generation\": %llu,\n  \"created\": %lld,\n"
 		    "  \"age_seconds\": %lld,\n  \"issuers\": %llu,\n  \"crls\": %llu,\n"
 		    "  \"revoked\": %llu,\n  \"bytes\": %llu,\n  \"crl\": [", gen,
-		    (long long)created, (long long)(w.now - created),
+		    (long long)created, age,
 		    (unsigned long long)st.issuers, (unsigned long long)st.crls,
 		    (unsigned long long)st.revoked, (unsigned long long)st.file_size);
 	} else
@@ -468,30 +493,32 @@ print_status(FILE *out, enum out_format fmt, const char *path,
 	return ferror(out) ? -1 : 0;
 }
 
-/* node_exporter reads the file at any time: write it whole, then rename. */
-static int
-write_prometheus(const char *file, const char *path, struct crlc_index *idx,
-    const char *state_dir, int64_t grace, int *stale)
-{
-	char *text = NULL;
-	size_t len = 0;
-	FILE *f;
-	int ret = -1;
+struct status_args {
+	const char	*state_dir;
+	enum out_format	 fmt;
+	int64_t		 now;		/* --at, else the clock */
+	int64_t		 grace;
+};
 
-	if ((f = open_memstream(&text, &len)) == NULL)
-		return -1;
-	if (print_status(f, OUT_PROM, path, idx, state_dir, grace, stale) == -1) {
-		fclose(f);
-		logx(0, "%s: cannot write", file);
-		goto done;
+/* The whole report to out; the exit code of `crlcache status`. */
+static int
+status_report(FILE *out, void *arg)
+{
+	const struct status_args *a = arg;
+	struct crlc_index *idx;
+	char path[PATH_MAX];
+	int rc, stale = 0;
+
+	if (index_open(a->state_dir, path, sizeof(path), &idx, 1) == -1)
+		return 4;
+	rc = print_status(out, a->fmt, path, idx, a->state_dir, a->now,
+	    a->grace, &stale);
+	crlc_index_close(idx);
+	if (rc == -1) {
+		logx(0, "%s: cannot read the index", path);
+		return 4;
 	}
-	if (fclose(f) != 0 ||
-	    replace_file(file, text, len, 0644, (uid_t)-1, (gid_t)-1) == -1)
-		goto done;
-	ret = 0;
-done:
-	free(text);
-	return ret;
+	return stale ? 1 : 0;
 }
 
 int
@@ -500,38 +527,48 @@ cmd_status(const char *state_dir, const struct conf *conf, int argc, char **argv
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
 		{ "prometheus", required_argument, NULL, 'p' },
+		{ "at", required_argument, NULL, 'T' },
 		{ NULL, 0, NULL, 0 },
 	};
-	enum out_format fmt = OUT_TEXT;
+	struct status_args a = { state_dir, OUT_TEXT, 0, conf->stale_grace };
+	int64_t at = 0;
 	const char *prom = NULL;
-	struct crlc_index *idx;
-	char path[PATH_MAX];
-	int ch, rc, stale = 0;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+	int ch, rc;
 
 	while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		if (ch == 'j')
-			fmt = OUT_JSON;
-		else if (ch == 'p')
+			a.fmt = OUT_JSON;
+		else if (ch == 'p') {
 			prom = optarg;
-		else
+			a.fmt = OUT_PROM;
+		} else if (ch != 'T' || at_option("status", optarg, &at) == -1)
 			return 4;
 	}
 	if (optind != argc) {
-		logx(0, "usage: crlcache status [--json] [--prometheus FILE]");
+		logx(0, "usage: crlcache status [--json] [--prometheus FILE] "
+		    "[--at TIME]");
 		return 4;
 	}
-	if (index_open(state_dir, path, sizeof(path), &idx, 1) == -1)
+	a.now = at_or_now(at);
+	warn_network_fs(state_dir);
+	/* Root reads the state as its owner; the output file is root's. */
+	if (prom == NULL)
+		return (rc = as_state_owner(state_dir, status_report, &a,
+		    stdout)) == -1 ? 4 : rc;
+	/* node_exporter reads the file at any time: write it whole, then rename. */
+	if ((f = open_memstream(&text, &len)) == NULL)
 		return 4;
-	if (prom != NULL)
-		rc = write_prometheus(prom, path, idx, state_dir, conf->stale_grace,
-		    &stale);
-	else
-		rc = print_status(stdout, fmt, path, idx, state_dir,
-		    conf->stale_grace, &stale);
-	crlc_index_close(idx);
-	if (rc == -1) {
-		logx(0, "%s: cannot read the index", path);
-		return 4;
+	rc = as_state_owner(state_dir, status_report, &a, f);
+	if (fclose(f) != 0 || rc == -1)
+		rc = 4;
+	if (rc != 4 && replace_file(prom, text, len, 0644, (uid_t)-1,
+	    (gid_t)-1) == -1) {
+		logx(0, "%s: cannot write", prom);
+		rc = 4;
 	}
-	return stale ? 1 : 0;
+	free(text);
+	return rc;
 }

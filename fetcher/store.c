@@ -9,6 +9,7 @@
  * and renames it over index.mdb: readers see the old or the new
  * generation, never a mixture.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -18,6 +19,7 @@
 #include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -32,6 +34,19 @@
 
 #define META_NEXT_ISSUER	"next_issuer_id"	/* writer's id counter */
 #define REASON_REMOVE_FROM_CRL	8			/* RFC 5280 5.3.1 */
+/*
+ * WORK_NAME/UNPUBLISHED_NAME exists while the working index holds changes
+ * the published one lacks: a run killed between ingest and publish leaves
+ * it, and the next run publishes them even when it changes nothing.
+ */
+#define UNPUBLISHED_NAME	"unpublished"
+/*
+ * Free space below which a failed write is put down to a full filesystem:
+ * LMDB reports a short write as EIO, and writes a page run at a time.
+ */
+#define FULL_FS_BYTES		((unsigned long long)1 << 20)
+/* A publish's temporary file: "." INDEX_NAME ".XXXXXX" (mkostemp). */
+#define TEMP_SUFFIX_LEN		6
 
 struct store {
 	char		*dir;
@@ -201,6 +216,55 @@ fail:
 	return -1;
 }
 
+/*
+ * Temporary files of publishes that were killed.  Under the lock no
+ * publish runs; only names of exactly that form are removed, never
+ * followed.
+ */
+static void
+remove_stale_temps(const char *state_dir)
+{
+	static const char prefix[] = "." INDEX_NAME ".";
+	struct dirent *de;
+	DIR *d;
+
+	if ((d = opendir(state_dir)) == NULL)
+		return;
+	while ((de = readdir(d)) != NULL)
+		if (strncmp(de->d_name, prefix, sizeof(prefix) - 1) == 0 &&
+		    strlen(de->d_name) == sizeof(prefix) - 1 + TEMP_SUFFIX_LEN)
+			(void)unlinkat(dirfd(d), de->d_name, 0);
+	closedir(d);
+}
+
+static void
+unpublished_path(const struct store *s, char *path, size_t len)
+{
+	snprintf(path, len, "%s/%s/%s", s->dir, WORK_NAME, UNPUBLISHED_NAME);
+}
+
+/* Before the first change of a run commits: the marker, made durable. */
+static int
+mark_dirty(struct store *s, char *err, size_t errlen)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	if (s->dirty)
+		return 0;
+	unpublished_path(s, path, sizeof(path));
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
+	    0600)) == -1 || fsync(fd) == -1) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		if (fd != -1)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	s->dirty = 1;
+	return 0;
+}
+
 int
 store_open(struct store **out, const char *state_dir, char *err, size_t errlen)
 {
@@ -239,6 +303,9 @@ store_open(struct store **out, const char *state_dir, char *err, size_t errlen)
 	}
 	if (open_dbs(s, err, errlen) == -1)
 		goto fail;
+	remove_stale_temps(state_dir);
+	unpublished_path(s, path, sizeof(path));
+	s->dirty = access(path, F_OK) == 0;
 	*out = s;
 	return 0;
 fail:
@@ -684,16 +751,22 @@ put_scope(struct store *s, MDB_txn *txn, const uint8_t *key, size_t keylen,
 	crlc_put_i64(h + 32, r->delta_this_update);
 	crlc_put_i64(h + 40, r->delta_next_update);
 	h[48] = (uint8_t)r->number.len;
-	memcpy(h + 49, r->number.p, r->number.len);
 	h[70] = (uint8_t)r->base.len;
-	memcpy(h + 71, r->base.p, r->base.len);
 	crlc_put_u32(h + 92, (uint32_t)r->source.len);
 	crlc_put_u32(h + 96, (uint32_t)r->der.len);
 	crlc_put_u32(h + 100, (uint32_t)r->delta.len);
-	memcpy(h + CRLC_CRL_HDR_LEN, r->source.p, r->source.len);
-	memcpy(h + CRLC_CRL_HDR_LEN + r->source.len, r->der.p, r->der.len);
-	memcpy(h + CRLC_CRL_HDR_LEN + r->source.len + r->der.len, r->delta.p,
-	    r->delta.len);
+	/* An absent part is an empty span whose pointer may be NULL. */
+	if (r->number.len > 0)
+		memcpy(h + 49, r->number.p, r->number.len);
+	if (r->base.len > 0)
+		memcpy(h + 71, r->base.p, r->base.len);
+	if (r->source.len > 0)
+		memcpy(h + CRLC_CRL_HDR_LEN, r->source.p, r->source.len);
+	if (r->der.len > 0)
+		memcpy(h + CRLC_CRL_HDR_LEN + r->source.len, r->der.p, r->der.len);
+	if (r->delta.len > 0)
+		memcpy(h + CRLC_CRL_HDR_LEN + r->source.len + r->der.len,
+		    r->delta.p, r->delta.len);
 	return 0;
 }
 
@@ -1088,6 +1161,8 @@ store_ingest(struct store *s, const struct crl *c, char *err, size_t errlen)
 		return INGEST_FAILED;
 	}
 	res = ingest_txn(s, txn, c, err, errlen);
+	if (res == INGEST_CHANGED && mark_dirty(s, err, errlen) == -1)
+		res = INGEST_FAILED;
 	if (res != INGEST_CHANGED) {
 		mdb_txn_abort(txn);
 		return res;
@@ -1096,7 +1171,6 @@ store_ingest(struct store *s, const struct crl *c, char *err, size_t errlen)
 		lmdb_err(err, errlen, "commit", rc);
 		return INGEST_FAILED;
 	}
-	s->dirty = 1;
 	return INGEST_CHANGED;
 }
 
@@ -1347,11 +1421,14 @@ store_reset_scope(struct store *s, X509 *issuer, const char *scope,
 		return -1;
 	}
 	free(copy);
+	if (mark_dirty(s, err, errlen) == -1) {
+		mdb_txn_abort(txn);
+		return -1;
+	}
 	if ((rc = mdb_txn_commit(txn)) != 0) {
 		lmdb_err(err, errlen, "commit", rc);
 		return -1;
 	}
-	s->dirty = 1;
 	return 1;
 }
 
@@ -1580,11 +1657,23 @@ published_has_source(const char *path)
 	return found;
 }
 
+/* EIO from LMDB on a filesystem with no room left is ENOSPC. */
+static int
+full_fs(const char *dir, int rc)
+{
+	struct statvfs sv;
+
+	if (rc == EIO && statvfs(dir, &sv) == 0 &&
+	    (unsigned long long)sv.f_bavail * sv.f_frsize < FULL_FS_BYTES)
+		return ENOSPC;
+	return rc;
+}
+
 int
 store_publish(struct store *s, int force, uint64_t *generation, char *err,
     size_t errlen)
 {
-	char tmp[PATH_MAX], dst[PATH_MAX];
+	char tmp[PATH_MAX], dst[PATH_MAX], marker[PATH_MAX];
 	int fd = -1, rc, ret = -1;
 	struct stat sb;
 
@@ -1594,7 +1683,7 @@ store_publish(struct store *s, int force, uint64_t *generation, char *err,
 	    !published_has_source(dst))
 		return 0;
 	if ((rc = stamp_generation(s, generation)) != 0) {
-		lmdb_err(err, errlen, "generation", rc);
+		lmdb_err(err, errlen, "generation", full_fs(s->dir, rc));
 		return -1;
 	}
 	snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", s->dir, INDEX_NAME);
@@ -1603,7 +1692,7 @@ store_publish(struct store *s, int force, uint64_t *generation, char *err,
 		return -1;
 	}
 	if ((rc = dense_copy(s, tmp)) != 0) {
-		lmdb_err(err, errlen, "writing the snapshot", rc);
+		lmdb_err(err, errlen, "writing the snapshot", full_fs(s->dir, rc));
 		goto done;
 	}
 	/* Readers need only read access; the index holds public data. */
@@ -1628,6 +1717,8 @@ store_publish(struct store *s, int force, uint64_t *generation, char *err,
 		goto done;
 	}
 	s->dirty = 0;
+	unpublished_path(s, marker, sizeof(marker));
+	(void)unlink(marker);
 	ret = 0;
 done:
 	if (fd != -1)

@@ -112,6 +112,31 @@ load_list(const struct strlist *l, STACK_OF(X509) *sk)
 	return 0;
 }
 
+/*
+ * An administrator named x, which is not self-signed, as an anchor: an
+ * intermediate CA trusted in its own right, as OpenSSL's -partial_chain
+ * (X509_V_FLAG_PARTIAL_CHAIN) does: chains end at it, whatever is above
+ * it.  The flag makes every configured anchor such an end; only
+ * explicitly given certificates are anchors then, never the system
+ * store.  A certificate that is not a CA (RFC 5280 4.2.1.9) is refused:
+ * nothing it signs is a CRL issuer's certificate.
+ */
+static int
+anchor_partial(X509_STORE *store, X509 *x)
+{
+	char name[256];
+
+	X509_NAME_oneline(X509_get_subject_name(x), name, sizeof(name));
+	if (X509_check_ca(x) == 0) {
+		logx(0, "anchor %s is neither self-signed nor a CA certificate",
+		    name);
+		return -1;
+	}
+	logx(2, "anchor %s is an intermediate CA: chains may end there "
+	    "(partial chain)", name);
+	return X509_STORE_set_flags(store, X509_V_FLAG_PARTIAL_CHAIN) ? 0 : -1;
+}
+
 int
 trust_load(struct trust *t, const struct strlist *anchors,
     const struct strlist *untrusted, const struct strlist *cas)
@@ -135,6 +160,9 @@ trust_load(struct trust *t, const struct strlist *anchors,
 		for (i = 0; i < sk_X509_num(roots); i++) {
 			X509 *x = sk_X509_value(roots, i);
 
+			if (!(X509_get_extension_flags(x) & EXFLAG_SS) &&
+			    anchor_partial(t->store, x) == -1)
+				goto done;
 			if (!X509_STORE_add_cert(t->store, x) ||
 			    !X509_up_ref(x) || !sk_X509_push(t->certs, x))
 				goto done;
@@ -220,8 +248,8 @@ chain_revoked(const struct trust *t, STACK_OF(X509) *chain, char *why,
 		    crlc_cert_tbs(der, (size_t)len, &tbs) == 0 &&
 		    crlc_tbs_parse(tbs.p, tbs.len, &cert) == 0 &&
 		    cert_key_hash(sk_X509_value(chain, i + 1), hash) == 0 &&
-		    crlc_index_lookup(t->index, &cert, &ik, (int64_t)time(NULL),
-		    0, &v) == 0 && v.state == CRLC_REVOKED) {
+		    crlc_index_lookup(t->index, &cert, &ik, at_or_now(t->at), 0,
+		    &v) == 0 && v.state == CRLC_REVOKED) {
 			X509_NAME_oneline(X509_get_subject_name(x), name,
 			    sizeof(name));
 			snprintf(why, whylen, "certificate %s in its chain is revoked "

@@ -292,7 +292,7 @@ cmd_update(const char *state_dir, const struct conf *conf, int argc,
 		{ NULL, 0, NULL, 0 },
 	};
 	struct strlist urls = { NULL, 0 }, learned = { NULL, 0 };
-	struct trust t = { NULL, NULL, NULL };
+	struct trust t = { NULL, NULL, NULL, 0 };
 	struct directory dir = { NULL, 0, 0 };
 	struct enrolment en;
 	struct store *s = NULL;

@@ -103,3 +103,39 @@ crlc_addr_is_public(const struct sockaddr *sa)
 		    (const void *)sa)->sin6_addr.s6_addr);
 	return 0;
 }
+
+/* Family and address equal; ports and scope ignored. */
+static int
+same_host(const struct sockaddr *a, const struct sockaddr_storage *b)
+{
+	if (a->sa_family != b->ss_family)
+		return 0;
+	if (a->sa_family == AF_INET)
+		return memcmp(&((const struct sockaddr_in *)(const void *)a)->sin_addr,
+		    &((const struct sockaddr_in *)(const void *)b)->sin_addr,
+		    sizeof(struct in_addr)) == 0;
+	return memcmp(&((const struct sockaddr_in6 *)(const void *)a)->sin6_addr,
+	    &((const struct sockaddr_in6 *)(const void *)b)->sin6_addr,
+	    sizeof(struct in6_addr)) == 0;
+}
+
+int
+crlc_addr_may_connect(const struct sockaddr *sa, int learned, int redirected,
+    struct crlc_origin *origin)
+{
+	unsigned i;
+
+	if (crlc_addr_is_public(sa))
+		return 1;
+	if (learned || (sa->sa_family != AF_INET && sa->sa_family != AF_INET6))
+		return 0;
+	for (i = 0; i < origin->n && i < CRLC_ORIGIN_MAX; i++)
+		if (same_host(sa, &origin->a[i]))
+			return 1;
+	if (redirected)
+		return 0;
+	if (origin->n < CRLC_ORIGIN_MAX)
+		memcpy(&origin->a[origin->n++], sa, sa->sa_family == AF_INET ?
+		    sizeof(struct sockaddr_in) : sizeof(struct sockaddr_in6));
+	return 1;
+}

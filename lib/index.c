@@ -17,6 +17,7 @@
 
 #include <lmdb.h>
 
+#include <crlcache/dpname.h>
 #include <crlcache/format.h>
 #include <crlcache/hash.h>
 #include <crlcache/index.h>
@@ -797,7 +798,7 @@ crlc_index_lookup(struct crlc_index *idx, const struct crlc_tbs *cert,
 	struct issuer_info info;
 	MDB_txn *txn;
 	MDB_val k, v;
-	size_t i, plen;
+	size_t i, plen, slen;
 	int covered = 0, slot, ret = -1;
 
 	memset(out, 0, sizeof(*out));
@@ -832,13 +833,14 @@ crlc_index_lookup(struct crlc_index *idx, const struct crlc_tbs *cert,
 		out->this_update = info.this_update;
 		out->next_update = info.next_update;
 	}
-	for (i = 0; !covered && i < cert->ndp; i++) {
-		if (cert->dp[i].len > CRLC_KEY_MAX - plen)
+	for (i = 0; !covered && i < crlc_dp_count(cert); i++) {
+		if (crlc_dp_scope(cert, i, key + plen, CRLC_KEY_MAX - plen,
+		    &slen) == -1)
 			continue;
-		memcpy(key + plen, cert->dp[i].p, cert->dp[i].len);
-		covered = scope_covers(txn, idx->crl, key,
-		    plen + cert->dp[i].len, cert, out);
+		covered = scope_covers(txn, idx->crl, key, plen + slen, cert,
+		    out);
 	}
+	out->issuer_held = !covered;
 	if (covered)
 		out->state = out->next_update != 0 &&
 		    now > out->next_update + grace ? CRLC_STALE : CRLC_GOOD;

@@ -114,16 +114,30 @@ ext_basic_constraints(struct der v, struct crlc_tbs *out)
 		out->is_ca = 1;
 }
 
+static void
+span_add(struct crlc_span *v, size_t *n, const struct der *d)
+{
+	if (*n == CRLC_TBS_MAX_DP)
+		return;
+	v[*n].p = d->p;
+	v[*n].len = (size_t)(d->end - d->p);
+	(*n)++;
+}
+
 /*
  * RFC 5280 4.2.1.13: CRLDistributionPoints ::= SEQUENCE OF
- * DistributionPoint { [0] distributionPoint { [0] fullName GeneralNames },
- * [1] reasons, [2] cRLIssuer }.  Collect the uniformResourceIdentifier
- * ([6]) names of fullName; anything malformed stops collection.
+ * DistributionPoint { [0] distributionPoint DistributionPointName,
+ * [1] reasons, [2] cRLIssuer }, DistributionPointName ::= CHOICE {
+ * [0] fullName GeneralNames, [1] nameRelativeToCRLIssuer RDN }.  Collect
+ * the uniformResourceIdentifier ([6]) and directoryName ([4], EXPLICIT
+ * Name) names of fullName, and nameRelativeToCRLIssuer when no cRLIssuer
+ * makes it relative to another issuer (indirect CRLs are not indexed);
+ * anything malformed stops collection.
  */
 static void
 ext_crl_dp(struct der v, struct crlc_tbs *out)
 {
-	struct der seq, dp, dpn, full, name;
+	struct der seq, dp, dpn, full, name, rest;
 	unsigned tag;
 
 	if (der_expect(&v, TAG_SEQUENCE, &seq) == -1)
@@ -135,18 +149,31 @@ ext_crl_dp(struct der v, struct crlc_tbs *out)
 			continue;
 		if (der_expect(&dp, TAG_CTX_CONS(0), &dpn) == -1)
 			return;
-		if (!der_peek(&dpn, TAG_CTX_CONS(0)))
+		if (der_peek(&dpn, TAG_CTX_CONS(1))) {
+			if (der_expect(&dpn, TAG_CTX_CONS(1), &name) == -1)
+				return;
+			/* [1] reasons, [2] cRLIssuer may follow */
+			for (rest = dp, tag = 0; rest.p < rest.end &&
+			    tag != TAG_CTX_CONS(2); )
+				if (der_read(&rest, &tag, &full) == -1)
+					return;
+			if (tag != TAG_CTX_CONS(2))
+				span_add(out->dprel, &out->ndprel, &name);
 			continue;
+		}
 		if (der_expect(&dpn, TAG_CTX_CONS(0), &full) == -1)
 			return;
 		while (full.p < full.end) {
 			if (der_read(&full, &tag, &name) == -1)
 				return;
-			if (tag != TAG_CTX_PRIM(6) || out->ndp == CRLC_TBS_MAX_DP)
-				continue;
-			out->dp[out->ndp].p = name.p;
-			out->dp[out->ndp].len = (size_t)(name.end - name.p);
-			out->ndp++;
+			if (tag == TAG_CTX_PRIM(6))
+				span_add(out->dp, &out->ndp, &name);
+			/* [4] EXPLICIT Name: exactly one SEQUENCE */
+			rest = name;
+			if (tag == TAG_CTX_CONS(4) &&
+			    der_expect(&rest, TAG_SEQUENCE, &dpn) == 0 &&
+			    rest.p == rest.end)
+				span_add(out->dpdir, &out->ndpdir, &name);
 		}
 	}
 }

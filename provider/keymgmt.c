@@ -18,11 +18,6 @@
 
 #include "prov.h"
 
-const char *const crlc_km_names[KM_COUNT] = {
-	[KM_RSA] = "RSA", [KM_RSA_PSS] = "RSA-PSS", [KM_EC] = "EC",
-	[KM_ED25519] = "ED25519", [KM_ED448] = "ED448",
-};
-
 static void
 km_free(void *keydata)
 {
@@ -43,7 +38,7 @@ km_new(struct crlc_prov *prov, int alg)
 	if ((k = calloc(1, sizeof(*k))) == NULL)
 		goto done;
 	k->impl = &prov->km[alg];
-	if ((k->kd = k->impl->new_(prov->deflt_ctx)) == NULL)
+	if ((k->kd = k->impl->new_(crlc_work_ctx(prov))) == NULL)
 		goto done;
 	ret = k;
 	k = NULL;
@@ -130,7 +125,7 @@ km_gettable_params_##N(void *provctx)					\
 {									\
 	struct crlc_prov *p = provctx;					\
 									\
-	return p->km[N].gettable_params(p->deflt_ctx);			\
+	return p->km[N].gettable_params(crlc_work_ctx(p));		\
 }									\
 static const OSSL_PARAM *						\
 km_import_types_##N(int selection)					\
@@ -149,11 +144,7 @@ km_query_operation_name_##N(int operation_id)				\
 	return crlc_km_first_impl(N)->query_operation_name(operation_id); \
 }
 
-KM_THUNKS(KM_RSA)
-KM_THUNKS(KM_RSA_PSS)
-KM_THUNKS(KM_EC)
-KM_THUNKS(KM_ED25519)
-KM_THUNKS(KM_ED448)
+CRLC_SLOTS(KM_THUNKS)
 
 #define FN(id, f)	{ OSSL_FUNC_KEYMGMT_##id, (void (*)(void))(f) }
 
@@ -173,18 +164,12 @@ static const OSSL_DISPATCH km_dispatch_##N[] = {			\
 	FN(GETTABLE_PARAMS, km_gettable_params_##N),			\
 	FN(QUERY_OPERATION_NAME, km_query_operation_name_##N),		\
 	{ 0, NULL }							\
-}
+};
 
-KM_TABLE(KM_RSA);
-KM_TABLE(KM_RSA_PSS);
-KM_TABLE(KM_EC);
-KM_TABLE(KM_ED25519);
-KM_TABLE(KM_ED448);
+CRLC_SLOTS(KM_TABLE)
 
-const OSSL_DISPATCH *const crlc_km_dispatch[KM_COUNT] = {
-	[KM_RSA] = km_dispatch_KM_RSA,
-	[KM_RSA_PSS] = km_dispatch_KM_RSA_PSS,
-	[KM_EC] = km_dispatch_KM_EC,
-	[KM_ED25519] = km_dispatch_KM_ED25519,
-	[KM_ED448] = km_dispatch_KM_ED448,
+#define KM_ENTRY(N)	[N] = km_dispatch_##N,
+
+const OSSL_DISPATCH *const crlc_km_dispatch[KM_MAX] = {
+	CRLC_SLOTS(KM_ENTRY)
 };

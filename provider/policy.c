@@ -88,13 +88,46 @@ time_text(int64_t t, char *buf, size_t size)
 		snprintf(buf, size, "(none)");
 }
 
+/*
+ * Why no CRL covers cert: none of its issuer is held, or none for its
+ * distribution point (the first one named: a URI, a directoryName, or
+ * a name relative to the issuer).
+ */
+static void
+why_unknown(const struct crlc_tbs *cert, const struct crlc_verdict *v,
+    char *buf, size_t size)
+{
+	char name[NAME_TEXT_MAX];
+	size_t i;
+
+	if (!v->issuer_held)
+		snprintf(buf, size, "no CRL of this issuer in the index");
+	else if (cert->ndp > 0) {
+		/* the certificate's bytes: printable ASCII only in a log line */
+		for (i = 0; i < cert->dp[0].len && i + 1 < sizeof(name); i++)
+			name[i] = cert->dp[0].p[i] >= 0x20 &&
+			    cert->dp[0].p[i] < 0x7f ? (char)cert->dp[0].p[i] : '?';
+		name[i] = '\0';
+		snprintf(buf, size, "the index holds CRLs of this issuer, none "
+		    "for its distribution point %s", name);
+	} else if (cert->ndpdir > 0) {
+		name_text(&cert->dpdir[0], name, sizeof(name));
+		snprintf(buf, size, "the index holds CRLs of this issuer, none "
+		    "for its distribution point DirName:%s", name);
+	} else
+		snprintf(buf, size, "the index holds CRLs of this issuer, none "
+		    "for %s", cert->ndprel > 0 ? "its distribution point "
+		    "relative to the issuer" : "a certificate without a "
+		    "distribution point");
+}
+
 /* Log and, when enforcing, raise; returns the verify result to give. */
 static int
 report(struct crlc_prov *prov, const struct crlc_tbs *cert,
     const struct crlc_verdict *v, int deny)
 {
 	char serial[SERIAL_TEXT_MAX], issuer[NAME_TEXT_MAX];
-	char when[TIME_TEXT_MAX], next[TIME_TEXT_MAX];
+	char when[TIME_TEXT_MAX], next[TIME_TEXT_MAX], dp[NAME_TEXT_MAX + 96];
 	int enforce = prov->conf.mode == CRLC_MODE_ENFORCE && deny;
 	const char *verb = enforce ? "refused" : deny ? "audit, allowed" :
 	    "allowed by policy";
@@ -123,13 +156,14 @@ report(struct crlc_prov *prov, const struct crlc_tbs *cert,
 			    "on_stale = allow", serial, issuer, next);
 		break;
 	case CRLC_UNKNOWN:
+		why_unknown(cert, v, dp, sizeof(dp));
 		crlc_log(prov->conf.log, LOG_WARNING, "revocation status "
-		    "unknown (%s): serial=%s issuer=%s, no CRL covers it",
-		    verb, serial, issuer);
+		    "unknown (%s): serial=%s issuer=%s, %s", verb, serial,
+		    issuer, dp);
 		if (enforce)
-			CRLC_RAISE(prov, CRLC_R_UNKNOWN, "serial=%s issuer=%s, no "
-			    "CRL in the index covers it; add its CRL or set "
-			    "on_unknown = allow", serial, issuer);
+			CRLC_RAISE(prov, CRLC_R_UNKNOWN, "serial=%s issuer=%s, %s; "
+			    "add its CRL or set on_unknown = allow", serial,
+			    issuer, dp);
 		break;
 	default:
 		break;

@@ -12,6 +12,7 @@
 #define CRLCACHE_PROV_H
 
 #include <limits.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -56,11 +57,20 @@ struct crlc_conf {
 };
 
 /*
- * The algorithms we proxy.  Index order is fixed: the thunks in sig.c and
- * keymgmt.c are generated per index.
+ * The algorithms we proxy, chosen at init from the default provider's own
+ * tables (provider.c: every key type a certificate can carry, i.e. one it
+ * decodes from a SubjectPublicKeyInfo, that has a signature algorithm),
+ * so that a certificate signature algorithm OpenSSL adds is covered too.
+ * The slots are fixed: the thunks in sig.c and keymgmt.c are generated per
+ * slot.  OpenSSL 3.0's default provider needs 6 signature and 7 keymgmt
+ * slots (RSA, ECDSA, ED25519, ED448, DSA, SM2; RSA-PSS and EC keys too);
+ * a key type beyond the last slot is reported at init as not covered.
  */
-enum { SIG_RSA, SIG_ECDSA, SIG_ED25519, SIG_ED448, SIG_COUNT };
-enum { KM_RSA, KM_RSA_PSS, KM_EC, KM_ED25519, KM_ED448, KM_COUNT };
+#define SIG_MAX		12
+#define KM_MAX		12
+/* X(N) for every slot number, to generate the per-slot thunks. */
+#define CRLC_SLOTS(X)	X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) \
+			X(10) X(11)
 
 /* The default provider's functions for one signature algorithm. */
 struct sig_impl {
@@ -121,15 +131,26 @@ struct crlc_prov {
 	OSSL_LIB_CTX		*priv;		/* private libctx, default loaded */
 	OSSL_PROVIDER		*deflt;
 	void			*deflt_ctx;	/* default's provider ctx */
+	/*
+	 * The library context that loaded us, and the provider context our
+	 * forwarded calls run in (crlc_work_ctx): that library context's own
+	 * default provider when it has one active (held by app_deflt), else
+	 * deflt_ctx.  Chosen at the first call, not in init: the
+	 * configuration may activate "default" after us.
+	 */
+	OSSL_LIB_CTX		*app;
+	OSSL_PROVIDER		*app_deflt;
+	void *_Atomic		 work_ctx;
+	pthread_mutex_t		 work_lock;
 
-	struct sig_impl		 sig[SIG_COUNT];
-	struct km_impl		 km[KM_COUNT];
+	struct sig_impl		 sig[SIG_MAX];
+	struct km_impl		 km[KM_MAX];
 	/* query_operation answers; empty (terminator only) when off. */
-	OSSL_ALGORITHM		 sig_algs[SIG_COUNT + 1];
-	OSSL_ALGORITHM		 km_algs[KM_COUNT + 1];
+	OSSL_ALGORITHM		 sig_algs[SIG_MAX + 1];
+	OSSL_ALGORITHM		 km_algs[KM_MAX + 1];
 	/* Our dispatch tables less the slots the default lacks. */
-	OSSL_DISPATCH		 sig_disp[SIG_COUNT][CRLC_DISPATCH_MAX];
-	OSSL_DISPATCH		 km_disp[KM_COUNT][CRLC_DISPATCH_MAX];
+	OSSL_DISPATCH		 sig_disp[SIG_MAX][CRLC_DISPATCH_MAX];
+	OSSL_DISPATCH		 km_disp[KM_MAX][CRLC_DISPATCH_MAX];
 };
 
 /* Our keydata: the default provider's keydata and its functions. */
@@ -152,11 +173,8 @@ struct crlc_key {
 const uint8_t	*crlc_key_id(struct crlc_key *k, uint8_t scratch[CRLC_HASH_LEN]);
 
 /* sig.c / keymgmt.c: dispatch tables, indexed like sig[] / km[]. */
-extern const OSSL_DISPATCH *const crlc_sig_dispatch[SIG_COUNT];
-extern const OSSL_DISPATCH *const crlc_km_dispatch[KM_COUNT];
-/* First names in the default provider's tables, in index order. */
-extern const char *const crlc_sig_names[SIG_COUNT];
-extern const char *const crlc_km_names[KM_COUNT];
+extern const OSSL_DISPATCH *const crlc_sig_dispatch[SIG_MAX];
+extern const OSSL_DISPATCH *const crlc_km_dispatch[KM_MAX];
 
 /*
  * provider.c: the default provider's keymgmt functions of the first
@@ -165,6 +183,14 @@ extern const char *const crlc_km_names[KM_COUNT];
  * same in every library context.
  */
 const struct km_impl	*crlc_km_first_impl(int alg);
+/*
+ * provider.c: the default provider's context every forwarded call runs
+ * in (see struct crlc_prov).  Its digest and parameter fetches then use
+ * the program's warm library context instead of filling the private
+ * one's name map and method store in each process (issue 14: process
+ * start).  The code is the same either way: "default" is built in.
+ */
+void			*crlc_work_ctx(struct crlc_prov *prov);
 
 /* log.c: one line to syslog, or to stderr when prio is LOG_NOTICE or worse. */
 void	crlc_log(enum crlc_log target, int prio, const char *fmt, ...)

@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
@@ -24,7 +25,7 @@
 
 OSSL_provider_init_fn OSSL_provider_init;
 
-static struct km_impl first_km[KM_COUNT];
+static struct km_impl first_km[KM_MAX];
 static pthread_once_t first_km_once = PTHREAD_ONCE_INIT;
 static const struct crlc_prov *first_prov;
 
@@ -44,7 +45,7 @@ crlc_km_first_impl(int alg)
 static int
 first_name_is(const char *names, const char *want)
 {
-	size_t n = strlen(want);
+	size_t n = strcspn(want, ":");
 
 	return strncmp(names, want, n) == 0 &&
 	    (names[n] == '\0' || names[n] == ':');
@@ -57,6 +58,39 @@ find_alg(const OSSL_ALGORITHM *algs, const char *name)
 		if (first_name_is(algs->algorithm_names, name))
 			return algs;
 	return NULL;
+}
+
+/*
+ * Can a certificate carry this key type, i.e. does the default provider
+ * decode it from a SubjectPublicKeyInfo (RFC 5280 4.1.2.7)?  MAC "keys"
+ * (HMAC, CMAC...) have signature algorithms but no such decoder.
+ */
+static int
+in_certificates(const OSSL_ALGORITHM *decoders, const char *km_names)
+{
+	const OSSL_ALGORITHM *d;
+
+	for (d = decoders; d != NULL && d->algorithm_names != NULL; d++)
+		if (first_name_is(d->algorithm_names, km_names) &&
+		    d->property_definition != NULL &&
+		    strstr(d->property_definition,
+		    "structure=SubjectPublicKeyInfo") != NULL)
+			return 1;
+	return 0;
+}
+
+/* The signature algorithm the default provider uses with km's keys. */
+static const char *
+sig_name_of(const OSSL_ALGORITHM *km)
+{
+	const OSSL_DISPATCH *d;
+	const char *name = NULL;
+
+	for (d = km->implementation; d->function_id != 0; d++)
+		if (d->function_id == OSSL_FUNC_KEYMGMT_QUERY_OPERATION_NAME)
+			name = OSSL_FUNC_keymgmt_query_operation_name(d)(
+			    OSSL_OP_SIGNATURE);
+	return name != NULL ? name : km->algorithm_names;
 }
 
 static int
@@ -200,17 +234,54 @@ km_impl_fill(struct km_impl *k, const OSSL_DISPATCH *d)
 	}
 }
 
+/* Slot n of our table: the default's algorithm a, through dispatch ours. */
+static void
+offer(OSSL_ALGORITHM *out, OSSL_DISPATCH *disp, const OSSL_ALGORITHM *a,
+    const OSSL_DISPATCH *ours, const char *props, const char *what)
+{
+	mirror(disp, ours, a->implementation);
+	out->algorithm_names = a->algorithm_names;
+	out->property_definition = props;
+	out->implementation = disp;
+	out->algorithm_description = what;
+}
+
+/* Slot of the signature algorithm named name, wrapping it if new. */
+static int
+sig_slot(struct crlc_prov *p, const OSSL_ALGORITHM *sigs, const char *name,
+    size_t *ns)
+{
+	const OSSL_ALGORITHM *a;
+	size_t i;
+
+	if ((a = find_alg(sigs, name)) == NULL)
+		return -1;
+	for (i = 0; i < *ns; i++)
+		if (p->sig[i].names == a->algorithm_names)
+			return (int)i;
+	if (*ns == SIG_MAX)
+		return -1;
+	sig_impl_fill(&p->sig[i], a->implementation);
+	p->sig[i].names = a->algorithm_names;
+	offer(&p->sig_algs[i], p->sig_disp[i], a, crlc_sig_dispatch[i],
+	    CRLC_PROPS_SIG, "crlcache revocation-checking proxy");
+	return (int)(*ns)++;
+}
+
 /*
  * Load the default provider into a private library context and build
- * our algorithm tables from its.  Not the child libctx: that one
- * resolves back into this provider and recurses.
+ * our algorithm tables from its: every key type a certificate can carry
+ * that has a signature algorithm, and those signature algorithms, so
+ * that no certificate signature passes unseen (issue 11 item 7: DSA and
+ * SM2 did).  Not the child libctx: that one resolves back into this
+ * provider and recurses.
  */
 static int
 load_default(struct crlc_prov *p, const char **why)
 {
-	const OSSL_ALGORITHM *sigs, *kms, *a;
+	const OSSL_ALGORITHM *sigs, *kms, *decoders, *a;
 	int no_cache = 0;
-	size_t i, ns = 0, nk = 0;
+	size_t ns = 0, nk = 0;
 
 	if ((p->priv = OSSL_LIB_CTX_new()) == NULL ||
 	    (p->deflt = OSSL_PROVIDER_load(p->priv, "default")) == NULL ||
@@ -223,40 +294,58 @@ load_default(struct crlc_prov *p, const char **why)
 	    &no_cache);
 	kms = OSSL_PROVIDER_query_operation(p->deflt, OSSL_OP_KEYMGMT,
 	    &no_cache);
-	for (i = 0; i < SIG_COUNT; i++) {
-		if ((a = find_alg(sigs, crlc_sig_names[i])) == NULL)
+	decoders = OSSL_PROVIDER_query_operation(p->deflt, OSSL_OP_DECODER,
+	    &no_cache);
+	for (a = kms; a != NULL && a->algorithm_names != NULL; a++) {
+		if (!in_certificates(decoders, a->algorithm_names) ||
+		    find_alg(sigs, sig_name_of(a)) == NULL)
 			continue;
-		sig_impl_fill(&p->sig[i], a->implementation);
-		p->sig[i].names = a->algorithm_names;
-		mirror(p->sig_disp[i], crlc_sig_dispatch[i], a->implementation);
-		p->sig_algs[ns].algorithm_names = a->algorithm_names;
-		p->sig_algs[ns].property_definition = CRLC_PROPS_SIG;
-		p->sig_algs[ns].implementation = p->sig_disp[i];
-		p->sig_algs[ns].algorithm_description =
-		    "crlcache revocation-checking proxy";
-		ns++;
-	}
-	for (i = 0; i < KM_COUNT; i++) {
-		if ((a = find_alg(kms, crlc_km_names[i])) == NULL)
+		if (nk == KM_MAX || sig_slot(p, sigs, sig_name_of(a), &ns) < 0) {
+			crlc_log(p->conf.log, LOG_ERR, "no room to check "
+			    "certificates signed with %s keys: they pass "
+			    "unchecked", a->algorithm_names);
 			continue;
-		km_impl_fill(&p->km[i], a->implementation);
-		p->km[i].names = a->algorithm_names;
-		mirror(p->km_disp[i], crlc_km_dispatch[i], a->implementation);
-		p->km_algs[nk].algorithm_names = a->algorithm_names;
-		p->km_algs[nk].property_definition = CRLC_PROPS_KM;
-		p->km_algs[nk].implementation = p->km_disp[i];
-		p->km_algs[nk].algorithm_description =
-		    "crlcache public-key proxy";
+		}
+		km_impl_fill(&p->km[nk], a->implementation);
+		p->km[nk].names = a->algorithm_names;
+		offer(&p->km_algs[nk], p->km_disp[nk], a, crlc_km_dispatch[nk],
+		    CRLC_PROPS_KM, "crlcache public-key proxy");
 		nk++;
 	}
 	if (ns == 0 || nk == 0) {
-		*why = "the default provider offers none of RSA, ECDSA, "
-		    "ED25519, ED448";
+		*why = "the default provider offers no certificate signature "
+		    "algorithm";
 		return -1;
 	}
 	first_prov = p;
 	pthread_once(&first_km_once, first_km_copy);
 	return 0;
+}
+
+void *
+crlc_work_ctx(struct crlc_prov *p)
+{
+	void *ctx = atomic_load_explicit(&p->work_ctx, memory_order_acquire);
+
+	if (ctx != NULL)
+		return ctx;
+	pthread_mutex_lock(&p->work_lock);
+	if ((ctx = atomic_load_explicit(&p->work_ctx,
+	    memory_order_relaxed)) == NULL) {
+		/*
+		 * Only a default provider the program's configuration already
+		 * activated: loading one it did not ask for (a FIPS-only
+		 * context) would change what it runs.
+		 */
+		if (p->app != NULL && OSSL_PROVIDER_available(p->app, "default") &&
+		    (p->app_deflt = OSSL_PROVIDER_load(p->app, "default")) != NULL)
+			ctx = OSSL_PROVIDER_get0_provider_ctx(p->app_deflt);
+		if (ctx == NULL)
+			ctx = p->deflt_ctx;
+		atomic_store_explicit(&p->work_ctx, ctx, memory_order_release);
+	}
+	pthread_mutex_unlock(&p->work_lock);
+	return ctx;
 }
 
 /* --- configuration --------------------------------------------------- */
@@ -395,6 +484,9 @@ prov_free(struct crlc_prov *p)
 	if (p == NULL)
 		return;
 	crlc_store_put(p->store);
+	if (p->app_deflt != NULL)
+		OSSL_PROVIDER_unload(p->app_deflt);
+	pthread_mutex_destroy(&p->work_lock);
 	if (p->deflt != NULL)
 		OSSL_PROVIDER_unload(p->deflt);
 	OSSL_LIB_CTX_free(p->priv);
@@ -506,6 +598,11 @@ core_fns(struct crlc_prov *p, const OSSL_DISPATCH *in)
 		case OSSL_FUNC_CORE_VSET_ERROR:
 			p->core_vset_error = OSSL_FUNC_core_vset_error(in);
 			break;
+		case OSSL_FUNC_CORE_GET_LIBCTX:
+			/* The core context is the loading OSSL_LIB_CTX. */
+			p->app = (OSSL_LIB_CTX *)
+			    OSSL_FUNC_core_get_libctx(in)(p->handle);
+			break;
 		}
 	}
 }
@@ -525,6 +622,7 @@ OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
 	if ((p = calloc(1, sizeof(*p))) == NULL)
 		return 0;
 	p->handle = handle;
+	pthread_mutex_init(&p->work_lock, NULL);
 	core_fns(p, in);
 	read_conf(p, in);
 	if (p->conf.mode == CRLC_MODE_OFF)

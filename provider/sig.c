@@ -22,11 +22,6 @@
  */
 #define CAPTURE_INLINE	2048
 
-const char *const crlc_sig_names[SIG_COUNT] = {
-	[SIG_RSA] = "RSA", [SIG_ECDSA] = "ECDSA",
-	[SIG_ED25519] = "ED25519", [SIG_ED448] = "ED448",
-};
-
 enum capture {
 	CAP_START,	/* nothing seen yet */
 	CAP_ON,		/* buf holds the data so far; want bytes in all */
@@ -138,7 +133,7 @@ sig_newctx(struct crlc_prov *prov, int alg, const char *propq)
 	c->cap = CAP_OFF;
 	c->buf = NULL;
 	c->len = c->want = 0;
-	if ((c->inner = c->impl->newctx(prov->deflt_ctx, propq)) == NULL)
+	if ((c->inner = c->impl->newctx(crlc_work_ctx(prov), propq)) == NULL)
 		goto done;
 	ret = c;
 	c = NULL;
@@ -321,7 +316,7 @@ sig_settable_ctx_md_params(void *vctx)
 
 /*
  * The functions that get only the provider context need to know which
- * algorithm they stand for: one thunk per algorithm.
+ * algorithm they stand for: one thunk per slot.
  */
 #define SIG_THUNKS(N)							\
 static void *								\
@@ -336,7 +331,7 @@ sig_gettable_ctx_params_##N(void *vctx, void *provctx)			\
 	struct sig_ctx *c = vctx;					\
 									\
 	return p->sig[N].gettable_ctx_params(c != NULL ? c->inner : NULL, \
-	    p->deflt_ctx);						\
+	    crlc_work_ctx(p));						\
 }									\
 static const OSSL_PARAM *						\
 sig_settable_ctx_params_##N(void *vctx, void *provctx)			\
@@ -345,13 +340,10 @@ sig_settable_ctx_params_##N(void *vctx, void *provctx)			\
 	struct sig_ctx *c = vctx;					\
 									\
 	return p->sig[N].settable_ctx_params(c != NULL ? c->inner : NULL, \
-	    p->deflt_ctx);						\
+	    crlc_work_ctx(p));						\
 }
 
-SIG_THUNKS(SIG_RSA)
-SIG_THUNKS(SIG_ECDSA)
-SIG_THUNKS(SIG_ED25519)
-SIG_THUNKS(SIG_ED448)
+CRLC_SLOTS(SIG_THUNKS)
 
 #define FN(id, f)	{ OSSL_FUNC_SIGNATURE_##id, (void (*)(void))(f) }
 
@@ -382,16 +374,12 @@ static const OSSL_DISPATCH sig_dispatch_##N[] = {			\
 	FN(SET_CTX_MD_PARAMS, sig_set_ctx_md_params),			\
 	FN(SETTABLE_CTX_MD_PARAMS, sig_settable_ctx_md_params),		\
 	{ 0, NULL }							\
-}
+};
 
-SIG_TABLE(SIG_RSA);
-SIG_TABLE(SIG_ECDSA);
-SIG_TABLE(SIG_ED25519);
-SIG_TABLE(SIG_ED448);
+CRLC_SLOTS(SIG_TABLE)
 
-const OSSL_DISPATCH *const crlc_sig_dispatch[SIG_COUNT] = {
-	[SIG_RSA] = sig_dispatch_SIG_RSA,
-	[SIG_ECDSA] = sig_dispatch_SIG_ECDSA,
-	[SIG_ED25519] = sig_dispatch_SIG_ED25519,
-	[SIG_ED448] = sig_dispatch_SIG_ED448,
+#define SIG_ENTRY(N)	[N] = sig_dispatch_##N,
+
+const OSSL_DISPATCH *const crlc_sig_dispatch[SIG_MAX] = {
+	CRLC_SLOTS(SIG_ENTRY)
 };

@@ -20,6 +20,9 @@ Failure injection by path prefix:
     /slow/...             serve the rest of the path, 1 byte every 0.5 s
     /close/...            close the connection without any response
     /redirect/N/rest      302 to /redirect/N-1/rest ... /redirect/0/rest -> /rest
+    /redirect-to/HOST:PORT/rest
+                          302 to http://HOST:PORT/rest (HOST: a 127.x address)
+--bind ADDR listens on another loopback address (127.0.0.0/8 only).
 Basic authentication for a fixed URL: if ROOT/<path>.auth exists, its first
 line is USER:PASSWORD, and a request without exactly those credentials gets 401.
 Failure injection for a fixed URL: if ROOT/<path>.status exists, its first word
@@ -210,6 +213,12 @@ class Handler(BaseHTTPRequestHandler):
             loc = "/redirect/%d/%s" % (n - 1, rest) if n > 0 else "/" + rest
             host = "127.0.0.1:%d" % self.server.server_address[1]
             return self._simple(302, b"", [("Location", "http://%s%s" % (host, loc))])
+        if len(parts) >= 3 and parts[1] == "redirect-to":
+            # tests talk to loopback only: never point a client elsewhere
+            if not parts[2].startswith("127."):
+                return self._simple(400, b"redirect-to: loopback only\n")
+            loc = "http://%s/%s" % (parts[2], "/".join(parts[3:]))
+            return self._simple(302, b"", [("Location", loc)])
         ov = self._override(path)
         if ov is not None:
             if ov.isdigit():
@@ -253,8 +262,11 @@ def main():
     ap.add_argument("--log", required=True)
     ap.add_argument("--port", type=int, default=0)
     ap.add_argument("--max-age", type=int, default=None)
+    ap.add_argument("--bind", default="127.0.0.1")
     a = ap.parse_args()
-    srv = Server(("127.0.0.1", a.port), Handler)
+    if not a.bind.startswith("127."):
+        ap.error("--bind: loopback (127.0.0.0/8) only")
+    srv = Server((a.bind, a.port), Handler)
     srv.root = os.path.realpath(a.root)
     srv.max_age = a.max_age
     return run(srv, a.port_file, a.log)

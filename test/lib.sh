@@ -186,7 +186,11 @@ _newkey() {     # _newkey TYPE OUT
         ec384) openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-384 -out "$2" 2>/dev/null ;;
         ec521) openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-521 -out "$2" 2>/dev/null ;;
         rsa-pss) openssl genpkey -algorithm RSA-PSS -pkeyopt rsa_keygen_bits:2048 -out "$2" 2>/dev/null ;;
-        ed25519|ed448) openssl genpkey -algorithm "$1" -out "$2" 2>/dev/null ;;
+        ed25519|ed448|sm2) openssl genpkey -algorithm "$1" -out "$2" 2>/dev/null ;;
+        # OpenSSL 3.0 generates a DSA key from parameters only.
+        dsa) openssl genpkey -genparam -algorithm DSA -pkeyopt dsa_paramgen_bits:2048 \
+                 -out "$2.params" 2>/dev/null &&
+             openssl genpkey -paramfile "$2.params" -out "$2" 2>/dev/null ;;
         *) fail "_newkey: unknown key type $1" ;;
     esac || fail "key generation failed"
 }

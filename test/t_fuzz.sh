@@ -5,7 +5,11 @@
 # made with the openssl CLI), fetcher/ccadb.c, the CSV export parser
 # (seeds: small exports), and fetcher/report.c, the parsers of the CCADB's
 # records and PEM reports (seeds: a synthetic CCADB in the real formats,
-# see ccadb_row in lib.sh).  A crash, a sanitizer report or a leak fails.
+# see ccadb_row in lib.sh); and the CRL ingest path, fetcher/ingest.c's
+# ingest_buffer (parse, verify, store; seeds: CRLs of a test PKI, which
+# verify and reach the store, and the small real CRLs beside the clone
+# when present, copied at test time).  A crash, a sanitizer report or a
+# leak fails.
 . "$(dirname "$0")/lib.sh"
 CLANG=$(command -v clang || ls /usr/bin/clang-[0-9]* 2>/dev/null | head -n1)
 [ -n "$CLANG" ] || skip "clang not installed (libFuzzer comes with it)"
@@ -36,16 +40,33 @@ run() {     # run NAME CORPUS [MAX_LEN]
     [ -n "$runs" ] || fail "$1: the fuzzer did not finish"
     note "$1: $runs runs clean"
 }
-LIB=("$src/lib/tbs.c" "$src/lib/name.c" "$src/lib/validity.c" "$src/lib/hash.c" "$src/lib/index.c")
+LIB=("$src/lib/tbs.c" "$src/lib/name.c" "$src/lib/validity.c" "$src/lib/hash.c" "$src/lib/index.c"
+    "$src/lib/dpname.c")
 build fuzz_tbs "$src/test/fuzz/fuzz_tbs.c" "${LIB[@]}"
 CSV=("$src/fetcher/ccadb.c" "$src/fetcher/csv.c" "$src/fetcher/util.c")
 build fuzz_ccadb "$src/test/fuzz/fuzz_ccadb.c" "${CSV[@]}" "${LIB[@]}"
 build fuzz_records "$src/test/fuzz/fuzz_records.c" "$src/fetcher/report.c" "${CSV[@]}" "${LIB[@]}"
 build fuzz_pems "$src/test/fuzz/fuzz_pems.c" "$src/fetcher/report.c" "${CSV[@]}" "${LIB[@]}"
+INGEST=("$src/fetcher/ingest.c" "$src/fetcher/crl.c" "$src/fetcher/store.c" "$src/fetcher/trust.c"
+    "$src/fetcher/name.c" "$src/fetcher/util.c")
+build fuzz_crl "$src/test/fuzz/fuzz_crl.c" "${INGEST[@]}" "${LIB[@]}"
 
-mkdir -p "$W/certs" "$W/csv"
+mkdir -p "$W/certs" "$W/csv" "$W/crls"
 BASE_URL=http://127.0.0.1:9
 std_pki
+# CRL seeds: entries with reasons, PEM and DER, a partition (IDP), a delta,
+# an empty one; the real CRLs of public CAs (at most 4 KiB each) when the
+# shared test data is beside the clone.
+pki_revoke int "$PKI/rev1.pem" reason=keyCompromise
+pki_revoke int "$PKI/rev2.pem" reason=certificateHold
+pki_gencrl int "$W/crls/int.der"
+pki_gencrl int "$W/crls/int.pem" form=pem
+pki_gencrl int "$W/crls/int-idp.der" idp="$BASE_URL/int.crl"
+pki_gencrl int "$W/crls/int-delta.der" delta=1
+pki_gencrl root "$W/crls/root.der"
+REAL=$src/../shared/testdata/realcrl/crl
+[ -d "$REAL" ] && find "$REAL" -type f -size -4k -exec cp {} "$W/crls/" \;
+note "CRL seeds: $(ls "$W/crls" | wc -l)"
 for c in "$PKI"/*.pem "$PKI"/root/cert.pem "$PKI"/int/cert.pem; do
     openssl x509 -in "$c" -outform DER -out "$W/certs/$(basename "$(dirname "$c")")-$(basename "$c").der" 2>/dev/null
 done
@@ -69,3 +90,5 @@ run fuzz_tbs "$W/certs"
 run fuzz_ccadb "$W/csv"
 run fuzz_records "$W/records" 16384
 run fuzz_pems "$W/pems" 16384
+FUZZ_CRL_ANCHORS=$PKI/root/cert.pem FUZZ_CRL_CERTS=$PKI/int/cert.pem \
+    FUZZ_CRL_URL=$BASE_URL/int.crl FUZZ_CRL_STATE=$W/fuzz-state run fuzz_crl "$W/crls" 8192

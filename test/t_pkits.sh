@@ -3,11 +3,14 @@
 # fetcher: every PKITS CRL is imported with the PKITS trust anchor, and the
 # CRLs PKITS builds to be unusable must be rejected with the right reason;
 # then `crlcache check` must agree with PKITS on the revocation, CRL,
-# name-chaining and delta-CRL tests (sections 4.3, 4.4, 4.15): a path PKITS
-# calls invalid for revocation reasons is never "good", a valid one is.
-# Features crlcache refuses on purpose (indirect CRLs, onlySomeReasons,
-# directoryName distribution points, DSA parameter inheritance) are
-# rejected and leave their certificates "unknown".
+# name-chaining, distribution point and delta-CRL tests (sections 4.3, 4.4,
+# 4.14.1-4.14.14, 4.15): a path PKITS calls invalid for revocation reasons
+# is never "good", a valid one is.  Distribution points match by URI,
+# directoryName and nameRelativeToCRLIssuer (RFC 5280 6.3.3 (b)(2)).
+# Features crlcache refuses on purpose (indirect CRLs and cRLIssuer,
+# onlySomeReasons: PKITS 4.14.15-4.14.35; onlyContainsAttributeCerts; DSA
+# parameter inheritance) are rejected and leave their certificates
+# "unknown", never "good".
 . "$(dirname "$0")/lib.sh"
 need_crlcache
 V=$(/usr/bin/python3 -c 'import cryptography_vectors, os; print(os.path.dirname(cryptography_vectors.__file__))' 2>/dev/null)
@@ -41,7 +44,7 @@ declare -A reason=(
     [indirectCRLCA1CRL.crl]='indirect CRL'
     [indirectCRLCA5CRL.crl]='indirect CRL entry'
     [onlySomeReasonsCA1compromiseCRL.crl]='onlySomeReasons'
-    [distributionPoint1CACRL.crl]='no usable URI'
+    [onlyContainsAttributeCertsCACRL.crl]='onlyContainsAttributeCerts'
 )
 accepted=0 rejected=0
 for f in $(cd "$P/crls" && ls | sort); do
@@ -110,5 +113,36 @@ ValiddeltaCRLTest7EE 0 deltaCRLCA1Cert
 ValiddeltaCRLTest8EE 0 deltaCRLCA2Cert
 InvaliddeltaCRLTest9EE 1 deltaCRLCA2Cert
 InvaliddeltaCRLTest10EE 3 deltaCRLCA3Cert
+ValiddistributionPointTest1EE 0 distributionPoint1CACert
+InvaliddistributionPointTest2EE 1 distributionPoint1CACert
+InvaliddistributionPointTest3EE 2 distributionPoint1CACert
+ValiddistributionPointTest4EE 0 distributionPoint1CACert
+ValiddistributionPointTest5EE 0 distributionPoint2CACert
+InvaliddistributionPointTest6EE 1 distributionPoint2CACert
+ValiddistributionPointTest7EE 0 distributionPoint2CACert
+InvaliddistributionPointTest8EE 2 distributionPoint2CACert
+InvaliddistributionPointTest9EE 2 distributionPoint2CACert
+ValidNoissuingDistributionPointTest10EE 0 NoissuingDistributionPointCACert
+InvalidonlyContainsUserCertsTest11EE 2 onlyContainsUserCertsCACert
+InvalidonlyContainsCACertsTest12EE 2 onlyContainsCACertsCACert
+ValidonlyContainsCACertsTest13EE 0 onlyContainsCACertsCACert
+InvalidonlyContainsAttributeCertsTest14EE 2 onlyContainsAttributeCertsCACert
 TABLE
+
+# PKITS 4.14.15-4.14.35 need what crlcache refuses on purpose: CRLs
+# partitioned by reason (onlySomeReasons, 4.14.15-4.14.21) and indirect
+# CRLs (indirectCRL, certificateIssuer entries, distribution points with a
+# cRLIssuer: 4.14.22-4.14.35).  Those CRLs are rejected above, so no path
+# PKITS calls invalid may be "good"; the valid ones stay "unknown".
+for f in "$W"/pem/*onlySomeReasonsTest*EE.pem "$W"/pem/*IDPwithindirectCRLTest*EE.pem \
+    "$W"/pem/*cRLIssuerTest*EE.pem; do
+    ee=$(basename "$f" .pem)
+    cc check "$f" >"$W/check.out" 2>&1; rc=$?
+    case $ee in
+        Invalid*) [ "$rc" -ne 0 ] && case_ok "$ee: $(awk '{print $1}' "$W/check.out")" \
+            || case_fail "$ee" "invalid path answered good: $(cat "$W/check.out")" ;;
+        *) [ "$rc" -eq 2 ] && case_ok "$ee: unknown (unsupported CRL kind)" \
+            || case_fail "$ee" "exit $rc, want 2 (unknown): $(cat "$W/check.out")" ;;
+    esac
+done
 finish

@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
 # Every certificate signature algorithm the provider covers: an issuing CA
 # of each key type (RSA PKCS#1 v1.5, RSA-PSS, ECDSA P-256/P-384/P-521,
-# Ed25519, Ed448) signs a good and a revoked leaf and its CRL; under the
-# provider `openssl verify` accepts the good leaf and refuses the revoked
-# one with crlcache's reason, and OpenSSL really used the algorithm.
+# Ed25519, Ed448, DSA, SM2 with SM3) signs a good and a revoked leaf and its
+# CRL; under the provider `openssl verify` accepts the good leaf and
+# refuses the revoked one with crlcache's reason, and OpenSSL really used
+# the algorithm.  DSA and SM2 passed unseen before the provider wrapped the
+# default provider's whole signature table (issue 11 item 7).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_provider.sh"
 BASE_URL=http://127.0.0.1:9   # written into CDPs only
 pki_root root "/CN=Algs Root/O=crlcache tests"
 ROOT=$PKI/root/cert.pem
 write_conf "# algorithm test"
-for kt in rsa rsa-pss ec ec384 ec521 ed25519 ed448; do
+for kt in rsa rsa-pss ec ec384 ec521 ed25519 ed448 dsa sm2; do
     ca=ca_${kt//-/_}
     pki_ca "$ca" root "/CN=Algs $kt CA/O=crlcache tests" keytype="$kt"
     pki_leaf "good_$ca" "$ca" "/CN=good.$kt.test"

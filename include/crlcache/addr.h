@@ -25,4 +25,29 @@
  */
 int	crlc_addr_is_public(const struct sockaddr *sa);
 
+/*
+ * The non-public addresses a configured URL itself connected to: a
+ * redirect may come back to them (another path or scheme on the same
+ * host), nowhere else that is not public.  A bounded set: one host name
+ * resolves to a handful of addresses, and connections are tried in turn.
+ */
+#define CRLC_ORIGIN_MAX	8
+struct crlc_origin {
+	struct sockaddr_storage	a[CRLC_ORIGIN_MAX];
+	unsigned		n;
+};
+
+/*
+ * Whether a transfer may connect to sa (the port is not compared: the
+ * same host on another port, http to https, is the same host).
+ *   - a public address: always;
+ *   - learned (the URL came from a certificate or the issuer directory):
+ *     never anything else;
+ *   - a configured URL before any redirect: yes, and sa joins *origin;
+ *   - after a redirect: only an address in *origin.
+ * allow_private_urls = yes means the caller does not ask.  Returns 1 or 0.
+ */
+int	crlc_addr_may_connect(const struct sockaddr *sa, int learned,
+	    int redirected, struct crlc_origin *origin);
+
 #endif /* CRLCACHE_ADDR_H */

@@ -20,6 +20,13 @@
  *	and never create a lock file.  A reader that still has the old file
  *	mapped keeps a consistent old generation until it reopens.
  *
+ *	The temporary file is named "." INDEX_NAME ".XXXXXX" (mkostemp); a
+ *	run killed while publishing leaves one, and the next writer removes
+ *	such names under its lock.  STATE_DIR/work/unpublished exists while
+ *	the working environment holds changes the published file lacks (made
+ *	before the first change of a run commits, removed after a publish),
+ *	so a run killed between ingest and publish has the next one publish.
+ *
  *	Readers do not trust the path (crlc_index_open(), <crlcache/index.h>):
  *	index.mdb must be a regular file, not a symbolic link (the directories
  *	above it may be), not writable by group or others, owned by root or
@@ -127,11 +134,18 @@
  *		key: CRLC_PREFIX_LEN bytes (u32 issuer id || u32 key number)
  *		|| scope URI
  *		  The scope URI is empty for a CRL without an
- *		  issuingDistributionPoint fullName (it covers every
+ *		  issuingDistributionPoint distributionPoint (it covers every
  *		  certificate of the issuer).  For a partitioned CRL it is the
  *		  IDP's fullName URI, which RFC 5280 5.2.5 and the CA/B
  *		  Baseline Requirements require to equal, byte for byte, the
- *		  distribution point in the certificates it covers.
+ *		  distribution point in the certificates it covers; for an
+ *		  IDP without a URI, its directoryName (or its
+ *		  nameRelativeToCRLIssuer made full with the CRL issuer's
+ *		  Name) as CRLC_SCOPE_DIRNAME "#dirName:" followed by the 64
+ *		  lower-case hex digits of the Name's canonical hash
+ *		  (<crlcache/dpname.h>; no URI RFC 5280 4.2.1.6 allows starts
+ *		  with "#").  Readers try every URI, directoryName and
+ *		  relative name of the certificate's distribution points.
  *		value: CRLC_CRL_HDR_LEN header, then variable parts
  *		  0  u8   record version, 2 (1 in format 1: key without the
  *		          key number, offset 2 reserved)

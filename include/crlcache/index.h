@@ -41,6 +41,8 @@ struct crlc_verdict {
 	int		reason;		/* REVOKED: RFC 5280 5.3.1 code, or -1 */
 	int64_t		this_update;	/* covering CRL, when one exists */
 	int64_t		next_update;	/* covering CRL, 0 if it has none */
+	int		issuer_held;	/* UNKNOWN: the index holds CRLs of the
+					   issuer, none covers this certificate */
 };
 
 /*
@@ -90,8 +92,9 @@ struct crlc_issuer_key {
  * dedicated CRL signer of the name (format.h "key" says which).  REVOKED
  * if (issuer, key, serial) is listed; else
  * UNKNOWN if no CRL scope of the issuer covers it (a complete CRL, or a
- * partition whose IDP URI equals one of the certificate's distribution
- * points, respecting onlyContainsUserCerts / onlyContainsCACerts);
+ * partition whose IDP name equals a name of one of the certificate's
+ * distribution points (<crlcache/dpname.h>), respecting
+ * onlyContainsUserCerts / onlyContainsCACerts);
  * else STALE if now > nextUpdate + grace; else GOOD.  A revoked entry is
  * reported whatever the freshness.  Thread-safe and lock-free: it reuses
  * one of a few read transactions kept per index (claimed with an atomic

@@ -40,6 +40,15 @@ struct crlc_tbs {
 	/* fullName URIs of crlDistributionPoints (RFC 5280 4.2.1.13) */
 	struct crlc_span dp[CRLC_TBS_MAX_DP];
 	size_t		 ndp;
+	/* fullName directoryNames: the Name TLV inside [4] */
+	struct crlc_span dpdir[CRLC_TBS_MAX_DP];
+	size_t		 ndpdir;
+	/*
+	 * nameRelativeToCRLIssuer of a distribution point without cRLIssuer
+	 * (relative to the certificate's issuer): the RDN's content octets
+	 */
+	struct crlc_span dprel[CRLC_TBS_MAX_DP];
+	size_t		 ndprel;
 	int		 is_ca;		/* basicConstraints cA TRUE */
 	int		 cabf_policy;	/* certificatePolicies has a CA/B OID */
 };

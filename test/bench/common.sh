@@ -51,3 +51,98 @@ bench_revocations() {
 	openssl rand -hex $((16 * $1)) | fold -w 32 | awk -v rd="$rd" \
 	    '{ printf "R\t351231235959Z\t%s,keyCompromise\t%s\tunknown\t/CN=b%d\n", rd, toupper($0), NR }'
 }
+
+# bench_pki N: in the scratch directory, root.pem (RSA-2048) issuing int.pem
+# (RSA-2048) and int-ec.pem (P-256); rsa-leaf.pem (RSA-2048, under int) and
+# p256-leaf.pem (P-256, under int-ec), each with its key and a CHAIN file
+# (leaf then intermediate) for a TLS server; the root's CRL and both
+# intermediates' CRLs, these with N revoked entries each, imported into the
+# index st/index.mdb; OPENSSL_CONF for it in crlcache.cnf, and the same
+# configuration without the provider in plain.cnf.  Both leave out the
+# system openssl.cnf that `crlcache exec` includes: what it holds (a
+# `crlcache enable` of this machine) must not change the figures.
+bench_pki() {
+	local n=$1 ca
+	bench_ca_conf "$W/root"
+	q openssl req -x509 -newkey rsa:2048 -nodes -keyout root.key -out root.pem \
+	    -subj "/CN=Bench Root" -days 30 -addext "keyUsage=critical,keyCertSign,cRLSign"
+	q openssl req -new -newkey rsa:2048 -nodes -keyout int.key -out int.csr -subj "/CN=Bench Int"
+	q openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+	    -keyout int-ec.key -out int-ec.csr -subj "/CN=Bench Int P-256"
+	q openssl req -new -newkey rsa:2048 -nodes -keyout rsa.key -out rsa.csr -subj "/CN=rsa leaf"
+	q openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -keyout p256.key \
+	    -out p256.csr -subj "/CN=p256 leaf"
+	for ca in int int-ec; do
+		bench_ca_conf "$W/$ca"
+		q openssl ca -batch -config root/ca.cnf -cert root.pem -keyfile root.key \
+		    -extensions int -in "$ca.csr" -out "$ca.pem"
+		bench_revocations "$n" >>"$ca/index.txt"
+	done
+	q openssl ca -batch -config int/ca.cnf -cert int.pem -keyfile int.key \
+	    -extensions leaf -in rsa.csr -out rsa-leaf.pem
+	q openssl ca -batch -config int-ec/ca.cnf -cert int-ec.pem -keyfile int-ec.key \
+	    -extensions leaf -in p256.csr -out p256-leaf.pem
+	cat rsa-leaf.pem int.pem >rsa-chain.pem
+	cat p256-leaf.pem int-ec.pem >p256-chain.pem
+	for ca in root int int-ec; do
+		q openssl ca -batch -config "$ca/ca.cnf" -cert "$ca.pem" -keyfile "$ca.key" \
+		    -gencrl -out "$ca.crl"
+	done
+	cat int.pem int-ec.pem >ints.pem
+	"$CRLCACHE" --state-dir st import --anchor root.pem --untrusted ints.pem \
+	    root.crl int.crl int-ec.crl
+	"$CRLCACHE" --state-dir st exec --set log=stderr -- \
+	    sh -c 'cat "$OPENSSL_CONF"' | sed '/^\.include .*\/openssl\.cnf$/d' >crlcache.cnf
+	sed '/^crlcache = crlcache_sect$/d' crlcache.cnf >plain.cnf
+}
+
+# A measured row for `make bench`'s table (test/bench/table.sh):
+#   ROW <tab> what <tab> without <tab> with <tab> ratio [<tab> unit]
+# Lines of a benchmark program that start with ROW are printed and, when
+# BENCH_ROWS names a file, appended to it; other lines pass through.
+bench_rows() {
+	local line
+	while IFS= read -r line; do
+		case $line in
+		ROW$'\t'*)
+			printf '%s\n' "$line" | awk -F'\t' \
+			    '{ printf "%-64s %10s %10s  ratio %s %s\n", $2, $3, $4, $5, ($6 == "" ? "us" : $6) }'
+			if [ -n "${BENCH_ROWS:-}" ]; then
+				printf '%s\n' "$line" >>"$BENCH_ROWS"
+			fi ;;
+		*) printf '%s\n' "$line" ;;
+		esac
+	done
+}
+
+# Operations callgrind counts per row and side: instruction counts do not
+# vary with the load of the machine, so a few are enough.
+COUNT_OPS=10
+
+# bench_count ROW SIDE PROGRAM ARGS...: thousands of instructions per
+# operation of PROGRAM's ROW-th row (from 0) on SIDE (0 without crlcache,
+# 1 with it): BENCH_COUNT makes the program run only that batch
+# (bench.h: alternate), counted alone with --toggle-collect.
+bench_count() {
+	local row=$1 side=$2; shift 2
+	BENCH_COUNT="$row $side $COUNT_OPS" valgrind --tool=callgrind \
+	    --toggle-collect='batch*' --callgrind-out-file=/dev/null "$@" 2>&1 |
+	    sed -n 's/.*Collected : //p' | awk -v n="$COUNT_OPS" '{ printf "%.1f", $1 / n / 1000 }'
+}
+
+# bench_run PROGRAM ARGS...: PROGRAM's timed rows, then, with valgrind
+# installed, each row again in instructions (bench_count).
+bench_run() {
+	local out=$W/run.out k=0 tag what rest a b
+	"$@" >"$out"
+	bench_rows <"$out"
+	command -v valgrind >/dev/null || return 0
+	while IFS=$'\t' read -r tag what rest; do
+		[ "$tag" = ROW ] || continue
+		a=$(bench_count "$k" 0 "$@")
+		b=$(bench_count "$k" 1 "$@")
+		printf 'ROW\t%s (instructions)\t%s\t%s\t%.3f\tk instr\n' "$what" "$a" "$b" \
+		    "$(echo "$b / $a" | bc -l)" | bench_rows
+		k=$((k + 1))
+	done <"$out"
+}

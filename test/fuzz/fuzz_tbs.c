@@ -1,12 +1,14 @@
 /*
- * libFuzzer target: the TBSCertificate recogniser and the Name
- * canonicaliser, the two parsers that run inside every program's
- * signature verification.  Input: anything (seeded with real
+ * libFuzzer target: the TBSCertificate recogniser, the Name
+ * canonicaliser and the distribution point scopes (a relative name made
+ * full), the parsers that run inside every program's signature
+ * verification.  Input: anything (seeded with real
  * certificates); a certificate is also split into its TBS first.
  */
 #include <stddef.h>
 #include <stdint.h>
 
+#include <crlcache/dpname.h>
 #include <crlcache/name.h>
 #include <crlcache/tbs.h>
 #include <crlcache/validity.h>
@@ -16,8 +18,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	uint8_t hash[CRLC_HASH_LEN];
+	uint8_t hash[CRLC_HASH_LEN], scope[CRLC_SCOPE_URI_MAX];
 	struct crlc_validity v;
+	size_t i, len;
 	struct crlc_span tbs;
 	struct crlc_tbs t;
 
@@ -29,6 +32,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		(void)crlc_name_canon_hash(t.issuer.p, t.issuer.len, hash);
 		(void)crlc_name_canon_hash(t.subject.p, t.subject.len, hash);
 		(void)crlc_validity_check(&t, &v);
+		for (i = 0; i < crlc_dp_count(&t); i++)
+			(void)crlc_dp_scope(&t, i, scope, sizeof(scope), &len);
 	} else
 		(void)crlc_name_canon_hash(data, size, hash);
 	return 0;

@@ -1,7 +1,7 @@
 /*
  * Unit test of the learned-URL address classifier (lib/addr.c): every
  * special-purpose range at its edges, IPv4 embedded in IPv6, and public
- * addresses next to them.  No packet is sent: the addresses are only
+ * addresses next to them; and the redirect decision built on it.  No packet is sent: the addresses are only
  * parsed with inet_pton and classified.
  */
 #include <arpa/inet.h>
@@ -58,6 +58,75 @@ static const char *const allowed[] = {
 	"fe7f:ffff::1", "2400:cb00::1",
 };
 
+/* text as a sockaddr (port 80) in *ss; the address must parse. */
+static const struct sockaddr *
+sa_of(const char *text, struct sockaddr_storage *ss)
+{
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+	struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+
+	memset(ss, 0, sizeof(*ss));
+	if (inet_pton(AF_INET, text, &s4->sin_addr) == 1) {
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons(80);
+	} else if (inet_pton(AF_INET6, text, &s6->sin6_addr) == 1) {
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons(80);
+	} else
+		fprintf(stderr, "bad test address %s\n", text);
+	return (const struct sockaddr *)ss;
+}
+
+/* The redirect decision: who may connect where (fetcher/fetch.c). */
+static void
+check_may_connect(void)
+{
+	struct sockaddr_storage ss;
+	struct crlc_origin o;
+	unsigned i;
+	char text[32];
+
+	/* A configured URL on loopback; its redirect to another loopback
+	 * address, a private one or link local is refused, back to its own
+	 * address (another port or scheme) and to a public one allowed. */
+	memset(&o, 0, sizeof(o));
+	CHECK(crlc_addr_may_connect(sa_of("127.0.0.1", &ss), 0, 0, &o) == 1);
+	CHECK(o.n == 1);
+	CHECK(crlc_addr_may_connect(sa_of("::1", &ss), 0, 0, &o) == 1);
+	CHECK(crlc_addr_may_connect(sa_of("127.0.0.2", &ss), 0, 1, &o) == 0);
+	CHECK(crlc_addr_may_connect(sa_of("10.0.0.1", &ss), 0, 1, &o) == 0);
+	CHECK(crlc_addr_may_connect(sa_of("169.254.169.254", &ss), 0, 1, &o) == 0);
+	CHECK(crlc_addr_may_connect(sa_of("fe80::1", &ss), 0, 1, &o) == 0);
+	CHECK(crlc_addr_may_connect(sa_of("ff02::1", &ss), 0, 1, &o) == 0);
+	CHECK(crlc_addr_may_connect(sa_of("224.0.0.1", &ss), 0, 1, &o) == 0);
+	CHECK(crlc_addr_may_connect(sa_of("::ffff:127.0.0.2", &ss), 0, 1, &o) == 0);
+	CHECK(crlc_addr_may_connect(sa_of("127.0.0.1", &ss), 0, 1, &o) == 1);
+	CHECK(crlc_addr_may_connect(sa_of("::1", &ss), 0, 1, &o) == 1);
+	CHECK(crlc_addr_may_connect(sa_of("8.8.8.8", &ss), 0, 1, &o) == 1);
+	CHECK(o.n == 2);
+	/* A configured public URL: its redirect to loopback is refused. */
+	memset(&o, 0, sizeof(o));
+	CHECK(crlc_addr_may_connect(sa_of("2606:4700::1111", &ss), 0, 0, &o) == 1);
+	CHECK(o.n == 0);
+	CHECK(crlc_addr_may_connect(sa_of("127.0.0.1", &ss), 0, 1, &o) == 0);
+	CHECK(crlc_addr_may_connect(sa_of("192.168.1.1", &ss), 0, 1, &o) == 0);
+	/* A learned URL: public only, before and after a redirect. */
+	memset(&o, 0, sizeof(o));
+	CHECK(crlc_addr_may_connect(sa_of("127.0.0.1", &ss), 1, 0, &o) == 0);
+	CHECK(crlc_addr_may_connect(sa_of("10.1.2.3", &ss), 1, 0, &o) == 0);
+	CHECK(crlc_addr_may_connect(sa_of("8.8.8.8", &ss), 1, 1, &o) == 1);
+	CHECK(o.n == 0);
+	/* The origin set is bounded; a configured URL still connects. */
+	memset(&o, 0, sizeof(o));
+	for (i = 1; i <= CRLC_ORIGIN_MAX + 4; i++) {
+		snprintf(text, sizeof(text), "10.0.0.%u", i);
+		CHECK(crlc_addr_may_connect(sa_of(text, &ss), 0, 0, &o) == 1);
+	}
+	CHECK(o.n == CRLC_ORIGIN_MAX);
+	CHECK(crlc_addr_may_connect(sa_of("10.0.0.1", &ss), 0, 1, &o) == 1);
+	CHECK(crlc_addr_may_connect(sa_of("10.0.0.12", &ss), 0, 1, &o) == 0);
+}
+
 int
 main(void)
 {
@@ -78,5 +147,6 @@ main(void)
 	su.sun_family = AF_UNIX;
 	CHECK(crlc_addr_is_public((struct sockaddr *)&su) == 0);
 	CHECK(crlc_addr_is_public(NULL) == 0);
+	check_may_connect();
 	return check_result();
 }

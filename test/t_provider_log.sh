@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Provider log lines (issue 12.9, 13.5): one process refusing a revoked
+# certificate REPEAT times sends a bounded number of lines to the system
+# logger (rate limit per process), each naming the program and its pid
+# ("openssl[PID]: crlcache: ..."); and a logger that stopped reading (its
+# socket queue full) stalls no verification: every refusal still happens,
+# in time.  The logger is a datagram socket of the test's own, named by
+# the test-only CRLCACHE_TEST_SYSLOG_SOCKET (provider/log.c).
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib_provider.sh"
+
+REPEAT=300      # refusals in one process
+MAX_LINES=12    # LOG_BURST (10) lines, a racing extra, one "held back" line
+STALL_LIMIT=60  # seconds REPEAT refusals may take with the logger stalled
+
+tls_pki
+tls_import
+prov_assert_active
+SOCK=$W/log.sock
+export CRLCACHE_TEST_SYSLOG_SOCKET=$SOCK
+
+# receiver MODE: read (every datagram a line of $W/log.txt) or stall (never read).
+receiver() {
+    rm -f "$SOCK" "$W/log.txt"
+    "$PY" - "$SOCK" "$1" "$W/log.txt" <<'PY' &
+import os, socket, sys, time
+path, mode, out = sys.argv[1:4]
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(path)
+if mode == "stall":
+    # fill the queue as a stuck logger leaves it: further sends would block
+    c = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    c.setblocking(False)
+    try:
+        while True:
+            c.sendto(b"<14>filler: x", path)
+    except BlockingIOError:
+        pass
+    open(out, "w").close()
+    time.sleep(3600)
+with open(out, "w") as f:
+    while True:
+        f.write(s.recv(4096).decode(errors="replace") + "\n")
+        f.flush()
+PY
+    bg_register $!
+    for _ in $(seq 1 100); do [ -S "$SOCK" ] && [ -e "$W/log.txt" ] && return 0; sleep 0.05; done
+    fail "log receiver did not start"
+}
+refuse_many() {    # REPEAT verifications of a revoked certificate, one process
+    local args=() i
+    for i in $(seq 1 "$REPEAT"); do args+=("$PKI/rev_rsa.pem"); done
+    px --set log=syslog -- timeout "$STALL_LIMIT" openssl verify -CAfile "$ROOT" \
+        -untrusted "$W/untrusted.pem" "${args[@]}" >"$W/verify.out" 2>&1
+    VERIFY_RC=$?
+    REFUSED=$(grep -c 'verification failed' "$W/verify.out")
+}
+
+receiver read
+refuse_many
+sleep 0.5
+[ "$VERIFY_RC" -ne 0 ] && [ "$REFUSED" -eq "$REPEAT" ] \
+    || fail "expected $REPEAT refusals, got $REFUSED (exit $VERIFY_RC)"
+lines=$(grep -c 'crlcache: ' "$W/log.txt")
+sed 's/^/    | /' "$W/log.txt" | head -n 3
+note "$REPEAT refusals in one process: $lines log lines"
+[ "$lines" -ge 1 ] || fail "no log line reached the logger"
+[ "$lines" -le "$MAX_LINES" ] || fail "$lines log lines for $REPEAT refusals: not rate limited"
+grep -Eq '^<[0-9]+>openssl\[[0-9]+\]: crlcache: certificate is revoked' "$W/log.txt" \
+    || fail "the log line does not name the program and its pid"
+case_ok "rate limited, names the program"
+
+receiver stall
+start=$(date +%s)
+refuse_many
+took=$(( $(date +%s) - start ))
+[ "$VERIFY_RC" -ne 124 ] || fail "verification stalled on a logger that does not read"
+[ "$REFUSED" -eq "$REPEAT" ] || fail "expected $REPEAT refusals with the logger stalled, got $REFUSED"
+note "$REPEAT refusals with the logger stalled: ${took}s"
+case_ok "a stalled logger stalls no verification"
+finish
