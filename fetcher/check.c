@@ -91,10 +91,45 @@ print_dp(X509 *x)
 	sk_DIST_POINT_pop_free(dps, DIST_POINT_free);
 }
 
-static int
-check_one(struct crlc_index *idx, X509 *x, int64_t at, int64_t grace,
-    enum crlc_state *st)
+/*
+ * The key of x's issuer (format.h "key"): its hash when exactly one of
+ * certs issued x (by name and authorityKeyIdentifier; no signature is
+ * verified here, where the provider may be loaded), else x's
+ * authorityKeyIdentifier, else nothing (the index answers by the
+ * issuer's name where it knows a single key for it).
+ */
+static void
+issuer_key(STACK_OF(X509) *certs, X509 *x, uint8_t hash[CRLC_HASH_LEN],
+    struct crlc_issuer_key *ik)
 {
+	const ASN1_OCTET_STRING *aki;
+	X509 *c, *issuer = NULL;
+	int i, n = 0;
+
+	memset(ik, 0, sizeof(*ik));
+	for (i = 0; i < sk_X509_num(certs); i++) {
+		c = sk_X509_value(certs, i);
+		if (X509_check_issued(c, x) == X509_V_OK) {
+			issuer = c;
+			n++;
+		}
+	}
+	if (n == 1 && cert_key_hash(issuer, hash) == 0) {
+		ik->hash = hash;
+		return;
+	}
+	if ((aki = X509_get0_authority_key_id(x)) != NULL) {
+		ik->aki.p = ASN1_STRING_get0_data(aki);
+		ik->aki.len = (size_t)ASN1_STRING_length(aki);
+	}
+}
+
+static int
+check_one(struct crlc_index *idx, STACK_OF(X509) *certs, X509 *x,
+    int64_t at, int64_t grace, enum crlc_state *st)
+{
+	uint8_t hash[CRLC_HASH_LEN];
+	struct crlc_issuer_key ik;
 	unsigned char *der = NULL;
 	struct crlc_span tbs;
 	struct crlc_tbs t;
@@ -110,7 +145,8 @@ check_one(struct crlc_index *idx, X509 *x, int64_t at, int64_t grace,
 		logx(0, "check: certificate could not be parsed");
 		goto done;
 	}
-	if (crlc_index_lookup(idx, &t, now, grace, &v) == -1) {
+	issuer_key(certs, x, hash, &ik);
+	if (crlc_index_lookup(idx, &t, &ik, now, grace, &v) == -1) {
 		logx(0, "check: index lookup failed");
 		goto done;
 	}
@@ -227,7 +263,7 @@ cmd_check(const char *state_dir, const struct conf *conf, int argc, char **argv)
 			printf(" (self-signed: no CRL covers a root)\n");
 			continue;
 		}
-		if (check_one(idx, x, at, conf->stale_grace, &st) == -1)
+		if (check_one(idx, certs, x, at, conf->stale_grace, &st) == -1)
 			goto done;
 		if (severity(st) > severity(worst))
 			worst = st;

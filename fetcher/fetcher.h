@@ -134,6 +134,8 @@ void	 conf_free(struct conf *c);
 /* name.c: issuer Name canonical form (format.h "canon") */
 int	 name_canon_hash(const X509_NAME *name, uint8_t out[CRLC_HASH_LEN]);
 int	 name_der_hash(const X509_NAME *name, uint8_t out[CRLC_HASH_LEN]);
+/* SHA-256 of x's subjectPublicKey bits: its key's identity (format.h "key") */
+int	 cert_key_hash(X509 *x, uint8_t out[CRLC_HASH_LEN]);
 
 /* trust.c: anchors and intermediates for CRL issuer verification */
 struct trust {
@@ -234,10 +236,14 @@ int	 store_foreach_source(const char *state_dir,
 	    void *arg);
 int	 store_publish(struct store *s, int force, uint64_t *generation,
 	    char *err, size_t errlen);
-int	 scope_key(uint32_t issuer_id, const char *scope, uint8_t *key,
-	    size_t *keylen);
-int	 store_scope_key(struct store *s, const uint8_t canon[CRLC_HASH_LEN],
+/* The "rev" key of (issuer id || key number, serial content octets). */
+size_t	 store_rev_key(const uint8_t prefix[CRLC_PREFIX_LEN],
+	    const uint8_t *serial, size_t len,
+	    uint8_t key[CRLC_PREFIX_LEN + CRLC_SERIAL_MAX]);
+int	 store_scope_key(struct store *s, const X509_NAME *name, X509 *signer,
 	    const char *scope, uint8_t *key, size_t *keylen);
+struct trust;
+int	 store_adopt_legacy(struct store *s, const struct trust *t);
 /* What store_reset_scope removed. */
 struct store_reset {
 	uint32_t	 entries;
@@ -245,9 +251,8 @@ struct store_reset {
 	uint8_t		 number[CRLC_CRLNUM_MAX];
 	size_t		 numlen;
 };
-int	 store_reset_scope(struct store *s, const uint8_t canon[CRLC_HASH_LEN],
-	    const char *scope, struct store_reset *held, char *err,
-	    size_t errlen);
+int	 store_reset_scope(struct store *s, X509 *issuer, const char *scope,
+	    struct store_reset *held, char *err, size_t errlen);
 
 /* fetch.c: parallel HTTP(S) with libcurl multi */
 struct fetch {

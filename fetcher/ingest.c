@@ -21,16 +21,15 @@ ingest_buffer(struct store *s, const struct trust *t, const char *source,
     size_t *keylen, char *err, size_t errlen)
 {
 	struct crl c;
-	uint8_t canon[CRLC_HASH_LEN];
 	int res = INGEST_FAILED;
 
 	if (crl_parse(&c, source, buf, len, err, errlen) == -1 ||
 	    crl_verify(&c, t, url, (time_t)at_or_now(t->at), err, errlen) == -1)
 		goto done;
 	res = store_ingest(s, &c, err, errlen);
-	if (res != INGEST_FAILED && key != NULL &&
-	    name_canon_hash(c.issuer_name, canon) == 0)
-		(void)store_scope_key(s, canon, c.scope, key, keylen);
+	if (res != INGEST_FAILED && key != NULL)
+		(void)store_scope_key(s, c.issuer_name, c.issuer, c.scope, key,
+		    keylen);
 done:
 	crl_free(&c);
 	return res;

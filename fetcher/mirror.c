@@ -210,9 +210,11 @@ mirror_crl(const struct crlc_crl_info *ci, void *arg)
 	src = xcalloc(1, ci->source.len + 1);
 	memcpy(src, ci->source.p, ci->source.len);
 	stop = mirror_one(w, src, own);
+	/* The "crl" key (format.h): issuer id || key number || scope. */
 	crlc_put_u32(k.key, ci->issuer_id);
-	memcpy(k.key + CRLC_ISSUER_ID_LEN, ci->scope.p, ci->scope.len);
-	k.keylen = CRLC_ISSUER_ID_LEN + ci->scope.len;
+	crlc_put_u32(k.key + CRLC_ISSUER_ID_LEN, ci->key_no);
+	memcpy(k.key + CRLC_PREFIX_LEN, ci->scope.p, ci->scope.len);
+	k.keylen = CRLC_PREFIX_LEN + ci->scope.len;
 	/* The first fed entry with this key, then every one after it. */
 	f = w->feds;
 	end = w->feds + w->nfeds;

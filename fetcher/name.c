@@ -1,5 +1,5 @@
 /*
- * Issuer name identities for the index (format.h "canon" and "alias").
+ * Issuer identities for the index (format.h "canon", "alias" and "key").
  *
  * Copyright the crlcache authors. Licensed under the Apache License 2.0.
  *
@@ -35,5 +35,16 @@ name_der_hash(const X509_NAME *name, uint8_t out[CRLC_HASH_LEN])
 	if (!X509_NAME_get0_der((X509_NAME *)name, &der, &len))
 		return -1;
 	crlc_sha256(der, len, out);
+	return 0;
+}
+
+int
+cert_key_hash(X509 *x, uint8_t out[CRLC_HASH_LEN])
+{
+	const ASN1_BIT_STRING *spk = x != NULL ? X509_get0_pubkey_bitstr(x) : NULL;
+
+	if (spk == NULL || spk->length <= 0)
+		return -1;
+	crlc_sha256(spk->data, (size_t)spk->length, out);
 	return 0;
 }

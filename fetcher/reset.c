@@ -34,7 +34,6 @@ cmd_reset(const char *state_dir, int argc, char **argv)
 	const char *issuer = NULL, *scope = NULL;
 	struct store *s = NULL;
 	struct store_reset held;
-	uint8_t canon[CRLC_HASH_LEN];
 	char name[256], num[2 * CRLC_CRLNUM_MAX + 1], tu[32], err[ERRLEN];
 	uint64_t gen;
 	int ch, rc, ret = 4;
@@ -60,16 +59,11 @@ cmd_reset(const char *state_dir, int argc, char **argv)
 	}
 	X509_NAME_oneline(X509_get_subject_name(sk_X509_value(certs, 0)), name,
 	    sizeof(name));
-	if (name_canon_hash(X509_get_subject_name(sk_X509_value(certs, 0)),
-	    canon) == -1) {
-		logx(0, "%s: cannot read the subject name", issuer);
-		goto done;
-	}
 	if (store_open(&s, state_dir, err, sizeof(err)) == -1) {
 		logx(0, "%s", err);
 		goto done;
 	}
-	if ((rc = store_reset_scope(s, canon, scope, &held, err,
+	if ((rc = store_reset_scope(s, sk_X509_value(certs, 0), scope, &held, err,
 	    sizeof(err))) == -1) {
 		logx(0, "reset: %s", err);
 		goto done;

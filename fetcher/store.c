@@ -52,7 +52,7 @@ struct store {
 	char		*dir;
 	int		 lockfd;
 	MDB_env		*env;
-	MDB_dbi		 meta, canon, alias, rev, crl, source;
+	MDB_dbi		 meta, canon, alias, key, rev, crl, source;
 	int		 dirty;		/* changed since the last publish */
 };
 
@@ -62,18 +62,36 @@ lmdb_err(char *err, size_t errlen, const char *what, int rc)
 	snprintf(err, errlen, "index: %s: %s", what, mdb_strerror(rc));
 }
 
-int
-scope_key(uint32_t issuer_id, const char *scope, uint8_t *key, size_t *keylen)
+/* The "crl" key of a scope: prefix (issuer id || key number) || URI. */
+static int
+scope_key(const uint8_t prefix[CRLC_PREFIX_LEN], const char *scope,
+    uint8_t *key, size_t *keylen)
 {
 	size_t slen = scope != NULL ? strlen(scope) : 0;
 
 	if (slen > CRLC_SCOPE_URI_MAX)
 		return -1;
-	crlc_put_u32(key, issuer_id);
+	memcpy(key, prefix, CRLC_PREFIX_LEN);
 	if (slen > 0)
-		memcpy(key + CRLC_ISSUER_ID_LEN, scope, slen);
-	*keylen = CRLC_ISSUER_ID_LEN + slen;
+		memcpy(key + CRLC_PREFIX_LEN, scope, slen);
+	*keylen = CRLC_PREFIX_LEN + slen;
 	return 0;
+}
+
+static void
+put_prefix(uint8_t prefix[CRLC_PREFIX_LEN], uint32_t id, uint32_t key_no)
+{
+	crlc_put_u32(prefix, id);
+	crlc_put_u32(prefix + CRLC_ISSUER_ID_LEN, key_no);
+}
+
+size_t
+store_rev_key(const uint8_t prefix[CRLC_PREFIX_LEN], const uint8_t *serial,
+    size_t len, uint8_t key[CRLC_PREFIX_LEN + CRLC_SERIAL_MAX])
+{
+	memcpy(key, prefix, CRLC_PREFIX_LEN);
+	return CRLC_PREFIX_LEN + crlc_serial_key(serial, len,
+	    key + CRLC_PREFIX_LEN);
 }
 
 /*
@@ -135,6 +153,8 @@ redact_source_keys(MDB_txn *txn, MDB_dbi dbi)
 	return rc;
 }
 
+static int	migrate_v1(struct store *s, MDB_txn *txn);
+
 static int
 open_dbs(struct store *s, char *err, size_t errlen)
 {
@@ -150,12 +170,26 @@ open_dbs(struct store *s, char *err, size_t errlen)
 	if ((rc = mdb_dbi_open(txn, CRLC_DB_META, MDB_CREATE, &s->meta)) != 0 ||
 	    (rc = mdb_dbi_open(txn, CRLC_DB_CANON, MDB_CREATE, &s->canon)) != 0 ||
 	    (rc = mdb_dbi_open(txn, CRLC_DB_ALIAS, MDB_CREATE, &s->alias)) != 0 ||
+	    (rc = mdb_dbi_open(txn, CRLC_DB_KEY, MDB_CREATE, &s->key)) != 0 ||
 	    (rc = mdb_dbi_open(txn, CRLC_DB_REV, MDB_CREATE, &s->rev)) != 0 ||
 	    (rc = mdb_dbi_open(txn, CRLC_DB_CRL, MDB_CREATE, &s->crl)) != 0 ||
 	    (rc = mdb_dbi_open(txn, CRLC_DB_SOURCE, MDB_CREATE, &s->source)) != 0 ||
 	    (rc = redact_source_keys(txn, s->source)) != 0)
 		goto fail;
 	rc = mdb_get(txn, s->meta, &k, &v);
+	if (rc == 0 && v.mv_size == 4 && crlc_get_u32(v.mv_data) == 1) {
+		if ((rc = migrate_v1(s, txn)) != 0) {
+			mdb_txn_abort(txn);
+			lmdb_err(err, errlen, "migrating the working index from "
+			    "format 1", rc);
+			return -1;
+		}
+		logx(1, "working index migrated from format 1 to %u; CRLs "
+		    "are keyed by their signer's key from now on",
+		    CRLC_FORMAT_VERSION);
+		s->dirty = 1;
+		rc = MDB_NOTFOUND;	/* write the new version */
+	}
 	if (rc == 0 && (v.mv_size != 4 ||
 	    crlc_get_u32(v.mv_data) != CRLC_FORMAT_VERSION)) {
 		mdb_txn_abort(txn);
@@ -304,6 +338,84 @@ put_u32(MDB_txn *txn, MDB_dbi dbi, const void *key, size_t klen, uint32_t val)
 	return mdb_put(txn, dbi, &k, &v, 0);
 }
 
+/*
+ * A dedicated CRL signer: a keyUsage without keyCertSign, so its key
+ * issues no certificate (RFC 5280 4.2.1.3, 6.3.3 (f); PKITS 4.4.19).  Its
+ * CRLs cover the certificates every key of the name issued.
+ */
+static int
+crl_only_signer(X509 *signer)
+{
+	uint32_t ku = X509_get_key_usage(signer);
+
+	return ku != UINT32_MAX && !(ku & KU_KEY_CERT_SIGN);
+}
+
+/*
+ * The key number of signer's key under issuer id (format.h "key"),
+ * registering it when new; 0 for a dedicated CRL signer.
+ */
+static int
+key_no_of(struct store *s, MDB_txn *txn, uint32_t id, X509 *signer,
+    uint32_t *key_no)
+{
+	uint8_t kk[CRLC_ISSUER_ID_LEN + CRLC_HASH_LEN];
+	uint8_t val[CRLC_KEY_NO_LEN + 1 + CRLC_SKI_MAX];
+	const ASN1_OCTET_STRING *ski;
+	const ASN1_BIT_STRING *spk;
+	MDB_val k = { sizeof(kk), kk }, v;
+	MDB_cursor *cur;
+	unsigned int skilen = 0;
+	int rc;
+
+	*key_no = 0;
+	if (crl_only_signer(signer))
+		return 0;
+	crlc_put_u32(kk, id);
+	if (cert_key_hash(signer, kk + CRLC_ISSUER_ID_LEN) == -1)
+		return EINVAL;
+	rc = mdb_get(txn, s->key, &k, &v);
+	if (rc == 0 && v.mv_size >= CRLC_KEY_NO_LEN) {
+		*key_no = crlc_get_u32(v.mv_data);
+		return 0;
+	}
+	if (rc != MDB_NOTFOUND)
+		return rc != 0 ? rc : EINVAL;
+	/* New: one more than the issuer's highest (keys are never removed). */
+	*key_no = 1;
+	if ((rc = mdb_cursor_open(txn, s->key, &cur)) != 0)
+		return rc;
+	k.mv_size = CRLC_ISSUER_ID_LEN;
+	for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); rc == 0 &&
+	    k.mv_size > CRLC_ISSUER_ID_LEN && crlc_get_u32(k.mv_data) == id;
+	    rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT))
+		if (v.mv_size >= CRLC_KEY_NO_LEN &&
+		    crlc_get_u32(v.mv_data) >= *key_no)
+			*key_no = crlc_get_u32(v.mv_data) + 1;
+	mdb_cursor_close(cur);
+	if (rc != 0 && rc != MDB_NOTFOUND)
+		return rc;
+	if (*key_no == UINT32_MAX)
+		return ENOSPC;
+	crlc_put_u32(val, *key_no);
+	/* Its subjectKeyIdentifier, else RFC 5280 4.2.1.2 method (1). */
+	if ((ski = X509_get0_subject_key_id(signer)) != NULL &&
+	    ASN1_STRING_length(ski) <= CRLC_SKI_MAX) {
+		skilen = (unsigned)ASN1_STRING_length(ski);
+		memcpy(val + CRLC_KEY_NO_LEN + 1, ASN1_STRING_get0_data(ski),
+		    skilen);
+	} else if ((spk = X509_get0_pubkey_bitstr(signer)) == NULL ||
+	    !EVP_Digest(spk->data, (size_t)spk->length,
+	    val + CRLC_KEY_NO_LEN + 1, &skilen, EVP_sha1(), NULL))
+		return EINVAL;
+	val[CRLC_KEY_NO_LEN] = (uint8_t)skilen;
+	k.mv_size = sizeof(kk);
+	k.mv_data = kk;
+	v.mv_size = CRLC_KEY_NO_LEN + 1 + skilen;
+	v.mv_data = val;
+	return mdb_put(txn, s->key, &k, &v, 0);
+}
+
 /* The issuer id for the CRL's issuer, creating it and its aliases. */
 static int
 issuer_id(struct store *s, MDB_txn *txn, const struct crl *c, uint32_t *id)
@@ -343,47 +455,89 @@ issuer_id(struct store *s, MDB_txn *txn, const struct crl *c, uint32_t *id)
 	return 0;
 }
 
+
 /*
- * The "rev" key of a revoked serial under issuer id (format.h): the
- * place a serial becomes an index key.
+ * Set (rec: CRLC_REV_LEN - 2 bytes, date reason flags) or remove (rec
+ * NULL) the record scope_no holds in one "rev" value (format.h), leaving
+ * the other scopes' records alone.  *had says whether scope_no had one.
  */
+#define REV_INLINE	8	/* records on the stack; more are rare */
+
 static int
-rev_key(uint32_t id, const struct crlc_span *serial, uint8_t *key,
-    size_t *keylen)
+rev_set(struct store *s, MDB_txn *txn, const uint8_t *key, size_t klen,
+    unsigned scope_no, const uint8_t *rec, int *had)
 {
-	if (serial->len == 0 || serial->len > CRLC_SERIAL_MAX)
-		return -1;
-	crlc_put_u32(key, id);
-	memcpy(key + CRLC_ISSUER_ID_LEN, serial->p, serial->len);
-	*keylen = CRLC_ISSUER_ID_LEN + serial->len;
-	return 0;
+	uint8_t small[REV_INLINE * CRLC_REV_LEN], *buf = small;
+	MDB_val k = { klen, (void *)key }, v;
+	const uint8_t *r;
+	size_t n = 0, i, out = 0;
+	int rc;
+
+	*had = 0;
+	rc = mdb_get(txn, s->rev, &k, &v);
+	if (rc != 0 && rc != MDB_NOTFOUND)
+		return rc;
+	if (rc == 0) {
+		if (v.mv_size % CRLC_REV_LEN != 0)
+			return EINVAL;
+		n = v.mv_size;
+	}
+	if (n + CRLC_REV_LEN > sizeof(small))
+		buf = xcalloc(1, n + CRLC_REV_LEN);
+	for (i = 0; i < n; i += CRLC_REV_LEN) {
+		r = (const uint8_t *)v.mv_data + i;
+		if (((unsigned)r[0] << 8 | r[1]) == scope_no) {
+			*had = 1;
+			continue;
+		}
+		memcpy(buf + out, r, CRLC_REV_LEN);
+		out += CRLC_REV_LEN;
+	}
+	if (rec != NULL) {
+		buf[out] = (uint8_t)(scope_no >> 8);
+		buf[out + 1] = (uint8_t)scope_no;
+		memcpy(buf + out + 2, rec, CRLC_REV_LEN - 2);
+		out += CRLC_REV_LEN;
+	}
+	rc = 0;
+	if (out == 0 && n > 0)
+		rc = mdb_del(txn, s->rev, &k, NULL);
+	else if (out > 0) {
+		v.mv_size = out;
+		v.mv_data = buf;
+		rc = mdb_put(txn, s->rev, &k, &v, 0);
+	}
+	if (buf != small)
+		free(buf);
+	return rc;
 }
 
-/* Delete every serial a stored CRL lists (its entries may be gone already). */
+/*
+ * Delete scope_no's records of every serial a stored CRL lists (they may
+ * be gone already); other scopes that list a serial keep theirs.
+ */
 static int
-delete_entries(struct store *s, MDB_txn *txn, uint32_t id, const uint8_t *der,
-    size_t len)
+delete_entries(struct store *s, MDB_txn *txn,
+    const uint8_t prefix[CRLC_PREFIX_LEN], unsigned scope_no,
+    const uint8_t *der, size_t len)
 {
-	uint8_t key[CRLC_ISSUER_ID_LEN + CRLC_SERIAL_MAX];
-	MDB_val k = { 0, key };
+	uint8_t key[CRLC_PREFIX_LEN + CRLC_SERIAL_MAX];
 	struct crlc_crl crl;
 	struct crlc_crl_entry e;
 	struct crlc_span rest;
 	const char *why;
-	int r, rc = 0;
+	int r, had, rc = 0;
 
 	if (len == 0)
 		return 0;
 	if (crlc_crl_parse(der, len, &crl, &why) == -1)
 		return EINVAL;
 	rest = crl.revoked;
-	while (rc == 0 && (r = crlc_crl_entry_next(&rest, &e, &why)) == 1) {
-		if (rev_key(id, &e.serial, key, &k.mv_size) == -1)
-			continue;
-		rc = mdb_del(txn, s->rev, &k, NULL);
-		if (rc == MDB_NOTFOUND)
-			rc = 0;
-	}
+	while (rc == 0 && (r = crlc_crl_entry_next(&rest, &e, &why)) == 1)
+		if (e.serial.len > 0)
+			rc = rev_set(s, txn, key, store_rev_key(prefix,
+			    e.serial.p, e.serial.len, key), scope_no, NULL,
+			    &had);
 	return rc != 0 ? rc : r == -1 ? EINVAL : 0;
 }
 
@@ -394,13 +548,22 @@ struct entry_ref {
 	uint32_t	 at;		/* offset in the revokedCertificates */
 };
 
-/* LMDB's default key order (memcmp, then the shorter first), then CRL order. */
+/*
+ * LMDB's default key order (memcmp, then the shorter first) of the serial
+ * forms, then CRL order.  A serial over CRLC_SERIAL_MAX is keyed 00 00 ||
+ * hash, before every other (a minimal INTEGER never starts 00 00); among
+ * themselves such serials sort by their bytes, not their hash, and merely
+ * end the appending (write_entry).
+ */
 static int
 entry_ref_cmp(const void *a, const void *b)
 {
 	const struct entry_ref *x = a, *y = b;
-	int c = memcmp(x->serial, y->serial, x->len < y->len ? x->len : y->len);
+	int xl = x->len > CRLC_SERIAL_MAX, yl = y->len > CRLC_SERIAL_MAX, c;
 
+	if (xl != yl)
+		return xl ? -1 : 1;
+	c = memcmp(x->serial, y->serial, x->len < y->len ? x->len : y->len);
 	if (c != 0)
 		return c;
 	if (x->len != y->len)
@@ -408,27 +571,34 @@ entry_ref_cmp(const void *a, const void *b)
 	return x->at < y->at ? -1 : x->at > y->at;
 }
 
-/* One entry into the "rev" database; *append: try MDB_APPEND first. */
+/*
+ * One entry into the "rev" database as scope_no's record; *append: try
+ * MDB_APPEND first (a key no record holds yet).
+ */
 static int
-write_entry(struct store *s, MDB_txn *txn, uint32_t id,
+write_entry(struct store *s, MDB_txn *txn,
+    const uint8_t prefix[CRLC_PREFIX_LEN], unsigned scope_no,
     const struct crlc_crl_entry *e, int delta, int *append, int64_t *count)
 {
-	uint8_t key[CRLC_ISSUER_ID_LEN + CRLC_SERIAL_MAX], val[CRLC_REV_LEN];
+	uint8_t key[CRLC_PREFIX_LEN + CRLC_SERIAL_MAX], val[CRLC_REV_LEN];
 	MDB_val k = { 0, key }, v = { sizeof(val), val };
-	int rc;
+	int rc, had;
 
-	if (rev_key(id, &e->serial, key, &k.mv_size) == -1)
-		return ERANGE;
+	if (e->serial.len == 0)
+		return EINVAL;
+	k.mv_size = store_rev_key(prefix, e->serial.p, e->serial.len, key);
 	if (delta && e->reason == REASON_REMOVE_FROM_CRL) {
-		rc = mdb_del(txn, s->rev, &k, NULL);
-		if (rc == 0)
+		if ((rc = rev_set(s, txn, key, k.mv_size, scope_no, NULL,
+		    &had)) == 0 && had)
 			(*count)--;
-		return rc == MDB_NOTFOUND ? 0 : rc;
+		return rc;
 	}
-	crlc_put_i64(val, e->revoked_at);
-	val[8] = e->reason == CRLC_CRL_REASON_NONE ? CRLC_REASON_NONE :
+	val[0] = (uint8_t)(scope_no >> 8);
+	val[1] = (uint8_t)scope_no;
+	crlc_put_i64(val + 2, e->revoked_at);
+	val[10] = e->reason == CRLC_CRL_REASON_NONE ? CRLC_REASON_NONE :
 	    (uint8_t)e->reason;
-	val[9] = delta ? CRLC_REV_DELTA : 0;
+	val[11] = delta ? CRLC_REV_DELTA : 0;
 	if (*append) {
 		if ((rc = mdb_put(txn, s->rev, &k, &v, MDB_APPEND)) == 0) {
 			(*count)++;
@@ -438,17 +608,16 @@ write_entry(struct store *s, MDB_txn *txn, uint32_t id,
 			return rc;
 		*append = 0;	/* a key at or after this one is held */
 	}
-	rc = mdb_put(txn, s->rev, &k, &v, MDB_NOOVERWRITE);
-	if (rc == 0)
+	if ((rc = rev_set(s, txn, key, k.mv_size, scope_no, val + 2,
+	    &had)) == 0 && !had)
 		(*count)++;
-	else if (rc == MDB_KEYEXIST)
-		rc = mdb_put(txn, s->rev, &k, &v, 0);
 	return rc;
 }
 
 /*
- * Write the entries of a CRL under issuer id.  A delta's removeFromCRL
- * entries delete (RFC 5280 5.2.4); *count tracks the entries held.
+ * Write the entries of a CRL as scope_no's records under prefix.  A
+ * delta's removeFromCRL entries delete that scope's record (RFC 5280
+ * 5.2.4); *count tracks the entries the scope holds.
  *
  * They go in sorted by key, a serial listed twice keeping its last entry
  * as in CRL order.  While no held key comes after them -- the first CRL
@@ -459,7 +628,8 @@ write_entry(struct store *s, MDB_txn *txn, uint32_t id,
  * before this (crl_verify), so the sort array is bounded by it.
  */
 static int
-write_entries(struct store *s, MDB_txn *txn, uint32_t id,
+write_entries(struct store *s, MDB_txn *txn,
+    const uint8_t prefix[CRLC_PREFIX_LEN], unsigned scope_no,
     const struct crlc_crl *crl, int delta, int64_t *count)
 {
 	struct entry_ref *refs;
@@ -476,7 +646,8 @@ write_entries(struct store *s, MDB_txn *txn, uint32_t id,
 	refs = xcalloc(crl->nrevoked, sizeof(*refs));
 	while (n < crl->nrevoked) {
 		refs[n].at = (uint32_t)(rest.p - crl->revoked.p);
-		if ((r = crlc_crl_entry_next(&rest, &e, &why)) != 1)
+		if ((r = crlc_crl_entry_next(&rest, &e, &why)) != 1 ||
+		    e.serial.len == 0)
 			break;
 		refs[n].serial = e.serial.p;
 		refs[n].len = (uint32_t)e.serial.len;
@@ -493,10 +664,61 @@ write_entries(struct store *s, MDB_txn *txn, uint32_t id,
 		if (crlc_crl_entry_next(&one, &e, &why) != 1)
 			rc = EINVAL;
 		else
-			rc = write_entry(s, txn, id, &e, delta, &append, count);
+			rc = write_entry(s, txn, prefix, scope_no, &e, delta,
+			    &append, count);
 	}
 	free(refs);
 	return rc;
+}
+
+/*
+ * Write what a scope's complete CRL der and delta (may be empty) list as
+ * scope_no's entries; *count is the number held.
+ */
+static int
+write_scope_entries(struct store *s, MDB_txn *txn,
+    const uint8_t prefix[CRLC_PREFIX_LEN], unsigned scope_no,
+    const struct crlc_span *der, const struct crlc_span *delta, int64_t *count)
+{
+	struct crlc_crl crl;
+	const char *why;
+	int rc;
+
+	*count = 0;
+	if (crlc_crl_parse(der->p, der->len, &crl, &why) == -1)
+		return EINVAL;
+	if ((rc = write_entries(s, txn, prefix, scope_no, &crl, 0, count)) != 0 ||
+	    delta->len == 0)
+		return rc;
+	if (crlc_crl_parse(delta->p, delta->len, &crl, &why) == -1)
+		return EINVAL;
+	return write_entries(s, txn, prefix, scope_no, &crl, 1, count);
+}
+
+/* A scope number not yet used among the "crl" records under prefix. */
+static int
+next_scope_no(struct store *s, MDB_txn *txn,
+    const uint8_t prefix[CRLC_PREFIX_LEN], unsigned *scope_no)
+{
+	struct crlc_crl_info ci;
+	MDB_cursor *cur;
+	MDB_val k = { CRLC_PREFIX_LEN, (void *)prefix }, v;
+	int rc;
+
+	*scope_no = 1;
+	if ((rc = mdb_cursor_open(txn, s->crl, &cur)) != 0)
+		return rc;
+	for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); rc == 0 &&
+	    k.mv_size >= CRLC_PREFIX_LEN &&
+	    memcmp(k.mv_data, prefix, CRLC_PREFIX_LEN) == 0;
+	    rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT))
+		if (crlc_crl_decode(k.mv_data, k.mv_size, v.mv_data, v.mv_size,
+		    &ci) == 0 && ci.scope_no >= *scope_no)
+			*scope_no = ci.scope_no + 1;
+	mdb_cursor_close(cur);
+	if (rc != 0 && rc != MDB_NOTFOUND)
+		return rc;
+	return *scope_no > CRLC_SCOPE_NO_MAX ? ENOSPC : 0;
 }
 
 /*
@@ -518,8 +740,10 @@ put_scope(struct store *s, MDB_txn *txn, const uint8_t *key, size_t keylen,
 		return rc;
 	h = v.mv_data;
 	memset(h, 0, CRLC_CRL_HDR_LEN);
-	h[0] = 1;
+	h[0] = CRLC_CRL_RECORD_VERSION;
 	h[1] = (uint8_t)r->flags;
+	h[2] = (uint8_t)(r->scope_no >> 8);
+	h[3] = (uint8_t)r->scope_no;
 	crlc_put_u32(h + 4, r->entries);
 	crlc_put_i64(h + 8, r->this_update);
 	crlc_put_i64(h + 16, r->next_update);
@@ -616,7 +840,7 @@ static int
 ingest_txn(struct store *s, MDB_txn *txn, const struct crl *c, char *err,
     size_t errlen)
 {
-	uint8_t key[CRLC_KEY_MAX];
+	uint8_t key[CRLC_KEY_MAX], prefix[CRLC_PREFIX_LEN];
 	size_t keylen;
 	MDB_val k, v;
 	struct crlc_crl_info old, rec;
@@ -625,14 +849,17 @@ ingest_txn(struct store *s, MDB_txn *txn, const struct crl *c, char *err,
 	uint8_t *oldcopy = NULL;
 	char *source = NULL;
 	int64_t count = 0;
-	uint32_t id = 0;
+	uint32_t id = 0, key_no = 0;
+	unsigned scope_no;
 	int have, rc, ok, ret = INGEST_FAILED;
 
-	if ((rc = issuer_id(s, txn, c, &id)) != 0) {
+	if ((rc = issuer_id(s, txn, c, &id)) != 0 ||
+	    (rc = key_no_of(s, txn, id, c->issuer, &key_no)) != 0) {
 		lmdb_err(err, errlen, "issuer id", rc);
 		return INGEST_FAILED;
 	}
-	if (scope_key(id, c->scope, key, &keylen) == -1) {
+	put_prefix(prefix, id, key_no);
+	if (scope_key(prefix, c->scope, key, &keylen) == -1) {
 		snprintf(err, errlen, "IDP URI too long");
 		return INGEST_FAILED;
 	}
@@ -656,6 +883,12 @@ ingest_txn(struct store *s, MDB_txn *txn, const struct crl *c, char *err,
 	}
 	if ((ok = admissible(c, &old, have, err, errlen)) <= 0) {
 		ret = ok < 0 ? INGEST_FAILED : INGEST_UNCHANGED;
+		goto done;
+	}
+	if (have)
+		scope_no = old.scope_no;
+	else if ((rc = next_scope_no(s, txn, prefix, &scope_no)) != 0) {
+		lmdb_err(err, errlen, "scope number", rc);
 		goto done;
 	}
 
@@ -682,6 +915,7 @@ ingest_txn(struct store *s, MDB_txn *txn, const struct crl *c, char *err,
 		rec.der.p = c->der;
 		rec.der.len = c->derlen;
 	}
+	rec.scope_no = scope_no;
 	rec.fetched_at = (int64_t)time(NULL);
 	/* The record is published: the source without its credentials. */
 	source = redact_userinfo(c->source);
@@ -690,17 +924,18 @@ ingest_txn(struct store *s, MDB_txn *txn, const struct crl *c, char *err,
 
 	/* Rebuild the scope: drop what base and old delta listed, write anew. */
 	rc = 0;
-	if (have && (rc = delete_entries(s, txn, id, old.der.p, old.der.len)) == 0)
-		rc = delete_entries(s, txn, id, old.delta.p, old.delta.len);
+	if (have && (rc = delete_entries(s, txn, prefix, scope_no, old.der.p,
+	    old.der.len)) == 0)
+		rc = delete_entries(s, txn, prefix, scope_no, old.delta.p,
+		    old.delta.len);
 	if (rc == 0)
-		rc = write_entries(s, txn, id, c->is_delta ? &base : &c->p, 0,
-		    &count);
+		rc = write_entries(s, txn, prefix, scope_no,
+		    c->is_delta ? &base : &c->p, 0, &count);
 	if (rc == 0 && c->is_delta)
-		rc = write_entries(s, txn, id, &c->p, 1, &count);
+		rc = write_entries(s, txn, prefix, scope_no, &c->p, 1, &count);
 	if (rc != 0) {
-		if (rc == ERANGE || rc == EINVAL)
-			snprintf(err, errlen, "entry with a serial longer than %d "
-			    "octets or a bad reasonCode", CRLC_SERIAL_MAX);
+		if (rc == EINVAL)
+			snprintf(err, errlen, "malformed revoked entry");
 		else
 			lmdb_err(err, errlen, "write entries", rc);
 		goto done;
@@ -716,6 +951,203 @@ done:
 	free(oldcopy);
 	free(source);
 	return ret;
+}
+
+/*
+ * Format 1 to 2 (format.h VERSIONS), in the caller's transaction: every
+ * "crl" record moves to key number 0 of its issuer with a scope number of
+ * its own, and "rev" is written anew from the stored CRLs, one record per
+ * scope.  One record in memory at a time; new records (version 2) sort
+ * after, or are skipped by, the walk over the old ones.
+ */
+static int
+migrate_v1(struct store *s, MDB_txn *txn)
+{
+	uint8_t last[CRLC_KEY_MAX + 1], key[CRLC_KEY_MAX];
+	uint8_t prefix[CRLC_PREFIX_LEN], *copy;
+	struct crlc_crl_info ci;
+	MDB_cursor *cur;
+	MDB_val k, v;
+	size_t lastlen = 0, keylen;
+	int64_t count;
+	int rc;
+
+	if ((rc = mdb_drop(txn, s->rev, 0)) != 0)
+		return rc;
+	for (;;) {
+		if ((rc = mdb_cursor_open(txn, s->crl, &cur)) != 0)
+			return rc;
+		k.mv_size = lastlen;
+		k.mv_data = last;
+		rc = mdb_cursor_get(cur, &k, &v, lastlen > 0 ? MDB_SET_RANGE :
+		    MDB_FIRST);
+		while (rc == 0 && (v.mv_size < 1 || *(uint8_t *)v.mv_data != 1))
+			rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT);
+		mdb_cursor_close(cur);
+		if (rc != 0)
+			return rc == MDB_NOTFOUND ? 0 : rc;
+		if (k.mv_size > CRLC_KEY_MAX)
+			return EINVAL;
+		memcpy(last, k.mv_data, k.mv_size);
+		lastlen = k.mv_size;
+		copy = xcalloc(1, v.mv_size);
+		memcpy(copy, v.mv_data, v.mv_size);
+		rc = crlc_crl_decode(last, lastlen, copy, v.mv_size, &ci) == -1 ?
+		    EINVAL : 0;
+		put_prefix(prefix, ci.issuer_id, 0);
+		if (rc == 0 && ci.scope.len > CRLC_SCOPE_URI_MAX)
+			rc = EINVAL;
+		if (rc == 0) {
+			memcpy(key, prefix, CRLC_PREFIX_LEN);
+			memcpy(key + CRLC_PREFIX_LEN, ci.scope.p, ci.scope.len);
+			keylen = CRLC_PREFIX_LEN + ci.scope.len;
+			rc = next_scope_no(s, txn, prefix, &ci.scope_no);
+		}
+		if (rc == 0)
+			rc = write_scope_entries(s, txn, prefix, ci.scope_no,
+			    &ci.der, &ci.delta, &count);
+		if (rc == 0) {
+			ci.entries = count < 0 ? 0 : (uint32_t)count;
+			k.mv_size = lastlen;
+			k.mv_data = last;
+			if ((rc = mdb_del(txn, s->crl, &k, NULL)) == 0)
+				rc = put_scope(s, txn, key, keylen, &ci);
+		}
+		free(copy);
+		if (rc != 0)
+			return rc;
+	}
+}
+
+static X509_CRL *
+crl_from_der(const uint8_t *der, size_t len)
+{
+	const unsigned char *p = der;
+
+	return len == 0 ? NULL : d2i_X509_CRL(NULL, &p, (long)len);
+}
+
+/* Is this "crl" record one a format 1 index left (key number 0)? */
+static int
+is_legacy(const MDB_val *k, const MDB_val *v)
+{
+	const uint8_t *h = v->mv_data;
+
+	return k->mv_size >= CRLC_PREFIX_LEN && v->mv_size >= CRLC_CRL_HDR_LEN &&
+	    h[0] == CRLC_CRL_RECORD_VERSION &&
+	    crlc_get_u32((const uint8_t *)k->mv_data + CRLC_ISSUER_ID_LEN) == 0;
+}
+
+/*
+ * Move one key-0 record to the key of the certificate in t that verifies
+ * its CRL: 1 moved, 0 no such certificate (kept), else an LMDB error.
+ */
+static int
+adopt_one(struct store *s, MDB_txn *txn, const struct trust *t,
+    const uint8_t *key, size_t keylen, const MDB_val *val)
+{
+	uint8_t nkey[CRLC_KEY_MAX], prefix[CRLC_PREFIX_LEN], *copy;
+	STACK_OF(X509) *cands = NULL;
+	struct crlc_crl_info ci;
+	X509_CRL *x = NULL;
+	X509 *signer = NULL;
+	MDB_val k = { keylen, (void *)key }, v;
+	uint32_t key_no;
+	int64_t count;
+	int i, rc = 0;
+
+	copy = xcalloc(1, val->mv_size);
+	memcpy(copy, val->mv_data, val->mv_size);
+	if (crlc_crl_decode(key, keylen, copy, val->mv_size, &ci) == -1 ||
+	    (x = crl_from_der(ci.der.p, ci.der.len)) == NULL ||
+	    (cands = trust_candidates(t, X509_CRL_get_issuer(x))) == NULL)
+		goto done;
+	for (i = 0; i < sk_X509_num(cands) && signer == NULL; i++)
+		if (X509_CRL_verify(x, X509_get0_pubkey(sk_X509_value(cands,
+		    i))) > 0)
+			signer = sk_X509_value(cands, i);
+	ERR_clear_error();
+	if (signer == NULL)
+		goto done;
+	if ((rc = key_no_of(s, txn, ci.issuer_id, signer, &key_no)) != 0 ||
+	    key_no == 0)
+		goto done;	/* a dedicated CRL signer's: where it belongs */
+	if ((rc = delete_entries(s, txn, key, ci.scope_no, ci.der.p,
+	    ci.der.len)) != 0 ||
+	    (rc = delete_entries(s, txn, key, ci.scope_no, ci.delta.p,
+	    ci.delta.len)) != 0 ||
+	    (rc = mdb_del(txn, s->crl, &k, NULL)) != 0)
+		goto done;
+	put_prefix(prefix, ci.issuer_id, key_no);
+	memcpy(nkey, prefix, CRLC_PREFIX_LEN);
+	memcpy(nkey + CRLC_PREFIX_LEN, ci.scope.p, ci.scope.len);
+	k.mv_size = CRLC_PREFIX_LEN + ci.scope.len;
+	k.mv_data = nkey;
+	/* A record the key already has is newer than the format 1 one. */
+	rc = mdb_get(txn, s->crl, &k, &v);
+	if (rc == 0 || rc != MDB_NOTFOUND)
+		goto moved;
+	if ((rc = next_scope_no(s, txn, prefix, &ci.scope_no)) != 0 ||
+	    (rc = write_scope_entries(s, txn, prefix, ci.scope_no, &ci.der,
+	    &ci.delta, &count)) != 0)
+		goto done;
+	ci.entries = count < 0 ? 0 : (uint32_t)count;
+	rc = put_scope(s, txn, nkey, k.mv_size, &ci);
+moved:
+	if (rc == 0)
+		rc = 1;
+done:
+	sk_X509_pop_free(cands, X509_free);
+	X509_CRL_free(x);
+	free(copy);
+	return rc;
+}
+
+int
+store_adopt_legacy(struct store *s, const struct trust *t)
+{
+	uint8_t last[CRLC_KEY_MAX + 1];
+	size_t lastlen = 0, moved = 0, kept = 0;
+	MDB_cursor *cur;
+	MDB_txn *txn;
+	MDB_val k, v;
+	int rc;
+
+	if (mdb_txn_begin(s->env, NULL, 0, &txn) != 0)
+		return -1;
+	for (;;) {
+		if ((rc = mdb_cursor_open(txn, s->crl, &cur)) != 0)
+			break;
+		k.mv_size = lastlen;
+		k.mv_data = last;
+		rc = mdb_cursor_get(cur, &k, &v, lastlen > 0 ? MDB_SET_RANGE :
+		    MDB_FIRST);
+		while (rc == 0 && !is_legacy(&k, &v))
+			rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT);
+		mdb_cursor_close(cur);
+		if (rc != 0 || k.mv_size > CRLC_KEY_MAX)
+			break;
+		memcpy(last, k.mv_data, k.mv_size);
+		lastlen = k.mv_size;
+		if ((rc = adopt_one(s, txn, t, last, lastlen, &v)) < 0 || rc > 1)
+			break;
+		*(rc == 1 ? &moved : &kept) += 1;
+		/* The smallest key after last: last || 00. */
+		last[lastlen++] = 0;
+	}
+	if ((rc != MDB_NOTFOUND && rc != 0) || moved == 0) {
+		mdb_txn_abort(txn);
+		if (rc != MDB_NOTFOUND && rc != 0)
+			return -1;
+	} else if (mdb_txn_commit(txn) != 0)
+		return -1;
+	if (moved > 0)
+		s->dirty = 1;
+	if (moved + kept > 0)
+		logx(1, "format 1 CRL records: %zu moved to their signer's key, "
+		    "%zu kept under the issuer name (signed by a dedicated CRL "
+		    "signer, or by no configured certificate)", moved, kept);
+	return 0;
 }
 
 int
@@ -935,8 +1367,8 @@ store_put_source(struct store *s, const char *url, const struct source_rec *rec)
  * error.
  */
 int
-store_reset_scope(struct store *s, const uint8_t canon[CRLC_HASH_LEN],
-    const char *scope, struct store_reset *held, char *err, size_t errlen)
+store_reset_scope(struct store *s, X509 *issuer, const char *scope,
+    struct store_reset *held, char *err, size_t errlen)
 {
 	uint8_t key[CRLC_KEY_MAX];
 	size_t keylen;
@@ -947,7 +1379,8 @@ store_reset_scope(struct store *s, const uint8_t canon[CRLC_HASH_LEN],
 	int rc;
 
 	memset(held, 0, sizeof(*held));
-	if (store_scope_key(s, canon, scope, key, &keylen) == -1)
+	if (store_scope_key(s, X509_get_subject_name(issuer), issuer, scope, key,
+	    &keylen) == -1)
 		return 0;	/* issuer never seen, or scope too long */
 	if ((rc = mdb_txn_begin(s->env, NULL, 0, &txn)) != 0) {
 		lmdb_err(err, errlen, "begin", rc);
@@ -977,9 +1410,9 @@ store_reset_scope(struct store *s, const uint8_t canon[CRLC_HASH_LEN],
 	held->this_update = old.this_update;
 	memcpy(held->number, old.number.p, old.number.len);
 	held->numlen = old.number.len;
-	if ((rc = delete_entries(s, txn, old.issuer_id, old.der.p,
+	if ((rc = delete_entries(s, txn, key, old.scope_no, old.der.p,
 	    old.der.len)) != 0 ||
-	    (rc = delete_entries(s, txn, old.issuer_id, old.delta.p,
+	    (rc = delete_entries(s, txn, key, old.scope_no, old.delta.p,
 	    old.delta.len)) != 0 ||
 	    (rc = mdb_del(txn, s->crl, &k, NULL)) != 0) {
 		mdb_txn_abort(txn);
@@ -1130,8 +1563,9 @@ static int
 dense_copy(struct store *s, const char *path)
 {
 	static const char *const names[] = { CRLC_DB_META, CRLC_DB_CANON,
-	    CRLC_DB_ALIAS, CRLC_DB_REV, CRLC_DB_CRL };
-	const MDB_dbi from[] = { s->meta, s->canon, s->alias, s->rev, s->crl };
+	    CRLC_DB_ALIAS, CRLC_DB_KEY, CRLC_DB_REV, CRLC_DB_CRL };
+	const MDB_dbi from[] = { s->meta, s->canon, s->alias, s->key, s->rev,
+	    s->crl };
 	const size_t ndbs = sizeof(names) / sizeof(names[0]);
 	MDB_env *env = NULL;
 	MDB_txn *rtxn = NULL, *wtxn = NULL;
@@ -1294,20 +1728,38 @@ done:
 	return ret;
 }
 
-/* The "crl" key of the scope (issuer by canonical name hash, IDP URI). */
+/*
+ * The "crl" key of the scope: the issuer by its name's canonical form,
+ * the key signer's (key number 0 when the index does not know it: a
+ * record a format 1 index left), the IDP URI.
+ */
 int
-store_scope_key(struct store *s, const uint8_t canon[CRLC_HASH_LEN],
+store_scope_key(struct store *s, const X509_NAME *name, X509 *signer,
     const char *scope, uint8_t *key, size_t *keylen)
 {
+	uint8_t canon[CRLC_HASH_LEN], kk[CRLC_ISSUER_ID_LEN + CRLC_HASH_LEN];
+	uint8_t prefix[CRLC_PREFIX_LEN];
 	MDB_txn *txn;
-	MDB_val k = { CRLC_HASH_LEN, (void *)canon }, v;
+	MDB_val k = { CRLC_HASH_LEN, canon }, v;
+	uint32_t id, key_no = 0;
 	int ret = -1;
 
 	*keylen = 0;
-	if (mdb_txn_begin(s->env, NULL, MDB_RDONLY, &txn) != 0)
+	if (name_canon_hash(name, canon) == -1 ||
+	    cert_key_hash(signer, kk + CRLC_ISSUER_ID_LEN) == -1 ||
+	    mdb_txn_begin(s->env, NULL, MDB_RDONLY, &txn) != 0)
 		return -1;
-	if (mdb_get(txn, s->canon, &k, &v) == 0 && v.mv_size == 4)
-		ret = scope_key(crlc_get_u32(v.mv_data), scope, key, keylen);
+	if (mdb_get(txn, s->canon, &k, &v) == 0 && v.mv_size == 4) {
+		id = crlc_get_u32(v.mv_data);
+		crlc_put_u32(kk, id);
+		k.mv_size = sizeof(kk);
+		k.mv_data = kk;
+		if (mdb_get(txn, s->key, &k, &v) == 0 &&
+		    v.mv_size >= CRLC_KEY_NO_LEN)
+			key_no = crlc_get_u32(v.mv_data);
+		put_prefix(prefix, id, key_no);
+		ret = scope_key(prefix, scope, key, keylen);
+	}
 	mdb_txn_abort(txn);
 	return ret;
 }

@@ -232,6 +232,8 @@ chain_revoked(const struct trust *t, STACK_OF(X509) *chain, char *why,
 	struct crlc_verdict v;
 	struct crlc_tbs cert;
 	unsigned char *der;
+	uint8_t hash[CRLC_HASH_LEN];
+	struct crlc_issuer_key ik = { hash, { NULL, 0 } };
 	char name[256];
 	int i, len, revoked = 0;
 
@@ -245,7 +247,8 @@ chain_revoked(const struct trust *t, STACK_OF(X509) *chain, char *why,
 		if ((len = i2d_X509(x, &der)) > 0 &&
 		    crlc_cert_tbs(der, (size_t)len, &tbs) == 0 &&
 		    crlc_tbs_parse(tbs.p, tbs.len, &cert) == 0 &&
-		    crlc_index_lookup(t->index, &cert, at_or_now(t->at), 0,
+		    cert_key_hash(sk_X509_value(chain, i + 1), hash) == 0 &&
+		    crlc_index_lookup(t->index, &cert, &ik, at_or_now(t->at), 0,
 		    &v) == 0 && v.state == CRLC_REVOKED) {
 			X509_NAME_oneline(X509_get_subject_name(x), name,
 			    sizeof(name));

@@ -321,6 +321,8 @@ cmd_update(const char *state_dir, const struct conf *conf, int argc,
 		logx(0, "%s", err);
 		goto done;
 	}
+	if (store_adopt_legacy(s, &t) == -1)
+		logx(0, "index: moving format 1 CRL records to their keys failed");
 	/* Under the lock: the directory lives in the working directory. */
 	if (directory_refresh(state_dir, conf, &t, force) == -1)
 		st.tl.failed++;

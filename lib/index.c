@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <lmdb.h>
@@ -49,6 +50,7 @@ struct txn_slot {
 /* What a lookup needs to know about an issuer before its serial. */
 struct issuer_info {
 	uint32_t	id;		/* 0: not in the index */
+	uint32_t	key_no;		/* format.h "key"; 0 in format 1 */
 	unsigned	full;		/* complete CRL: 0 none, else 1 | flags << 1 */
 	int64_t		this_update;	/* of the complete CRL */
 	int64_t		next_update;
@@ -58,6 +60,7 @@ struct issuer_entry {
 	atomic_uint		 seq;
 	_Atomic uint64_t	 hash[CRLC_HASH_LEN / 8];
 	atomic_uint		 id;
+	atomic_uint		 key_no;
 	atomic_uint		 full;
 	_Atomic int64_t		 this_update;
 	_Atomic int64_t		 next_update;
@@ -71,6 +74,8 @@ struct crlc_index {
 	MDB_dbi		 alias;
 	MDB_dbi		 rev;
 	MDB_dbi		 crl;
+	MDB_dbi		 key;		/* format 2 only */
+	unsigned	 format;
 	uint64_t	 generation;
 	int64_t		 created;
 };
@@ -164,10 +169,16 @@ open_dbs(struct crlc_index *idx, const char **detail)
 		*detail = "no format record";
 		goto done;
 	}
-	if (crlc_get_u32(v.mv_data) != CRLC_FORMAT_VERSION) {
-		*detail = crlc_get_u32(v.mv_data) > CRLC_FORMAT_VERSION ?
+	idx->format = crlc_get_u32(v.mv_data);
+	if (idx->format > CRLC_FORMAT_VERSION || idx->format < CRLC_FORMAT_OLDEST) {
+		*detail = idx->format > CRLC_FORMAT_VERSION ?
 		    "index written by a newer crlcache (format version too high)" :
 		    "index format version not supported";
+		goto done;
+	}
+	if (idx->format >= 2 &&
+	    mdb_dbi_open(txn, CRLC_DB_KEY, 0, &idx->key) != 0) {
+		*detail = "a required database is missing";
 		goto done;
 	}
 	if (get_meta(txn, meta, CRLC_META_GENERATION, 8, &v) == -1) {
@@ -428,6 +439,24 @@ crlc_index_close(struct crlc_index *idx)
 	free(idx);
 }
 
+unsigned
+crlc_index_format(const struct crlc_index *idx)
+{
+	return idx->format;
+}
+
+size_t
+crlc_serial_key(const uint8_t *serial, size_t len, uint8_t out[CRLC_SERIAL_MAX])
+{
+	if (len <= CRLC_SERIAL_MAX) {
+		memcpy(out, serial, len);
+		return len;
+	}
+	out[0] = out[1] = 0;
+	crlc_sha256(serial, len, out + 2);
+	return CRLC_SERIAL_HASHED_LEN;
+}
+
 uint64_t
 crlc_index_generation(const struct crlc_index *idx)
 {
@@ -495,6 +524,7 @@ issuer_cached(struct crlc_index *idx, const uint64_t w[CRLC_HASH_LEN / 8],
 	for (i = 0; i < CRLC_HASH_LEN / 8; i++)
 		same &= atomic_load(&e->hash[i]) == w[i];
 	got.id = atomic_load(&e->id);
+	got.key_no = atomic_load(&e->key_no);
 	got.full = atomic_load(&e->full);
 	got.this_update = atomic_load(&e->this_update);
 	got.next_update = atomic_load(&e->next_update);
@@ -519,6 +549,7 @@ issuer_remember(struct crlc_index *idx, const uint64_t w[CRLC_HASH_LEN / 8],
 	for (i = 0; i < CRLC_HASH_LEN / 8; i++)
 		atomic_store(&e->hash[i], w[i]);
 	atomic_store(&e->id, info->id);
+	atomic_store(&e->key_no, info->key_no);
 	atomic_store(&e->full, info->full);
 	atomic_store(&e->this_update, info->this_update);
 	atomic_store(&e->next_update, info->next_update);
@@ -526,26 +557,124 @@ issuer_remember(struct crlc_index *idx, const uint64_t w[CRLC_HASH_LEN / 8],
 }
 
 /*
- * What the index says of an issuer Name's DER: its id (0: not in the
- * index) by the exact encoding the fetcher has seen ("alias"), else by
- * the canonical form of the same issuer spelt differently ("canon"); and
- * its complete CRL, if it has one.  Returns -1 on an LMDB error.
+ * Keys of one name walked to match an authorityKeyIdentifier: a rollover
+ * adds one every few years; a hostile index cannot make a lookup long.
+ */
+#define KEY_WALK_MAX	64
+
+/* Does a "key" value's subjectKeyIdentifier equal aki? */
+static int
+ski_is(const MDB_val *v, const struct crlc_span *aki)
+{
+	const uint8_t *p = v->mv_data;
+
+	return v->mv_size > CRLC_KEY_NO_LEN &&
+	    p[CRLC_KEY_NO_LEN] == aki->len &&
+	    v->mv_size >= CRLC_KEY_NO_LEN + 1 + aki->len &&
+	    memcmp(p + CRLC_KEY_NO_LEN + 1, aki->p, aki->len) == 0;
+}
+
+/*
+ * The key number of issuer id's key (format.h "key"): by its key hash
+ * when known, else by the subjectKeyIdentifier its certificate's
+ * authorityKeyIdentifier names, else the issuer's only key; 0 (the CRLs
+ * that answer for any key of the name) when that key signed no CRL held,
+ * or nothing names a key and the issuer has several.  Returns -1 on an
+ * LMDB error.
+ */
+static int
+key_lookup(struct crlc_index *idx, MDB_txn *txn, uint32_t id,
+    const struct crlc_issuer_key *ik, uint32_t *key_no)
+{
+	uint8_t kk[CRLC_ISSUER_ID_LEN + CRLC_HASH_LEN];
+	MDB_val k = { sizeof(kk), kk }, v;
+	MDB_cursor *cur;
+	uint32_t first = 0;
+	int rc, n = 0, by_aki = ik != NULL && ik->aki.len > 0;
+
+	*key_no = 0;
+	crlc_put_u32(kk, id);
+	if (ik != NULL && ik->hash != NULL) {
+		memcpy(kk + CRLC_ISSUER_ID_LEN, ik->hash, CRLC_HASH_LEN);
+		rc = mdb_get(txn, idx->key, &k, &v);
+		if (rc == 0 && v.mv_size >= CRLC_KEY_NO_LEN)
+			*key_no = crlc_get_u32(v.mv_data);
+		return rc == 0 || rc == MDB_NOTFOUND ? 0 : -1;
+	}
+	if (mdb_cursor_open(txn, idx->key, &cur) != 0)
+		return -1;
+	k.mv_size = CRLC_ISSUER_ID_LEN;
+	for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
+	    rc == 0 && n < (by_aki ? KEY_WALK_MAX : 2);
+	    rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		if (k.mv_size < CRLC_ISSUER_ID_LEN ||
+		    crlc_get_u32(k.mv_data) != id || v.mv_size < CRLC_KEY_NO_LEN)
+			break;
+		if (n++ == 0)
+			first = crlc_get_u32(v.mv_data);
+		if (by_aki && ski_is(&v, &ik->aki)) {
+			*key_no = crlc_get_u32(v.mv_data);
+			break;
+		}
+	}
+	mdb_cursor_close(cur);
+	if (rc != 0 && rc != MDB_NOTFOUND)
+		return -1;
+	/* Nothing names the key: the issuer's only one, if it has one. */
+	if (!by_aki && n == 1)
+		*key_no = first;
+	return 0;
+}
+
+/*
+ * Write the "crl" / "rev" key prefix of an issuer into key: the issuer id,
+ * and in format 2 its key number.  Returns its length.
+ */
+static size_t
+put_prefix(const struct crlc_index *idx, const struct issuer_info *info,
+    uint8_t *key)
+{
+	crlc_put_u32(key, info->id);
+	if (idx->format < 2)
+		return CRLC_ISSUER_ID_LEN;
+	crlc_put_u32(key + CRLC_ISSUER_ID_LEN, info->key_no);
+	return CRLC_PREFIX_LEN;
+}
+
+/*
+ * What the index says of an issuer Name's DER and signing key (NULL:
+ * unknown): its id (0: not in the index) by the exact encoding the
+ * fetcher has seen ("alias"), else by the canonical form of the same
+ * issuer spelt differently ("canon"); its key number; and its complete
+ * CRL, if it has one.  Returns -1 on an LMDB error.
  */
 static int
 issuer_lookup(struct crlc_index *idx, MDB_txn *txn,
-    const struct crlc_span *name, struct issuer_info *info)
+    const struct crlc_span *name, const struct crlc_issuer_key *ik,
+    struct issuer_info *info)
 {
 	uint64_t w[CRLC_HASH_LEN / 8];
-	uint8_t hash[CRLC_HASH_LEN], key[CRLC_ISSUER_ID_LEN];
+	uint8_t hash[CRLC_HASH_LEN], key[CRLC_PREFIX_LEN];
+	static const uint8_t tag_hash = 1, tag_aki = 2;
+	struct iovec iov[3] = { { (void *)name->p, name->len } };
 	MDB_val k = { sizeof(hash), hash }, v;
 	const uint8_t *h;
 	int rc;
 
-	crlc_sha256(name->p, name->len, hash);
+	/* The cache knows (name, key): the same name may have several. */
+	if (ik != NULL && ik->hash != NULL) {
+		iov[1] = (struct iovec){ (void *)&tag_hash, 1 };
+		iov[2] = (struct iovec){ (void *)ik->hash, CRLC_HASH_LEN };
+	} else if (ik != NULL && ik->aki.len > 0) {
+		iov[1] = (struct iovec){ (void *)&tag_aki, 1 };
+		iov[2] = (struct iovec){ (void *)ik->aki.p, ik->aki.len };
+	}
+	crlc_sha256_iov(iov, iov[1].iov_len > 0 ? 3 : 1, hash);
 	memcpy(w, hash, sizeof(w));
 	if (issuer_cached(idx, w, info))
 		return 0;
 	memset(info, 0, sizeof(*info));
+	crlc_sha256(name->p, name->len, hash);
 	rc = mdb_get(txn, idx->alias, &k, &v);
 	if (rc == MDB_NOTFOUND &&
 	    crlc_name_canon_hash(name->p, name->len, hash) == 0)
@@ -554,9 +683,11 @@ issuer_lookup(struct crlc_index *idx, MDB_txn *txn,
 		return -1;
 	if (rc == 0 && v.mv_size == CRLC_ISSUER_ID_LEN)
 		info->id = crlc_get_u32(v.mv_data);
+	if (info->id != 0 && idx->format >= 2 &&
+	    key_lookup(idx, txn, info->id, ik, &info->key_no) == -1)
+		return -1;
 	if (info->id != 0) {
-		crlc_put_u32(key, info->id);
-		k.mv_size = sizeof(key);
+		k.mv_size = put_prefix(idx, info, key);
 		k.mv_data = key;
 		rc = mdb_get(txn, idx->crl, &k, &v);
 		if (rc != 0 && rc != MDB_NOTFOUND)
@@ -633,21 +764,41 @@ crlc_index_issuer(struct crlc_index *idx, const struct crlc_span *name,
 	*id = 0;
 	if ((txn = txn_acquire(idx, &slot)) == NULL)
 		return -1;
-	if ((ret = issuer_lookup(idx, txn, name, &info)) == 0)
+	if ((ret = issuer_lookup(idx, txn, name, NULL, &info)) == 0)
 		*id = info.id;
 	txn_release(idx, txn, slot);
 	return ret;
 }
 
+/* A "rev" value (format.h): its first record, or -1 when malformed. */
+static int
+rev_decode(const struct crlc_index *idx, const MDB_val *v,
+    struct crlc_verdict *out)
+{
+	const uint8_t *r = v->mv_data;
+
+	if (idx->format >= 2) {
+		if (v->mv_size < CRLC_REV_LEN || v->mv_size % CRLC_REV_LEN != 0)
+			return -1;
+		r += 2;		/* the scope number */
+	} else if (v->mv_size != CRLC_REV_V1_LEN)
+		return -1;
+	out->state = CRLC_REVOKED;
+	out->revoked_at = crlc_get_i64(r);
+	out->reason = r[8] == CRLC_REASON_NONE ? -1 : r[8];
+	return 0;
+}
+
 int
 crlc_index_lookup(struct crlc_index *idx, const struct crlc_tbs *cert,
-    int64_t now, int64_t grace, struct crlc_verdict *out)
+    const struct crlc_issuer_key *ik, int64_t now, int64_t grace,
+    struct crlc_verdict *out)
 {
 	uint8_t key[CRLC_KEY_MAX];
 	struct issuer_info info;
 	MDB_txn *txn;
 	MDB_val k, v;
-	size_t i, slen;
+	size_t i, plen, slen;
 	int covered = 0, slot, ret = -1;
 
 	memset(out, 0, sizeof(*out));
@@ -655,25 +806,22 @@ crlc_index_lookup(struct crlc_index *idx, const struct crlc_tbs *cert,
 	out->reason = -1;
 	if ((txn = txn_acquire(idx, &slot)) == NULL)
 		return -1;
-	if (issuer_lookup(idx, txn, &cert->issuer, &info) == -1)
+	if (issuer_lookup(idx, txn, &cert->issuer, ik, &info) == -1)
 		goto done;
 	if (info.id == 0) {
 		ret = 0;	/* issuer not in the index: unknown */
 		goto done;
 	}
-	crlc_put_u32(key, info.id);
+	plen = put_prefix(idx, &info, key);
 
-	if (cert->serial.len <= CRLC_SERIAL_MAX) {
-		memcpy(key + CRLC_ISSUER_ID_LEN, cert->serial.p, cert->serial.len);
-		k.mv_size = CRLC_ISSUER_ID_LEN + cert->serial.len;
+	/* Format 1 never stored a serial longer than CRLC_SERIAL_MAX. */
+	if (cert->serial.len > 0 &&
+	    (idx->format >= 2 || cert->serial.len <= CRLC_SERIAL_MAX)) {
+		k.mv_size = plen + crlc_serial_key(cert->serial.p,
+		    cert->serial.len, key + plen);
 		k.mv_data = key;
 		if (mdb_get(txn, idx->rev, &k, &v) == 0 &&
-		    v.mv_size == CRLC_REV_LEN) {
-			const uint8_t *r = v.mv_data;
-
-			out->state = CRLC_REVOKED;
-			out->revoked_at = crlc_get_i64(r);
-			out->reason = r[8] == CRLC_REASON_NONE ? -1 : r[8];
+		    rev_decode(idx, &v, out) == 0) {
 			ret = 0;
 			goto done;
 		}
@@ -686,11 +834,11 @@ crlc_index_lookup(struct crlc_index *idx, const struct crlc_tbs *cert,
 		out->next_update = info.next_update;
 	}
 	for (i = 0; !covered && i < crlc_dp_count(cert); i++) {
-		if (crlc_dp_scope(cert, i, key + CRLC_ISSUER_ID_LEN,
-		    CRLC_SCOPE_URI_MAX, &slen) == -1)
+		if (crlc_dp_scope(cert, i, key + plen, CRLC_KEY_MAX - plen,
+		    &slen) == -1)
 			continue;
-		covered = scope_covers(txn, idx->crl, key,
-		    CRLC_ISSUER_ID_LEN + slen, cert, out);
+		covered = scope_covers(txn, idx->crl, key, plen + slen, cert,
+		    out);
 	}
 	out->issuer_held = !covered;
 	if (covered)
@@ -736,9 +884,15 @@ crlc_crl_decode(const void *key, size_t keylen, const void *val, size_t vallen,
 {
 	const uint8_t *h = val;
 	uint64_t u, d, dl;
+	size_t plen;
 
-	if (keylen < CRLC_ISSUER_ID_LEN || vallen < CRLC_CRL_HDR_LEN ||
-	    h[0] != 1 || h[48] > CRLC_CRLNUM_MAX || h[70] > CRLC_CRLNUM_MAX)
+	if (vallen < CRLC_CRL_HDR_LEN || h[0] < 1 ||
+	    h[0] > CRLC_CRL_RECORD_VERSION || h[48] > CRLC_CRLNUM_MAX ||
+	    h[70] > CRLC_CRLNUM_MAX)
+		return -1;
+	/* Record version 1 (format 1): no key number in the key. */
+	plen = h[0] == 1 ? CRLC_ISSUER_ID_LEN : CRLC_PREFIX_LEN;
+	if (keylen < plen)
 		return -1;
 	u = crlc_get_u32(h + 92);
 	d = crlc_get_u32(h + 96);
@@ -747,8 +901,13 @@ crlc_crl_decode(const void *key, size_t keylen, const void *val, size_t vallen,
 		return -1;
 	memset(ci, 0, sizeof(*ci));
 	ci->issuer_id = crlc_get_u32(key);
-	ci->scope.p = (const uint8_t *)key + CRLC_ISSUER_ID_LEN;
-	ci->scope.len = keylen - CRLC_ISSUER_ID_LEN;
+	if (h[0] >= 2) {
+		ci->key_no = crlc_get_u32((const uint8_t *)key +
+		    CRLC_ISSUER_ID_LEN);
+		ci->scope_no = (unsigned)h[2] << 8 | h[3];
+	}
+	ci->scope.p = (const uint8_t *)key + plen;
+	ci->scope.len = keylen - plen;
 	ci->flags = h[1];
 	ci->entries = crlc_get_u32(h + 4);
 	ci->this_update = crlc_get_i64(h + 8);

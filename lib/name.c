@@ -8,6 +8,7 @@
  * are built in a bounded stack buffer and hashed once.
  */
 #include <string.h>
+#include <sys/uio.h>
 
 #include <crlcache/hash.h>
 #include <crlcache/name.h>
@@ -16,7 +17,6 @@
 
 #define TAG_SET			0x31
 #define TAG_UTF8STRING		0x0c
-#define TAG_NUMERICSTRING	0x12
 #define TAG_PRINTABLESTRING	0x13
 #define TAG_TELETEXSTRING	0x14
 #define TAG_IA5STRING		0x16
@@ -26,10 +26,17 @@
 
 /* Whole canonical form; real names are a few hundred bytes. */
 #define CANON_MAX		4096
+/*
+ * AVAs of one Name: real names have fewer than 16 (and multi-valued RDNs
+ * two or three AVAs); each costs one iovec on the stack.
+ */
+#define NAME_AVA_MAX		64
 
 struct canon {
-	uint8_t	buf[CANON_MAX];
-	size_t	len;
+	uint8_t		buf[CANON_MAX];
+	size_t		len;
+	struct iovec	ava[NAME_AVA_MAX];	/* each AVA's canonical bytes */
+	int		nava;
 };
 
 static int
@@ -84,8 +91,8 @@ to_utf8(unsigned tag, const struct der *v, uint8_t *out, size_t *n)
 
 	*n = 0;
 	switch (tag) {
-	case TAG_UTF8STRING: case TAG_NUMERICSTRING: case TAG_PRINTABLESTRING:
-	case TAG_IA5STRING: case TAG_VISIBLESTRING:
+	case TAG_UTF8STRING: case TAG_PRINTABLESTRING: case TAG_IA5STRING:
+	case TAG_VISIBLESTRING:
 		if (len > CRLC_NAME_VALUE_MAX)
 			return -1;
 		memcpy(out, v->p, len);
@@ -158,10 +165,11 @@ put_ava(struct canon *c, uint32_t rdn, struct der ava)
 	uint8_t utf8[CRLC_NAME_VALUE_MAX + 4];
 	struct der oid, val;
 	unsigned tag;
-	size_t n;
+	size_t n, start = c->len;
 	int rc;
 
-	if (der_expect(&ava, TAG_OID, &oid) == -1 ||
+	if (c->nava == NAME_AVA_MAX ||
+	    der_expect(&ava, TAG_OID, &oid) == -1 ||
 	    der_read(&ava, &tag, &val) == -1 || ava.p != ava.end)
 		return -1;
 	if (put_u32(c, rdn) == -1 ||
@@ -171,11 +179,46 @@ put_ava(struct canon *c, uint32_t rdn, struct der ava)
 	if ((rc = to_utf8(tag, &val, utf8, &n)) == -1)
 		return -1;
 	if (rc == 0)
-		return put_folded(c, utf8, n);
-	n = (size_t)(val.end - val.p);
-	return put_u32(c, (uint32_t)(n + 1)) == -1 ||
-	    put(c, (uint8_t[]){ (uint8_t)tag }, 1) == -1 ||
-	    put(c, val.p, n) == -1 ? -1 : 0;
+		rc = put_folded(c, utf8, n);
+	else {
+		n = (size_t)(val.end - val.p);
+		rc = put_u32(c, (uint32_t)(n + 1)) == -1 ||
+		    put(c, (uint8_t[]){ (uint8_t)tag }, 1) == -1 ||
+		    put(c, val.p, n) == -1 ? -1 : 0;
+	}
+	if (rc == 0) {
+		c->ava[c->nava].iov_base = c->buf + start;
+		c->ava[c->nava++].iov_len = c->len - start;
+	}
+	return rc;
+}
+
+static int
+ava_less(const struct iovec *a, const struct iovec *b)
+{
+	size_t n = a->iov_len < b->iov_len ? a->iov_len : b->iov_len;
+	int cmp = memcmp(a->iov_base, b->iov_base, n);
+
+	return cmp < 0 || (cmp == 0 && a->iov_len < b->iov_len);
+}
+
+/*
+ * A RDN is a SET: its AVAs in any encoded order are the same RDN.  Sort
+ * them by their canonical bytes (insertion sort: a RDN has two or three),
+ * as OpenSSL's x509_name_canon does by DER-encoding the converted SET OF.
+ */
+static void
+sort_rdn(struct iovec *ava, int n)
+{
+	struct iovec t;
+	int i, j;
+
+	for (i = 1; i < n; i++) {
+		t = ava[i];
+		for (j = i; j > 0 && ava_less(&t, &ava[j - 1]); j--)
+			ava[j] = ava[j - 1];
+		ava[j] = t;
+	}
 }
 
 int
@@ -184,8 +227,10 @@ crlc_name_canon_hash(const uint8_t *der, size_t len, uint8_t out[CRLC_HASH_LEN])
 	struct der top, name, rdn, ava;
 	struct canon c;
 	uint32_t index = 0;
+	int first;
 
 	c.len = 0;
+	c.nava = 0;
 	if (der == NULL)
 		return -1;
 	top.p = der;
@@ -194,15 +239,20 @@ crlc_name_canon_hash(const uint8_t *der, size_t len, uint8_t out[CRLC_HASH_LEN])
 	    top.p != top.end)
 		return -1;
 	while (name.p < name.end) {
-		if (der_expect(&name, TAG_SET, &rdn) == -1 || rdn.p == rdn.end)
+		if (der_expect(&name, TAG_SET, &rdn) == -1)
 			return -1;
+		/* An empty RDN names nothing: OpenSSL drops it too. */
+		if (rdn.p == rdn.end)
+			continue;
+		first = c.nava;
 		while (rdn.p < rdn.end) {
 			if (der_expect(&rdn, TAG_SEQUENCE, &ava) == -1 ||
 			    put_ava(&c, index, ava) == -1)
 				return -1;
 		}
+		sort_rdn(c.ava + first, c.nava - first);
 		index++;
 	}
-	crlc_sha256(c.buf, c.len, out);
+	crlc_sha256_iov(c.ava, c.nava, out);
 	return 0;
 }

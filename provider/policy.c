@@ -291,16 +291,21 @@ hint(struct crlc_prov *prov, const struct crlc_tbs *cert,
 static int
 check_revocation(struct crlc_prov *prov, const struct crlc_tbs *cert,
     const struct crlc_validity *val, const struct crlc_span *tbs,
-    const struct crlc_span *sig)
+    const struct crlc_span *sig, struct crlc_key *key)
 {
 	int64_t now = (int64_t)time(NULL);
+	uint8_t scratch[CRLC_HASH_LEN];
+	struct crlc_issuer_key ik = { NULL, { NULL, 0 } };
 	struct crlc_verdict v;
 	struct crlc_snap *snap;
 	int rc;
 
 	if (prov->store == NULL || (snap = crlc_snap_acquire(prov->store)) == NULL)
 		return 1;	/* no usable index: logged by snapshot.c */
-	rc = crlc_index_lookup(crlc_snap_index(snap), cert, now,
+	/* The CRLs of the key that verified it (format.h "key"). */
+	if (key != NULL)
+		ik.hash = crlc_key_id(key, scratch);
+	rc = crlc_index_lookup(crlc_snap_index(snap), cert, &ik, now,
 	    prov->conf.grace, &v);
 	crlc_snap_release(snap);
 	if (rc != 0)
@@ -337,7 +342,7 @@ check_revocation(struct crlc_prov *prov, const struct crlc_tbs *cert,
  */
 int
 crlc_policy_check(struct crlc_prov *prov, const uint8_t *der, size_t len,
-    const uint8_t *sig, size_t siglen)
+    const uint8_t *sig, size_t siglen, struct crlc_key *key)
 {
 	const struct crlc_span tbs = { der, len }, sg = { sig, siglen };
 	struct crlc_validity val;
@@ -347,7 +352,7 @@ crlc_policy_check(struct crlc_prov *prov, const uint8_t *der, size_t len,
 	    crlc_tbs_parse(der, len, &cert) != 0)
 		return 1;
 	(void)crlc_validity_check(&cert, &val);
-	if (check_revocation(prov, &cert, &val, &tbs, &sg) == 0)
+	if (check_revocation(prov, &cert, &val, &tbs, &sg, key) == 0)
 		return 0;
 	return check_validity(prov, &cert, &val);
 }

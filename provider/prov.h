@@ -14,12 +14,14 @@
 #include <limits.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include <openssl/core.h>
 #include <openssl/core_dispatch.h>
 
+#include <crlcache/format.h>
 #include <crlcache/tbs.h>
 
 #define CRLC_PROV_NAME		"crlcache"
@@ -155,7 +157,20 @@ struct crlc_prov {
 struct crlc_key {
 	const struct km_impl	*impl;
 	void			*kd;
+	/* keyid.c: the key's identity, computed once (zeroed by calloc) */
+	atomic_int		 id_state;
+	uint8_t			 id[CRLC_HASH_LEN];
 };
+
+/*
+ * keyid.c: the SHA-256 of k's public key as the subjectPublicKey of its
+ * SubjectPublicKeyInfo encodes it (format.h "key"), for the index to
+ * tell apart CAs of one name.  Computed on the first call and kept in k;
+ * a thread that finds it being computed computes its own into scratch.
+ * NULL when it cannot be had (a key type without an encoded public key
+ * or RSA parameters).
+ */
+const uint8_t	*crlc_key_id(struct crlc_key *k, uint8_t scratch[CRLC_HASH_LEN]);
 
 /* sig.c / keymgmt.c: dispatch tables, indexed like sig[] / km[]. */
 extern const OSSL_DISPATCH *const crlc_sig_dispatch[SIG_MAX];
@@ -185,10 +200,11 @@ void	crlc_log(enum crlc_log target, int prio, const char *fmt, ...)
 /*
  * After the default provider verified signature sig over der[0..len):
  * 1 to let the result stand, 0 to fail it (an error is raised).  Looks
- * at TBSCertificates only; may leave a hint (hint.c).
+ * at TBSCertificates only; may leave a hint (hint.c).  key (may be NULL)
+ * is the key that verified it: the certificate's issuer's.
  */
 int	crlc_policy_check(struct crlc_prov *prov, const uint8_t *der,
-	    size_t len, const uint8_t *sig, size_t siglen);
+	    size_t len, const uint8_t *sig, size_t siglen, struct crlc_key *key);
 void	crlc_raise(struct crlc_prov *prov, const char *file, int line,
 	    const char *func, int reason, const char *fmt, ...)
 	    __attribute__((format(printf, 6, 7)));

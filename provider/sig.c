@@ -32,6 +32,7 @@ struct sig_ctx {
 	struct crlc_prov	*prov;
 	const struct sig_impl	*impl;
 	void			*inner;		/* default's signature ctx */
+	struct crlc_key		*key;		/* verifying: the issuer's key */
 	enum capture		 cap;
 	uint8_t			*buf;		/* small[] or the heap */
 	size_t			 len;
@@ -128,6 +129,7 @@ sig_newctx(struct crlc_prov *prov, int alg, const char *propq)
 	c->prov = prov;
 	c->impl = &prov->sig[alg];
 	c->inner = NULL;
+	c->key = NULL;
 	c->cap = CAP_OFF;
 	c->buf = NULL;
 	c->len = c->want = 0;
@@ -150,6 +152,7 @@ sig_dupctx(void *vctx)
 	c->prov = src->prov;
 	c->impl = src->impl;
 	c->inner = NULL;
+	c->key = src->key;
 	c->cap = src->cap;
 	c->len = src->len;
 	c->want = src->want;
@@ -220,6 +223,7 @@ sig_digest_verify_init(void *vctx, const char *mdname, void *provkey,
 	struct sig_ctx *c = vctx;
 
 	capture_reset(c);
+	c->key = provkey;
 	return c->impl->digest_verify_init(c->inner, mdname, key_of(provkey),
 	    params);
 }
@@ -242,7 +246,8 @@ sig_digest_verify_final(void *vctx, const unsigned char *sig, size_t siglen)
 	ret = c->impl->digest_verify_final(c->inner, sig, siglen);
 	/* A bad signature fails anyway; only a good one is worth a lookup. */
 	if (ret > 0 && c->cap == CAP_ON && c->len == c->want)
-		ret = crlc_policy_check(c->prov, c->buf, c->len, sig, siglen);
+		ret = crlc_policy_check(c->prov, c->buf, c->len, sig, siglen,
+		    c->key);
 	return ret;
 }
 
@@ -256,7 +261,8 @@ sig_digest_verify(void *vctx, const unsigned char *sig, size_t siglen,
 	ret = c->impl->digest_verify(c->inner, sig, siglen, tbs, tbslen);
 	if (ret > 0 && c->cap != CAP_OFF && tbslen <= CAPTURE_MAX &&
 	    der_seq_len(tbs, tbslen) == tbslen)
-		ret = crlc_policy_check(c->prov, tbs, tbslen, sig, siglen);
+		ret = crlc_policy_check(c->prov, tbs, tbslen, sig, siglen,
+		    c->key);
 	return ret;
 }
 

@@ -85,6 +85,7 @@ struct crlc_store {
 	int			 have_id;
 	int			 last_err;	/* to log each state once */
 	uint64_t		 last_gen;
+	int			 old_format_noted;	/* format 1: said once */
 };
 
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -164,6 +165,15 @@ note_state(struct crlc_store *s, int err, const char *detail,
 			    "open, checking revocations", s->path,
 			    (unsigned long long)gen);
 		s->last_gen = gen;
+		/* Answered by the name alone until `update` rewrites it. */
+		if (crlc_index_format(idx) < CRLC_FORMAT_VERSION &&
+		    !s->old_format_noted) {
+			crlc_log(s->log, LOG_NOTICE, "index %s: format %u, "
+			    "answered by the issuer's name alone; run `crlcache "
+			    "update` to rewrite it in format %u", s->path,
+			    crlc_index_format(idx), CRLC_FORMAT_VERSION);
+			s->old_format_noted = 1;
+		}
 	} else if (err != s->last_err) {
 		crlc_log(s->log, LOG_WARNING, "index %s: %s (%s); %s",
 		    s->path, crlc_index_strerror(err), detail,

@@ -20,8 +20,8 @@ size=$(stat -c %s "$good")
 head -c $((size / 2)) "$good" >"$W/truncated.mdb"
 head -c "$size" /dev/urandom >"$W/garbage.mdb"
 mdb_dump -n -a "$good" >"$W/dump.txt"
-# meta "format" (hex 666f726d6174) -> version 2
-awk '{ print } / 666f726d6174$/ { getline; print " 00000002" }' "$W/dump.txt" >"$W/dump2.txt"
+# meta "format" (hex 666f726d6174) -> version 255, newer than any
+awk '{ print } / 666f726d6174$/ { getline; print " 000000ff" }' "$W/dump.txt" >"$W/dump2.txt"
 mdb_load -n -f "$W/dump2.txt" "$W/newer.mdb" || fail "mdb_load"
 rm -f "$W/newer.mdb-lock"
 cp "$good" "$W/writable.mdb"; chmod 666 "$W/writable.mdb"

@@ -30,11 +30,11 @@ epoch() { date -u -d "$1" +%s; }
 # Serials as upper-case hex without leading 00 octets, sorted, unique.
 norm() { tr a-f A-F | sed -E 's/^(00)+//' | sort -u; }
 crl_serials() { crl_txt "$1" -text | sed -n 's/^ *Serial Number: *//p' | norm; }
-# rev keys: u32 issuer id || serial content octets (format.h); one issuer
-# per fresh state directory.
+# rev keys: u32 issuer id || u32 key number || serial content octets
+# (format.h); one issuer per fresh state directory.
 index_serials() {
     mdb_dump -n -s rev "$STATE/index.mdb" |
-        awk '/^DATA=END/ { d = 0 } d && ++n % 2 == 1 { print substr($1, 9) } /^HEADER=END/ { d = 1 }' | norm
+        awk '/^DATA=END/ { d = 0 } d && ++n % 2 == 1 { print substr($1, 17) } /^HEADER=END/ { d = 1 }' | norm
 }
 
 # What the oracle below needs of each real certificate, read once.

@@ -42,6 +42,23 @@
  *	since the Unix epoch (UTC).  No C struct is ever written to disk:
  *	records are laid out at the byte offsets given below.
  *
+ * VERSIONS
+ *	Format 2 (CRLC_FORMAT_VERSION) identifies an issuer by its name and
+ *	its key: two CAs of one name and different keys (a key rollover)
+ *	have their own CRL records, CRL numbers and serial namespaces.  It
+ *	keeps one revocation record per CRL scope that lists a serial and
+ *	stores serials longer than CRLC_SERIAL_MAX octets by their hash.
+ *	Format 1 (no "key" database; "crl" and "rev" keys start with the
+ *	u32 issuer id alone; "rev" values of CRLC_REV_V1_LEN bytes; "crl"
+ *	record version 1) is still read: readers say once that it is old
+ *	and answer as format 1 did, by the name alone.  The fetcher migrates
+ *	a format 1 working environment when it opens it (store.c): every
+ *	CRL record moves to key number 0 of its issuer (signing key not
+ *	recorded) and its entries are written anew from the stored CRLs;
+ *	`update` and `import` then move each such record to the key of the
+ *	configured CA certificate whose key verifies the stored CRL, and
+ *	publish format 2.
+ *
  * NAMED DATABASES (CRLC_DB_*)
  *
  *   "meta"	key: ASCII name, value: as listed
@@ -50,15 +67,19 @@
  *		"created"    i64  time of the publish
  *		"next_issuer_id" u32  the writer's next free issuer id (ids
  *		                      are dense, from 1, never reused)
+ *		An issuer id names an issuer Name (by its canonical form); the
+ *		keys that signed CRLs under that name are told apart by a key
+ *		number (format 2, "key").
  *
  *   "canon"	key: SHA-256 of the canonical form of an issuer Name (32)
  *		value: u32 issuer id
  *		The canonical form is defined, and computed for writer and
  *		readers alike, by crlc_name_canon_hash() (<crlcache/name.h>):
- *		RFC 5280 7.1 / RFC 4518 in the simplified way most relying
- *		parties use (UTF-8, ASCII case folded, white space trimmed and
- *		folded; RDN structure and attribute types kept).  Two names
- *		with the same canonical form are the same issuer.
+ *		RFC 5280 7.1 / RFC 4518 in the simplified way OpenSSL's
+ *		x509_name_canon uses (UTF-8, ASCII case folded, white space
+ *		trimmed and folded; the AVAs of a RDN sorted, empty RDNs
+ *		dropped; attribute types kept).  Two names with the same
+ *		canonical form are the same issuer.
  *
  *   "alias"	key: SHA-256 of an issuer Name's exact DER encoding (32)
  *		value: u32 issuer id
@@ -69,17 +90,49 @@
  *		the hot path.  A certificate whose issuer encoding was never
  *		seen is looked up by its canonical form ("canon") instead.
  *
- *   "rev"	key: u32 issuer id || serial number content octets, exactly
- *		as DER-encoded in the INTEGER (a leading 00 is kept),
- *		1..CRLC_SERIAL_MAX octets
- *		value: CRLC_REV_LEN bytes
- *		  0  i64  revocationDate
- *		  8  u8   reasonCode (RFC 5280 5.3.1), CRLC_REASON_NONE if absent
- *		  9  u8   flags: CRLC_REV_DELTA = listed by a delta CRL
+ *   "key"	(format 2) the keys that signed an issuer's CRLs
+ *		key: u32 issuer id || SHA-256 of the signing key: of the
+ *		     subjectPublicKey BIT STRING's bits in the signer
+ *		     certificate's SubjectPublicKeyInfo (RFC 5280 4.1.2.7; for
+ *		     RSA the DER RSAPublicKey, for EC the point as encoded, for
+ *		     EdDSA the raw key)
+ *		value: u32 key number (1, 2, ... per issuer id, never reused)
+ *		       || u8 length L (0..CRLC_SKI_MAX) || L bytes: the signer
+ *		       certificate's subjectKeyIdentifier, or the RFC 5280
+ *		       4.2.1.2 method (1) SHA-1 of the key when it has none
+ *		Key number 0 is never in this database: it holds the CRLs that
+ *		answer for any key of the name -- those of a dedicated CRL
+ *		signer (keyUsage without keyCertSign: its key issues no
+ *		certificate; RFC 5280 6.3.3 (f), PKITS 4.4.19) and those of a
+ *		format 1 index whose signer was not found (see VERSIONS).
+ *		A reader that knows the key of the certificate's issuer (the
+ *		provider: the key verifying the signature) uses its key number,
+ *		or key number 0 when the key signed no CRL held.  A reader that
+ *		does not know it uses the issuer's only key number, or 0 when
+ *		the issuer has none or several.
+ *
+ *   "rev"	key: CRLC_PREFIX_LEN bytes (u32 issuer id || u32 key number)
+ *		|| the serial form: the serial number's content octets exactly
+ *		as DER-encoded in the INTEGER (a leading 00 is kept) when
+ *		1..CRLC_SERIAL_MAX octets; a longer serial (RFC 5280 4.1.2.2
+ *		allows 20 octets; CAs that break it still list them) as
+ *		CRLC_SERIAL_HASHED_LEN bytes 00 00 || SHA-256 of its content
+ *		octets, which no valid serial is (DER forbids a leading 00
+ *		before a byte below 80) -- crlc_serial_key()
+ *		value: one or more CRLC_REV_LEN-byte records, one per CRL scope
+ *		of this issuer and key that lists the serial, in no order:
+ *		  0  u16  scope number of the "crl" record (its offset 2)
+ *		  2  i64  revocationDate
+ *		 10  u8   reasonCode (RFC 5280 5.3.1), CRLC_REASON_NONE if absent
+ *		 11  u8   flags: CRLC_REV_DELTA = listed by a delta CRL
+ *		A scope's update or a delta's removeFromCRL removes that scope's
+ *		record only: another CRL of the issuer (a complete CRL beside
+ *		partitions) that lists the serial keeps it revoked.
  *
  *   "crl"	one record per CRL scope: what one complete CRL (plus at most
  *		one delta CRL applied onto it) says about one issuer.
- *		key: u32 issuer id || scope URI
+ *		key: CRLC_PREFIX_LEN bytes (u32 issuer id || u32 key number)
+ *		|| scope URI
  *		  The scope URI is empty for a CRL without an
  *		  issuingDistributionPoint distributionPoint (it covers every
  *		  certificate of the issuer).  For a partitioned CRL it is the
@@ -94,9 +147,11 @@
  *		  with "#").  Readers try every URI, directoryName and
  *		  relative name of the certificate's distribution points.
  *		value: CRLC_CRL_HDR_LEN header, then variable parts
- *		  0  u8   record version, 1
+ *		  0  u8   record version, 2 (1 in format 1: key without the
+ *		          key number, offset 2 reserved)
  *		  1  u8   flags (CRLC_CRL_*)
- *		  2  u16  reserved, 0
+ *		  2  u16  scope number, unique among the records of one issuer
+ *		          id and key number, from 1 ("rev" records name it)
  *		  4  u32  number of revoked entries held for this scope
  *		  8  i64  thisUpdate of the complete CRL
  *		 16  i64  nextUpdate of the complete CRL (0: absent)
@@ -143,16 +198,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define CRLC_FORMAT_VERSION	1u
+#define CRLC_FORMAT_VERSION	2u
+/* Oldest format readers still answer from (see VERSIONS). */
+#define CRLC_FORMAT_OLDEST	1u
 
 #define CRLC_DB_META	"meta"
 #define CRLC_DB_CANON	"canon"
 #define CRLC_DB_ALIAS	"alias"
 #define CRLC_DB_REV	"rev"
+#define CRLC_DB_KEY	"key"
 #define CRLC_DB_CRL	"crl"
 #define CRLC_DB_SOURCE	"source"	/* working environment only */
-/* maxdbs for every environment: the published file has 5, older ones 6. */
-#define CRLC_NUM_DBS	6
+/* maxdbs for every environment: the published file has 6 (format 1: 5). */
+#define CRLC_NUM_DBS	7
 
 #define CRLC_META_FORMAT	"format"
 #define CRLC_META_GENERATION	"generation"
@@ -160,6 +218,11 @@
 
 #define CRLC_HASH_LEN		32	/* SHA-256 */
 #define CRLC_ISSUER_ID_LEN	4
+#define CRLC_KEY_NO_LEN		4
+/* "crl" and "rev" keys start with issuer id || key number (format 2). */
+#define CRLC_PREFIX_LEN		(CRLC_ISSUER_ID_LEN + CRLC_KEY_NO_LEN)
+/* A subjectKeyIdentifier longer than this is not kept (real ones: 20). */
+#define CRLC_SKI_MAX		64
 
 /*
  * RFC 5280 4.1.2.2 allows 20 octets; real CAs have issued 21 with a
@@ -167,17 +230,23 @@
  * while keeping every key far below LMDB's 511-byte limit.
  */
 #define CRLC_SERIAL_MAX		64
+/* The serial form of a longer serial: 00 00 || SHA-256. */
+#define CRLC_SERIAL_HASHED_LEN	(2 + CRLC_HASH_LEN)
 /* RFC 5280 5.2.3: CRL numbers are at most 20 octets (21 with a sign 00). */
 #define CRLC_CRLNUM_MAX		21
 /* LMDB's default compile-time key limit is 511; scope keys must fit. */
 #define CRLC_KEY_MAX		511
-#define CRLC_SCOPE_URI_MAX	(CRLC_KEY_MAX - CRLC_ISSUER_ID_LEN)
+#define CRLC_SCOPE_URI_MAX	(CRLC_KEY_MAX - CRLC_PREFIX_LEN)
+/* Scope numbers are u16: more scopes of one issuer key are refused. */
+#define CRLC_SCOPE_NO_MAX	0xffff
 
-#define CRLC_REV_LEN		10
+#define CRLC_REV_LEN		12
+#define CRLC_REV_V1_LEN		10	/* format 1: one record, no scope */
 #define CRLC_REV_DELTA		0x01
 #define CRLC_REASON_NONE	0xff
 
 #define CRLC_CRL_HDR_LEN	104
+#define CRLC_CRL_RECORD_VERSION	2
 #define CRLC_CRL_USER_ONLY	0x01	/* IDP onlyContainsUserCerts */
 #define CRLC_CRL_CA_ONLY	0x02	/* IDP onlyContainsCACerts */
 #define CRLC_CRL_HAS_DELTA	0x04	/* a delta CRL is applied */

@@ -8,8 +8,10 @@
 #ifndef CRLCACHE_INDEX_H
 #define CRLCACHE_INDEX_H
 
+#include <stddef.h>
 #include <stdint.h>
 
+#include <crlcache/format.h>
 #include <crlcache/tbs.h>
 
 struct crlc_index;
@@ -76,8 +78,19 @@ const char	*crlc_index_strerror(int err);
 uint64_t	 crlc_index_generation(const struct crlc_index *idx);
 int64_t		 crlc_index_created(const struct crlc_index *idx);
 
+/* What the caller knows of the key that issued a certificate. */
+struct crlc_issuer_key {
+	/* SHA-256 of its subjectPublicKey (format.h "key"), or NULL */
+	const uint8_t	*hash;
+	/* else the certificate's authorityKeyIdentifier keyIdentifier */
+	struct crlc_span aki;
+};
+
 /*
- * Decide one certificate: REVOKED if (issuer, serial) is listed; else
+ * Decide one certificate, issued by the key key names (NULL: nothing is
+ * known of it): only the CRLs that key signed count, or those of a
+ * dedicated CRL signer of the name (format.h "key" says which).  REVOKED
+ * if (issuer, key, serial) is listed; else
  * UNKNOWN if no CRL scope of the issuer covers it (a complete CRL, or a
  * partition whose IDP name equals a name of one of the certificate's
  * distribution points (<crlcache/dpname.h>), respecting
@@ -90,8 +103,19 @@ int64_t		 crlc_index_created(const struct crlc_index *idx);
  * LMDB error (the verdict is then unspecified).
  */
 int		 crlc_index_lookup(struct crlc_index *idx,
-		    const struct crlc_tbs *cert, int64_t now, int64_t grace,
-		    struct crlc_verdict *out);
+		    const struct crlc_tbs *cert,
+		    const struct crlc_issuer_key *key, int64_t now,
+		    int64_t grace, struct crlc_verdict *out);
+
+/* The format version of the open index (format.h VERSIONS). */
+unsigned	 crlc_index_format(const struct crlc_index *idx);
+
+/*
+ * The serial form of the "rev" key (format.h) of a serial's INTEGER
+ * content octets serial[0..len), len >= 1, into out; returns its length.
+ */
+size_t		 crlc_serial_key(const uint8_t *serial, size_t len,
+		    uint8_t out[CRLC_SERIAL_MAX]);
 
 /*
  * The issuer id (the u32 of format.h) of the issuer Name DER name: by its
@@ -113,6 +137,8 @@ int		 crlc_index_stats(struct crlc_index *idx, struct crlc_stats *out);
 /* One "crl" record, decoded; spans point into the map (see foreach). */
 struct crlc_crl_info {
 	uint32_t	 issuer_id;
+	uint32_t	 key_no;	/* format 1: 0 */
+	unsigned	 scope_no;	/* format 1: 0 */
 	struct crlc_span scope;		/* IDP URI, empty: whole issuer */
 	unsigned	 flags;		/* CRLC_CRL_* */
 	uint32_t	 entries;

@@ -1,7 +1,9 @@
 /*
  * Unit test of the index reader (lib/index.c) against files written here
  * straight from the layout documented in <crlcache/format.h>, so that the
- * header, not the fetcher, is the contract under test.  Also: a missing
+ * header, not the fetcher, is the contract under test: format 2 (issuer
+ * keys, serials by hash, records per scope) and format 1, still answered
+ * by the name alone.  Also: a missing
  * file, garbage, a truncated file and a newer format version must be
  * refused with the right code and never fault.  The path is not trusted:
  * a symlink, a FIFO, a device, a file of another user or in a directory
@@ -45,32 +47,99 @@ put(MDB_txn *txn, MDB_dbi dbi, const void *k, size_t kl, const void *v,
 		abort();
 }
 
+/* The "crl" / "rev" key prefix: format 1 the id, format 2 id || key no. */
+static size_t
+prefix(uint8_t *key, uint32_t format, uint32_t id, uint32_t key_no)
+{
+	crlc_put_u32(key, id);
+	if (format < 2)
+		return 4;
+	crlc_put_u32(key + 4, key_no);
+	return 8;
+}
+
 static void
-put_scope(MDB_txn *txn, MDB_dbi dbi, uint32_t id, const char *uri,
-    unsigned flags, int64_t next_update)
+put_scope(MDB_txn *txn, MDB_dbi dbi, uint32_t format, uint32_t id,
+    uint32_t key_no, unsigned scope_no, const char *uri, unsigned flags,
+    int64_t next_update)
 {
 	uint8_t key[CRLC_KEY_MAX], rec[CRLC_CRL_HDR_LEN + 3];
-	size_t ulen = strlen(uri);
+	size_t ulen = strlen(uri), plen = prefix(key, format, id, key_no);
 
-	crlc_put_u32(key, id);
-	memcpy(key + 4, uri, ulen);
+	memcpy(key + plen, uri, ulen);
 	memset(rec, 0, sizeof(rec));
-	rec[0] = 1;
+	rec[0] = format < 2 ? 1 : CRLC_CRL_RECORD_VERSION;
 	rec[1] = (uint8_t)flags;
+	rec[3] = (uint8_t)scope_no;
 	crlc_put_i64(rec + 8, NOW - DAY);
 	crlc_put_i64(rec + 16, next_update);
 	crlc_put_u32(rec + 92, 3);	/* source "src", no DER */
 	memcpy(rec + CRLC_CRL_HDR_LEN, "src", 3);
-	put(txn, dbi, key, 4 + ulen, rec, sizeof(rec));
+	put(txn, dbi, key, plen + ulen, rec, sizeof(rec));
 }
+
+/* A "rev" entry: serial revoked with reason by n scopes (format 2). */
+static void
+put_rev(MDB_txn *txn, MDB_dbi dbi, uint32_t format, uint32_t id,
+    uint32_t key_no, const uint8_t *serial, size_t slen, int reason, int n)
+{
+	uint8_t key[CRLC_KEY_MAX], val[4 * CRLC_REV_LEN], *r = val;
+	size_t plen = prefix(key, format, id, key_no), vlen;
+	int i;
+
+	slen = crlc_serial_key(serial, slen, key + plen);
+	if (format < 2) {
+		crlc_put_i64(val, NOW - 2 * DAY);
+		val[8] = (uint8_t)reason;
+		val[9] = 0;
+		vlen = CRLC_REV_V1_LEN;
+	} else {
+		for (i = 0; i < n; i++, r += CRLC_REV_LEN) {
+			r[0] = 0;
+			r[1] = (uint8_t)(i + 1);
+			crlc_put_i64(r + 2, NOW - 2 * DAY);
+			r[10] = (uint8_t)reason;
+			r[11] = 0;
+		}
+		vlen = (size_t)n * CRLC_REV_LEN;
+	}
+	put(txn, dbi, key, plen + slen, val, vlen);
+}
+
+/* Key hashes of format 2: issuer A has keys 1 and 2, issuer C key 1. */
+static const uint8_t key_a1[CRLC_HASH_LEN] = { 0x11 };
+static const uint8_t key_a2[CRLC_HASH_LEN] = { 0x22 };
+static const uint8_t key_c1[CRLC_HASH_LEN] = { 0x44 };
+static const uint8_t key_unknown[CRLC_HASH_LEN] = { 0x33 };
+/* Key 2's subjectKeyIdentifier (20 bytes, as most CAs make it). */
+static const uint8_t ski_a2[20] = { 0xa2, 0x02, 0xa2 };
+
+static void
+put_key(MDB_txn *txn, MDB_dbi dbi, uint32_t id, const uint8_t *hash,
+    uint32_t key_no, const uint8_t *ski, size_t skilen)
+{
+	uint8_t key[4 + CRLC_HASH_LEN], val[5 + CRLC_SKI_MAX];
+
+	crlc_put_u32(key, id);
+	memcpy(key + 4, hash, CRLC_HASH_LEN);
+	crlc_put_u32(val, key_no);
+	val[4] = (uint8_t)skilen;
+	if (skilen > 0)
+		memcpy(val + 5, ski, skilen);
+	put(txn, dbi, key, sizeof(key), val, 5 + skilen);
+}
+
+/* A serial of 70 octets: over CRLC_SERIAL_MAX, stored by its hash. */
+static uint8_t long_serial[70];
 
 static void
 write_index(const char *path, uint32_t format)
 {
 	MDB_env *env;
 	MDB_txn *txn;
-	MDB_dbi meta, canon, alias, rev, crl, source;
-	uint8_t h[CRLC_HASH_LEN], id[4], v8[8], v4[4], key[16], val[CRLC_REV_LEN];
+	MDB_dbi meta, canon, alias, rev, crl, source, keydb;
+	uint8_t h[CRLC_HASH_LEN], id[4], v8[8], v4[4];
+	static const uint8_t serial_rev[] = { 0x00, 0x80 };
 
 	unlink(path);
 	/* the writer's map size, as the fetcher sets it (format.h) */
@@ -84,7 +153,8 @@ write_index(const char *path, uint32_t format)
 	    mdb_dbi_open(txn, CRLC_DB_ALIAS, MDB_CREATE, &alias) ||
 	    mdb_dbi_open(txn, CRLC_DB_REV, MDB_CREATE, &rev) ||
 	    mdb_dbi_open(txn, CRLC_DB_CRL, MDB_CREATE, &crl) ||
-	    mdb_dbi_open(txn, CRLC_DB_SOURCE, MDB_CREATE, &source))
+	    mdb_dbi_open(txn, CRLC_DB_SOURCE, MDB_CREATE, &source) ||
+	    (format >= 2 && mdb_dbi_open(txn, CRLC_DB_KEY, MDB_CREATE, &keydb)))
 		abort();
 	crlc_put_u32(v4, format);
 	put(txn, meta, "format", 6, v4, 4);
@@ -99,23 +169,34 @@ write_index(const char *path, uint32_t format)
 	put(txn, canon, h, sizeof(h), id, 4);
 	crlc_sha256(name_a, sizeof(name_a), h);
 	put(txn, alias, h, sizeof(h), id, 4);
-	/* serial 00 80 revoked, keyCompromise */
-	memcpy(key, id, 4);
-	key[4] = 0x00;
-	key[5] = 0x80;
-	crlc_put_i64(val, NOW - 2 * DAY);
-	val[8] = 1;
-	val[9] = 0;
-	put(txn, rev, key, 6, val, sizeof(val));
+	/* serial 00 80 revoked, keyCompromise (format 2: by key 1) */
+	put_rev(txn, rev, format, 7, 1, serial_rev, 2, 1, 1);
 	/* partition p1 for users only, fresh; partition p2 stale */
-	put_scope(txn, crl, 7, "http://127.0.0.1/p1.crl", CRLC_CRL_USER_ONLY,
-	    NOW + 6 * DAY);
-	put_scope(txn, crl, 7, "http://127.0.0.1/p2.crl", 0, NOW - 2 * DAY);
+	put_scope(txn, crl, format, 7, 1, 1, "http://127.0.0.1/p1.crl",
+	    CRLC_CRL_USER_ONLY, NOW + 6 * DAY);
+	put_scope(txn, crl, format, 7, 1, 2, "http://127.0.0.1/p2.crl", 0,
+	    NOW - 2 * DAY);
 	/* issuer C = id 9: a complete CRL (empty scope) for CA certificates */
 	crlc_put_u32(id, 9);
 	crlc_sha256(name_c, sizeof(name_c), h);
 	put(txn, alias, h, sizeof(h), id, 4);
-	put_scope(txn, crl, 9, "", CRLC_CRL_CA_ONLY, NOW + DAY);
+	put_scope(txn, crl, format, 9, 1, 1, "", CRLC_CRL_CA_ONLY, NOW + DAY);
+	if (format >= 2) {
+		/*
+		 * Issuer A's second key (a rollover): a complete CRL of its
+		 * own that does not list 00 80, but a 70-octet serial, and
+		 * 01 listed by two of its scopes.
+		 */
+		put_key(txn, keydb, 7, key_a1, 1, (const uint8_t *)"\xa1", 1);
+		put_key(txn, keydb, 7, key_a2, 2, ski_a2, sizeof(ski_a2));
+		put_key(txn, keydb, 9, key_c1, 1, NULL, 0);
+		put_scope(txn, crl, format, 7, 2, 1, "", 0, NOW + DAY);
+		memset(long_serial, 0x5a, sizeof(long_serial));
+		put_rev(txn, rev, format, 7, 2, long_serial,
+		    sizeof(long_serial), 4, 1);
+		put_rev(txn, rev, format, 7, 2, (const uint8_t *)"\x01", 1, 5,
+		    2);
+	}
 	if (mdb_txn_commit(txn))
 		abort();
 	mdb_env_close(env);
@@ -142,12 +223,70 @@ cert(const uint8_t *issuer, size_t ilen, const uint8_t *serial, size_t slen,
 }
 
 static enum crlc_state
-state_of(struct crlc_index *idx, struct crlc_tbs t, int64_t grace)
+state_key(struct crlc_index *idx, struct crlc_tbs t, const uint8_t *key,
+    int64_t grace)
 {
+	struct crlc_issuer_key ik = { key, { NULL, 0 } };
 	struct crlc_verdict v;
 
-	CHECK(crlc_index_lookup(idx, &t, NOW, grace, &v) == 0);
+	CHECK(crlc_index_lookup(idx, &t, &ik, NOW, grace, &v) == 0);
 	return v.state;
+}
+
+/* Format 2: the key decides which of issuer A's CRLs answer. */
+static void
+check_keys(struct crlc_index *idx)
+{
+	static const uint8_t revoked[] = { 0x00, 0x80 }, one[] = { 0x01 };
+	struct crlc_issuer_key ik2 = { key_a2, { NULL, 0 } };
+	struct crlc_issuer_key aki = { NULL, { ski_a2, sizeof(ski_a2) } };
+	struct crlc_verdict v;
+	struct crlc_tbs t;
+	uint8_t other[sizeof(ski_a2)];
+
+	/* an authorityKeyIdentifier names key 2 by its subjectKeyIdentifier */
+	t = cert(name_a, sizeof(name_a), revoked, 2, NULL, 0);
+	CHECK(crlc_index_lookup(idx, &t, &aki, NOW, 0, &v) == 0 &&
+	    v.state == CRLC_GOOD);
+	memcpy(other, ski_a2, sizeof(other));
+	other[0] ^= 1;
+	aki.aki.p = other;
+	CHECK(crlc_index_lookup(idx, &t, &aki, NOW, 0, &v) == 0 &&
+	    v.state == CRLC_UNKNOWN);
+
+	/* key 2's complete CRL does not list key 1's revoked serial */
+	CHECK(state_key(idx, cert(name_a, sizeof(name_a), revoked, 2, NULL, 0),
+	    key_a2, 0) == CRLC_GOOD);
+	/* a key the index does not know: no CRL of it is held */
+	CHECK(state_key(idx, cert(name_a, sizeof(name_a), revoked, 2, NULL, 0),
+	    key_unknown, 0) == CRLC_UNKNOWN);
+	/* no key and two keys under the name: not decided by the name */
+	CHECK(state_key(idx, cert(name_a, sizeof(name_a), revoked, 2, NULL, 0),
+	    NULL, 0) == CRLC_UNKNOWN);
+	/* no key and one key under the name: that one (issuer C) */
+	CHECK(state_key(idx, cert(name_c, sizeof(name_c), one, 1, NULL, 1),
+	    NULL, 0) == CRLC_GOOD);
+	/* a serial over CRLC_SERIAL_MAX octets, found by its hash */
+	t = cert(name_a, sizeof(name_a), long_serial, sizeof(long_serial), NULL,
+	    0);
+	CHECK(crlc_index_lookup(idx, &t, &ik2, NOW, 0, &v) == 0);
+	CHECK(v.state == CRLC_REVOKED && v.reason == 4);
+	long_serial[69] ^= 1;
+	CHECK(state_key(idx, t, key_a2, 0) == CRLC_GOOD);
+	long_serial[69] ^= 1;
+	/* a serial two scopes list: one answer */
+	t = cert(name_a, sizeof(name_a), one, 1, NULL, 0);
+	CHECK(crlc_index_lookup(idx, &t, &ik2, NOW, 0, &v) == 0);
+	CHECK(v.state == CRLC_REVOKED && v.reason == 5);
+}
+
+/* Lookups of issuer A use key_a (format 2) or no key (format 1). */
+static const uint8_t *key_a;
+
+static enum crlc_state
+state_of(struct crlc_index *idx, struct crlc_tbs t, int64_t grace)
+{
+	return state_key(idx, t, key_a, grace);
 }
 
 static void
@@ -155,11 +294,12 @@ check_verdicts(struct crlc_index *idx)
 {
 	static const uint8_t revoked[] = { 0x00, 0x80 }, good[] = { 0x01 };
 	static const uint8_t no_pad[] = { 0x80 };
+	struct crlc_issuer_key ika = { key_a, { NULL, 0 } };
 	struct crlc_verdict v;
 	struct crlc_tbs t;
 
 	t = cert(name_a, sizeof(name_a), revoked, 2, NULL, 0);
-	CHECK(crlc_index_lookup(idx, &t, NOW, 0, &v) == 0);
+	CHECK(crlc_index_lookup(idx, &t, &ika, NOW, 0, &v) == 0);
 	CHECK(v.state == CRLC_REVOKED && v.reason == 1 &&
 	    v.revoked_at == NOW - 2 * DAY);
 	CHECK(strcmp(crlc_reason_name(v.reason), "keyCompromise") == 0);
@@ -181,10 +321,10 @@ check_verdicts(struct crlc_index *idx)
 	CHECK(state_of(idx, cert(name_a, sizeof(name_a), good, 1,
 	    "http://127.0.0.1/p2.crl", 0), 3 * DAY) == CRLC_GOOD);
 	/* a complete CRL covers any DP, but onlyContainsCACerts only CAs */
-	CHECK(state_of(idx, cert(name_c, sizeof(name_c), good, 1, NULL, 1), 0) ==
-	    CRLC_GOOD);
-	CHECK(state_of(idx, cert(name_c, sizeof(name_c), good, 1,
-	    "http://127.0.0.1/p1.crl", 0), 0) == CRLC_UNKNOWN);
+	CHECK(state_key(idx, cert(name_c, sizeof(name_c), good, 1, NULL, 1),
+	    NULL, 0) == CRLC_GOOD);
+	CHECK(state_key(idx, cert(name_c, sizeof(name_c), good, 1,
+	    "http://127.0.0.1/p1.crl", 0), NULL, 0) == CRLC_UNKNOWN);
 	/* an issuer encoding never seen is unknown, even for a listed serial */
 	CHECK(state_of(idx, cert(name_b, sizeof(name_b), revoked, 2, NULL, 0), 0) ==
 	    CRLC_UNKNOWN);
@@ -203,6 +343,10 @@ check_lookups(const char *path)
 	CHECK(crlc_index_created(idx) == NOW);
 	check_verdicts(idx);
 	check_verdicts(idx);
+	if (crlc_index_format(idx) >= 2) {
+		check_keys(idx);
+		check_keys(idx);
+	}
 	crlc_index_close(idx);
 }
 
@@ -334,7 +478,12 @@ main(void)
 	if (mkdtemp(dir) == NULL)
 		return 2;
 	snprintf(path, sizeof(path), "%s/index.mdb", dir);
+	/* format 1 still answers, by the name alone */
+	write_index(path, 1);
+	key_a = NULL;
+	check_lookups(path);
 	write_index(path, CRLC_FORMAT_VERSION);
+	key_a = key_a1;
 	check_lookups(path);
 	check_refusals(dir, path);
 	check_untrusted_path(dir, path);

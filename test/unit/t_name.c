@@ -88,9 +88,70 @@ check_truncations(void)
 	}
 	X509_NAME_free(n);
 	CHECK(crlc_name_canon_hash((const uint8_t *)"\x31\x00", 2, h) == -1);
-	CHECK(crlc_name_canon_hash((const uint8_t *)"\x30\x02\x31\x00", 4, h) == -1);
 	/* the empty Name is well formed */
 	CHECK(crlc_name_canon_hash((const uint8_t *)"\x30\x00", 2, h) == 0);
+}
+
+static int
+same_der(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
+{
+	uint8_t ha[CRLC_HASH_LEN], hb[CRLC_HASH_LEN];
+
+	CHECK(crlc_name_canon_hash(a, alen, ha) == 0);
+	CHECK(crlc_name_canon_hash(b, blen, hb) == 0);
+	return memcmp(ha, hb, sizeof(ha)) == 0;
+}
+
+/* AVAs of one RDN: CN=a (UTF8String), O=b (UTF8String), O=B (Printable). */
+#define AVA_CN_A	"\x30\x08\x06\x03\x55\x04\x03\x0c\x01\x61"
+#define AVA_O_B		"\x30\x08\x06\x03\x55\x04\x0a\x0c\x01\x62"
+#define AVA_O_B_UP	"\x30\x08\x06\x03\x55\x04\x0a\x13\x01\x42"
+#define DER(s)		(const uint8_t *)(s), sizeof(s) - 1
+
+/*
+ * RFC 5280 7.1 and OpenSSL's x509_name_canon: the AVAs of a multi-valued
+ * RDN compare as a set (sorted after conversion), and an empty RDN is no
+ * part of the name.
+ */
+static void
+check_rdn_sets(void)
+{
+	uint8_t h[CRLC_HASH_LEN];
+
+	/* CN=a+O=b in both encoded orders, and with O spelt otherwise */
+	CHECK(same_der(DER("\x30\x16\x31\x14" AVA_CN_A AVA_O_B),
+	    DER("\x30\x16\x31\x14" AVA_O_B AVA_CN_A)));
+	CHECK(same_der(DER("\x30\x16\x31\x14" AVA_CN_A AVA_O_B),
+	    DER("\x30\x16\x31\x14" AVA_O_B_UP AVA_CN_A)));
+	/* ... but not as two RDNs, in either order */
+	CHECK(!same_der(DER("\x30\x16\x31\x14" AVA_CN_A AVA_O_B),
+	    DER("\x30\x18\x31\x0a" AVA_CN_A "\x31\x0a" AVA_O_B)));
+	CHECK(!same_der(DER("\x30\x18\x31\x0a" AVA_O_B "\x31\x0a" AVA_CN_A),
+	    DER("\x30\x18\x31\x0a" AVA_CN_A "\x31\x0a" AVA_O_B)));
+	/* a repeated AVA is not dropped: CN=a+CN=a is not CN=a */
+	CHECK(!same_der(DER("\x30\x16\x31\x14" AVA_CN_A AVA_CN_A),
+	    DER("\x30\x0c\x31\x0a" AVA_CN_A)));
+	/* empty RDNs, anywhere, are dropped */
+	CHECK(same_der(DER("\x30\x02\x31\x00"), DER("\x30\x00")));
+	CHECK(same_der(DER("\x30\x1e\x31\x00\x31\x0a" AVA_O_B "\x31\x00"
+	    "\x31\x0a" AVA_CN_A "\x31\x00"),
+	    DER("\x30\x18\x31\x0a" AVA_O_B "\x31\x0a" AVA_CN_A)));
+	/* NumericString is not a DirectoryString OpenSSL converts: kept raw */
+	CHECK(!same_der(DER("\x30\x0f\x31\x0d\x30\x0b\x06\x03\x55\x04"
+	    "\x05\x12\x04\x31\x20\x20\x32"), DER("\x30\x0f\x31\x0d\x30"
+	    "\x0b\x06\x03\x55\x04\x05\x13\x04\x31\x20\x20\x32")));
+	/* a RDN with more AVAs than NAME_AVA_MAX is refused, not overrun */
+	{
+		uint8_t big[4 + 4 + 65 * 10];
+		size_t i, n = 0;
+
+		big[n++] = 0x30; big[n++] = 0x82; big[n++] = 0x02; big[n++] = 0x92;
+		big[n++] = 0x31; big[n++] = 0x82; big[n++] = 0x02; big[n++] = 0x8a;
+		for (i = 0; i < 65; i++, n += 10)
+			memcpy(big + n, AVA_CN_A, 10);
+		CHECK(n == sizeof(big));
+		CHECK(crlc_name_canon_hash(big, n, h) == -1);
+	}
 }
 
 int
@@ -112,5 +173,6 @@ main(void)
 	CHECK(!same(make_name("Org", "Test Int", V_ASN1_UTF8STRING, 1),
 	    make_name("Org", "Test Int", V_ASN1_UTF8STRING, 0)));
 	check_truncations();
+	check_rdn_sets();
 	return check_result();
 }

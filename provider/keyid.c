@@ -1,0 +1,161 @@
+/*
+ * The identity of a verifying key: SHA-256 of its public key encoded as
+ * the subjectPublicKey of a SubjectPublicKeyInfo (RFC 5280 4.1.2.7), the
+ * same bytes the fetcher hashes from the CA certificate (format.h "key").
+ *
+ * Copyright the crlcache authors. Licensed under the Apache License 2.0.
+ *
+ * Asked of the default provider's keydata with get_params into buffers
+ * on the stack, once per key object: EC and EdDSA keys give their
+ * encoded point (OSSL_PKEY_PARAM_ENCODED_PUBLIC_KEY), RSA keys n and e,
+ * from which the DER RSAPublicKey (RFC 8017 A.1.1) is rebuilt.
+ */
+#include <string.h>
+
+#include <openssl/core_names.h>
+#include <openssl/params.h>
+
+#include <crlcache/hash.h>
+
+#include "prov.h"
+
+/*
+ * Largest encoded point (P-521 uncompressed: 133 bytes; Ed448: 57) and
+ * RSA modulus (16384 bits) we identify; a larger key gets no identity
+ * and is looked up by its issuer's name.
+ */
+#define POINT_MAX	256
+#define MODULUS_MAX	2048
+#define EXPONENT_MAX	64
+/* SEQUENCE { INTEGER n, INTEGER e }: three headers of at most 4 bytes. */
+#define RSAPUB_MAX	(3 * 4 + 1 + MODULUS_MAX + 1 + EXPONENT_MAX)
+
+enum { KEYID_UNSET, KEYID_BUSY, KEYID_READY, KEYID_NONE };
+
+/* Native-endian unsigned integer (OSSL_PARAM_UNSIGNED_INTEGER) to big. */
+static void
+to_big_endian(uint8_t *p, size_t n)
+{
+	const union { uint16_t u; uint8_t c[2]; } one = { 1 };
+	uint8_t t;
+	size_t i;
+
+	if (one.c[0] != 1)
+		return;
+	for (i = 0; i < n / 2; i++) {
+		t = p[i];
+		p[i] = p[n - 1 - i];
+		p[n - 1 - i] = t;
+	}
+}
+
+static size_t
+put_header(uint8_t *out, uint8_t tag, size_t len)
+{
+	size_t n = 0;
+
+	out[n++] = tag;
+	if (len < 0x80) {
+		out[n++] = (uint8_t)len;
+	} else if (len < 0x100) {
+		out[n++] = 0x81;
+		out[n++] = (uint8_t)len;
+	} else {
+		out[n++] = 0x82;
+		out[n++] = (uint8_t)(len >> 8);
+		out[n++] = (uint8_t)len;
+	}
+	return n;
+}
+
+/* DER INTEGER of the big-endian magnitude p[0..n): minimal, positive. */
+static size_t
+put_integer(uint8_t *out, const uint8_t *p, size_t n)
+{
+	size_t o;
+	int pad;
+
+	while (n > 1 && p[0] == 0) {
+		p++;
+		n--;
+	}
+	pad = p[0] & 0x80 ? 1 : 0;
+	o = put_header(out, 0x02, n + (size_t)pad);
+	if (pad)
+		out[o++] = 0;
+	memcpy(out + o, p, n);
+	return o + n;
+}
+
+/* DER RSAPublicKey of an RSA keydata; 0 when it has no n and e. */
+static size_t
+rsa_public_key(struct crlc_key *k, uint8_t out[RSAPUB_MAX])
+{
+	uint8_t n[MODULUS_MAX], e[EXPONENT_MAX], body[RSAPUB_MAX];
+	OSSL_PARAM p[] = {
+		OSSL_PARAM_BN(OSSL_PKEY_PARAM_RSA_N, n, sizeof(n)),
+		OSSL_PARAM_BN(OSSL_PKEY_PARAM_RSA_E, e, sizeof(e)),
+		OSSL_PARAM_END
+	};
+	size_t len, o;
+
+	if (!k->impl->get_params(k->kd, p) ||
+	    p[0].return_size != sizeof(n) || p[1].return_size != sizeof(e))
+		return 0;
+	to_big_endian(n, sizeof(n));
+	to_big_endian(e, sizeof(e));
+	len = put_integer(body, n, sizeof(n));
+	len += put_integer(body + len, e, sizeof(e));
+	o = put_header(out, 0x30, len);
+	memcpy(out + o, body, len);
+	return o + len;
+}
+
+static int
+compute(struct crlc_key *k, uint8_t id[CRLC_HASH_LEN])
+{
+	uint8_t pub[RSAPUB_MAX];
+	OSSL_PARAM p[] = {
+		OSSL_PARAM_octet_string(OSSL_PKEY_PARAM_ENCODED_PUBLIC_KEY,
+		    pub, POINT_MAX),
+		OSSL_PARAM_END
+	};
+	size_t len;
+
+	if (k->impl->get_params == NULL)
+		return -1;
+	if (k->impl->get_params(k->kd, p) && OSSL_PARAM_modified(p) &&
+	    p[0].return_size > 0 && p[0].return_size <= POINT_MAX) {
+		crlc_sha256(pub, p[0].return_size, id);
+		return 0;
+	}
+	if ((len = rsa_public_key(k, pub)) == 0)
+		return -1;
+	crlc_sha256(pub, len, id);
+	return 0;
+}
+
+const uint8_t *
+crlc_key_id(struct crlc_key *k, uint8_t scratch[CRLC_HASH_LEN])
+{
+	int state = atomic_load_explicit(&k->id_state, memory_order_acquire);
+
+	if (state == KEYID_READY)
+		return k->id;
+	if (state == KEYID_NONE)
+		return NULL;
+	if (compute(k, scratch) == -1) {
+		state = KEYID_UNSET;
+		(void)atomic_compare_exchange_strong(&k->id_state, &state,
+		    KEYID_NONE);
+		return NULL;
+	}
+	/* The first to finish keeps it for every later verification. */
+	state = KEYID_UNSET;
+	if (atomic_compare_exchange_strong(&k->id_state, &state, KEYID_BUSY)) {
+		memcpy(k->id, scratch, CRLC_HASH_LEN);
+		atomic_store_explicit(&k->id_state, KEYID_READY,
+		    memory_order_release);
+	}
+	return scratch;
+}

@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""Craft certificates and CRLs that `openssl ca` will not make, re-signed
+with the issuer's key by the openssl CLI (tests only).
+
+  der_edit.py swap-issuer-rdn CERT.pem CAKEY.pem OUT.pem
+      the AVAs of every multi-valued RDN of the certificate's issuer Name
+      in reverse encoded order (still the same name, RFC 5280 7.1)
+  der_edit.py add-serial CRL.der CAKEY.pem OUT.der HEX
+      one more revokedCertificates entry (serial content octets HEX,
+      revocationDate = thisUpdate) appended to the CRL
+
+The signature algorithm of the input is kept; the key must match it with
+SHA-256 (RSA PKCS#1 v1.5 or ECDSA, what test/lib.sh makes).
+"""
+import subprocess
+import sys
+import tempfile
+
+
+def tlv(buf, off):
+    """(tag, header length, content length) of the element at off."""
+    tag = buf[off]
+    n = buf[off + 1]
+    if n < 0x80:
+        return tag, 2, n
+    k = n & 0x7F
+    return tag, 2 + k, int.from_bytes(buf[off + 2:off + 2 + k], "big")
+
+
+def children(buf):
+    """The elements of a constructed content, as bytes."""
+    out, off = [], 0
+    while off < len(buf):
+        _, h, n = tlv(buf, off)
+        out.append(buf[off:off + h + n])
+        off += h + n
+    return out
+
+
+def content(el):
+    _, h, n = tlv(el, 0)
+    return el[h:h + n]
+
+
+def enc(tag, body):
+    n = len(body)
+    if n < 0x80:
+        hdr = bytes([n])
+    else:
+        b = n.to_bytes((n.bit_length() + 7) // 8, "big")
+        hdr = bytes([0x80 | len(b)]) + b
+    return bytes([tag]) + hdr + body
+
+
+def sign(tbs, key):
+    with tempfile.NamedTemporaryFile() as f:
+        f.write(tbs)
+        f.flush()
+        return subprocess.run(["openssl", "dgst", "-sha256", "-sign", key, f.name],
+                              check=True, capture_output=True).stdout
+
+
+def resign(signed, key, edit):
+    """signed: DER SEQUENCE { tbs, alg, sig }; edit(list of tbs fields)."""
+    tbs, alg, _ = children(content(signed))
+    fields = children(content(tbs))
+    edit(fields)
+    tbs = enc(0x30, b"".join(fields))
+    return enc(0x30, tbs + alg + enc(0x03, b"\0" + sign(tbs, key)))
+
+
+def pem_read(path):
+    return subprocess.run(["openssl", "x509", "-in", path, "-outform", "DER"],
+                          check=True, capture_output=True).stdout
+
+
+def pem_write(der, path):
+    subprocess.run(["openssl", "x509", "-inform", "DER", "-out", path],
+                   input=der, check=True)
+
+
+def swap_issuer_rdn(fields):
+    # version [0], serial, signature, issuer
+    i = 3 if fields[0][0] == 0xA0 else 2
+    rdns = [enc(0x31, b"".join(reversed(children(content(r)))))
+            for r in children(content(fields[i]))]
+    fields[i] = enc(0x30, b"".join(rdns))
+
+
+def add_serial(hexserial):
+    def edit(fields):
+        # [version], signature, issuer, thisUpdate, [nextUpdate], [revoked], [0] ext
+        i = 1 if fields[0][0] == 0x02 else 0
+        this_update = fields[i + 2]
+        entry = enc(0x30, enc(0x02, bytes.fromhex(hexserial)) + this_update)
+        j = i + 3
+        if j < len(fields) and fields[j][0] in (0x17, 0x18):
+            j += 1
+        if j < len(fields) and fields[j][0] == 0x30:
+            fields[j] = enc(0x30, content(fields[j]) + entry)
+        else:
+            fields.insert(j, enc(0x30, entry))
+    return edit
+
+
+def main(argv):
+    if len(argv) == 5 and argv[1] == "swap-issuer-rdn":
+        pem_write(resign(pem_read(argv[2]), argv[3], swap_issuer_rdn), argv[4])
+    elif len(argv) == 6 and argv[1] == "add-serial":
+        with open(argv[2], "rb") as f:
+            der = f.read()
+        with open(argv[4], "wb") as f:
+            f.write(resign(der, argv[3], add_serial(argv[5])))
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == "__main__":
+    main(sys.argv)
