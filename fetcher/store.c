@@ -802,6 +802,13 @@ admissible(const struct crl *c, const struct crlc_crl_info *old, int have,
 	}
 	if (!have)
 		return 1;
+	/*
+	 * The complete CRL held, delivered again (a server without
+	 * conditional GET): with a delta applied its number is below the
+	 * delta's, as complete and delta CRLs share one sequence (5.2.3).
+	 */
+	if (c->derlen == old->der.len && memcmp(c->der, old->der.p, c->derlen) == 0)
+		return 0;
 	/* v1 after v2: see read_numbers() in crl.c */
 	if (c->p.version == 1 &&
 	    old->number.len > 0) {
@@ -817,10 +824,6 @@ admissible(const struct crl *c, const struct crlc_crl_info *old, int have,
 			return -1;
 		}
 		if (cmp == 0 && !(old->flags & CRLC_CRL_HAS_DELTA)) {
-			if (c->this_update == old->this_update &&
-			    c->derlen == old->der.len &&
-			    memcmp(c->der, old->der.p, c->derlen) == 0)
-				return 0;
 			snprintf(err, errlen, "CRL number reused with different "
 			    "content (RFC 5280 5.2.3)");
 			return -1;
@@ -830,9 +833,6 @@ admissible(const struct crl *c, const struct crlc_crl_info *old, int have,
 		snprintf(err, errlen, "rollback: thisUpdate is older than the one held");
 		return -1;
 	}
-	if (c->this_update == old->this_update && c->derlen == old->der.len &&
-	    memcmp(c->der, old->der.p, c->derlen) == 0)
-		return 0;
 	return 1;
 }
 

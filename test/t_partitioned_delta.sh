@@ -90,6 +90,14 @@ if upd delta 0; then
     if check_is_soft good 0 "$PKI/d_hold.pem"; then case_ok delta-removeFromCRL
     else case_fail delta-removeFromCRL "d_hold still revoked after removeFromCRL in the delta"; fi
 fi
+# the held complete CRL delivered again in full (a server without
+# conditional GET): its number is below the delta's, yet it is the same CRL
+if cc import "$W/full.crl" >"$W/imp.out" 2>"$W/imp.err"; then
+    if ! check_is_soft revoked 1 "$PKI/d_new.pem"; then case_fail base-again "the delta's d_new lost"
+    else case_ok base-again; fi
+else
+    case_fail base-again "import of the held base failed: $(cat "$W/imp.err")"
+fi
 # a delta naming base 48 while we hold base 16: cannot be applied
 write_conf "url = $BASE_URL/full.crl" "url = $BASE_URL/delta48.crl" "$A" "$DA"
 if upd delta-wrong-base 1; then
