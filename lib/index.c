@@ -23,6 +23,8 @@
 #include <crlcache/index.h>
 #include <crlcache/name.h>
 
+#include "lmdbcheck.h"
+
 /*
  * Read transactions kept for reuse: mdb_txn_begin() allocates, while
  * mdb_txn_renew() of a reset transaction only re-reads the meta page.
@@ -127,7 +129,11 @@ get_meta(MDB_txn *txn, MDB_dbi meta, const char *name, size_t want,
 	return 0;
 }
 
-/* Refuse a file shorter than its own meta page says (it would SIGBUS). */
+/*
+ * Refuse a file shorter than its own meta page says (it would SIGBUS):
+ * crlc_lmdb_check() said so of the bytes it read, and this is what LMDB
+ * read, should the file have been rewritten in place in between.
+ */
 static int
 check_length(MDB_env *env)
 {
@@ -395,6 +401,8 @@ crlc_index_open(const char *path, struct crlc_index **out, const char **detail)
 
 	*out = NULL;
 	if ((fd = open_trusted(path, &sb, &ret, &why)) == -1)
+		goto done;
+	if ((ret = crlc_lmdb_check(fd, (uint64_t)sb.st_size, &why)) != CRLC_OK)
 		goto done;
 	if ((idx = calloc(1, sizeof(*idx))) == NULL) {
 		ret = CRLC_E_NOMEM;
