@@ -112,7 +112,7 @@ srv_start srv good_ec
 # (a) a process idle across a truncating rewrite: its next lookup finds the
 # file changed (same inode, new size) and must not use the old map again
 # (it used to keep "the generation already open" and die of SIGBUS).
-"$PY" - "$(srv_port srv)" "$ROOT" >"$W/idle.out" 2>"$W/idle.err" <<'EOF' &
+px -- "$PY" - "$(srv_port srv)" "$ROOT" >"$W/idle.out" 2>"$W/idle.err" <<'EOF' &
 import socket, ssl, sys, time
 port, root = int(sys.argv[1]), sys.argv[2]
 def shake():
@@ -138,6 +138,8 @@ if signalled "$rc"; then
     case_fail idle "a process idle across an in-place truncation died of signal $((rc - 128))"
 elif [ "$(grep -c '^ok$' "$W/idle.out")" -ne 4 ]; then
     cat "$W/idle.out" "$W/idle.err"; case_fail idle "expected 4 handshakes ok"
+elif ! grep -q 'passing through' "$W/idle.err"; then
+    cat "$W/idle.err"; case_fail idle "the provider did not say it passes through"
 else
     case_ok "idle: 4 handshakes ok across in-place truncations"
 fi
