@@ -34,6 +34,7 @@ struct crlc_kshare {
 	atomic_uint		 refs;
 	const struct km_impl	*impl;
 	void			*kd;
+	struct crlc_keyid	 id;
 	uint64_t		 hash;
 	size_t			 len;
 	uint8_t			 tag[];
@@ -108,6 +109,12 @@ crlc_kshare_kd(const struct crlc_kshare *s)
 	return s->kd;
 }
 
+struct crlc_keyid *
+crlc_kshare_id(struct crlc_kshare *s)
+{
+	return &s->id;
+}
+
 /* Put s back into slot, or drop the cache's reference if it was refilled. */
 static void
 slot_return(struct crlc_kshare *_Atomic *slot, struct crlc_kshare *s)
@@ -147,6 +154,7 @@ crlc_keycache_add(struct crlc_keycache *c, const struct km_impl *impl,
 	atomic_init(&s->refs, 2);	/* the caller's and the slot's */
 	s->impl = impl;
 	s->kd = kd;
+	atomic_init(&s->id.state, 0);	/* not computed yet (keyid.c) */
 	s->hash = tag_hash(tag, len);
 	s->len = len;
 	memcpy(s->tag, tag, len);

@@ -169,6 +169,12 @@ struct crlc_prov {
 	struct crlc_keycache	 keycache;
 };
 
+/* keyid.c: a key's identity once computed (KEYID_* states). */
+struct crlc_keyid {
+	atomic_int		 state;
+	uint8_t			 id[CRLC_HASH_LEN];
+};
+
 /* Our keydata: the default provider's keydata and its functions. */
 struct crlc_key {
 	const struct km_impl	*impl;
@@ -176,9 +182,9 @@ struct crlc_key {
 	struct crlc_kshare	*share;	/* holds kd when not NULL */
 	struct crlc_keycache	*cache;	/* the provider instance's */
 	int			 imported;
-	/* keyid.c: the key's identity, computed once (zeroed by calloc) */
-	atomic_int		 id_state;
-	uint8_t			 id[CRLC_HASH_LEN];
+	/* keyid.c: the key's identity, computed once (zeroed by calloc);
+	 * a shared key keeps it in the share, for every import of it */
+	struct crlc_keyid	 id;
 };
 
 /*
@@ -208,6 +214,7 @@ struct crlc_kshare	*crlc_keycache_add(struct crlc_keycache *c,
 			    size_t len);
 void			 crlc_keycache_clear(struct crlc_keycache *c);
 void			*crlc_kshare_kd(const struct crlc_kshare *s);
+struct crlc_keyid	*crlc_kshare_id(struct crlc_kshare *s);
 void			 crlc_kshare_put(struct crlc_kshare *s);
 
 /* sig.c / keymgmt.c: dispatch tables, indexed like sig[] / km[]. */
