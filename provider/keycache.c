@@ -147,6 +147,7 @@ struct crlc_kshare *
 crlc_keycache_add(struct crlc_keycache *c, const struct km_impl *impl,
     void *kd, const uint8_t *tag, size_t len)
 {
+	struct crlc_kshare *_Atomic *slot;
 	struct crlc_kshare *s;
 
 	if ((s = malloc(sizeof(*s) + len)) == NULL)
@@ -158,7 +159,8 @@ crlc_keycache_add(struct crlc_keycache *c, const struct km_impl *impl,
 	s->hash = tag_hash(tag, len);
 	s->len = len;
 	memcpy(s->tag, tag, len);
-	crlc_kshare_put(atomic_exchange(&c->slot[s->hash % CRLC_KEYCACHE_SLOTS], s));
+	slot = &c->slot[s->hash % CRLC_KEYCACHE_SLOTS];
+	crlc_kshare_put(atomic_exchange(slot, s));
 	return s;
 }
 
