@@ -3,12 +3,13 @@
  *
  * Copyright the crlcache authors. Licensed under the Apache License 2.0.
  *
- * A certificate may hold an EC point compressed (RFC 5480 2.2), and what
- * a provider's key object answers for its encoded public key depends on
- * the OpenSSL release (compressed before 3.0.8, uncompressed after).  The
- * fetcher (from the CA certificate) and the provider (from the verifying
- * key) must name one key alike: both rebuild the uncompressed point from
- * the affine coordinates, asked in the same get_params call.
+ * The key object's OSSL_PKEY_PARAM_PUB_KEY: an EC key's point in the form
+ * it was decoded from (a certificate may hold it compressed, RFC 5480
+ * 2.2), an EdDSA key's raw key.  (OpenSSL 3.0's EdDSA keys do not answer
+ * OSSL_PKEY_PARAM_ENCODED_PUBLIC_KEY.)  The fetcher (from the CA
+ * certificate) and the provider (from the verifying key) must name one
+ * key alike: both rebuild the uncompressed point from the affine
+ * coordinates, asked in the same get_params call.
  */
 #include <string.h>
 
@@ -44,7 +45,7 @@ crlc_key_point(crlc_key_params_fn *get, void *key, uint8_t out[CRLC_POINT_MAX])
 	/* Each coordinate fits in half a point (x and y of equal length). */
 	uint8_t x[CRLC_POINT_MAX / 2], y[CRLC_POINT_MAX / 2];
 	OSSL_PARAM p[] = {
-		OSSL_PARAM_octet_string(OSSL_PKEY_PARAM_ENCODED_PUBLIC_KEY,
+		OSSL_PARAM_octet_string(OSSL_PKEY_PARAM_PUB_KEY,
 		    out, CRLC_POINT_MAX),
 		OSSL_PARAM_BN(OSSL_PKEY_PARAM_EC_PUB_X, x, sizeof(x)),
 		OSSL_PARAM_BN(OSSL_PKEY_PARAM_EC_PUB_Y, y, sizeof(y)),

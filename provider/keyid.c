@@ -7,7 +7,7 @@
  *
  * Asked of the default provider's keydata with get_params into buffers
  * on the stack, once per key object: EC and EdDSA keys give their
- * encoded point (crlc_key_point(): EC uncompressed), RSA keys n and e,
+ * public point (crlc_key_point(): EC uncompressed), RSA keys n and e,
  * from which the DER RSAPublicKey (RFC 8017 A.1.1) is rebuilt, DSA keys
  * y, the DER INTEGER DSAPublicKey (RFC 3279 2.3.2).
  */

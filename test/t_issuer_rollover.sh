@@ -109,7 +109,15 @@ STATE=$W/state-dsa
 import_both dsa dsa-
 answers dsa dsa-
 
-# Case 4: EC CAs whose certificates hold the compressed point: the fetcher
+# Case 4: Ed25519 CAs (OpenSSL 3.0's EdDSA keys answer only "pub").
+pair ed- "/CN=Roll Ed25519 CA" ed25519
+pki_gencrl ed-inta "$W/ed-a.crl" number=01
+pki_gencrl ed-intb "$W/ed-b.crl" number=01
+STATE=$W/state-ed
+import_both ed ed-
+answers ed ed-
+
+# Case 5: EC CAs whose certificates hold the compressed point: the fetcher
 # hashes the certificate's bytes, the provider the key object the verifier
 # decoded from them; both must name one key (format.h "key").
 pair ecc- "/CN=Roll EC compressed CA" ec-compressed

@@ -23,11 +23,12 @@
 typedef int crlc_key_params_fn(void *key, OSSL_PARAM params[]);
 
 /*
- * Into out, the key's OSSL_PKEY_PARAM_ENCODED_PUBLIC_KEY with an EC point
- * made uncompressed (SEC 1 2.3.3: 04 || X || Y, each the field's length),
- * whichever form the certificate or the provider holds it in; EdDSA keys
- * as they are.  Returns its length; 0 for a key without an encoded
- * public key (RSA, DSA) or one that does not fit.  No allocation.
+ * Into out, the key's public point (OSSL_PKEY_PARAM_PUB_KEY), an EC point
+ * made uncompressed (SEC 1 2.3.3: 04 || X || Y, each the field's length)
+ * whichever form the certificate or the provider holds it in, an EdDSA
+ * key as it is.  Returns its length; 0 for a key without an octet-string
+ * public key (RSA; DSA's is an integer) or one that does not fit.  No
+ * allocation.
  */
 size_t	crlc_key_point(crlc_key_params_fn *get, void *key,
 	    uint8_t out[CRLC_POINT_MAX]);
