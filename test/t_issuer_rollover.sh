@@ -5,7 +5,9 @@
 # for a certificate must come from the CRLs of the key that issued it, both
 # when the two CRLs carry the same CRL number and when they carry different
 # ones (neither may be refused as a reuse or a rollback), for `check` and for
-# the provider (openssl verify).
+# the provider (openssl verify); for DSA, Ed25519 and EC CAs whose
+# certificates hold the compressed point too (the provider's key identity
+# equals the fetcher's); and `status` tells the two keys apart.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_provider.sh"
 BASE_URL=http://127.0.0.1:9
@@ -71,6 +73,26 @@ answers() {
         || case_fail "$c-check-aki-a1000" "a1000 not revoked by its AKI"
 }
 
+# status_keys CASE [P]: `status` and `status --json` show each CRL's key
+# number, the two keys' differing, and the key's subjectKeyIdentifier.
+status_keys() {
+    local c=$1 p=${2-} k ski keys=""
+    cc status >"$W/status.out" 2>&1 && cc status --json >"$W/status.json" 2>&1 \
+        || { cat "$W/status.out" "$W/status.json" >&2; case_fail "$c-status" "status failed"; return; }
+    for k in a b; do
+        ski=$(openssl x509 -in "$PKI/${p}int$k/cert.pem" -noout -ext subjectKeyIdentifier \
+            | tail -n1 | tr -d ' :' | tr 'A-F' 'a-f')
+        if grep -Eq "^crl [^ ]*/${p}$k\.crl .* key=[1-9][0-9]* ski=$ski( |\$)" "$W/status.out" &&
+           grep -q "\"key\": [1-9][0-9]*, \"ski\": \"$ski\"" "$W/status.json"; then
+            case_ok "$c-status-$k"
+        else cat "$W/status.out" "$W/status.json" >&2; case_fail "$c-status-$k" "key $k or its SKI not shown"; fi
+        keys="$keys $(sed -nE "s|^crl [^ ]*/${p}$k\.crl .* key=([0-9]+).*|\1|p" "$W/status.out")"
+    done
+    set -- $keys
+    [ "$#" -eq 2 ] && [ "$1" != "$2" ] && case_ok "$c-status-distinct" \
+        || case_fail "$c-status-distinct" "key numbers:$keys"
+}
+
 import_both() {
     cc import --anchor "$ROOT" --untrusted "$W/untrusted.pem" "$W/root.crl" "$W/${2-}a.crl" "$W/${2-}b.crl" \
         >"$W/o" 2>"$W/e" || { cat "$W/e" >&2; case_fail "$1-import" "a CRL was refused"; return; }
@@ -83,6 +105,7 @@ pki_gencrl intb "$W/b.crl" number=01
 STATE=$W/state-equal
 import_both equal
 answers equal
+status_keys equal
 
 # Case 2: A numbers 05, B 02; imported A first (B would look like a rollback).
 pki_gencrl inta "$W/a.crl" number=05
@@ -108,6 +131,7 @@ pki_gencrl dsa-intb "$W/dsa-b.crl" number=01
 STATE=$W/state-dsa
 import_both dsa dsa-
 answers dsa dsa-
+status_keys dsa dsa-
 
 # Case 4: Ed25519 CAs (OpenSSL 3.0's EdDSA keys answer only "pub").
 pair ed- "/CN=Roll Ed25519 CA" ed25519
