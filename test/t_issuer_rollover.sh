@@ -123,31 +123,26 @@ if cc import --anchor "$ROOT" --untrusted "$W/untrusted.pem" "$W/a2.crl" >"$W/o"
 elif grep -q rollback "$W/e"; then case_ok differ-rollback-a
 else cat "$W/e" >&2; case_fail differ-rollback-a "refused, but not as a rollback"; fi
 
+# key_case P SUBJ KEYTYPE: a pair of KEYTYPE CAs (see pair) whose CRLs
+# both number 01, each answering for its own key's certificates.
+key_case() {
+    local p=$1
+    pair "$@"
+    pki_gencrl "${p}inta" "$W/${p}a.crl" number=01
+    pki_gencrl "${p}intb" "$W/${p}b.crl" number=01
+    STATE=$W/state-$p
+    import_both "${p%-}" "$p"
+    answers "${p%-}" "$p"
+    status_keys "${p%-}" "$p"
+}
+
 # Case 3: DSA CAs, whose key the provider identifies from y (the
 # subjectPublicKey of a DSA key is the INTEGER y, RFC 3279 2.3.2).
-pair dsa- "/CN=Roll DSA CA" dsa
-pki_gencrl dsa-inta "$W/dsa-a.crl" number=01
-pki_gencrl dsa-intb "$W/dsa-b.crl" number=01
-STATE=$W/state-dsa
-import_both dsa dsa-
-answers dsa dsa-
-status_keys dsa dsa-
-
+key_case dsa- "/CN=Roll DSA CA" dsa
 # Case 4: Ed25519 CAs (OpenSSL 3.0's EdDSA keys answer only "pub").
-pair ed- "/CN=Roll Ed25519 CA" ed25519
-pki_gencrl ed-inta "$W/ed-a.crl" number=01
-pki_gencrl ed-intb "$W/ed-b.crl" number=01
-STATE=$W/state-ed
-import_both ed ed-
-answers ed ed-
-
+key_case ed- "/CN=Roll Ed25519 CA" ed25519
 # Case 5: EC CAs whose certificates hold the compressed point: the fetcher
 # hashes the certificate's bytes, the provider the key object the verifier
 # decoded from them; both must name one key (format.h "key").
-pair ecc- "/CN=Roll EC compressed CA" ec-compressed
-pki_gencrl ecc-inta "$W/ecc-a.crl" number=01
-pki_gencrl ecc-intb "$W/ecc-b.crl" number=01
-STATE=$W/state-ecc
-import_both ecc ecc-
-answers ecc ecc-
+key_case ecc- "/CN=Roll EC compressed CA" ec-compressed
 finish
