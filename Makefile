@@ -58,6 +58,8 @@ provider/crlcache.so: $(PROV_OBJS) lib/libcrlcache.a provider/crlcache.map
 # built with ASan+UBSan.
 test/unit/t_%: test/unit/t_%.c test/unit/check.h $(LIB_SRCS) $(HDRS)
 	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -Iinclude $(PKG_CFLAGS) $(SAN) -o $@ $< $(LIB_SRCS) $(PKG_LIBS)
+# t_keycache builds provider/keycache.c in.
+test/unit/t_keycache: provider/keycache.c
 
 unit: $(UNIT_BINS)
 

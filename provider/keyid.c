@@ -151,23 +151,27 @@ compute(struct crlc_key *k, uint8_t id[CRLC_HASH_LEN])
 const uint8_t *
 crlc_key_id(struct crlc_key *k, uint8_t scratch[CRLC_HASH_LEN])
 {
-	int state = atomic_load_explicit(&k->id_state, memory_order_acquire);
+	struct crlc_keyid *ki;
+	int state;
+
+	ki = k->share != NULL ? crlc_kshare_id(k->share) : &k->id;
+	state = atomic_load_explicit(&ki->state, memory_order_acquire);
 
 	if (state == KEYID_READY)
-		return k->id;
+		return ki->id;
 	if (state == KEYID_NONE)
 		return NULL;
 	if (compute(k, scratch) == -1) {
 		state = KEYID_UNSET;
-		(void)atomic_compare_exchange_strong(&k->id_state, &state,
+		(void)atomic_compare_exchange_strong(&ki->state, &state,
 		    KEYID_NONE);
 		return NULL;
 	}
 	/* The first to finish keeps it for every later verification. */
 	state = KEYID_UNSET;
-	if (atomic_compare_exchange_strong(&k->id_state, &state, KEYID_BUSY)) {
-		memcpy(k->id, scratch, CRLC_HASH_LEN);
-		atomic_store_explicit(&k->id_state, KEYID_READY,
+	if (atomic_compare_exchange_strong(&ki->state, &state, KEYID_BUSY)) {
+		memcpy(ki->id, scratch, CRLC_HASH_LEN);
+		atomic_store_explicit(&ki->state, KEYID_READY,
 		    memory_order_release);
 	}
 	return scratch;
