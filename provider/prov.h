@@ -192,8 +192,8 @@ struct crlc_key {
  * SubjectPublicKeyInfo encodes it (format.h "key"), for the index to
  * tell apart CAs of one name.  Computed on the first call and kept in k;
  * a thread that finds it being computed computes its own into scratch.
- * NULL when it cannot be had (a key type without an encoded public key
- * or RSA parameters).
+ * NULL when it cannot be had (a key type with neither a public point,
+ * RSA parameters nor a DSA y).
  */
 const uint8_t	*crlc_key_id(struct crlc_key *k, uint8_t scratch[CRLC_HASH_LEN]);
 
