@@ -12,6 +12,7 @@
 
 #include <crlcache/hash.h>
 #include <crlcache/name.h>
+#include <crlcache/point.h>
 
 #include "fetcher.h"
 
@@ -38,13 +39,34 @@ name_der_hash(const X509_NAME *name, uint8_t out[CRLC_HASH_LEN])
 	return 0;
 }
 
+static int
+pkey_params(void *pkey, OSSL_PARAM params[])
+{
+	return EVP_PKEY_get_params(pkey, params);
+}
+
+/*
+ * The subjectPublicKey's bits, but an EC point uncompressed whatever the
+ * certificate's form: the provider sees a key object, not these bytes
+ * (format.h "key").
+ */
 int
 cert_key_hash(X509 *x, uint8_t out[CRLC_HASH_LEN])
 {
 	const ASN1_BIT_STRING *spk = x != NULL ? X509_get0_pubkey_bitstr(x) : NULL;
+	uint8_t point[CRLC_POINT_MAX];
+	EVP_PKEY *pk;
+	size_t len;
 
 	if (spk == NULL || spk->length <= 0)
 		return -1;
+	if ((pk = X509_get0_pubkey(x)) != NULL &&
+	    (EVP_PKEY_is_a(pk, "EC") || EVP_PKEY_is_a(pk, "SM2"))) {
+		if ((len = crlc_key_point(pkey_params, pk, point)) == 0)
+			return -1;
+		crlc_sha256(point, len, out);
+		return 0;
+	}
 	crlc_sha256(spk->data, (size_t)spk->length, out);
 	return 0;
 }

@@ -90,16 +90,31 @@ scope_kind(const struct crlc_crl_info *ci, char *buf, size_t size)
 	    ci->delta.len > 0 ? "+delta" : "");
 }
 
+/*
+ * The signing key's subjectKeyIdentifier in lower-case hex, empty for key
+ * number 0 (the CRLs that answer for any key of the name, format.h "key").
+ */
+static void
+ski_hex(const struct crlc_crl_info *ci, char *buf, size_t size)
+{
+	size_t i;
+
+	buf[0] = '\0';
+	for (i = 0; i < ci->ski.len && 2 * i + 2 < size; i++)
+		snprintf(buf + 2 * i, size - 2 * i, "%02x", ci->ski.p[i]);
+}
+
 static int
 print_crl(const struct crlc_crl_info *ci, void *arg)
 {
 	struct status_walk *w = arg;
 	const char *scope = (const char *)ci->scope.p;
-	char tu[32], nu[32], kind[40], *raw, *src;
+	char tu[32], nu[32], kind[40], ski[2 * CRLC_SKI_MAX + 1], *raw, *src;
 	size_t srclen;
 	int stale = is_stale(w, ci->next_update);
 
 	scope_kind(ci, kind, sizeof(kind));
+	ski_hex(ci, ski, sizeof(ski));
 
 	/* An index an older version published may name a URL's credentials. */
 	raw = xcalloc(1, ci->source.len + 1);
@@ -113,10 +128,11 @@ print_crl(const struct crlc_crl_info *ci, void *arg)
 		format_time(ci->this_update, tu, sizeof(tu));
 		format_time(ci->next_update, nu, sizeof(nu));
 		fprintf(w->out, "crl %.*s scope=%.*s entries=%u thisUpdate=%s "
-		    "nextUpdate=%s kind=%s%s%s\n", (int)srclen, src,
+		    "nextUpdate=%s kind=%s key=%u%s%s%s%s\n", (int)srclen, src,
 		    ci->scope.len > 0 ? (int)ci->scope.len : 3,
 		    ci->scope.len > 0 ? scope : "all", ci->entries, tu,
-		    ci->next_update != 0 ? nu : "none", kind,
+		    ci->next_update != 0 ? nu : "none", kind, ci->key_no,
+		    ski[0] != '\0' ? " ski=" : "", ski,
 		    ci->delta.len > 0 ? " delta" : "", stale ? " stale" : "");
 		break;
 	case OUT_JSON:
@@ -126,6 +142,11 @@ print_crl(const struct crlc_crl_info *ci, void *arg)
 		json_str(w->out, scope, ci->scope.len);
 		fputs(", \"kind\": ", w->out);
 		json_str(w->out, kind, strlen(kind));
+		fprintf(w->out, ", \"key\": %u, \"ski\": ", ci->key_no);
+		if (ski[0] != '\0')
+			json_str(w->out, ski, strlen(ski));
+		else
+			fputs("null", w->out);
 		fprintf(w->out, ", \"partition\": %s, \"user_only\": %s, "
 		    "\"ca_only\": %s, \"entries\": %u, \"this_update\": %lld, "
 		    "\"next_update\": %lld, \"fetched_at\": %lld, \"delta\": %s, "

@@ -943,6 +943,43 @@ crlc_crl_decode(const void *key, size_t keylen, const void *val, size_t vallen,
 	return 0;
 }
 
+/*
+ * The subjectKeyIdentifier stored for key number key_no of issuer id
+ * (format.h "key") into ski, pointing into the map; left empty when not
+ * found among the first KEY_WALK_MAX keys of the name.
+ */
+static int
+key_ski(struct crlc_index *idx, MDB_txn *txn, uint32_t id, uint32_t key_no,
+    struct crlc_span *ski)
+{
+	uint8_t kk[CRLC_ISSUER_ID_LEN];
+	MDB_val k = { sizeof(kk), kk }, v;
+	MDB_cursor *cur;
+	const uint8_t *p;
+	int rc, n = 0;
+
+	if (mdb_cursor_open(txn, idx->key, &cur) != 0)
+		return -1;
+	crlc_put_u32(kk, id);
+	for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
+	    rc == 0 && n++ < KEY_WALK_MAX;
+	    rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		p = v.mv_data;
+		if (k.mv_size < CRLC_ISSUER_ID_LEN ||
+		    crlc_get_u32(k.mv_data) != id)
+			break;
+		if (v.mv_size > CRLC_KEY_NO_LEN &&
+		    crlc_get_u32(p) == key_no &&
+		    v.mv_size >= CRLC_KEY_NO_LEN + 1u + p[CRLC_KEY_NO_LEN]) {
+			ski->p = p + CRLC_KEY_NO_LEN + 1;
+			ski->len = p[CRLC_KEY_NO_LEN];
+			break;
+		}
+	}
+	mdb_cursor_close(cur);
+	return rc == 0 || rc == MDB_NOTFOUND ? 0 : -1;
+}
+
 int
 crlc_index_foreach_crl(struct crlc_index *idx,
     int (*fn)(const struct crlc_crl_info *, void *), void *arg)
@@ -961,6 +998,9 @@ crlc_index_foreach_crl(struct crlc_index *idx,
 	    rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
 		if (crlc_crl_decode(k.mv_data, k.mv_size, v.mv_data, v.mv_size,
 		    &ci) == -1)
+			goto done;
+		if (idx->format >= 2 && ci.key_no != 0 &&
+		    key_ski(idx, txn, ci.issuer_id, ci.key_no, &ci.ski) == -1)
 			goto done;
 		if ((ret = fn(&ci, arg)) != 0)
 			goto done;

@@ -7,8 +7,9 @@
  *
  * Asked of the default provider's keydata with get_params into buffers
  * on the stack, once per key object: EC and EdDSA keys give their
- * encoded point (OSSL_PKEY_PARAM_ENCODED_PUBLIC_KEY), RSA keys n and e,
- * from which the DER RSAPublicKey (RFC 8017 A.1.1) is rebuilt.
+ * public point (crlc_key_point(): EC uncompressed), RSA keys n and e,
+ * from which the DER RSAPublicKey (RFC 8017 A.1.1) is rebuilt, DSA keys
+ * y, the DER INTEGER DSAPublicKey (RFC 3279 2.3.2).
  */
 #include <string.h>
 
@@ -16,15 +17,15 @@
 #include <openssl/params.h>
 
 #include <crlcache/hash.h>
+#include <crlcache/point.h>
 
 #include "prov.h"
 
 /*
- * Largest encoded point (P-521 uncompressed: 133 bytes; Ed448: 57) and
- * RSA modulus (16384 bits) we identify; a larger key gets no identity
- * and is looked up by its issuer's name.
+ * Largest RSA modulus and DSA y (16384 bits; OpenSSL's DSA stops at
+ * 10000) we identify; a larger key gets no identity and is looked up by
+ * its issuer's name.
  */
-#define POINT_MAX	256
 #define MODULUS_MAX	2048
 #define EXPONENT_MAX	64
 /* SEQUENCE { INTEGER n, INTEGER e }: three headers of at most 4 bytes. */
@@ -111,25 +112,37 @@ rsa_public_key(struct crlc_key *k, uint8_t out[RSAPUB_MAX])
 	return o + len;
 }
 
+/* DER INTEGER y of a DSA keydata; 0 when it has none. */
+static size_t
+dsa_public_key(struct crlc_key *k, uint8_t out[RSAPUB_MAX])
+{
+	uint8_t y[MODULUS_MAX];
+	OSSL_PARAM p[] = {
+		OSSL_PARAM_BN(OSSL_PKEY_PARAM_PUB_KEY, y, sizeof(y)),
+		OSSL_PARAM_END
+	};
+
+	if (!k->impl->get_params(k->kd, p) || p[0].return_size != sizeof(y))
+		return 0;
+	to_big_endian(y, sizeof(y));
+	return put_integer(out, y, sizeof(y));
+}
+
 static int
 compute(struct crlc_key *k, uint8_t id[CRLC_HASH_LEN])
 {
 	uint8_t pub[RSAPUB_MAX];
-	OSSL_PARAM p[] = {
-		OSSL_PARAM_octet_string(OSSL_PKEY_PARAM_ENCODED_PUBLIC_KEY,
-		    pub, POINT_MAX),
-		OSSL_PARAM_END
-	};
 	size_t len;
 
 	if (k->impl->get_params == NULL)
 		return -1;
-	if (k->impl->get_params(k->kd, p) && OSSL_PARAM_modified(p) &&
-	    p[0].return_size > 0 && p[0].return_size <= POINT_MAX) {
-		crlc_sha256(pub, p[0].return_size, id);
-		return 0;
-	}
-	if ((len = rsa_public_key(k, pub)) == 0)
+	/*
+	 * Tried in this order: an EC key answers OSSL_PKEY_PARAM_PUB_KEY
+	 * with an octet string, which a BIGNUM buffer would refuse.
+	 */
+	if ((len = crlc_key_point(k->impl->get_params, k->kd, pub)) == 0 &&
+	    (len = rsa_public_key(k, pub)) == 0 &&
+	    (len = dsa_public_key(k, pub)) == 0)
 		return -1;
 	crlc_sha256(pub, len, id);
 	return 0;
@@ -138,23 +151,27 @@ compute(struct crlc_key *k, uint8_t id[CRLC_HASH_LEN])
 const uint8_t *
 crlc_key_id(struct crlc_key *k, uint8_t scratch[CRLC_HASH_LEN])
 {
-	int state = atomic_load_explicit(&k->id_state, memory_order_acquire);
+	struct crlc_keyid *ki;
+	int state;
+
+	ki = k->share != NULL ? crlc_kshare_id(k->share) : &k->id;
+	state = atomic_load_explicit(&ki->state, memory_order_acquire);
 
 	if (state == KEYID_READY)
-		return k->id;
+		return ki->id;
 	if (state == KEYID_NONE)
 		return NULL;
 	if (compute(k, scratch) == -1) {
 		state = KEYID_UNSET;
-		(void)atomic_compare_exchange_strong(&k->id_state, &state,
+		(void)atomic_compare_exchange_strong(&ki->state, &state,
 		    KEYID_NONE);
 		return NULL;
 	}
 	/* The first to finish keeps it for every later verification. */
 	state = KEYID_UNSET;
-	if (atomic_compare_exchange_strong(&k->id_state, &state, KEYID_BUSY)) {
-		memcpy(k->id, scratch, CRLC_HASH_LEN);
-		atomic_store_explicit(&k->id_state, KEYID_READY,
+	if (atomic_compare_exchange_strong(&ki->state, &state, KEYID_BUSY)) {
+		memcpy(ki->id, scratch, CRLC_HASH_LEN);
+		atomic_store_explicit(&ki->state, KEYID_READY,
 		    memory_order_release);
 	}
 	return scratch;

@@ -25,7 +25,9 @@ km_free(void *keydata)
 
 	if (k == NULL)
 		return;
-	if (k->kd != NULL)
+	if (k->share != NULL)
+		crlc_kshare_put(k->share);
+	else if (k->kd != NULL)
 		k->impl->free(k->kd);
 	free(k);
 }
@@ -38,6 +40,7 @@ km_new(struct crlc_prov *prov, int alg)
 	if ((k = calloc(1, sizeof(*k))) == NULL)
 		goto done;
 	k->impl = &prov->km[alg];
+	k->cache = &prov->keycache;
 	if ((k->kd = k->impl->new_(crlc_work_ctx(prov))) == NULL)
 		goto done;
 	ret = k;
@@ -54,19 +57,43 @@ has_private_param(const OSSL_PARAM params[])
 	    OSSL_PARAM_locate_const(params, OSSL_PKEY_PARAM_RSA_D) != NULL;
 }
 
+/*
+ * A fresh key's import: shared with an earlier import of the same
+ * parameters when the cache holds one (keycache.c), else built by the
+ * default provider and offered to the cache.
+ */
 static int
 km_import(void *keydata, int selection, const OSSL_PARAM params[])
 {
 	struct crlc_key *k = keydata;
+	uint8_t tag[CRLC_KEYCACHE_TAG_MAX];
+	struct crlc_kshare *s;
+	size_t len = 0;
+	int fresh = !k->imported;
 
 	/* Cheap refusal first, then ask the key itself. */
 	if ((selection & OSSL_KEYMGMT_SELECT_PRIVATE_KEY) != 0 &&
 	    has_private_param(params))
 		return 0;
+	/* A shared key is read-only: never import into it. */
+	if (k->share != NULL)
+		return 0;
+	k->imported = 1;
+	if (fresh)
+		len = crlc_keycache_tag(selection, params, tag);
+	if (len != 0 &&
+	    (s = crlc_keycache_get(k->cache, k->impl, tag, len)) != NULL) {
+		k->impl->free(k->kd);
+		k->kd = crlc_kshare_kd(s);
+		k->share = s;
+		return 1;
+	}
 	if (!k->impl->import(k->kd, selection, params))
 		return 0;
 	if (k->impl->has(k->kd, OSSL_KEYMGMT_SELECT_PRIVATE_KEY))
 		return 0;
+	if (len != 0)
+		k->share = crlc_keycache_add(k->cache, k->impl, k->kd, tag, len);
 	return 1;
 }
 

@@ -115,6 +115,21 @@ struct km_impl {
 
 struct crlc_store;
 
+/*
+ * keycache.c: keys imported lately, shared by later imports of the same
+ * parameters.  Slots: more than the keys a busy client meets again
+ * (servers, intermediates) within a few handshakes, few enough that the
+ * keys kept alive stay small (an EC key with its curve is about 2 KB).
+ * Tag: one import's parameters serialised; an RSA-4096 public key takes
+ * about 560 bytes, a P-521 one under 200; a longer import is not cached.
+ */
+#define CRLC_KEYCACHE_SLOTS	64
+#define CRLC_KEYCACHE_TAG_MAX	1024
+struct crlc_kshare;
+struct crlc_keycache {
+	struct crlc_kshare *_Atomic	 slot[CRLC_KEYCACHE_SLOTS];
+};
+
 /* Room for one operation's dispatch table (ours have at most 20). */
 #define CRLC_DISPATCH_MAX	32
 
@@ -151,15 +166,25 @@ struct crlc_prov {
 	/* Our dispatch tables less the slots the default lacks. */
 	OSSL_DISPATCH		 sig_disp[SIG_MAX][CRLC_DISPATCH_MAX];
 	OSSL_DISPATCH		 km_disp[KM_MAX][CRLC_DISPATCH_MAX];
+	struct crlc_keycache	 keycache;
+};
+
+/* keyid.c: a key's identity once computed (KEYID_* states). */
+struct crlc_keyid {
+	atomic_int		 state;
+	uint8_t			 id[CRLC_HASH_LEN];
 };
 
 /* Our keydata: the default provider's keydata and its functions. */
 struct crlc_key {
 	const struct km_impl	*impl;
 	void			*kd;
-	/* keyid.c: the key's identity, computed once (zeroed by calloc) */
-	atomic_int		 id_state;
-	uint8_t			 id[CRLC_HASH_LEN];
+	struct crlc_kshare	*share;	/* holds kd when not NULL */
+	struct crlc_keycache	*cache;	/* the provider instance's */
+	int			 imported;
+	/* keyid.c: the key's identity, computed once (zeroed by calloc);
+	 * a shared key keeps it in the share, for every import of it */
+	struct crlc_keyid	 id;
 };
 
 /*
@@ -167,10 +192,30 @@ struct crlc_key {
  * SubjectPublicKeyInfo encodes it (format.h "key"), for the index to
  * tell apart CAs of one name.  Computed on the first call and kept in k;
  * a thread that finds it being computed computes its own into scratch.
- * NULL when it cannot be had (a key type without an encoded public key
- * or RSA parameters).
+ * NULL when it cannot be had (a key type with neither a public point,
+ * RSA parameters nor a DSA y).
  */
 const uint8_t	*crlc_key_id(struct crlc_key *k, uint8_t scratch[CRLC_HASH_LEN]);
+
+/*
+ * keycache.c.  crlc_keycache_tag() serialises an import into buf: its
+ * length, 0 when it is not to be cached.  crlc_keycache_get(): a new
+ * reference to the shared key of that import, or NULL.
+ * crlc_keycache_add(): kd (the key that import built) shared, with one
+ * reference for the caller and one for the cache; NULL on failure, and
+ * kd is still the caller's.  crlc_keycache_clear() drops the cache's.
+ */
+size_t			 crlc_keycache_tag(int selection, const OSSL_PARAM params[],
+			    uint8_t buf[CRLC_KEYCACHE_TAG_MAX]);
+struct crlc_kshare	*crlc_keycache_get(struct crlc_keycache *c,
+			    const struct km_impl *impl, const uint8_t *tag, size_t len);
+struct crlc_kshare	*crlc_keycache_add(struct crlc_keycache *c,
+			    const struct km_impl *impl, void *kd, const uint8_t *tag,
+			    size_t len);
+void			 crlc_keycache_clear(struct crlc_keycache *c);
+void			*crlc_kshare_kd(const struct crlc_kshare *s);
+struct crlc_keyid	*crlc_kshare_id(struct crlc_kshare *s);
+void			 crlc_kshare_put(struct crlc_kshare *s);
 
 /* sig.c / keymgmt.c: dispatch tables, indexed like sig[] / km[]. */
 extern const OSSL_DISPATCH *const crlc_sig_dispatch[SIG_MAX];

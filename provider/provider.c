@@ -484,6 +484,7 @@ prov_free(struct crlc_prov *p)
 	if (p == NULL)
 		return;
 	crlc_store_put(p->store);
+	crlc_keycache_clear(&p->keycache);
 	if (p->app_deflt != NULL)
 		OSSL_PROVIDER_unload(p->app_deflt);
 	pthread_mutex_destroy(&p->work_lock);

@@ -130,9 +130,14 @@
  *   "key"	(format 2) the keys that signed an issuer's CRLs
  *		key: u32 issuer id || SHA-256 of the signing key: of the
  *		     subjectPublicKey BIT STRING's bits in the signer
- *		     certificate's SubjectPublicKeyInfo (RFC 5280 4.1.2.7; for
- *		     RSA the DER RSAPublicKey, for EC the point as encoded, for
- *		     EdDSA the raw key)
+ *		     certificate's SubjectPublicKeyInfo (RFC 5280 4.1.2.7): for
+ *		     RSA the DER RSAPublicKey (RFC 8017 A.1.1), for DSA the DER
+ *		     INTEGER y (RFC 3279 2.3.2), for EdDSA the raw key (RFC
+ *		     8410 4); for EC and SM2 keys (id-ecPublicKey) always the
+ *		     uncompressed point 04 || X || Y (SEC 1 2.3.3), also when
+ *		     the certificate holds it compressed or hybrid (RFC 5480
+ *		     2.2): the provider sees a key object, not the
+ *		     certificate's bytes (crlc_key_point(), <crlcache/point.h>)
  *		value: u32 key number (1, 2, ... per issuer id, never reused)
  *		       || u8 length L (0..CRLC_SKI_MAX) || L bytes: the signer
  *		       certificate's subjectKeyIdentifier, or the RFC 5280

@@ -150,6 +150,11 @@ struct crlc_crl_info {
 	struct crlc_span source;	/* URL or file name */
 	struct crlc_span der;		/* signed complete CRL */
 	struct crlc_span delta;		/* signed delta CRL, may be empty */
+	/*
+	 * The signing key's subjectKeyIdentifier ("key"), set by
+	 * crlc_index_foreach_crl(); empty for key number 0 and format 1.
+	 */
+	struct crlc_span ski;
 };
 
 /*
