@@ -23,6 +23,8 @@
 #include <crlcache/index.h>
 #include <crlcache/name.h>
 
+#include "lmdbcheck.h"
+
 /*
  * Read transactions kept for reuse: mdb_txn_begin() allocates, while
  * mdb_txn_renew() of a reset transaction only re-reads the meta page.
@@ -127,7 +129,11 @@ get_meta(MDB_txn *txn, MDB_dbi meta, const char *name, size_t want,
 	return 0;
 }
 
-/* Refuse a file shorter than its own meta page says (it would SIGBUS). */
+/*
+ * Refuse a file shorter than its own meta page says (it would SIGBUS):
+ * crlc_lmdb_check() said so of the bytes it read, and this is what LMDB
+ * read, should the file have been rewritten in place in between.
+ */
 static int
 check_length(MDB_env *env)
 {
@@ -396,6 +402,8 @@ crlc_index_open(const char *path, struct crlc_index **out, const char **detail)
 	*out = NULL;
 	if ((fd = open_trusted(path, &sb, &ret, &why)) == -1)
 		goto done;
+	if ((ret = crlc_lmdb_check(fd, (uint64_t)sb.st_size, &why)) != CRLC_OK)
+		goto done;
 	if ((idx = calloc(1, sizeof(*idx))) == NULL) {
 		ret = CRLC_E_NOMEM;
 		goto done;
@@ -482,7 +490,7 @@ flags_cover(unsigned flags, const struct crlc_tbs *cert)
 
 /*
  * Does the "crl" record under key cover this certificate?  Fills
- * this/next update when it does.
+ * this/next update when it does; -1 on an LMDB error.
  */
 static int
 scope_covers(MDB_txn *txn, MDB_dbi crl, const uint8_t *key, size_t klen,
@@ -490,8 +498,11 @@ scope_covers(MDB_txn *txn, MDB_dbi crl, const uint8_t *key, size_t klen,
 {
 	MDB_val k = { klen, (void *)key }, v;
 	const uint8_t *h;
+	int rc;
 
-	if (mdb_get(txn, crl, &k, &v) != 0 || v.mv_size < CRLC_CRL_HDR_LEN)
+	if ((rc = mdb_get(txn, crl, &k, &v)) != 0)
+		return rc == MDB_NOTFOUND ? 0 : -1;
+	if (v.mv_size < CRLC_CRL_HDR_LEN)
 		return 0;
 	h = v.mv_data;
 	if (!flags_cover(h[1], cert))
@@ -799,7 +810,7 @@ crlc_index_lookup(struct crlc_index *idx, const struct crlc_tbs *cert,
 	MDB_txn *txn;
 	MDB_val k, v;
 	size_t i, plen, slen;
-	int covered = 0, slot, ret = -1;
+	int covered = 0, slot, rc, ret = -1;
 
 	memset(out, 0, sizeof(*out));
 	out->state = CRLC_UNKNOWN;
@@ -820,8 +831,11 @@ crlc_index_lookup(struct crlc_index *idx, const struct crlc_tbs *cert,
 		k.mv_size = plen + crlc_serial_key(cert->serial.p,
 		    cert->serial.len, key + plen);
 		k.mv_data = key;
-		if (mdb_get(txn, idx->rev, &k, &v) == 0 &&
-		    rev_decode(idx, &v, out) == 0) {
+		/* A damaged tree is an error, never "not revoked". */
+		rc = mdb_get(txn, idx->rev, &k, &v);
+		if (rc != 0 && rc != MDB_NOTFOUND)
+			goto done;
+		if (rc == 0 && rev_decode(idx, &v, out) == 0) {
 			ret = 0;
 			goto done;
 		}
@@ -837,8 +851,9 @@ crlc_index_lookup(struct crlc_index *idx, const struct crlc_tbs *cert,
 		if (crlc_dp_scope(cert, i, key + plen, CRLC_KEY_MAX - plen,
 		    &slen) == -1)
 			continue;
-		covered = scope_covers(txn, idx->crl, key, plen + slen, cert,
-		    out);
+		if ((covered = scope_covers(txn, idx->crl, key, plen + slen,
+		    cert, out)) == -1)
+			goto done;
 	}
 	out->issuer_held = !covered;
 	if (covered)

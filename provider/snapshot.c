@@ -29,6 +29,14 @@
  *	others skip rather than wait on, stat()s the file and opens it when
  *	its inode, size or mtime changed.  No lock is held meanwhile.
  *
+ *	A file rewritten in place (same inode, new size or mtime: `cp` over
+ *	it, a truncation) is never a publish: its snapshot is retired at
+ *	that check, open or not the new content.  Not covered: lookups in
+ *	the up to CRLC_RECHECK_MS before that check, and lookups already
+ *	inside the old map, can fault (SIGBUS past a shorter end) or read a
+ *	half-written tree; only a private copy or a read() per page would
+ *	close that, and the file is only ever replaced by rename (format.h).
+ *
  *	fork(): the child inherits the slots' pin counts of threads that do
  *	not exist in it, and LMDB wants an environment used only by the
  *	process that opened it.  A pthread_atfork child handler (the child
@@ -141,6 +149,18 @@ reclaim(struct crlc_store *s)
 	}
 }
 
+/*
+ * No snapshot is current: lookups pass through until an open succeeds,
+ * and the old map is closed once nobody pins it.
+ */
+static void
+retire(struct crlc_store *s)
+{
+	atomic_store(&s->cur, NULL);
+	s->have_id = 0;
+	reclaim(s);
+}
+
 static struct crlc_snap *
 free_slot(struct crlc_store *s)
 {
@@ -208,6 +228,15 @@ refresh(struct crlc_store *s)
 	id.mtime = sb.st_mtim;
 	if (s->have_id && file_id_eq(&id, &s->id))
 		goto done;
+	/*
+	 * The same file changed: rewritten in place (cp over it, a
+	 * truncation), not published (a publish renames a new file there,
+	 * and the old inode stays intact under its maps).  The map now shows
+	 * whatever is being written, and pages past a shorter end fault:
+	 * stop using it now, whether or not the new content opens.
+	 */
+	if (s->have_id && id.dev == s->id.dev && id.ino == s->id.ino)
+		retire(s);
 	if ((slot = free_slot(s)) == NULL)
 		goto done;	/* old maps still pinned: next time */
 	err = crlc_index_open(s->path, &idx, &detail);

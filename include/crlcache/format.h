@@ -36,6 +36,43 @@
  *	map the descriptor they checked, sized from the file: the map size in
  *	the meta page (CRLC_MAP_SIZE, the writer's) is ignored by readers.
  *
+ * READER CHECKS
+ *	LMDB follows the pages of the file it maps without checking them, and
+ *	a page past the end of the file faults (SIGBUS) in every program that
+ *	verifies a certificate.  Before LMDB is handed the file, a reader
+ *	checks from the descriptor, with pread() of the first two pages and
+ *	of the main database's root page (lib/lmdbcheck.c), LMDB 0.9's layout
+ *	(mdb.c MDB_page / MDB_meta / MDB_db, native byte order):
+ *	- the file is a whole number of pages of the size the writer uses on
+ *	  this host: the system page size, at most LMDB's MAX_PAGESIZE (32 KiB)
+ *	  (a publish writes whole pages with MDB_APPEND, see FILE);
+ *	- pages 0 and 1 are meta pages (P_META, magic 0xBEEFC0DE, data version
+ *	  1) that both record that page size;
+ *	- of the meta page LMDB reads (the higher mm_txnid, page 0 on a tie):
+ *	  (mm_last_pg + 1) * page size <= file size, and the free and main
+ *	  databases' root page numbers are P_INVALID (empty) or in
+ *	  [2, mm_last_pg];
+ *	- the main database's root is a leaf page (P_LEAF only) whose page
+ *	  number field is its own, whose node offsets and sizes lie inside it,
+ *	  and whose named-database records (F_SUBDATA, an MDB_db each) have
+ *	  root page numbers P_INVALID or in [2, mm_last_pg]; the published
+ *	  file's six (or seven) names always fit one leaf.
+ *	Then LMDB opens the file; a reader checks again that the meta page
+ *	LMDB read ends within the file (it may have been rewritten in
+ *	between) and reads the "format" record.  Refusal: CRLC_E_FORMAT when
+ *	it is not an LMDB file of this host's page size, else CRLC_E_CORRUPT;
+ *	the provider passes through with one notice, `check` and `status`
+ *	report the error.  LMDB itself refuses a page number past mm_last_pg
+ *	(MDB_PAGE_NOTFOUND).
+ *	Not checked (a damaged page can still crash a reader): the contents
+ *	of every other page -- branch and leaf node offsets, key and data
+ *	sizes, overflow (F_BIGDATA) lengths -- which LMDB trusts; bounding
+ *	them needs a walk of the whole file or a checksum written at publish.
+ *	A file rewritten in place (not by rename) changes under the readers'
+ *	maps: the provider's periodic re-check (same inode, new size or
+ *	mtime) retires the old map, but a lookup during the rewrite or before
+ *	that re-check can fault.  Writers only ever rename a new file there.
+ *
  * BYTE ORDER
  *	Every integer stored in a key or a value is big-endian (network
  *	order), unsigned unless noted.  Times are signed 64-bit seconds

@@ -62,9 +62,10 @@ struct crlc_verdict {
  * descriptor and must map the same inode.  The map is sized from the
  * file, not from the meta page (the writer's CRLC_MAP_SIZE), so that a
  * process under an address-space limit (ulimit -v, LimitAS=) can map it.
- * Also checks the format version and that the file is as long as LMDB's
- * meta page says, so that a truncated file is refused instead of faulting
- * later.  Allocates (the handle, LMDB's environment) but never blocks on
+ * Before LMDB maps it, checks its meta pages, page size, length and
+ * root pages from the descriptor (format.h READER CHECKS), so that a
+ * truncated or damaged file is refused (CRLC_E_FORMAT, CRLC_E_CORRUPT)
+ * instead of faulting later; then the format version.  Allocates (the handle, LMDB's environment) but never blocks on
  * the file.  On success *out owns the mapping until crlc_index_close().
  * Returns CRLC_OK or an enum crlc_err; on error *out is NULL and, when
  * detail is not NULL, a static string is stored there.
