@@ -172,6 +172,7 @@ report(struct crlc_prov *prov, const struct crlc_tbs *cert,
 }
 
 static atomic_int stale_logged;
+static atomic_int lookup_failed_logged;
 
 /*
  * "Once per process" without a lock: the fingerprints of what was
@@ -308,8 +309,15 @@ check_revocation(struct crlc_prov *prov, const struct crlc_tbs *cert,
 	rc = crlc_index_lookup(crlc_snap_index(snap), cert, &ik, now,
 	    prov->conf.grace, &v);
 	crlc_snap_release(snap);
-	if (rc != 0)
+	if (rc != 0) {
+		/* A damaged index (lib/lmdbcheck.c bounds only what it can):
+		 * pass through, and say so once per process. */
+		if (!atomic_exchange(&lookup_failed_logged, 1))
+			crlc_log(prov->conf.log, LOG_WARNING, "index lookup "
+			    "failed (a damaged index?): certificates pass "
+			    "unchecked until the next update publishes");
 		return 1;
+	}
 	if (wants_hint(&v, now))
 		hint(prov, cert, tbs, sig);
 	switch (v.state) {
