@@ -1,0 +1,86 @@
+/*
+ * crlcache index writer: the files of a format 3 publish.
+ *
+ * Copyright the crlcache authors. Licensed under the Apache License 2.0.
+ *
+ * The layouts are those of <crlcache/format.h> (TOP FILE, SCOPE FILES);
+ * this header only encodes them.  Used by the fetcher's publish, never by
+ * the provider.  Callers own the files' names, fsync() and rename().
+ */
+#ifndef CRLCACHE_INDEXWRITE_H
+#define CRLCACHE_INDEXWRITE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <crlcache/format.h>
+#include <crlcache/tbs.h>
+
+#define CRLC_SCOPE_ID_LEN	16
+#define CRLC_SLOT_LEN		24
+
+/* An ALIAS or CANON record: an issuer Name's hash and its issuer id. */
+struct crlc_top_issuer {
+	uint8_t		hash[CRLC_HASH_LEN];
+	uint32_t	id;
+};
+
+/* A KEY record. */
+struct crlc_top_key {
+	uint32_t	issuer_id;
+	uint8_t		hash[CRLC_HASH_LEN];
+	uint32_t	key_no;
+	uint8_t		ski_len;
+	uint8_t		ski[CRLC_SKI_MAX];
+};
+
+/* A SCOPE record. */
+struct crlc_top_scope {
+	uint32_t		issuer_id, key_no;
+	struct crlc_span	uri;	/* scope URI; empty: a complete CRL */
+	unsigned		flags, scope_no;
+	uint32_t		entries;
+	int64_t			this_update, next_update, fetched_at;
+	int64_t			delta_this_update, delta_next_update;
+	struct crlc_span	number, base, source;
+	uint8_t			id[CRLC_SCOPE_ID_LEN];
+};
+
+/* One revocation entry of a scope file. */
+struct crlc_scope_entry {
+	uint8_t		slot[CRLC_SLOT_LEN];
+	int64_t		revoked_at;
+	uint8_t		reason, flags;
+};
+
+/* The slot of a serial's INTEGER content octets serial[0..len), len >= 1. */
+void	crlc_scope_slot(const uint8_t *serial, size_t len,
+	    uint8_t slot[CRLC_SLOT_LEN]);
+
+/* Sort by slot, drop duplicate slots (the first kept); the new count. */
+size_t	crlc_scope_sort(struct crlc_scope_entry *e, size_t n);
+
+/*
+ * Write a whole scope file to fd: entries sorted and unique, der the
+ * signed complete CRL (not empty), delta the signed delta CRL or NULL.
+ * Returns 0, or -1 with errno set (EINVAL for bad arguments).
+ */
+int	crlc_scope_write(int fd, const uint8_t id[CRLC_SCOPE_ID_LEN],
+	    const struct crlc_scope_entry *e, size_t n,
+	    const struct crlc_span *der, const struct crlc_span *delta);
+
+/*
+ * Write a whole top file to fd; every array sorted as format.h says
+ * (EINVAL if not).  Returns 0, or -1 with errno set.
+ */
+int	crlc_top_write(int fd, uint64_t generation, int64_t created,
+	    const struct crlc_top_issuer *alias, size_t nalias,
+	    const struct crlc_top_issuer *canon, size_t ncanon,
+	    const struct crlc_top_key *keys, size_t nkeys,
+	    const struct crlc_top_scope *scopes, size_t nscopes);
+
+/* The file name of a scope id: 32 lower-case hex digits. */
+void	crlc_scope_name(const uint8_t id[CRLC_SCOPE_ID_LEN],
+	    char name[2 * CRLC_SCOPE_ID_LEN + 1]);
+
+#endif /* CRLCACHE_INDEXWRITE_H */
