@@ -22,7 +22,7 @@ LDHARDEN = -Wl,-z,relro,-z,now
 SAN	 = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 	   -fno-sanitize-recover=all
 
-LIB_SRCS  = lib/tbs.c lib/index.c lib/lmdbcheck.c lib/hash.c lib/name.c lib/validity.c lib/addr.c \
+LIB_SRCS  = lib/tbs.c lib/index.c lib/indexwrite.c lib/lmdbcheck.c lib/hash.c lib/name.c lib/validity.c lib/addr.c \
 	    lib/dpname.c lib/fstype.c lib/point.c
 FETCH_SRCS = $(wildcard fetcher/*.c)
 PROV_SRCS = $(wildcard provider/*.c)

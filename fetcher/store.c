@@ -186,19 +186,19 @@ open_dbs(struct store *s, char *err, size_t errlen)
 		}
 		logx(1, "working index migrated from format 1 to %u; CRLs "
 		    "are keyed by their signer's key from now on",
-		    CRLC_FORMAT_VERSION);
+		    CRLC_WORK_FORMAT_VERSION);
 		s->dirty = 1;
 		rc = MDB_NOTFOUND;	/* write the new version */
 	}
 	if (rc == 0 && (v.mv_size != 4 ||
-	    crlc_get_u32(v.mv_data) != CRLC_FORMAT_VERSION)) {
+	    crlc_get_u32(v.mv_data) != CRLC_WORK_FORMAT_VERSION)) {
 		mdb_txn_abort(txn);
 		snprintf(err, errlen, "working index %s/%s has another format "
 		    "version; move it away to rebuild", s->dir, WORK_NAME);
 		return -1;
 	}
 	if (rc == MDB_NOTFOUND) {
-		crlc_put_u32(fmt, CRLC_FORMAT_VERSION);
+		crlc_put_u32(fmt, CRLC_WORK_FORMAT_VERSION);
 		v.mv_size = sizeof(fmt);
 		v.mv_data = fmt;
 		if ((rc = mdb_put(txn, s->meta, &k, &v, 0)) != 0)

@@ -1011,3 +1011,14 @@ done:
 	mdb_txn_abort(txn);
 	return ret;
 }
+
+int
+crlc_index_foreach_scope_id(struct crlc_index *idx,
+    int (*fn)(const uint8_t id[CRLC_SCOPE_ID_LEN], void *), void *arg)
+{
+	/* Formats 1 and 2 keep every CRL inside the one file. */
+	(void)idx;
+	(void)fn;
+	(void)arg;
+	return 0;
+}

@@ -239,8 +239,15 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
-#define CRLC_FORMAT_VERSION	2u
+#define CRLC_FORMAT_VERSION	3u
+/*
+ * The LMDB layout of the fetcher's private working environment
+ * (STATE_DIR/work/), the format 2 databases below: a format 3 publish
+ * changes only the published files.
+ */
+#define CRLC_WORK_FORMAT_VERSION 2u
 /* Oldest format readers still answer from (see VERSIONS). */
 #define CRLC_FORMAT_OLDEST	1u
 
@@ -295,6 +302,44 @@
 
 #define CRLC_SRC_HDR_LEN	36
 
+/* Format 3 published files (TOP FILE, SCOPE FILES above). */
+#define CRLC_TOP_MAGIC		"CRLCTOP\n"
+#define CRLC_SCOPE_MAGIC	"CRLCSCP\n"
+#define CRLC_MAGIC_LEN		8
+#define CRLC_TOP_HDR_LEN	64
+#define CRLC_TOP_DESC_LEN	32
+/* Descriptors a top file may have: 5 used, room to grow, bounded. */
+#define CRLC_TOP_DESC_MAX	16
+#define CRLC_TOP_TRAILER_LEN	CRLC_HASH_LEN
+/*
+ * Largest top file a reader copies into memory.  A top holds no
+ * revocation entry and no CRL: about 250 bytes per scope record, so the
+ * Web PKI (2,000 CRLs) is well under 1 MiB; 256 MiB leaves room for a
+ * million scopes while bounding what a damaged length can make a
+ * program allocate.
+ */
+#define CRLC_TOP_MAX		((uint64_t)256 << 20)
+#define CRLC_SEC_ALIAS		1u
+#define CRLC_SEC_CANON		2u
+#define CRLC_SEC_KEY		3u
+#define CRLC_SEC_SCOPE_INDEX	4u
+#define CRLC_SEC_SCOPE_DATA	5u
+#define CRLC_SEC_REQUIRED	5u	/* ids 1..5 must all be present */
+#define CRLC_ISSUER_REC_LEN	(CRLC_HASH_LEN + CRLC_ISSUER_ID_LEN)
+/* issuer id || key hash || key number || u8 SKI length || SKI */
+#define CRLC_KEY_REC_LEN	(CRLC_ISSUER_ID_LEN + CRLC_HASH_LEN + \
+				 CRLC_KEY_NO_LEN + 1 + CRLC_SKI_MAX)
+#define CRLC_KEY_SORT_LEN	(CRLC_ISSUER_ID_LEN + CRLC_HASH_LEN)
+#define CRLC_SCOPE_INDEX_REC_LEN 4
+#define CRLC_SCOPE_REC_HDR_LEN	124
+#define CRLC_SCOPE_ID_LEN	16
+#define CRLC_SCOPE_HDR_LEN	96
+#define CRLC_SCOPE_ENTRY_LEN	34
+/* A serial's slot: up to 23 content octets inline, else their hash. */
+#define CRLC_SLOT_LEN		24
+#define CRLC_SLOT_INLINE	(CRLC_SLOT_LEN - 1)
+#define CRLC_SLOT_HASHED	0xff
+
 /*
  * Map size of the writer (the fetcher's working and published
  * environments; LMDB records it in the meta page).  The map is virtual
@@ -347,6 +392,27 @@ static inline int64_t
 crlc_get_i64(const uint8_t *p)
 {
 	return (int64_t)crlc_get_u64(p);
+}
+
+/*
+ * The order of SCOPE records (format 3): memcmp of the 8-byte prefix
+ * (issuer id || key number), then of the scope URIs over the shorter
+ * length, the shorter first on a tie -- LMDB's default key order, so a
+ * walk of the work env's "crl" database yields it.  <0, 0 or >0.
+ */
+static inline int
+crlc_scope_cmp(const uint8_t pa[CRLC_PREFIX_LEN], const uint8_t *ua,
+    size_t ula, const uint8_t pb[CRLC_PREFIX_LEN], const uint8_t *ub,
+    size_t ulb)
+{
+	size_t n = ula < ulb ? ula : ulb;
+	int c;
+
+	if ((c = memcmp(pa, pb, CRLC_PREFIX_LEN)) != 0)
+		return c;
+	if (n > 0 && (c = memcmp(ua, ub, n)) != 0)
+		return c;
+	return ula < ulb ? -1 : ula > ulb;
 }
 
 #endif /* CRLCACHE_FORMAT_H */

@@ -173,6 +173,16 @@ int		 crlc_crl_decode(const void *key, size_t keylen, const void *val,
 int		 crlc_index_foreach_crl(struct crlc_index *idx,
 		    int (*fn)(const struct crlc_crl_info *, void *), void *arg);
 
+/*
+ * Call fn with the id of every scope file the index names (format 3
+ * SCOPE records, in order; none in older formats), without opening any:
+ * the writer's garbage collection keeps them.  fn returns 0 to go on,
+ * anything else stops the walk and is returned.  Returns 0 or fn's value.
+ */
+int		 crlc_index_foreach_scope_id(struct crlc_index *idx,
+		    int (*fn)(const uint8_t id[CRLC_SCOPE_ID_LEN], void *),
+		    void *arg);
+
 /* Name of an RFC 5280 5.3.1 reason code, "unspecified" for -1. */
 const char	*crlc_reason_name(int reason);
 

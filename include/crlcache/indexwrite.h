@@ -16,9 +16,6 @@
 #include <crlcache/format.h>
 #include <crlcache/tbs.h>
 
-#define CRLC_SCOPE_ID_LEN	16
-#define CRLC_SLOT_LEN		24
-
 /* An ALIAS or CANON record: an issuer Name's hash and its issuer id. */
 struct crlc_top_issuer {
 	uint8_t		hash[CRLC_HASH_LEN];
@@ -57,7 +54,11 @@ struct crlc_scope_entry {
 void	crlc_scope_slot(const uint8_t *serial, size_t len,
 	    uint8_t slot[CRLC_SLOT_LEN]);
 
-/* Sort by slot, drop duplicate slots (the first kept); the new count. */
+/*
+ * Sort by slot and drop duplicate slots; the new count.  Of entries with
+ * one slot, the first by (revocationDate, reason, flags) is kept, so
+ * the result does not depend on the order they were collected in.
+ */
 size_t	crlc_scope_sort(struct crlc_scope_entry *e, size_t n);
 
 /*
