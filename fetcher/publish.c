@@ -413,14 +413,21 @@ flush(struct publish *p)
 	MDB_cursor *cur;
 	MDB_val k = { CRLC_PREFIX_LEN, p->prefix }, v;
 	struct pending *w;
+	unsigned sn;
 	size_t i;
 	int rc, ret = -1;
 
 	if (p->npend == 0)
 		return 0;
-	for (i = 0; i < p->npend; i++)
-		p->slot_of[p->scopes[p->pend[i].scope].scope_no] =
-		    (uint16_t)(i + 1);
+	for (i = 0; i < p->npend; i++) {
+		sn = p->scopes[p->pend[i].scope].scope_no;
+		if (p->slot_of[sn] != 0) {
+			snprintf(p->err, p->errlen, "publish: working index: "
+			    "scope number %u used twice", sn);
+			goto done;
+		}
+		p->slot_of[sn] = (uint16_t)(i + 1);
+	}
 	if ((rc = mdb_cursor_open(p->src->txn, p->src->rev, &cur)) != 0) {
 		fail_lmdb(p, CRLC_DB_REV, rc);
 		goto done;
@@ -452,7 +459,9 @@ flush(struct publish *p)
 	ret = 0;
 done:
 	for (i = 0; i < p->npend; i++) {
-		p->slot_of[p->scopes[p->pend[i].scope].scope_no] = 0;
+		sn = p->scopes[p->pend[i].scope].scope_no;
+		if (p->slot_of[sn] == i + 1)
+			p->slot_of[sn] = 0;
 		free(p->pend[i].e);
 	}
 	memset(p->pend, 0, sizeof(p->pend));
@@ -498,8 +507,12 @@ scope(struct publish *p, const MDB_val *k, const MDB_val *v)
 		    "malformed " CRLC_DB_CRL " record");
 		return -1;
 	}
-	if (i >= MAX_TOP_RECORDS ||
-	    grow(&p->scopes, &p->capscopes, i, sizeof(*p->scopes)) == -1 ||
+	if (i >= MAX_TOP_RECORDS) {
+		snprintf(p->err, p->errlen, "publish: more than %zu CRL "
+		    "scopes", MAX_TOP_RECORDS);
+		return -1;
+	}
+	if (grow(&p->scopes, &p->capscopes, i, sizeof(*p->scopes)) == -1 ||
 	    grow(&p->sources, &p->capsources, i, sizeof(*p->sources)) == -1)
 		return fail(p, "scopes", ENOMEM);
 	t = &p->scopes[i];
