@@ -488,6 +488,12 @@ queue(struct publish *p, size_t i, const MDB_val *k,
 	w->scope = i;
 	w->der = ci->der;
 	w->delta = ci->delta;
+	/* Sized by the count the record holds: one allocation, not log n. */
+	w->cap = ci->entries < MAX_SCOPE_ENTRIES ? ci->entries :
+	    MAX_SCOPE_ENTRIES;
+	if (w->cap > 0 &&
+	    (w->e = reallocarray(NULL, w->cap, sizeof(*w->e))) == NULL)
+		return fail(p, "scope entries", ENOMEM);
 	p->pend_entries += ci->entries;
 	return 0;
 }
