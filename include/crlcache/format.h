@@ -79,6 +79,62 @@
  *	since the Unix epoch (UTC).  No C struct is ever written to disk:
  *	records are laid out at the byte offsets given below.
  *
+ * PUBLISH
+ *	(format 3; fetcher/publish.c)  The fetcher writes only its private
+ *	working environment STATE_DIR/work/ (LMDB, mode 0700, the NAMED
+ *	DATABASES below, CRLC_WORK_FORMAT_VERSION), and publishes from one
+ *	read transaction of it, under its writer lock (STATE_DIR/lock):
+ *	1. Each "crl" record, in key order, has a CONTENT ID: the first
+ *	   CRLC_SCOPE_ID_LEN bytes of SHA-256("crlcache scope 3" || its key
+ *	   || its value with fetchedAt (value offsets 24..31) zeroed).  Key
+ *	   and value decide every byte of the scope file: its entries are
+ *	   those the stored complete and delta CRLs list ("rev").  When
+ *	   STATE_DIR/scope/<hex id> exists, a regular file whose header
+ *	   carries that id, this format and its own size, it is kept as it
+ *	   is: an unchanged CRL is never rewritten, so a publish writes the
+ *	   top file and the scope files of the CRLs that changed, whatever
+ *	   the size of the rest.  Else the scope's entries are collected from
+ *	   "rev" (the records of its scope number under its issuer id and key
+ *	   number; a hashed serial form gives its slot's hash), sorted by
+ *	   slot, and the file is written to scope/.tmp.XXXXXX (mkostemp, mode
+ *	   0644), fsync()ed and renamed to scope/<hex id>.  A scope file, once
+ *	   renamed into place, is never changed.
+ *	2. The top file: ALIAS, CANON and KEY from "alias", "canon" and
+ *	   "key", a SCOPE record per "crl" record (its source with a URL's
+ *	   userinfo redacted, "user:pass@" becoming "***@"; the "source"
+ *	   database is never published), the generation (the working "meta"
+ *	   "generation", incremented by every publish) and the time.  After
+ *	   an fsync() of scope/ (a top never names a file a crash could
+ *	   lose), it is written to "." INDEX_NAME ".XXXXXX" (mkostemp) in
+ *	   STATE_DIR, mode 0644, fsync()ed, renamed over index.mdb, and
+ *	   STATE_DIR is fsync()ed.  A reader opens the old top or the new,
+ *	   and each names complete files only.
+ *	3. Garbage collection: the scope files (names of exactly 32
+ *	   lower-case hex digits) that neither the new top nor the top it
+ *	   replaced names are removed; the replaced top's ids are read
+ *	   (crlc_index_foreach_scope_id) before the rename, and a file of an
+ *	   older format names none.  The replaced generation's files stay
+ *	   until the next publish: a reader re-checks index.mdb only every
+ *	   CRLC_RECHECK_MS (2 s, provider/snapshot.c) and opens scope files
+ *	   lazily, at the first lookup that needs one, so it may still open
+ *	   them after the rename.  (Two publishes within those 2 s can
+ *	   remove a file such a reader has not opened yet: its lookup fails
+ *	   and the program passes through with one notice until it re-checks.)
+ *	   When the replaced top cannot be read for a reason that may pass
+ *	   (memory, permissions), nothing is removed this time.
+ *	STATE_DIR/scope/ is made mode 0755 by the account the fetcher runs as,
+ *	the owner of STATE_DIR; a publish refuses one another account owns.
+ *	A run killed while publishing leaves temporary names, which the next
+ *	writer removes under its lock, and at worst scope files no top names,
+ *	which the next publish removes.  STATE_DIR/work/unpublished exists
+ *	while the working environment holds changes the published files lack
+ *	(made before the first change of a run commits, removed after a
+ *	publish), so a run killed between ingest and publish has the next
+ *	one publish.  An index.mdb that is not a top file of this format
+ *	that opens (an LMDB file of formats 1 and 2, which readers refuse,
+ *	or a damaged one) is published anew by the next update or import
+ *	even when nothing changed.
+ *
  * VERSIONS
  *	Format 2 (CRLC_FORMAT_VERSION) identifies an issuer by its name and
  *	its key: two CAs of one name and different keys (a key rollover)
