@@ -40,23 +40,6 @@ write_all(int fd, const void *p, size_t n)
 	return 0;
 }
 
-void
-crlc_scope_slot(const uint8_t *serial, size_t len, uint8_t slot[CRLC_SLOT_LEN])
-{
-	uint8_t h[CRLC_HASH_LEN];
-
-	memset(slot, 0, CRLC_SLOT_LEN);
-	if (len <= CRLC_SLOT_INLINE) {
-		memcpy(slot, serial, len);
-		slot[CRLC_SLOT_INLINE] = (uint8_t)len;
-		return;
-	}
-	/* Over 20 octets breaks RFC 5280 4.1.2.2: still found, by hash. */
-	crlc_sha256(serial, len, h);
-	memcpy(slot, h, CRLC_SLOT_INLINE);
-	slot[CRLC_SLOT_INLINE] = CRLC_SLOT_HASHED;
-}
-
 /*
  * By slot; equal slots by the rest of the entry, so that the entry kept
  * does not depend on the order the caller collected them in.
@@ -144,20 +127,6 @@ crlc_scope_write(int fd, const uint8_t id[CRLC_SCOPE_ID_LEN],
 	    (dlen > 0 && write_all(fd, delta->p, dlen) == -1))
 		return -1;
 	return 0;
-}
-
-void
-crlc_scope_name(const uint8_t id[CRLC_SCOPE_ID_LEN],
-    char name[2 * CRLC_SCOPE_ID_LEN + 1])
-{
-	static const char hex[] = "0123456789abcdef";
-	size_t i;
-
-	for (i = 0; i < CRLC_SCOPE_ID_LEN; i++) {
-		name[2 * i] = hex[id[i] >> 4];
-		name[2 * i + 1] = hex[id[i] & 0xf];
-	}
-	name[2 * CRLC_SCOPE_ID_LEN] = '\0';
 }
 
 /* One section of the top file being laid out. */

@@ -6,6 +6,8 @@
  * The layouts are those of <crlcache/format.h> (TOP FILE, SCOPE FILES);
  * this header only encodes them.  Used by the fetcher's publish, never by
  * the provider.  Callers own the files' names, fsync() and rename().
+ * crlc_scope_slot() and crlc_scope_name() are the readers' too: lib/index.c
+ * defines them, so that the provider links no writer code.
  */
 #ifndef CRLCACHE_INDEXWRITE_H
 #define CRLCACHE_INDEXWRITE_H
