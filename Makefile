@@ -97,6 +97,7 @@ bench-run: all
 	BENCH_ROWS="$(CURDIR)/$(BENCH_ROWS)" bash test/bench/process.sh
 	bash test/bench/hint.sh
 	bash test/bench/ingest.sh
+	bash test/bench/index_open.sh
 	@bash test/bench/table.sh $(BENCH_ROWS) $(BENCH_JSON)
 
 clean:
