@@ -125,14 +125,14 @@ grow(void *v, size_t *cap, size_t n, size_t size)
 static int
 fail(struct publish *p, const char *what, int e)
 {
-	snprintf(p->err, p->errlen, "publish: %s: %s", what, strerror(e));
+	snprintf(p->err, p->errlen, "%s: %s", what, strerror(e));
 	return -1;
 }
 
 static int
 fail_lmdb(struct publish *p, const char *what, int rc)
 {
-	snprintf(p->err, p->errlen, "publish: working index %s: %s", what,
+	snprintf(p->err, p->errlen, "working index %s: %s", what,
 	    mdb_strerror(rc));
 	return -1;
 }
@@ -422,7 +422,7 @@ flush(struct publish *p)
 	for (i = 0; i < p->npend; i++) {
 		sn = p->scopes[p->pend[i].scope].scope_no;
 		if (p->slot_of[sn] != 0) {
-			snprintf(p->err, p->errlen, "publish: working index: "
+			snprintf(p->err, p->errlen, "working index: "
 			    "scope number %u used twice", sn);
 			goto done;
 		}
@@ -488,6 +488,12 @@ queue(struct publish *p, size_t i, const MDB_val *k,
 	w->scope = i;
 	w->der = ci->der;
 	w->delta = ci->delta;
+	/* Sized by the count the record holds: one allocation, not log n. */
+	w->cap = ci->entries < MAX_SCOPE_ENTRIES ? ci->entries :
+	    MAX_SCOPE_ENTRIES;
+	if (w->cap > 0 &&
+	    (w->e = reallocarray(NULL, w->cap, sizeof(*w->e))) == NULL)
+		return fail(p, "scope entries", ENOMEM);
 	p->pend_entries += ci->entries;
 	return 0;
 }
@@ -503,12 +509,12 @@ scope(struct publish *p, const MDB_val *k, const MDB_val *v)
 
 	if (crlc_crl_decode(k->mv_data, k->mv_size, v->mv_data, v->mv_size,
 	    &ci) == -1 || k->mv_size < CRLC_PREFIX_LEN || ci.der.len == 0) {
-		snprintf(p->err, p->errlen, "publish: working index: "
+		snprintf(p->err, p->errlen, "working index: "
 		    "malformed " CRLC_DB_CRL " record");
 		return -1;
 	}
 	if (i >= MAX_TOP_RECORDS) {
-		snprintf(p->err, p->errlen, "publish: more than %zu CRL "
+		snprintf(p->err, p->errlen, "more than %zu CRL "
 		    "scopes", MAX_TOP_RECORDS);
 		return -1;
 	}
@@ -588,7 +594,7 @@ open_scope_dir(struct publish *p, int dfd)
 	    O_NOFOLLOW | O_CLOEXEC)) == -1 || fstat(p->sfd, &sb) == -1)
 		return fail(p, SCOPE_NAME, errno);
 	if (sb.st_uid != geteuid()) {
-		snprintf(p->err, p->errlen, "publish: %s/%s belongs to uid "
+		snprintf(p->err, p->errlen, "%s/%s belongs to uid "
 		    "%lu, not to this account", p->dir, SCOPE_NAME,
 		    (unsigned long)sb.st_uid);
 		return -1;
@@ -634,7 +640,7 @@ write_top(struct publish *p, uint64_t generation, int64_t created)
 	if ((rc = rename_durably(tmp, dst)) == -1)
 		return fail(p, "rename to " INDEX_NAME, errno);
 	if (rc == 1) {
-		snprintf(p->err, p->errlen, "publish: %s: fsync of the "
+		snprintf(p->err, p->errlen, "%s: fsync of the "
 		    "directory failed", p->dir);
 		return -1;
 	}
