@@ -454,13 +454,32 @@ std_pki() {
     pki_leaf good1 int "/CN=good1.test" cdp="$BASE_URL/int.crl"
 }
 
+# rev1_crl [pki_gencrl ARGS...]: rev1 revoked in the intermediate's CRL
+# $W/int.crl (ARGS such as last=, next=, number=).
+rev1_crl() {
+    pki_revoke int "$PKI/rev1.pem"
+    pki_gencrl int "$W/int.crl" "$@"
+}
+
+# offline_pki [cdp]: `std_pki` for tests that fetch nothing: BASE_URL, only
+# written into CDPs, is port 9 of loopback, where no test listens.
+offline_pki() {
+    need_crlcache
+    BASE_URL=http://127.0.0.1:9
+    std_pki "$@"
+}
+# offline_int_crl [pki_gencrl ARGS...]: offline_pki, then rev1_crl.
+offline_int_crl() {
+    offline_pki
+    rev1_crl "$@"
+}
+
 # served_chain_crls: server + `std_pki cdp`; int.crl (revoking rev1) and
 # root.crl served, as a CA serves the CRLs of its chain.
 served_chain_crls() {
     httpd_start
     std_pki cdp
-    pki_revoke int "$PKI/rev1.pem"
-    pki_gencrl int "$W/int.crl"
+    rev1_crl
     serve "$W/int.crl" int.crl
     pki_gencrl root "$W/root.crl"
     serve "$W/root.crl" root.crl
@@ -510,8 +529,7 @@ served_int_crl() {
     need_crlcache
     httpd_start
     std_pki
-    pki_revoke int "$PKI/rev1.pem"
-    pki_gencrl int "$W/int.crl"
+    rev1_crl
     serve "$W/int.crl" int.crl
     write_conf "url = $BASE_URL/int.crl" "anchor = $PKI/root/cert.pem" \
         "untrusted = $PKI/int/cert.pem" "$@"

@@ -7,17 +7,10 @@
 # the rest of RFC 3339 5.7).
 # (t_realcrl.sh does the same with real, long expired CRLs.)
 . "$(dirname "$0")/lib.sh"
-need_crlcache
 
-BASE_URL=http://127.0.0.1:9   # only written into CDPs, never fetched here
-pki_root root "/CN=At Root/O=crlcache tests"
-pki_ca int root "/CN=At Int/O=crlcache tests"
-pki_leaf rev1 int "/CN=rev1.test" cdp="$BASE_URL/int.crl"
-pki_leaf good1 int "/CN=good1.test" cdp="$BASE_URL/int.crl"
-pki_revoke int "$PKI/rev1.pem"
 now=$(now_epoch)
 last=$((now - 10 * 86400)) next=$((now - 3 * 86400))
-pki_gencrl int "$W/int.crl" last="$(gtime "$last")" next="$(gtime "$next")"
+offline_int_crl last="$(gtime "$last")" next="$(gtime "$next")"
 write_conf "# --at"
 A=(--anchor "$PKI/root/cert.pem" --untrusted "$PKI/int/cert.pem")
 

@@ -10,13 +10,7 @@ SNIP=$TESTDIR/../openssl.cnf.d/crlcache.cnf
 [ -f "$MOD" ] || fail "no $MOD (build it first)"
 export CRLCACHE_MODULE=$MOD CRLCACHE_SNIPPET=$SNIP
 
-BASE_URL=http://127.0.0.1:9   # only written into CDPs, never fetched
-pki_root root "/CN=Test Root/O=crlcache tests"
-pki_ca int root "/CN=Test Int/O=crlcache tests"
-pki_leaf rev1 int "/CN=rev1.test" cdp="$BASE_URL/int.crl"
-pki_leaf good1 int "/CN=good1.test" cdp="$BASE_URL/int.crl"
-pki_revoke int "$PKI/rev1.pem"
-pki_gencrl int "$W/int.crl"
+offline_int_crl
 write_conf "# empty"
 assert_exit 0 cc import --anchor "$PKI/root/cert.pem" --untrusted "$PKI/int/cert.pem" "$W/int.crl"
 
