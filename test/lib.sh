@@ -557,10 +557,11 @@ reject_setup() {
     RJ_GEN=$(generation)
     pki_revoke int "$PKI/rev2.pem" reason=keyCompromise
 }
-# reject_expect REASON_REGEX: serve nothing new (the caller did), run update and
+# reject_expect FILE REASON_REGEX: serve FILE as the source, run update and
 # require failure, a reason line for the URL and unchanged data.
 reject_expect() {
-    local re=$1
+    local re=$2
+    serve "$1" "$RJ_NAME.crl"
     cc update >"$W/upd.out" 2>"$W/upd.err"; local rc=$?
     sed 's/^/    update stderr: /' "$W/upd.err"
     [ "$rc" -ne 0 ] || fail "update accepted the bad CRL (exit 0)"
