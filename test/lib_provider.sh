@@ -96,6 +96,12 @@ tls_import() {  # tls_import [CRL...] (default: the three CRLs of tls_pki)
     [ -f "$CONF" ] || write_conf "# provider test"
     assert_exit 0 cc import --anchor "$ROOT" --untrusted "$W/untrusted.pem" "$@"
 }
+# tls_ready: tls_pki, its three CRLs imported, the provider active.
+tls_ready() {
+    tls_pki
+    tls_import
+    prov_assert_active
+}
 
 # ---------------------------------------------------------------- s_server
 # srv_start NAME CERTBASE [exec --set args...]: openssl s_server -www on

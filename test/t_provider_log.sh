@@ -13,9 +13,7 @@ REPEAT=300      # refusals in one process
 MAX_LINES=12    # LOG_BURST (10) lines, a racing extra, one "held back" line
 STALL_LIMIT=60  # seconds REPEAT refusals may take with the logger stalled
 
-tls_pki
-tls_import
-prov_assert_active
+tls_ready
 refuse_many() {    # REPEAT verifications of a revoked certificate, one process
     local args=() i
     for i in $(seq 1 "$REPEAT"); do args+=("$PKI/rev_rsa.pem"); done

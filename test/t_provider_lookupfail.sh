@@ -12,9 +12,7 @@
 REPEAT=50       # verifications in one process, each with failing lookups
 NOTICE='crlcache: index lookup failed \(a damaged index\?\): certificates pass unchecked'
 
-tls_pki
-tls_import
-prov_assert_active
+tls_ready
 # The damage, not the want of an index, is what lets it through.
 cl_verify "$PKI/rev_rsa.pem"
 [ "$CLIENT_RC" -ne 0 ] || { cat "$W/client.out"; fail "revoked leaf accepted before the damage"; }
