@@ -489,6 +489,28 @@ served_chain_crls() {
 need_crlcache() {
     [ -x "$CRLCACHE" ] || fail "crlcache binary not found or not executable: $CRLCACHE (build it first)"
 }
+# need_module: need_crlcache, the built provider ($MOD) and the openssl.cnf
+# snippet `enable` installs ($SNIP).
+need_module() {
+    need_crlcache
+    MOD=$CRLCACHE_MODULES/crlcache.so
+    SNIP=$TESTDIR/../openssl.cnf.d/crlcache.cnf
+    [ -f "$MOD" ] || fail "no $MOD (build it first)"
+}
+# stock_cnf: $stock, the system's openssl.cnf (skip without one), copied to
+# $W/openssl.cnf; and en ARGS...: crlcache ARGS on that copy (enable, disable).
+stock_cnf() {
+    stock=$(openssl version -d | sed -E 's/^OPENSSLDIR: "(.*)"$/\1/')/openssl.cnf
+    [ -r "$stock" ] || skip "no system openssl.cnf at $stock"
+    cp "$stock" "$W/openssl.cnf"
+    en() { "$CRLCACHE" --state-dir "$STATE" "$@" --openssl-cnf "$W/openssl.cnf"; }
+}
+# need_testdata VAR PATH WHAT: VAR is ../shared/testdata/PATH beside the
+# clone (real data kept outside the repository, read-only in CI), or skip.
+need_testdata() {
+    printf -v "$1" '%s' "$TESTDIR/../../shared/testdata/$2"
+    [ -e "${!1}" ] || skip "no ../shared/testdata/$2 beside the clone ($3)"
+}
 STATE=$W/state
 CONF=$W/crlcache.conf
 # cc ARGS...: crlcache with the test's state dir and config

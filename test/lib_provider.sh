@@ -7,9 +7,8 @@
 # system libssl, TLS leaves with SANs (RSA or EC), s_server start/stop, and the
 # TLS test PKI (good / revoked leaves, a revoked intermediate).
 
-need_crlcache
-[ -f "$CRLCACHE_MODULES/crlcache.so" ] || fail "no $CRLCACHE_MODULES/crlcache.so (build it first)"
-export CRLCACHE_MODULE=$CRLCACHE_MODULES/crlcache.so
+need_module
+export CRLCACHE_MODULE=$MOD
 
 # px [--set K=V]... -- PROGRAM ARGS...: run PROGRAM with the provider on, the
 # test's state dir, and log=stderr (before the caller's --set, so they win).

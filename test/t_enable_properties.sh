@@ -4,10 +4,7 @@
 # where the system requires fips=yes, in any form OpenSSL accepts, both
 # refuse with the reason and leave the file byte for byte as it was.
 . "$(dirname "$0")/lib.sh"
-need_crlcache
-MOD=$CRLCACHE_MODULES/crlcache.so
-SNIP=$TESTDIR/../openssl.cnf.d/crlcache.cnf
-[ -f "$MOD" ] || fail "no $MOD (build it first)"
+need_module
 export CRLCACHE_MODULE=$MOD CRLCACHE_SNIPPET=$SNIP
 
 offline_int_crl
