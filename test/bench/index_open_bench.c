@@ -17,12 +17,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <crlcache/hash.h>
 #include <crlcache/index.h>
 #include <crlcache/indexwrite.h>
+
+#include "bench.h"
 
 /* Runs of each timed operation; the median is reported. */
 #define RUNS		201
@@ -30,30 +31,6 @@
 #define LOOKUPS		10000
 #define URI_FMT		"http://crl.example-ca-%05u.test/partition/%05u.crl"
 #define SRC_FMT		"http://crl.example-ca-%05u.test/full/%05u.crl"
-
-static double
-now(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double
-median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	return v[n / 2];
-}
 
 static int
 issuer_cmp(const void *a, const void *b)
