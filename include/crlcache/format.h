@@ -142,7 +142,10 @@
  *	SCOPE record's entries, the entries and both CRLs inside the file.
  *	Every later access is bounded by the lengths checked then; the
  *	entries' order is not checked (a disorder only misleads the binary
- *	search of that one scope, within bounds).  A missing, untrusted or
+ *	search of that one scope, within bounds), and no checksum covers a
+ *	scope file's entries or CRLs: damage inside them can change that
+ *	scope's answers (a serial's slot flipped is no longer found), never
+ *	make a read leave the file.  A missing, untrusted or
  *	damaged scope file costs the lookups that need it: they fail, and
  *	the provider passes through with its one notice, `check` reports the
  *	error; a revocation listed by another covering scope still counts.
