@@ -293,53 +293,12 @@ PY
 }
 
 # ---------------------------------------------------------------- a lookup that fails
-# index_break_lookups: republish $STATE/index.mdb (rename, as a publish does)
-# so that it still passes every check at open but each lookup of a revocation
-# fails for real inside the index reader (crlc_index_lookup returns -1).
-#   Format 2 (LMDB): the "rev" database's root page gets page flags that are
-#   neither branch nor leaf; the open checks (lib/lmdbcheck.c) bound root page
-#   numbers only, and LMDB answers MDB_CORRUPTED on the first search of it.
-#   Format 3 (top file "CRLCTOP\n"): the scope files are removed; the top
-#   opens, and the first lookup that maps a scope (lazily) fails.
+# index_break_lookups: leave $STATE/index.mdb so that it still passes every
+# check at open but each lookup of a revocation fails for real inside the
+# index reader (crlc_index_lookup returns -1): the scope files are removed;
+# the top opens, and the first lookup that maps a scope (lazily) fails.
 index_break_lookups() {
-    local idx=$STATE/index.mdb ps
-    if printf 'CRLCTOP\n' | cmp -s -n 8 - "$idx"; then
-        rm -f "$STATE"/scope/[0-9a-f]*
-        return 0
-    fi
-    ps=$(getconf PAGESIZE)
-    [ "$ps" -gt 32768 ] && ps=32768
-    cp -p "$idx" "$idx.broken"
-    # LMDB 0.9's layout (mdb.c): native byte order, size_t words.
-    "$PY" - "$idx.broken" "$ps" <<'EOF_PY' || fail "index_break_lookups: no rev database to break"
-import struct, sys
-path, ps = sys.argv[1], int(sys.argv[2])
-b = bytearray(open(path, "rb").read())
-W = struct.calcsize("N")
-HDR = W + 8                   # page: pgno, pad u16, flags u16, lower u16, upper u16
-FLAGS, LOWER = W + 2, W + 4
-DBS = 8 + 2 * W               # meta: magic, version, address, mapsize, dbs[2]
-DBLEN, ROOT = 8 + 5 * W, 8 + 4 * W
-LAST = DBS + 2 * DBLEN        # meta: last_pg, then txnid
-P_LEAF = 0x02
-word = lambda o: struct.unpack_from("N", b, o)[0]
-u16 = lambda o: struct.unpack_from("=H", b, o)[0]
-meta = max((i * ps + HDR for i in (0, 1)), key=lambda m: word(m + LAST + W))
-main = word(meta + DBS + DBLEN + ROOT) * ps
-if u16(main + FLAGS) & P_LEAF == 0:
-    sys.exit("main database root is not a leaf")
-for k in range((u16(main + LOWER) - HDR) // 2):
-    node = main + u16(main + HDR + 2 * k)
-    ksize = u16(node + 6)
-    if bytes(b[node + 8:node + 8 + ksize]) == b"rev":
-        root = word(node + 8 + ksize + ROOT)
-        break
-else:
-    sys.exit("no rev database")
-if root * ps + ps > len(b):
-    sys.exit("rev database is empty")
-struct.pack_into("=H", b, root * ps + FLAGS, 0)
-open(path, "wb").write(b)
-EOF_PY
-    mv "$idx.broken" "$idx"
+    printf 'CRLCTOP\n' | cmp -s -n 8 - "$STATE/index.mdb" ||
+        fail "index_break_lookups: $STATE/index.mdb is not a format 3 top file"
+    rm -f "$STATE"/scope/[0-9a-f]*
 }

@@ -9,7 +9,8 @@
 # ingest_buffer (parse, verify, store; seeds: CRLs of a test PKI, which
 # verify and reach the store, and the small real CRLs beside the clone
 # when present, copied at test time).  A crash, a sanitizer report or a
-# leak fails.
+# leak fails.  And the index reader, lib/index.c, on a top file and a
+# scope file (seeds: an index the fetcher published from those CRLs).
 . "$(dirname "$0")/lib.sh"
 CLANG=$(command -v clang || ls /usr/bin/clang-[0-9]* 2>/dev/null | head -n1)
 [ -n "$CLANG" ] || skip "clang not installed (libFuzzer comes with it)"
@@ -41,15 +42,17 @@ run() {     # run NAME CORPUS [MAX_LEN]
     note "$1: $runs runs clean"
 }
 LIB=("$src/lib/tbs.c" "$src/lib/name.c" "$src/lib/validity.c" "$src/lib/hash.c" "$src/lib/index.c"
-    "$src/lib/lmdbcheck.c" "$src/lib/dpname.c" "$src/lib/point.c")
+    "$src/lib/dpname.c" "$src/lib/point.c")
 build fuzz_tbs "$src/test/fuzz/fuzz_tbs.c" "${LIB[@]}"
 CSV=("$src/fetcher/ccadb.c" "$src/fetcher/csv.c" "$src/fetcher/util.c")
 build fuzz_ccadb "$src/test/fuzz/fuzz_ccadb.c" "${CSV[@]}" "${LIB[@]}"
 build fuzz_records "$src/test/fuzz/fuzz_records.c" "$src/fetcher/report.c" "${CSV[@]}" "${LIB[@]}"
 build fuzz_pems "$src/test/fuzz/fuzz_pems.c" "$src/fetcher/report.c" "${CSV[@]}" "${LIB[@]}"
 INGEST=("$src/fetcher/ingest.c" "$src/fetcher/crl.c" "$src/fetcher/store.c" "$src/fetcher/trust.c"
-    "$src/fetcher/name.c" "$src/fetcher/util.c" "$src/fetcher/at.c" "$src/fetcher/idp.c")
+    "$src/fetcher/name.c" "$src/fetcher/util.c" "$src/fetcher/at.c" "$src/fetcher/idp.c"
+    "$src/fetcher/publish.c" "$src/lib/indexwrite.c")
 build fuzz_crl "$src/test/fuzz/fuzz_crl.c" "${INGEST[@]}" "${LIB[@]}"
+build fuzz_index "$src/test/fuzz/fuzz_index.c" "${LIB[@]}"
 
 mkdir -p "$W/certs" "$W/csv" "$W/crls"
 BASE_URL=http://127.0.0.1:9
@@ -92,3 +95,21 @@ run fuzz_records "$W/records" 16384
 run fuzz_pems "$W/pems" 16384
 FUZZ_CRL_ANCHORS=$PKI/root/cert.pem FUZZ_CRL_CERTS=$PKI/int/cert.pem \
     FUZZ_CRL_URL=$BASE_URL/int.crl FUZZ_CRL_STATE=$W/fuzz-state run fuzz_crl "$W/crls" 8192
+# index seeds: u32 L || a top file the fetcher published || one of its
+# scope files (a complete CRL, a partition, the root's)
+need_crlcache
+write_conf "# fuzz seeds"
+cc import --anchor "$PKI/root/cert.pem" --untrusted "$PKI/int/cert.pem" \
+    "$W/crls/int.der" "$W/crls/int-idp.der" "$W/crls/root.der" >"$W/import.out" 2>&1 ||
+    { cat "$W/import.out"; fail "import of the index seeds"; }
+mkdir -p "$W/index"
+python3 - "$STATE" "$W/index" <<'PY'
+import os, struct, sys
+state, out = sys.argv[1:]
+top = open(os.path.join(state, "index.mdb"), "rb").read()
+for i, name in enumerate(sorted(os.listdir(os.path.join(state, "scope")))):
+    body = open(os.path.join(state, "scope", name), "rb").read()
+    open(os.path.join(out, str(i)), "wb").write(struct.pack(">I", len(top)) + top + body)
+PY
+[ "$(ls "$W/index" | wc -l)" -ge 3 ] || fail "index seed corpus too small"
+FUZZ_INDEX_DIR=$W run fuzz_index "$W/index" 65536

@@ -122,6 +122,8 @@ refuses "good index back" "$STATE"
 id nobody >/dev/null 2>&1 && [ "$(id -u)" -eq 0 ] || { note "not root or no user nobody: ownership cases not run"; finish; }
 D=$W/other
 mkdir -m 0777 "$D"; cp "$good" "$D/index.mdb"; chown nobody "$D/index.mdb"; chmod 644 "$D/index.mdb"
+# the scope files the top names (format 3), root's: trusted beside any index
+cp -r "$STATE/scope" "$D/scope"
 passes "nobody's index, world-writable dir" "$D" 'directory is writable by group or others'
 check_refuses "nobody-0777" "$D" 'directory is writable by group or others'
 chmod 1777 "$D"

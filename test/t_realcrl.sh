@@ -3,7 +3,7 @@
 # each file came from): 20 real CRLs of 12 public CAs.  Each CRL is
 # imported into a fresh state directory with `--at` an hour after its
 # thisUpdate (they are all long expired) and its real root as the anchor;
-# the set of serials the index holds ("rev" database, mdb_dump) must be
+# the set of serials the index holds (its scope files' entries) must be
 # exactly the set `openssl crl -text` lists.  Each real certificate whose
 # issuer signed the CRL is then checked at the same instant: revoked when
 # the CRL lists its serial, good when the CRL's scope covers it (no IDP,
@@ -18,7 +18,6 @@
 . "$(dirname "$0")/lib.sh"
 need_testdata REAL realcrl "real CRLs of public CAs"
 need_crlcache
-command -v mdb_dump >/dev/null || skip "mdb_dump (lmdb-utils) not installed"
 CA=$REAL/ca
 cat "$CA"/*.pem >"$W/cas.pem"
 write_conf "# real CRLs"
@@ -29,11 +28,24 @@ epoch() { date -u -d "$1" +%s; }
 # Serials as upper-case hex without leading 00 octets, sorted, unique.
 norm() { tr a-f A-F | sed -E 's/^(00)+//' | sort -u; }
 crl_serials() { crl_txt "$1" -text | sed -n 's/^ *Serial Number: *//p' | norm; }
-# rev keys: u32 issuer id || u32 key number || serial content octets
-# (format.h); one issuer per fresh state directory.
+# The entries of the scope files (format.h SCOPE FILE): a slot holds a
+# serial's content octets, zero padded, then their count (0xff: a hash of
+# a serial over 23 octets, printed as such); one CRL per fresh state
+# directory, whose scope/ holds only its file.
 index_serials() {
-    mdb_dump -n -s rev "$STATE/index.mdb" |
-        awk '/^DATA=END/ { d = 0 } d && ++n % 2 == 1 { print substr($1, 17) } /^HEADER=END/ { d = 1 }' | norm
+    python3 - "$STATE/scope" <<'EOF' | norm
+import os, struct, sys
+d = sys.argv[1]
+for name in os.listdir(d):
+    if len(name) != 32:
+        continue
+    b = open(os.path.join(d, name), "rb").read()
+    e, off = struct.unpack(">QQ", b[40:56])
+    for i in range(e):
+        slot = b[off + 34 * i:off + 34 * i + 24]
+        n = slot[23]
+        print(slot[:n].hex() if n <= 23 else "HASHED" + slot[:23].hex())
+EOF
 }
 
 # What the oracle below needs of each real certificate, read once.

@@ -8,70 +8,152 @@
  * Change a layout here only together with CRLC_FORMAT_VERSION.
  *
  * FILE
- *	The published index is one LMDB environment in a single file,
- *	STATE_DIR/index.mdb (LMDB opened with MDB_NOSUBDIR).  A published
- *	file is never modified: the fetcher writes a private working
- *	environment (STATE_DIR/work/), then publishes a copy written in key
- *	order with MDB_APPEND into a fresh environment in a temporary file
- *	in the same directory (every page full: about half the size of a
- *	compacting mdb_env_copy2 of the randomly filled working tree),
- *	fsync()s it, rename()s it over index.mdb and fsync()s the directory.  Readers open it with MDB_RDONLY |
- *	MDB_NOLOCK | MDB_NOSUBDIR | MDB_NOTLS, need only read permission
- *	and never create a lock file.  A reader that still has the old file
- *	mapped keeps a consistent old generation until it reopens.
- *
- *	The temporary file is named "." INDEX_NAME ".XXXXXX" (mkostemp); a
- *	run killed while publishing leaves one, and the next writer removes
- *	such names under its lock.  STATE_DIR/work/unpublished exists while
- *	the working environment holds changes the published file lacks (made
- *	before the first change of a run commits, removed after a publish),
- *	so a run killed between ingest and publish has the next one publish.
+ *	The published index (format 3) is a TOP file, STATE_DIR/index.mdb (the
+ *	name of formats 1 and 2, kept so that enabled openssl.cnf files keep
+ *	working; the content is no longer LMDB), and one SCOPE file per CRL
+ *	scope in STATE_DIR/scope/, named by its content id (PUBLISH).  The top
+ *	is small -- issuers, keys, one record per scope, no revocation entry
+ *	and no CRL -- and each scope file holds one scope's sorted entries and
+ *	its signed CRLs.  Both are written whole, to a temporary name, and
+ *	renamed into place; a published file is never modified (PUBLISH).  A
+ *	reader that opened the old top keeps a consistent old generation.
+ *	The fetcher's private working environment, STATE_DIR/work/ (mode
+ *	0700), is LMDB, format 2 (CRLC_WORK_FORMAT_VERSION, NAMED DATABASES):
+ *	no reader ever opens it.
  *
  *	Readers do not trust the path (crlc_index_open(), <crlcache/index.h>):
  *	index.mdb must be a regular file, not a symbolic link (the directories
  *	above it may be), not writable by group or others, owned by root or
  *	by the owner of STATE_DIR (the crlcache account), and STATE_DIR must
- *	not be writable by group or others unless it is sticky.  The fetcher
- *	publishes it mode 0644 in a STATE_DIR of mode 0755 it owns.  Readers
- *	map the descriptor they checked, sized from the file: the map size in
- *	the meta page (CRLC_MAP_SIZE, the writer's) is ignored by readers.
+ *	not be writable by group or others unless it is sticky.  STATE_DIR/
+ *	scope must be a directory, not a symbolic link, owned by root or the
+ *	owner of index.mdb, writable by nobody else (sticky or not); a scope
+ *	file, a regular file not a symbolic link, owned by root or the owner
+ *	of scope/, writable by nobody else.  The fetcher publishes files mode
+ *	0644 in directories of mode 0755 it owns.
+ *
+ * TOP FILE (CRLC_TOP_*)
+ *	  0  8    magic CRLC_TOP_MAGIC "CRLCTOP\n"
+ *	  8  u32  format version, CRLC_FORMAT_VERSION (3)
+ *	 12  u32  N, number of section descriptors (1..CRLC_TOP_DESC_MAX)
+ *	 16  u64  generation (incremented by every publish, from 1)
+ *	 24  i64  created (time of the publish)
+ *	 32  u64  file length: equals the file's size
+ *	 40  24   zero
+ *	 64  N descriptors of CRLC_TOP_DESC_LEN bytes:
+ *	      0 u32 section id   4 u32 record size (0: a blob section)
+ *	      8 u64 offset      16 u64 length     24 u64 record count
+ *	 ... the sections, between the descriptors and the trailer ...
+ *	 last CRLC_TOP_TRAILER_LEN bytes: SHA-256 of every byte before them.
+ *	Each section id at most once; ids readers do not know are skipped
+ *	(room to grow); the five below are required, with these record
+ *	sizes.  A fixed-size section is exactly count * record size long.
+ *	CRLC_SEC_ALIAS (1), records of CRLC_ISSUER_REC_LEN (36): SHA-256 of
+ *		an issuer Name's exact DER || u32 issuer id ("alias" below);
+ *		strictly ascending by hash (memcmp), ids not 0.
+ *	CRLC_SEC_CANON (2), records of 36: SHA-256 of the canonical form
+ *		(crlc_name_canon_hash()) || u32 issuer id ("canon"); the same
+ *		order.
+ *	CRLC_SEC_KEY (3), records of CRLC_KEY_REC_LEN (105): u32 issuer id ||
+ *		SHA-256 of the signing key ("key" below) || u32 key number (not
+ *		0) || u8 SKI length L (0..CRLC_SKI_MAX) || CRLC_SKI_MAX bytes,
+ *		the SKI zero padded; strictly ascending by the first
+ *		CRLC_KEY_SORT_LEN (36) bytes.
+ *	CRLC_SEC_SCOPE_INDEX (4), records of 4: u32 offset of a SCOPE record
+ *		inside SCOPE_DATA (from the section's start), in the records'
+ *		key order.
+ *	CRLC_SEC_SCOPE_DATA (5), a blob of SCOPE records (CRLC_SCOPE_REC_HDR_LEN
+ *		bytes, then the variable parts):
+ *		  0 u32 issuer id (not 0)     4 u32 key number
+ *		  8 u16 U, scope URI length (0..CRLC_SCOPE_URI_MAX; 0: the
+ *		        complete CRL, no IDP distributionPoint)
+ *		 10 u8  flags (CRLC_CRL_*)   11 u8 0
+ *		 12 u16 scope number          14 u16 0
+ *		 16 u32 entries of its scope file
+ *		 20 i64 thisUpdate   28 i64 nextUpdate (0: absent)
+ *		 36 i64 fetchedAt    44 i64 delta thisUpdate
+ *		 52 i64 delta nextUpdate (0: no delta applied)
+ *		 60 u8  CRL number length, 61 u8[21] the number (the delta's
+ *		        when one is applied), zero padded
+ *		 82 u8  base CRL number length, 83 u8[21] the number
+ *		104 u8[CRLC_SCOPE_ID_LEN] scope file id
+ *		120 u32 S, source length
+ *		124 U bytes scope URI (the "crl" key's scope part), S bytes
+ *		    source (a URL's userinfo redacted)
+ *		The KEY of a record is (issuer id, key number, scope URI); the
+ *		records are strictly ascending by crlc_scope_cmp(): memcmp of
+ *		the 8 bytes (issuer id, key number), then of the URIs over the
+ *		shorter length, the shorter first on a tie -- LMDB's default
+ *		order of the working "crl" keys.
+ *
+ * SCOPE FILES (CRLC_SCOPE_*)
+ *	  0  8    magic CRLC_SCOPE_MAGIC "CRLCSCP\n"
+ *	  8  u32  format version, 3
+ *	 12  u32  entry record size, CRLC_SCOPE_ENTRY_LEN (34)
+ *	 16  u8[16] id, equal to the file's name (32 lower-case hex digits,
+ *	          crlc_scope_name()) and to its SCOPE record's
+ *	 32  u64  file length: equals the file's size
+ *	 40  u64  E, entry count: equals its SCOPE record's entries
+ *	 48  u64  entries offset (CRLC_SCOPE_HDR_LEN)
+ *	 56  u64  offset of the signed complete CRL   64 u64 its length (> 0)
+ *	 72  u64  offset of the signed delta CRL      80 u64 its length (0: none)
+ *	 88  8    zero
+ *	then E entries strictly ascending by their CRLC_SLOT_LEN-byte slot
+ *	(memcmp), then the complete CRL's DER, then the delta's, exactly as
+ *	received.  An entry:
+ *	  0  u8[24] slot of the serial's INTEGER content octets (RFC 5280
+ *	          4.1.2.2, as DER-encoded, a leading 00 kept), length L:
+ *	          L <= CRLC_SLOT_INLINE (23): the octets zero padded to 23
+ *	          bytes, then u8 L; longer (hostile or broken CAs): the first
+ *	          23 bytes of their SHA-256, then CRLC_SLOT_HASHED (0xff),
+ *	          which no inline length is (crlc_scope_slot())
+ *	 24  i64  revocationDate
+ *	 32  u8   reasonCode (RFC 5280 5.3.1), CRLC_REASON_NONE if absent
+ *	 33  u8   flags: CRLC_REV_DELTA = listed by the delta CRL
+ *	A scope is one complete CRL with at most one delta applied: its
+ *	entries are those the pair lists, a delta's removeFromCRL removed.
  *
  * READER CHECKS
- *	LMDB follows the pages of the file it maps without checking them, and
- *	a page past the end of the file faults (SIGBUS) in every program that
- *	verifies a certificate.  Before LMDB is handed the file, a reader
- *	checks from the descriptor, with pread() of the first two pages and
- *	of the main database's root page (lib/lmdbcheck.c), LMDB 0.9's layout
- *	(mdb.c MDB_page / MDB_meta / MDB_db, native byte order):
- *	- the file is a whole number of pages of the size the writer uses on
- *	  this host: the system page size, at most LMDB's MAX_PAGESIZE (32 KiB)
- *	  (a publish writes whole pages with MDB_APPEND, see FILE);
- *	- pages 0 and 1 are meta pages (P_META, magic 0xBEEFC0DE, data version
- *	  1) that both record that page size;
- *	- of the meta page LMDB reads (the higher mm_txnid, page 0 on a tie):
- *	  (mm_last_pg + 1) * page size <= file size, and the free and main
- *	  databases' root page numbers are P_INVALID (empty) or in
- *	  [2, mm_last_pg];
- *	- the main database's root is a leaf page (P_LEAF only) whose page
- *	  number field is its own, whose node offsets and sizes lie inside it,
- *	  and whose named-database records (F_SUBDATA, an MDB_db each) have
- *	  root page numbers P_INVALID or in [2, mm_last_pg]; the published
- *	  file's six (or seven) names always fit one leaf.
- *	Then LMDB opens the file; a reader checks again that the meta page
- *	LMDB read ends within the file (it may have been rewritten in
- *	between) and reads the "format" record.  Refusal: CRLC_E_FORMAT when
- *	it is not an LMDB file of this host's page size, else CRLC_E_CORRUPT;
- *	the provider passes through with one notice, `check` and `status`
- *	report the error.  LMDB itself refuses a page number past mm_last_pg
- *	(MDB_PAGE_NOTFOUND).
- *	Not checked (a damaged page can still crash a reader): the contents
- *	of every other page -- branch and leaf node offsets, key and data
- *	sizes, overflow (F_BIGDATA) lengths -- which LMDB trusts; bounding
- *	them needs a walk of the whole file or a checksum written at publish.
- *	A file rewritten in place (not by rename) changes under the readers'
- *	maps: the provider's periodic re-check (same inode, new size or
- *	mtime) retires the old map, but a lookup during the rewrite or before
- *	that re-check can fault.  Writers only ever rename a new file there.
+ *	(lib/index.c)  The top file is READ, not mapped: one allocation of
+ *	its size, refused above CRLC_TOP_MAX, filled with pread() from the
+ *	descriptor checked above.  Then, before anything else reads it:
+ *	magic (else CRLC_E_FORMAT; an LMDB file -- formats 1 and 2 -- with
+ *	a detail that says to run `crlcache update`), version (a newer one:
+ *	CRLC_E_FORMAT), the length field equal to the size read, the SHA-256
+ *	trailer, N and every descriptor (inside the file between descriptors
+ *	and trailer, record sizes as above, lengths exactly count records,
+ *	each required id once), every ALIAS, CANON and KEY record in strict
+ *	order with ids and SKI lengths in range, every SCOPE_INDEX offset
+ *	inside SCOPE_DATA with its record, URI (<= CRLC_SCOPE_URI_MAX),
+ *	numbers (<= CRLC_CRLNUM_MAX) and source inside it, the SCOPE
+ *	records in strict key order.  Any failure is CRLC_E_CORRUPT.  Why a
+ *	private copy: whatever happens to index.mdb afterwards -- a `cp`
+ *	over it, a truncation, an editor -- changes neither what the checks
+ *	saw nor what lookups read, so damage to the top can cost a refusal
+ *	at open, never a fault in a program (an LMDB map trusted its pages).
+ *	Its open costs the read, one SHA-256 pass and a linear walk: 580 KB
+ *	and 0.36 ms for 1,000 issuers with 2,000 scopes of Web PKI URL
+ *	lengths (test/bench/index_open.sh).
+ *	A scope file is mapped (PROT_READ, MAP_SHARED) by the first lookup
+ *	that needs it -- openat() in the scope directory kept open since
+ *	crlc_index_open(), O_NOFOLLOW | O_NONBLOCK, the trust checks of
+ *	FILE on its fstat -- and checked once from a private copy of its
+ *	header: magic, version, entry size, id, length = size, E = the
+ *	SCOPE record's entries, the entries and both CRLs inside the file.
+ *	Every later access is bounded by the lengths checked then; the
+ *	entries' order is not checked (a disorder only misleads the binary
+ *	search of that one scope, within bounds), and no checksum covers a
+ *	scope file's entries or CRLs: damage inside them can change that
+ *	scope's answers (a serial's slot flipped is no longer found), never
+ *	make a read leave the file.  A missing, untrusted or
+ *	damaged scope file costs the lookups that need it: they fail, and
+ *	the provider passes through with its one notice, `check` reports the
+ *	error; a revocation listed by another covering scope still counts.
+ *	Residual risk: a scope file rewritten in place (truncated, or
+ *	overwritten) by someone other than the fetcher -- which only ever
+ *	renames new files there -- while a program has it mapped can still
+ *	fault that program (SIGBUS past a shorter end) or mislead it;
+ *	only the crlcache account or root can do that (FILE).
  *
  * BYTE ORDER
  *	Every integer stored in a key or a value is big-endian (network
@@ -79,27 +161,88 @@
  *	since the Unix epoch (UTC).  No C struct is ever written to disk:
  *	records are laid out at the byte offsets given below.
  *
+ * PUBLISH
+ *	(format 3; fetcher/publish.c)  The fetcher writes only its private
+ *	working environment STATE_DIR/work/ (LMDB, mode 0700, the NAMED
+ *	DATABASES below, CRLC_WORK_FORMAT_VERSION), and publishes from one
+ *	read transaction of it, under its writer lock (STATE_DIR/lock):
+ *	1. Each "crl" record, in key order, has a CONTENT ID: the first
+ *	   CRLC_SCOPE_ID_LEN bytes of SHA-256("crlcache scope 3" || its key
+ *	   || its value with fetchedAt (value offsets 24..31) zeroed).  Key
+ *	   and value decide every byte of the scope file: its entries are
+ *	   those the stored complete and delta CRLs list ("rev").  When
+ *	   STATE_DIR/scope/<hex id> exists, a regular file whose header
+ *	   carries that id, this format and its own size, it is kept as it
+ *	   is: an unchanged CRL is never rewritten, so a publish writes the
+ *	   top file and the scope files of the CRLs that changed, whatever
+ *	   the size of the rest.  Else the scope's entries are collected from
+ *	   "rev" (the records of its scope number under its issuer id and key
+ *	   number; a hashed serial form gives its slot's hash), sorted by
+ *	   slot, and the file is written to scope/.tmp.XXXXXX (mkostemp, mode
+ *	   0644), fsync()ed and renamed to scope/<hex id>.  A scope file, once
+ *	   renamed into place, is never changed.
+ *	2. The top file: ALIAS, CANON and KEY from "alias", "canon" and
+ *	   "key", a SCOPE record per "crl" record (its source with a URL's
+ *	   userinfo redacted, "user:pass@" becoming "***@"; the "source"
+ *	   database is never published), the generation (the working "meta"
+ *	   "generation", incremented by every publish) and the time.  After
+ *	   an fsync() of scope/ (a top never names a file a crash could
+ *	   lose), it is written to "." INDEX_NAME ".XXXXXX" (mkostemp) in
+ *	   STATE_DIR, mode 0644, fsync()ed, renamed over index.mdb, and
+ *	   STATE_DIR is fsync()ed.  A reader opens the old top or the new,
+ *	   and each names complete files only.
+ *	3. Garbage collection: the scope files (names of exactly 32
+ *	   lower-case hex digits) that neither the new top nor the top it
+ *	   replaced names are removed; the replaced top's ids are read
+ *	   (crlc_index_foreach_scope_id) before the rename, and a file of an
+ *	   older format names none.  The replaced generation's files stay
+ *	   until the next publish: a reader re-checks index.mdb only every
+ *	   CRLC_RECHECK_MS (2 s, provider/snapshot.c) and opens scope files
+ *	   lazily, at the first lookup that needs one, so it may still open
+ *	   them after the rename.  (Two publishes within those 2 s can
+ *	   remove a file such a reader has not opened yet: its lookup fails
+ *	   and the program passes through with one notice until it re-checks.)
+ *	   When the replaced top cannot be read for a reason that may pass
+ *	   (memory, permissions), nothing is removed this time.
+ *	STATE_DIR/scope/ is made mode 0755 by the account the fetcher runs as,
+ *	the owner of STATE_DIR; a publish refuses one another account owns.
+ *	A run killed while publishing leaves temporary names, which the next
+ *	writer removes under its lock, and at worst scope files no top names,
+ *	which the next publish removes.  STATE_DIR/work/unpublished exists
+ *	while the working environment holds changes the published files lack
+ *	(made before the first change of a run commits, removed after a
+ *	publish), so a run killed between ingest and publish has the next
+ *	one publish.  An index.mdb that is not a top file of this format
+ *	that opens (an LMDB file of formats 1 and 2, which readers refuse,
+ *	or a damaged one) is published anew by the next update or import
+ *	even when nothing changed.
+ *
  * VERSIONS
- *	Format 2 (CRLC_FORMAT_VERSION) identifies an issuer by its name and
- *	its key: two CAs of one name and different keys (a key rollover)
- *	have their own CRL records, CRL numbers and serial namespaces.  It
- *	keeps one revocation record per CRL scope that lists a serial and
- *	stores serials longer than CRLC_SERIAL_MAX octets by their hash.
- *	Format 1 (no "key" database; "crl" and "rev" keys start with the
- *	u32 issuer id alone; "rev" values of CRLC_REV_V1_LEN bytes; "crl"
- *	record version 1) is still read: readers say once that it is old
- *	and answer as format 1 did, by the name alone.  The fetcher migrates
- *	a format 1 working environment when it opens it (store.c): every
+ *	Format 3 (CRLC_FORMAT_VERSION) is the top file and scope files above;
+ *	readers open nothing else.  A serial is REVOKED only when a scope
+ *	that covers the certificate lists it (RFC 5280 6.3.3: the CRLs whose
+ *	scope covers the certificate decide); format 2 also answered from
+ *	partitions that do not cover it.  Formats 1 and 2 published one LMDB
+ *	file under the same name; readers refuse it (CRLC_E_FORMAT, "run
+ *	`crlcache update`") and the next update or import publishes format
+ *	3 (PUBLISH).  The working environment keeps format 2
+ *	(CRLC_WORK_FORMAT_VERSION): issuers by name and key ("key"), one
+ *	revocation record per CRL scope that lists a serial, serials longer
+ *	than CRLC_SERIAL_MAX octets by their hash.  A working environment of
+ *	format 1 (no "key" database; "crl" and "rev" keys start with the u32
+ *	issuer id alone; "rev" values of CRLC_REV_V1_LEN bytes; "crl" record
+ *	version 1) is migrated when the fetcher opens it (store.c): every
  *	CRL record moves to key number 0 of its issuer (signing key not
  *	recorded) and its entries are written anew from the stored CRLs;
  *	`update` and `import` then move each such record to the key of the
- *	configured CA certificate whose key verifies the stored CRL, and
- *	publish format 2.
+ *	configured CA certificate whose key verifies the stored CRL.
  *
  * NAMED DATABASES (CRLC_DB_*)
+ *	Of the working environment STATE_DIR/work/ (LMDB, format 2), which
+ *	only the fetcher opens; a publish derives the files above from them.
  *
  *   "meta"	key: ASCII name, value: as listed
- *		"format"     u32  CRLC_FORMAT_VERSION of the writer
+ *		"format"     u32  CRLC_WORK_FORMAT_VERSION of the writer
  *		"generation" u64  incremented by every publish, starts at 1
  *		"created"    i64  time of the publish
  *		"next_issuer_id" u32  the writer's next free issuer id (ids
@@ -239,10 +382,15 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
-#define CRLC_FORMAT_VERSION	2u
-/* Oldest format readers still answer from (see VERSIONS). */
-#define CRLC_FORMAT_OLDEST	1u
+#define CRLC_FORMAT_VERSION	3u
+/*
+ * The LMDB layout of the fetcher's private working environment
+ * (STATE_DIR/work/), the format 2 databases below: a format 3 publish
+ * changes only the published files.
+ */
+#define CRLC_WORK_FORMAT_VERSION 2u
 
 #define CRLC_DB_META	"meta"
 #define CRLC_DB_CANON	"canon"
@@ -251,7 +399,7 @@
 #define CRLC_DB_KEY	"key"
 #define CRLC_DB_CRL	"crl"
 #define CRLC_DB_SOURCE	"source"	/* working environment only */
-/* maxdbs for every environment: the published file has 6 (format 1: 5). */
+/* maxdbs of the working environment (7 names). */
 #define CRLC_NUM_DBS	7
 
 #define CRLC_META_FORMAT	"format"
@@ -295,13 +443,51 @@
 
 #define CRLC_SRC_HDR_LEN	36
 
+/* Format 3 published files (TOP FILE, SCOPE FILES above). */
+#define CRLC_TOP_MAGIC		"CRLCTOP\n"
+#define CRLC_SCOPE_MAGIC	"CRLCSCP\n"
+#define CRLC_MAGIC_LEN		8
+#define CRLC_TOP_HDR_LEN	64
+#define CRLC_TOP_DESC_LEN	32
+/* Descriptors a top file may have: 5 used, room to grow, bounded. */
+#define CRLC_TOP_DESC_MAX	16
+#define CRLC_TOP_TRAILER_LEN	CRLC_HASH_LEN
 /*
- * Map size of the writer (the fetcher's working and published
- * environments; LMDB records it in the meta page).  The map is virtual
- * address space only; 8 GiB holds far more than the whole Web PKI's
- * revocations (Mozilla counted about 8 million unexpired ones in 2024, ~40
- * bytes each here, plus the signed CRLs).  A 32-bit process cannot map
- * that: 1 GiB there.  Readers never use it: they map the file's size.
+ * Largest top file a reader copies into memory.  A top holds no
+ * revocation entry and no CRL: about 250 bytes per scope record, so the
+ * Web PKI (2,000 CRLs) is well under 1 MiB; 256 MiB leaves room for a
+ * million scopes while bounding what a damaged length can make a
+ * program allocate.
+ */
+#define CRLC_TOP_MAX		((uint64_t)256 << 20)
+#define CRLC_SEC_ALIAS		1u
+#define CRLC_SEC_CANON		2u
+#define CRLC_SEC_KEY		3u
+#define CRLC_SEC_SCOPE_INDEX	4u
+#define CRLC_SEC_SCOPE_DATA	5u
+#define CRLC_SEC_REQUIRED	5u	/* ids 1..5 must all be present */
+#define CRLC_ISSUER_REC_LEN	(CRLC_HASH_LEN + CRLC_ISSUER_ID_LEN)
+/* issuer id || key hash || key number || u8 SKI length || SKI */
+#define CRLC_KEY_REC_LEN	(CRLC_ISSUER_ID_LEN + CRLC_HASH_LEN + \
+				 CRLC_KEY_NO_LEN + 1 + CRLC_SKI_MAX)
+#define CRLC_KEY_SORT_LEN	(CRLC_ISSUER_ID_LEN + CRLC_HASH_LEN)
+#define CRLC_SCOPE_INDEX_REC_LEN 4
+#define CRLC_SCOPE_REC_HDR_LEN	124
+#define CRLC_SCOPE_ID_LEN	16
+#define CRLC_SCOPE_HDR_LEN	96
+#define CRLC_SCOPE_ENTRY_LEN	34
+/* A serial's slot: up to 23 content octets inline, else their hash. */
+#define CRLC_SLOT_LEN		24
+#define CRLC_SLOT_INLINE	(CRLC_SLOT_LEN - 1)
+#define CRLC_SLOT_HASHED	0xff
+
+/*
+ * Map size of the fetcher's working environment (LMDB records it in the
+ * meta page).  The map is virtual address space only; 8 GiB holds far
+ * more than the whole Web PKI's revocations (Mozilla counted about 8
+ * million unexpired ones in 2024, ~40 bytes each here, plus the signed
+ * CRLs).  A 32-bit process cannot map that: 1 GiB there.  Readers of the
+ * published index never map it.
  */
 #if SIZE_MAX > 0xffffffffu
 #define CRLC_MAP_SIZE		((size_t)8 << 30)
@@ -347,6 +533,27 @@ static inline int64_t
 crlc_get_i64(const uint8_t *p)
 {
 	return (int64_t)crlc_get_u64(p);
+}
+
+/*
+ * The order of SCOPE records (format 3): memcmp of the 8-byte prefix
+ * (issuer id || key number), then of the scope URIs over the shorter
+ * length, the shorter first on a tie -- LMDB's default key order, so a
+ * walk of the work env's "crl" database yields it.  <0, 0 or >0.
+ */
+static inline int
+crlc_scope_cmp(const uint8_t pa[CRLC_PREFIX_LEN], const uint8_t *ua,
+    size_t ula, const uint8_t pb[CRLC_PREFIX_LEN], const uint8_t *ub,
+    size_t ulb)
+{
+	size_t n = ula < ulb ? ula : ulb;
+	int c;
+
+	if ((c = memcmp(pa, pb, CRLC_PREFIX_LEN)) != 0)
+		return c;
+	if (n > 0 && (c = memcmp(ua, ub, n)) != 0)
+		return c;
+	return ula < ulb ? -1 : ula > ulb;
 }
 
 #endif /* CRLCACHE_FORMAT_H */

@@ -54,7 +54,7 @@ read -r parse_s parse_kb <parse.m
 read -r import_s import_kb <import.m
 read -r again_s again_kb <again.m
 read -r update_s update_kb <update.m
-size=$(stat -c %s st/index.mdb)
+size=$(published_bytes st)
 ratio() { echo "$1 / $2" | bc -l; }
 mb() { echo "$1 / 1024" | bc -l; }
 crl_kb=$(echo "$der / 1024" | bc -l)
@@ -62,7 +62,7 @@ printf 'openssl crl -noout (parse):        %7.2f s %7.0f MiB\n' "$parse_s" "$(mb
 printf 'crlcache import (ingest+publish):  %7.2f s %7.0f MiB\n' "$import_s" "$(mb "$import_kb")"
 printf 'crlcache import again (unchanged): %7.2f s %7.0f MiB\n' "$again_s" "$(mb "$again_kb")"
 printf 'crlcache update (loopback HTTP):   %7.2f s %7.0f MiB\n' "$update_s" "$(mb "$update_kb")"
-printf 'index.mdb: %d bytes, of which signed CRL %d; %.1f bytes per entry without the CRL, %.1f with it\n' \
+printf 'published index (index.mdb, scope/): %d bytes, of which signed CRL %d; %.1f bytes per entry without the CRL, %.1f with it\n' \
     "$size" "$der" "$(echo "($size - $der) / $N" | bc -l)" "$(echo "$size / $N" | bc -l)"
 echo
 echo '| what | time | time / `openssl crl -noout` | peak RSS | peak RSS / CRL size |'

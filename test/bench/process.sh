@@ -13,7 +13,7 @@ N=${1:-500000}
 ROUNDS=11
 PER_ROUND=20
 bench_pki "$N"
-echo "index: $(stat -c %s st/index.mdb) bytes, $((2 * N)) revoked entries"
+echo "index: $(published_bytes st) bytes, $((2 * N)) revoked entries"
 verify() {
 	OPENSSL_CONF=$W/$1.cnf openssl verify -CAfile root.pem -untrusted int.pem \
 	    rsa-leaf.pem >/dev/null

@@ -1,0 +1,16 @@
+#!/bin/bash
+# Benchmark: what opening a format 3 index costs a program (the top file
+# read, its SHA-256 trailer and every record checked: crlc_index_open),
+# and a lookup's cost the first time (a scope file mapped and checked) and
+# after, for ISSUERS issuers with a complete CRL and a partition each
+# (2 * ISSUERS scope records; the Web PKI has about 2,000 CRLs), written
+# with the encoder (test/bench/index_open_bench.c).
+#
+#   test/bench/index_open.sh [ISSUERS [ENTRIES_PER_SCOPE]]   (default 1000 100)
+. "$(dirname "$0")/common.sh"
+cc -O2 -std=c11 -D_GNU_SOURCE -I"$ROOT/include" -o index_open_bench \
+    "$ROOT/test/bench/index_open_bench.c" "$ROOT/lib/index.c" \
+    "$ROOT/lib/indexwrite.c" "$ROOT/lib/hash.c" "$ROOT/lib/name.c" \
+    "$ROOT/lib/dpname.c" $(pkg-config --cflags --libs libcrypto)
+mkdir idx
+./index_open_bench idx "${1:-1000}" "${2:-100}"
