@@ -62,6 +62,7 @@ struct store {
 	 * them, and nothing may be published from here.
 	 */
 	int		 pending;
+	uintptr_t	 map_lo, map_hi;	/* LMDB's map of it; 0: unknown */
 };
 
 /*
@@ -111,6 +112,63 @@ pages_release(const uint8_t *p, size_t len)
 		(void)madvise((void *)a, b - a, MADV_DONTNEED);
 }
 
+/*
+ * Where LMDB maps the working file (it tells only with MDB_FIXEDMAP): the
+ * mapping in /proc/self/maps that holds a value read from it.  Unknown
+ * (no /proc), nothing is let go.
+ */
+static void
+map_find(struct store *s)
+{
+	MDB_val k = { strlen(CRLC_META_FORMAT), CRLC_META_FORMAT }, v;
+	MDB_txn *txn;
+	unsigned long lo, hi;
+	uintptr_t p = 0;
+	char line[256];
+	int at_start = 1;
+	FILE *f;
+
+	if (mdb_txn_begin(s->env, NULL, MDB_RDONLY, &txn) != 0)
+		return;
+	if (mdb_get(txn, s->meta, &k, &v) == 0)
+		p = (uintptr_t)v.mv_data;
+	mdb_txn_abort(txn);
+	if (p == 0 || (f = fopen("/proc/self/maps", "re")) == NULL)
+		return;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		if (at_start && sscanf(line, "%lx-%lx", &lo, &hi) == 2 &&
+		    lo <= p && p < hi) {
+			s->map_lo = lo;
+			s->map_hi = hi;
+			break;
+		}
+		at_start = strchr(line, '\n') != NULL;
+	}
+	fclose(f);
+}
+
+/*
+ * Let go of the pages of the working file that LMDB's read-only shared
+ * map holds resident: an ingest reads the stored CRL it replaces and the
+ * "rev" pages it changes through it, as large as the new CRL.  They stay
+ * in the page cache; pointers into the map stay valid.
+ */
+static void
+map_drop(struct store *s)
+{
+	MDB_envinfo info;
+	MDB_stat st;
+	size_t used;
+
+	if (s->map_hi == 0 || mdb_env_info(s->env, &info) != 0 ||
+	    mdb_env_stat(s->env, &st) != 0)
+		return;
+	used = (info.me_last_pgno + 1) * (size_t)st.ms_psize;
+	if (used > s->map_hi - s->map_lo)
+		used = s->map_hi - s->map_lo;
+	(void)madvise((void *)s->map_lo, used, MADV_DONTNEED);
+}
+
 /* CRLC_META_PENDING's value: u16 scope number || the scope's "crl" key. */
 static int
 put_pending(struct wtxn *w)
@@ -153,6 +211,7 @@ wtxn_step(struct wtxn *w)
 	if (rc != 0)
 		return rc;
 	w->committed = 1;
+	map_drop(w->s);
 	return mdb_txn_begin(w->s->env, NULL, 0, &w->txn);
 }
 
@@ -404,6 +463,7 @@ store_open(struct store **out, const char *state_dir, char *err, size_t errlen)
 	}
 	if (open_dbs(s, err, errlen) == -1)
 		goto fail;
+	map_find(s);
 	remove_stale_temps(state_dir);
 	unpublished_path(s, path, sizeof(path));
 	s->dirty = access(path, F_OK) == 0;
@@ -614,40 +674,6 @@ rev_set(struct store *s, MDB_txn *txn, const uint8_t *key, size_t klen,
 }
 
 /*
- * Delete scope_no's records of every serial a stored CRL lists (they may
- * be gone already); other scopes that list a serial keep theirs.  A
- * split ingest reads der in LMDB's map: the pages read so far are let go
- * at each commit, or the whole stored CRL would end up resident.
- */
-static int
-delete_entries(struct wtxn *w, const uint8_t prefix[CRLC_PREFIX_LEN],
-    unsigned scope_no, const uint8_t *der, size_t len)
-{
-	uint8_t key[CRLC_PREFIX_LEN + CRLC_SERIAL_MAX];
-	struct crlc_crl crl;
-	struct crlc_crl_entry e;
-	struct crlc_span rest;
-	const char *why;
-	int r, had, rc = 0;
-
-	if (len == 0)
-		return 0;
-	if (crlc_crl_parse(der, len, &crl, &why) == -1)
-		return EINVAL;
-	rest = crl.revoked;
-	while (rc == 0 && (r = crlc_crl_entry_next(&rest, &e, &why)) == 1) {
-		if (e.serial.len == 0)
-			continue;
-		rc = rev_set(w->s, w->txn, key, store_rev_key(prefix,
-		    e.serial.p, e.serial.len, key), scope_no, NULL, &had);
-		if (rc == 0 && (rc = wtxn_step(w)) == 0 && w->split &&
-		    w->writes == 0)
-			pages_release(der, (size_t)(rest.p - der));
-	}
-	return rc != 0 ? rc : r == -1 ? EINVAL : 0;
-}
-
-/*
  * A revoked entry of the CRL being written, 8 bytes (a 20,000,000-entry
  * CRL sorts 160 MB of them): where its serial's content octets sit in the
  * revokedCertificates, their length (24 bits), and how many header bytes
@@ -734,6 +760,171 @@ write_entry(struct store *s, MDB_txn *txn,
 }
 
 /*
+ * Where a stored CRL's entries are read again, in LMDB's map, a split
+ * ingest lets go of the pages read every this many entries: they would
+ * otherwise all be resident beside the CRL being ingested.
+ */
+#define MAP_DROP_EVERY	65536
+/*
+ * The smallest revoked entry: SEQUENCE header (2), a one-octet INTEGER
+ * (3), a UTCTime (15).  A CRL of len bytes lists at most len / this.
+ */
+#define ENTRY_DER_MIN	20
+
+/*
+ * The revoked entries of crl sorted by entry_ref_cmp into *out (the
+ * caller frees it), *n of them, at most cap: a CRL lists at most
+ * MAX_CRL_ENTRIES (checked before this, crl_verify), so this bounds the
+ * array.  EINVAL: an entry is malformed.
+ */
+static int
+entry_refs(struct wtxn *w, const struct crlc_crl *crl, size_t cap,
+    struct entry_ref **out, size_t *n)
+{
+	struct entry_ref *refs;
+	struct crlc_crl_entry e;
+	struct crlc_span rest = crl->revoked;
+	const uint8_t *at;
+	const char *why;
+	int r;
+
+	*out = NULL;
+	*n = 0;
+	if (crl->revoked.len > UINT32_MAX)
+		return EFBIG;
+	/* calloc maps a large array: pages never written stay unmapped */
+	refs = xcalloc(cap > 0 ? cap : 1, sizeof(*refs));
+	for (;;) {
+		at = rest.p;
+		if ((r = crlc_crl_entry_next(&rest, &e, &why)) != 1)
+			break;
+		if (*n == cap || e.serial.len == 0 ||
+		    e.serial.len > REF_SERIAL_MAX || e.serial.p - at > UINT8_MAX) {
+			r = -1;
+			break;
+		}
+		refs[*n].at = (uint32_t)(e.serial.p - crl->revoked.p);
+		refs[*n].len_hdr = (uint32_t)(e.serial.p - at) << 24 |
+		    (uint32_t)e.serial.len;
+		if (++*n % MAP_DROP_EVERY == 0 && w->split)
+			map_drop(w->s);
+	}
+	if (r == -1) {
+		free(refs);
+		*n = 0;
+		return EINVAL;
+	}
+	qsort_r(refs, *n, sizeof(*refs), entry_ref_cmp,
+	    (void *)crl->revoked.p);
+	*out = refs;
+	return 0;
+}
+
+/*
+ * Delete scope_no's records of every serial a stored CRL lists (they may
+ * be gone already); other scopes that list a serial keep theirs.  In key
+ * order, like write_entries(): one pass over the "rev" pages, where CRL
+ * order would dirty nearly every page of the scope in each transaction.
+ */
+static int
+delete_entries(struct wtxn *w, const uint8_t prefix[CRLC_PREFIX_LEN],
+    unsigned scope_no, const uint8_t *der, size_t len)
+{
+	uint8_t key[CRLC_PREFIX_LEN + CRLC_SERIAL_MAX];
+	struct entry_ref *refs;
+	struct crlc_crl crl;
+	const char *why;
+	size_t i, n;
+	int had, rc;
+
+	if (len == 0)
+		return 0;
+	if (crlc_crl_parse_stored(der, len, &crl, &why) == -1)
+		return EINVAL;
+	if ((rc = entry_refs(w, &crl, crl.revoked.len / ENTRY_DER_MIN, &refs,
+	    &n)) != 0)
+		return rc;
+	for (i = 0; i < n && rc == 0; i++)
+		if ((rc = rev_set(w->s, w->txn, key, store_rev_key(prefix,
+		    crl.revoked.p + refs[i].at, REF_LEN(&refs[i]), key),
+		    scope_no, NULL, &had)) == 0)
+			rc = wtxn_step(w);
+	free(refs);
+	return rc;
+}
+
+/* Does a "rev" value hold a record of scope_no? */
+static int
+rev_has(const MDB_val *v, unsigned scope_no)
+{
+	const uint8_t *r = v->mv_data;
+	size_t i;
+
+	for (i = 0; i + CRLC_REV_LEN <= v->mv_size; i += CRLC_REV_LEN)
+		if (((unsigned)r[i] << 8 | r[i + 1]) == scope_no)
+			return 1;
+	return 0;
+}
+
+/*
+ * Delete every record of scope_no under prefix, walking the prefix's
+ * "rev" keys in order: each page is read once, and no stored CRL is read
+ * (a large one's serials in key order lie all over it).  The walk also
+ * passes the records of the issuer key's other scopes.
+ */
+static int
+drop_scope(struct wtxn *w, const uint8_t prefix[CRLC_PREFIX_LEN],
+    unsigned scope_no)
+{
+	uint8_t at[CRLC_PREFIX_LEN + CRLC_SERIAL_MAX];
+	size_t atlen = CRLC_PREFIX_LEN, seen = 0;
+	MDB_cursor *cur = NULL;
+	MDB_val k, v;
+	int rc, had;
+
+	memcpy(at, prefix, CRLC_PREFIX_LEN);
+	for (;;) {
+		if (cur != NULL)
+			rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT);
+		else if ((rc = mdb_cursor_open(w->txn, w->s->rev, &cur)) == 0) {
+			k.mv_size = atlen;
+			k.mv_data = at;
+			rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
+			/* at itself, when still held, is done */
+			if (rc == 0 && k.mv_size == atlen &&
+			    memcmp(k.mv_data, at, atlen) == 0)
+				rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT);
+		}
+		if (rc == MDB_NOTFOUND || (rc == 0 &&
+		    (k.mv_size < CRLC_PREFIX_LEN ||
+		    memcmp(k.mv_data, prefix, CRLC_PREFIX_LEN) != 0))) {
+			rc = 0;
+			break;
+		}
+		if (rc != 0)
+			break;
+		if (++seen % MAP_DROP_EVERY == 0 && w->split)
+			map_drop(w->s);
+		if (!rev_has(&v, scope_no))
+			continue;
+		if (k.mv_size > sizeof(at)) {
+			rc = EINVAL;
+			break;
+		}
+		memcpy(at, k.mv_data, k.mv_size);
+		atlen = k.mv_size;
+		/* rev_set writes: reopen the cursor after it */
+		mdb_cursor_close(cur);
+		cur = NULL;
+		if ((rc = rev_set(w->s, w->txn, at, atlen, scope_no, NULL,
+		    &had)) != 0 || (rc = wtxn_step(w)) != 0)
+			return rc;
+	}
+	mdb_cursor_close(cur);
+	return rc;
+}
+
+/*
  * Write the entries of a CRL as scope_no's records under prefix.  A
  * delta's removeFromCRL entries delete that scope's record (RFC 5280
  * 5.2.4); *count tracks the entries the scope holds.
@@ -743,8 +934,7 @@ write_entry(struct store *s, MDB_txn *txn,
  * of an issuer, whose new id is the highest -- they are appended, which
  * fills LMDB pages instead of splitting them half empty: for 1,000,000
  * random serials this halves the pages (and the write transaction's
- * memory) and the time.  A CRL lists at most MAX_CRL_ENTRIES, checked
- * before this (crl_verify), so the sort array is bounded by it.
+ * memory) and the time.
  */
 static int
 write_entries(struct wtxn *w, const uint8_t prefix[CRLC_PREFIX_LEN],
@@ -752,33 +942,19 @@ write_entries(struct wtxn *w, const uint8_t prefix[CRLC_PREFIX_LEN],
 {
 	struct entry_ref *refs;
 	struct crlc_crl_entry e;
-	struct crlc_span rest = crl->revoked, one;
+	struct crlc_span one;
 	const char *why;
-	size_t i, n = 0;
-	int r, rc = 0, append = 1;
+	size_t i, n;
+	int rc, append = 1;
 
 	if (crl->nrevoked == 0)
 		return 0;
-	if (crl->nrevoked > MAX_CRL_ENTRIES || crl->revoked.len > UINT32_MAX)
+	if (crl->nrevoked > MAX_CRL_ENTRIES)
 		return EFBIG;
-	refs = xcalloc(crl->nrevoked, sizeof(*refs));
-	while (n < crl->nrevoked) {
-		one.p = rest.p;
-		if ((r = crlc_crl_entry_next(&rest, &e, &why)) != 1 ||
-		    e.serial.len == 0 || e.serial.len > REF_SERIAL_MAX ||
-		    e.serial.p - one.p > UINT8_MAX)
-			break;
-		refs[n].at = (uint32_t)(e.serial.p - crl->revoked.p);
-		refs[n].len_hdr = (uint32_t)(e.serial.p - one.p) << 24 |
-		    (uint32_t)e.serial.len;
-		n++;
-	}
-	if (n != crl->nrevoked) {
-		free(refs);
-		return EINVAL;
-	}
-	qsort_r(refs, n, sizeof(*refs), entry_ref_cmp,
-	    (void *)crl->revoked.p);
+	if ((rc = entry_refs(w, crl, crl->nrevoked, &refs, &n)) != 0)
+		return rc;
+	if (n != crl->nrevoked)
+		rc = EINVAL;
 	for (i = 0; i < n && rc == 0; i++) {
 		one.p = crl->revoked.p + refs[i].at - REF_HDR(&refs[i]);
 		one.len = crl->revoked.len - (refs[i].at - REF_HDR(&refs[i]));
@@ -914,6 +1090,24 @@ put_scope(struct store *s, MDB_txn *txn, const uint8_t *key, size_t keylen,
 }
 
 /*
+ * Are a and held (in LMDB's map) the same bytes?  held's pages are let go
+ * as they are compared: with the received body, both would be resident.
+ */
+static int
+same_bytes(const uint8_t *a, const uint8_t *held, size_t len)
+{
+	size_t done, n;
+
+	for (done = 0; done < len; done += n) {
+		n = len - done < COPY_STEP ? len - done : COPY_STEP;
+		if (memcmp(a + done, held + done, n) != 0)
+			return 0;
+		pages_release(held, done + n);
+	}
+	return 1;
+}
+
+/*
  * Decide whether c may replace what the scope holds (RFC 5280 5.2.3:
  * CRL numbers increase monotonically; 5.2.4: a delta applies onto a
  * complete CRL whose number is at least the delta's BaseCRLNumber).
@@ -950,7 +1144,8 @@ admissible(const struct crl *c, const struct crlc_crl_info *old, int have,
 	 * conditional GET): with a delta applied its number is below the
 	 * delta's, as complete and delta CRLs share one sequence (5.2.3).
 	 */
-	if (c->derlen == old->der.len && memcmp(c->der, old->der.p, c->derlen) == 0)
+	if (c->derlen == old->der.len && same_bytes(c->der, old->der.p,
+	    c->derlen))
 		return 0;
 	/* v1 after v2: see read_numbers() in crl.c */
 	if (c->p.version == 1 &&
@@ -1074,7 +1269,13 @@ ingest_txn(struct store *s, struct wtxn *w, const struct crl *c, char *err,
 	w->key = key;
 	w->keylen = keylen;
 	rc = 0;
-	if (have && (rc = delete_entries(w, prefix, scope_no, old.der.p,
+	/*
+	 * A large scope's records are dropped in key order; a small one's
+	 * by its CRLs' serials, not walking the issuer key's other scopes.
+	 */
+	if (have && old.entries > INGEST_CHUNK)
+		rc = drop_scope(w, prefix, scope_no);
+	else if (have && (rc = delete_entries(w, prefix, scope_no, old.der.p,
 	    old.der.len)) == 0)
 		rc = delete_entries(w, prefix, scope_no, old.delta.p,
 		    old.delta.len);
@@ -1117,14 +1318,12 @@ recover_pending(struct store *s, MDB_txn *txn)
 {
 	MDB_val pk = { strlen(CRLC_META_PENDING), CRLC_META_PENDING };
 	MDB_val k, v;
-	MDB_cursor *cur;
 	struct crlc_crl_info ci;
-	uint8_t key[CRLC_KEY_MAX], at[CRLC_PREFIX_LEN + CRLC_SERIAL_HASHED_LEN +
-	    CRLC_SERIAL_MAX];
-	size_t keylen, atlen = CRLC_PREFIX_LEN;
+	uint8_t key[CRLC_KEY_MAX];
+	size_t keylen;
 	unsigned scope_no;
 	int64_t count;
-	int rc, had;
+	int rc;
 
 	if ((rc = mdb_get(txn, s->meta, &pk, &v)) != 0)
 		return rc == MDB_NOTFOUND ? 0 : rc;
@@ -1134,29 +1333,8 @@ recover_pending(struct store *s, MDB_txn *txn)
 	    ((const uint8_t *)v.mv_data)[1];
 	keylen = v.mv_size - 2;
 	memcpy(key, (const uint8_t *)v.mv_data + 2, keylen);
-	/* Each "rev" key under the prefix, in turn (rev_set moves cursors). */
-	memcpy(at, key, CRLC_PREFIX_LEN);
-	for (;;) {
-		if ((rc = mdb_cursor_open(txn, s->rev, &cur)) != 0)
-			return rc;
-		k.mv_size = atlen;
-		k.mv_data = at;
-		rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
-		if (rc == 0 && atlen > CRLC_PREFIX_LEN && k.mv_size == atlen &&
-		    memcmp(k.mv_data, at, atlen) == 0)
-			rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT);
-		mdb_cursor_close(cur);
-		if (rc == MDB_NOTFOUND || (rc == 0 &&
-		    (k.mv_size < CRLC_PREFIX_LEN || k.mv_size > sizeof(at) ||
-		    memcmp(k.mv_data, key, CRLC_PREFIX_LEN) != 0)))
-			break;
-		if (rc != 0)
-			return rc;
-		memcpy(at, k.mv_data, k.mv_size);
-		atlen = k.mv_size;
-		if ((rc = rev_set(s, txn, at, atlen, scope_no, NULL, &had)) != 0)
-			return rc;
-	}
+	if ((rc = drop_scope(ONE_TXN(s, txn), key, scope_no)) != 0)
+		return rc;
 	k.mv_size = keylen;
 	k.mv_data = key;
 	rc = mdb_get(txn, s->crl, &k, &v);
@@ -1389,6 +1567,7 @@ store_ingest(struct store *s, const struct crl *c, char *err, size_t errlen)
 		res = INGEST_FAILED;
 	} else if (res != INGEST_CHANGED)
 		mdb_txn_abort(w.txn);	/* NULL after a failed chunk commit */
+	map_drop(s);
 	if (res != INGEST_FAILED || !w.committed)
 		return res;
 	/* Chunks were committed: put the scope back as it was. */
@@ -1402,7 +1581,9 @@ store_ingest(struct store *s, const struct crl *c, char *err, size_t errlen)
 		s->pending = 1;
 		logx(0, "index: %s left half written (%s); the next run "
 		    "rebuilds it", c->source, mdb_strerror(rc));
-	}
+	} else
+		logx(1, "index: %s: the transactions committed are undone",
+		    c->source);
 	return INGEST_FAILED;
 }
 

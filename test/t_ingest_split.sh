@@ -52,6 +52,39 @@ for round in $(seq 1 "$ROUNDS"); do
 done
 note "$caught kills while the chunks of a $B-entry CRL were committed"
 
+# The disk fills up half way through B (root only: a small tmpfs): the run
+# fails, publishes nothing new, and its chunks are undone, by itself or,
+# when even that finds no room, by the next run.
+full=$W/full
+if [ "$(id -u)" -eq 0 ] && mkdir -p "$full" &&
+    mount -t tmpfs -o size=64m,mode=0755 crlcache-split "$full" 2>/dev/null; then
+    trap 'umount "$full" 2>/dev/null; _lib_cleanup' EXIT
+    cp -a "$STATE/." "$full/"
+    gen=$("$CRLCACHE" --state-dir "$full" status | sed -n 's/^generation //p')
+    # room for a few chunks of B, not for all of it
+    free_k=$(df -k --output=avail "$full" | tail -n1)
+    fallocate -l $(( (free_k - 4096) * 1024 )) "$full/filler"
+    "$CRLCACHE" -v --state-dir "$full" -c "$CONF" import --anchor "$anchor" \
+        "$W/b.crl" >"$W/full.out" 2>&1 && fail "import of B succeeded on a full disk"
+    sed 's/^/    | /' "$W/full.out"
+    if grep -q 'committed are undone' "$W/full.out"; then
+        note "the failed run undid its chunks itself"
+    elif grep -q 'half written' "$W/full.out"; then
+        note "the failed run left its chunks for the next run"
+    else
+        note "the disk filled before the first chunk was committed"
+    fi
+    "$CRLCACHE" --state-dir "$full" status >"$W/status" 2>&1
+    assert_grep "^generation $gen\$" "$W/status"
+    assert_grep "^revoked $A\$" "$W/status"
+    rm -f "$full/filler"
+    imp "$full" "$W/a.crl" || fail "the run after the full disk failed"
+    mdb_dump -p -s meta "$full/work" | grep -q '^ ingest_pending$' &&
+        fail "ingest_pending left after the full disk"
+    [ "$(rev_of "$full")" = "$ref_a" ] || fail "the scope is not as A left it after the full disk"
+    umount "$full"
+fi
+
 imp "$STATE" "$W/b.crl" || fail "import of B"
 ! pending || fail "ingest_pending left after B"
 [ "$(rev_of "$STATE")" = "$ref_b" ] || fail "B over A differs from B alone"
