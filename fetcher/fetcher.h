@@ -225,6 +225,7 @@ struct source_rec {
 int	 store_open(struct store **s, const char *state_dir, char *err,
 	    size_t errlen);
 void	 store_close(struct store *s);
+/* Consumes c->der: its pages are let go as they are copied (ingest.c). */
 int	 store_ingest(struct store *s, const struct crl *c, char *err,
 	    size_t errlen);
 int	 store_get_source(struct store *s, const char *url,

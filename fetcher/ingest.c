@@ -13,7 +13,9 @@
  * NULL, is the distribution point it was fetched from).  Returns an
  * enum ingest_result; on INGEST_FAILED err says why and the index is
  * untouched.  On success key/keylen, when key is not NULL, name the
- * "crl" record that holds it.
+ * "crl" record that holds it.  buf is consumed: its pages are let go as
+ * they are copied into the index (store_ingest), so the caller frees it
+ * unread.
  */
 int
 ingest_buffer(struct store *s, const struct trust *t, const char *source,

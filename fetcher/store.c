@@ -4,7 +4,9 @@
  * Copyright the crlcache authors. Licensed under the Apache License 2.0.
  *
  * Layout: see <crlcache/format.h>.  Every CRL is ingested in its own
- * write transaction, so a CRL that fails half way changes nothing.
+ * write transaction, or, when large, in several whose effect a failure
+ * or a kill half way undoes (struct wtxn): a CRL that fails changes
+ * nothing.
  * Publishing (publish.c) writes the files of index format 3 from one read
  * transaction and renames the new top file over index.mdb: readers see
  * the old or the new generation, never a mixture.
@@ -16,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <time.h>
@@ -50,12 +53,163 @@ struct store {
 	MDB_env		*env;
 	MDB_dbi		 meta, canon, alias, key, rev, crl, source;
 	int		 dirty;		/* changed since the last publish */
+	/*
+	 * A split ingest (struct wtxn) failed and could not be rolled back:
+	 * a scope's entries are half written until store_open() recovers
+	 * them, and nothing may be published from here.
+	 */
+	int		 pending;
+	uintptr_t	 map_lo, map_hi;	/* LMDB's map of it; 0: unknown */
+};
+
+/*
+ * A large CRL is ingested in several write transactions: LMDB holds every
+ * page a transaction dirties in memory until it commits, and a
+ * 1,000,000-entry CRL dirties about 47 MB of "rev" pages, as much again as
+ * the CRL itself, which the received body already holds.  So an ingest
+ * commits every INGEST_CHUNK writes (about 6 MB of dirty pages).  Before
+ * the first such commit it records CRLC_META_PENDING (format.h): until
+ * the last commit, which replaces the "crl" record and removes it, the
+ * scope's "rev" records may be half written, and recover_pending()
+ * rewrites them from the "crl" record, which only that last commit
+ * changes.  A CRL of fewer writes commits once, as before.
+ */
+#define INGEST_CHUNK	131072
+
+struct wtxn {
+	struct store	*s;
+	MDB_txn		*txn;
+	int		 split;		/* commits every INGEST_CHUNK writes */
+	size_t		 writes;	/* since the last commit */
+	int		 committed;	/* a chunk is committed: pending held */
+	unsigned	 scope_no;	/* CRLC_META_PENDING's value */
+	const uint8_t	*key;
+	size_t		 keylen;
 };
 
 static void
 lmdb_err(char *err, size_t errlen, const char *what, int rc)
 {
 	snprintf(err, errlen, "index: %s: %s", what, mdb_strerror(rc));
+}
+
+/*
+ * Let the whole pages inside [p, p + len) go out of memory (and out of the
+ * resident set): a map of a file reads them back from the file, anonymous
+ * memory reads back zeros, so p is a file map or memory nobody reads again.
+ */
+static void
+pages_release(const uint8_t *p, size_t len)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), a, b;
+
+	a = ((uintptr_t)p + page - 1) & ~(page - 1);
+	b = ((uintptr_t)p + len) & ~(page - 1);
+	if (a < b)
+		(void)madvise((void *)a, b - a, MADV_DONTNEED);
+}
+
+/*
+ * Where LMDB maps the working file (it tells only with MDB_FIXEDMAP): the
+ * mapping in /proc/self/maps that holds a value read from it.  Unknown
+ * (no /proc), nothing is let go.
+ */
+static void
+map_find(struct store *s)
+{
+	MDB_val k = { strlen(CRLC_META_FORMAT), CRLC_META_FORMAT }, v;
+	MDB_txn *txn;
+	unsigned long lo, hi;
+	uintptr_t p = 0;
+	char line[256];
+	int at_start = 1;
+	FILE *f;
+
+	if (mdb_txn_begin(s->env, NULL, MDB_RDONLY, &txn) != 0)
+		return;
+	if (mdb_get(txn, s->meta, &k, &v) == 0)
+		p = (uintptr_t)v.mv_data;
+	mdb_txn_abort(txn);
+	if (p == 0 || (f = fopen("/proc/self/maps", "re")) == NULL)
+		return;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		if (at_start && sscanf(line, "%lx-%lx", &lo, &hi) == 2 &&
+		    lo <= p && p < hi) {
+			s->map_lo = lo;
+			s->map_hi = hi;
+			break;
+		}
+		at_start = strchr(line, '\n') != NULL;
+	}
+	fclose(f);
+}
+
+/*
+ * Let go of the pages of the working file that LMDB's read-only shared
+ * map holds resident: an ingest reads the stored CRL it replaces and the
+ * "rev" pages it changes through it, as large as the new CRL.  They stay
+ * in the page cache; pointers into the map stay valid.
+ */
+static void
+map_drop(struct store *s)
+{
+	MDB_envinfo info;
+	MDB_stat st;
+	size_t used;
+
+	if (s->map_hi == 0 || mdb_env_info(s->env, &info) != 0 ||
+	    mdb_env_stat(s->env, &st) != 0)
+		return;
+	used = (info.me_last_pgno + 1) * (size_t)st.ms_psize;
+	if (used > s->map_hi - s->map_lo)
+		used = s->map_hi - s->map_lo;
+	(void)madvise((void *)s->map_lo, used, MADV_DONTNEED);
+}
+
+/* CRLC_META_PENDING's value: u16 scope number || the scope's "crl" key. */
+static int
+put_pending(struct wtxn *w)
+{
+	MDB_val k = { strlen(CRLC_META_PENDING), CRLC_META_PENDING };
+	MDB_val v = { 2 + w->keylen, NULL };
+	int rc;
+
+	if ((rc = mdb_put(w->txn, w->s->meta, &k, &v, MDB_RESERVE)) != 0)
+		return rc;
+	((uint8_t *)v.mv_data)[0] = (uint8_t)(w->scope_no >> 8);
+	((uint8_t *)v.mv_data)[1] = (uint8_t)w->scope_no;
+	memcpy((uint8_t *)v.mv_data + 2, w->key, w->keylen);
+	return 0;
+}
+
+/* The caller's one transaction, never committed in between. */
+#define ONE_TXN(st, t)	(&(struct wtxn){ .s = (st), .txn = (t) })
+
+/* One write done: commit and begin anew every INGEST_CHUNK (struct wtxn). */
+static int
+wtxn_step(struct wtxn *w)
+{
+	int rc;
+
+	if (!w->split || ++w->writes < INGEST_CHUNK)
+		return 0;
+	w->writes = 0;
+	if (!w->committed && (rc = put_pending(w)) != 0)
+		return rc;
+	/*
+	 * Its meta page is flushed by the next commit's sync: a power
+	 * loss may lose the chunk, which CRLC_META_PENDING makes harmless,
+	 * never the database's integrity (LMDB's MDB_NOMETASYNC).
+	 */
+	(void)mdb_env_set_flags(w->s->env, MDB_NOMETASYNC, 1);
+	rc = mdb_txn_commit(w->txn);
+	(void)mdb_env_set_flags(w->s->env, MDB_NOMETASYNC, 0);
+	w->txn = NULL;
+	if (rc != 0)
+		return rc;
+	w->committed = 1;
+	map_drop(w->s);
+	return mdb_txn_begin(w->s->env, NULL, 0, &w->txn);
 }
 
 /* The "crl" key of a scope: prefix (issuer id || key number) || URI. */
@@ -150,6 +304,7 @@ redact_source_keys(MDB_txn *txn, MDB_dbi dbi)
 }
 
 static int	migrate_v1(struct store *s, MDB_txn *txn);
+static int	recover_pending(struct store *s, MDB_txn *txn);
 
 static int
 open_dbs(struct store *s, char *err, size_t errlen)
@@ -201,6 +356,12 @@ open_dbs(struct store *s, char *err, size_t errlen)
 			goto fail;
 	} else if (rc != 0)
 		goto fail;
+	/* A run killed half way through a large CRL (struct wtxn). */
+	if ((rc = recover_pending(s, txn)) != 0) {
+		mdb_txn_abort(txn);
+		lmdb_err(err, errlen, "rebuilding a half written CRL", rc);
+		return -1;
+	}
 	if ((rc = mdb_txn_commit(txn)) != 0) {
 		lmdb_err(err, errlen, "create databases", rc);
 		return -1;
@@ -278,6 +439,7 @@ store_open(struct store **out, const char *state_dir, char *err, size_t errlen)
 	}
 	if (open_dbs(s, err, errlen) == -1)
 		goto fail;
+	map_find(s);
 	publish_clean(state_dir);
 	unpublished_path(s, path, sizeof(path));
 	s->dirty = access(path, F_OK) == 0;
@@ -488,61 +650,45 @@ rev_set(struct store *s, MDB_txn *txn, const uint8_t *key, size_t klen,
 }
 
 /*
- * Delete scope_no's records of every serial a stored CRL lists (they may
- * be gone already); other scopes that list a serial keep theirs.
+ * A revoked entry of the CRL being written, 8 bytes (a 20,000,000-entry
+ * CRL sorts 160 MB of them): where its serial's content octets sit in the
+ * revokedCertificates, their length (24 bits), and how many header bytes
+ * the entry has before them (8 bits: two DER headers of at most 6).
  */
-static int
-delete_entries(struct store *s, MDB_txn *txn,
-    const uint8_t prefix[CRLC_PREFIX_LEN], unsigned scope_no,
-    const uint8_t *der, size_t len)
-{
-	uint8_t key[CRLC_PREFIX_LEN + CRLC_SERIAL_MAX];
-	struct crlc_crl crl;
-	struct crlc_crl_entry e;
-	struct crlc_span rest;
-	const char *why;
-	int r, had, rc = 0;
-
-	if (len == 0)
-		return 0;
-	if (crlc_crl_parse(der, len, &crl, &why) == -1)
-		return EINVAL;
-	rest = crl.revoked;
-	while (rc == 0 && (r = crlc_crl_entry_next(&rest, &e, &why)) == 1)
-		if (e.serial.len > 0)
-			rc = rev_set(s, txn, key, store_rev_key(prefix,
-			    e.serial.p, e.serial.len, key), scope_no, NULL,
-			    &had);
-	return rc != 0 ? rc : r == -1 ? EINVAL : 0;
-}
-
-/* A revoked entry of the CRL being written: its serial, where it sits. */
 struct entry_ref {
-	const uint8_t	*serial;
-	uint32_t	 len;
-	uint32_t	 at;		/* offset in the revokedCertificates */
+	uint32_t	 at;
+	uint32_t	 len_hdr;
 };
+/*
+ * Longest serial the refs carry: RFC 5280 4.1.2.2 allows 20 octets; a
+ * CRL with one of 16 MiB is refused as malformed.
+ */
+#define REF_SERIAL_MAX	((1u << 24) - 1)
+#define REF_LEN(r)	((r)->len_hdr & REF_SERIAL_MAX)
+#define REF_HDR(r)	((r)->len_hdr >> 24)
 
 /*
  * LMDB's default key order (memcmp, then the shorter first) of the serial
  * forms, then CRL order.  A serial over CRLC_SERIAL_MAX is keyed 00 00 ||
  * hash, before every other (a minimal INTEGER never starts 00 00); among
  * themselves such serials sort by their bytes, not their hash, and merely
- * end the appending (write_entry).
+ * end the appending (write_entry).  arg: the revokedCertificates.
  */
 static int
-entry_ref_cmp(const void *a, const void *b)
+entry_ref_cmp(const void *a, const void *b, void *arg)
 {
 	const struct entry_ref *x = a, *y = b;
-	int xl = x->len > CRLC_SERIAL_MAX, yl = y->len > CRLC_SERIAL_MAX, c;
+	const uint8_t *revoked = arg;
+	uint32_t xn = REF_LEN(x), yn = REF_LEN(y);
+	int xl = xn > CRLC_SERIAL_MAX, yl = yn > CRLC_SERIAL_MAX, c;
 
 	if (xl != yl)
 		return xl ? -1 : 1;
-	c = memcmp(x->serial, y->serial, x->len < y->len ? x->len : y->len);
+	c = memcmp(revoked + x->at, revoked + y->at, xn < yn ? xn : yn);
 	if (c != 0)
 		return c;
-	if (x->len != y->len)
-		return x->len < y->len ? -1 : 1;
+	if (xn != yn)
+		return xn < yn ? -1 : 1;
 	return x->at < y->at ? -1 : x->at > y->at;
 }
 
@@ -590,6 +736,171 @@ write_entry(struct store *s, MDB_txn *txn,
 }
 
 /*
+ * Where a stored CRL's entries are read again, in LMDB's map, a split
+ * ingest lets go of the pages read every this many entries: they would
+ * otherwise all be resident beside the CRL being ingested.
+ */
+#define MAP_DROP_EVERY	65536
+/*
+ * The smallest revoked entry: SEQUENCE header (2), a one-octet INTEGER
+ * (3), a UTCTime (15).  A CRL of len bytes lists at most len / this.
+ */
+#define ENTRY_DER_MIN	20
+
+/*
+ * The revoked entries of crl sorted by entry_ref_cmp into *out (the
+ * caller frees it), *n of them, at most cap: a CRL lists at most
+ * MAX_CRL_ENTRIES (checked before this, crl_verify), so this bounds the
+ * array.  EINVAL: an entry is malformed.
+ */
+static int
+entry_refs(struct wtxn *w, const struct crlc_crl *crl, size_t cap,
+    struct entry_ref **out, size_t *n)
+{
+	struct entry_ref *refs;
+	struct crlc_crl_entry e;
+	struct crlc_span rest = crl->revoked;
+	const uint8_t *at;
+	const char *why;
+	int r;
+
+	*out = NULL;
+	*n = 0;
+	if (crl->revoked.len > UINT32_MAX)
+		return EFBIG;
+	/* calloc maps a large array: pages never written stay unmapped */
+	refs = xcalloc(cap > 0 ? cap : 1, sizeof(*refs));
+	for (;;) {
+		at = rest.p;
+		if ((r = crlc_crl_entry_next(&rest, &e, &why)) != 1)
+			break;
+		if (*n == cap || e.serial.len == 0 ||
+		    e.serial.len > REF_SERIAL_MAX || e.serial.p - at > UINT8_MAX) {
+			r = -1;
+			break;
+		}
+		refs[*n].at = (uint32_t)(e.serial.p - crl->revoked.p);
+		refs[*n].len_hdr = (uint32_t)(e.serial.p - at) << 24 |
+		    (uint32_t)e.serial.len;
+		if (++*n % MAP_DROP_EVERY == 0 && w->split)
+			map_drop(w->s);
+	}
+	if (r == -1) {
+		free(refs);
+		*n = 0;
+		return EINVAL;
+	}
+	qsort_r(refs, *n, sizeof(*refs), entry_ref_cmp,
+	    (void *)crl->revoked.p);
+	*out = refs;
+	return 0;
+}
+
+/*
+ * Delete scope_no's records of every serial a stored CRL lists (they may
+ * be gone already); other scopes that list a serial keep theirs.  In key
+ * order, like write_entries(): one pass over the "rev" pages, where CRL
+ * order would dirty nearly every page of the scope in each transaction.
+ */
+static int
+delete_entries(struct wtxn *w, const uint8_t prefix[CRLC_PREFIX_LEN],
+    unsigned scope_no, const uint8_t *der, size_t len)
+{
+	uint8_t key[CRLC_PREFIX_LEN + CRLC_SERIAL_MAX];
+	struct entry_ref *refs;
+	struct crlc_crl crl;
+	const char *why;
+	size_t i, n;
+	int had, rc;
+
+	if (len == 0)
+		return 0;
+	if (crlc_crl_parse_stored(der, len, &crl, &why) == -1)
+		return EINVAL;
+	if ((rc = entry_refs(w, &crl, crl.revoked.len / ENTRY_DER_MIN, &refs,
+	    &n)) != 0)
+		return rc;
+	for (i = 0; i < n && rc == 0; i++)
+		if ((rc = rev_set(w->s, w->txn, key, store_rev_key(prefix,
+		    crl.revoked.p + refs[i].at, REF_LEN(&refs[i]), key),
+		    scope_no, NULL, &had)) == 0)
+			rc = wtxn_step(w);
+	free(refs);
+	return rc;
+}
+
+/* Does a "rev" value hold a record of scope_no? */
+static int
+rev_has(const MDB_val *v, unsigned scope_no)
+{
+	const uint8_t *r = v->mv_data;
+	size_t i;
+
+	for (i = 0; i + CRLC_REV_LEN <= v->mv_size; i += CRLC_REV_LEN)
+		if (((unsigned)r[i] << 8 | r[i + 1]) == scope_no)
+			return 1;
+	return 0;
+}
+
+/*
+ * Delete every record of scope_no under prefix, walking the prefix's
+ * "rev" keys in order: each page is read once, and no stored CRL is read
+ * (a large one's serials in key order lie all over it).  The walk also
+ * passes the records of the issuer key's other scopes.
+ */
+static int
+drop_scope(struct wtxn *w, const uint8_t prefix[CRLC_PREFIX_LEN],
+    unsigned scope_no)
+{
+	uint8_t at[CRLC_PREFIX_LEN + CRLC_SERIAL_MAX];
+	size_t atlen = CRLC_PREFIX_LEN, seen = 0;
+	MDB_cursor *cur = NULL;
+	MDB_val k, v;
+	int rc, had;
+
+	memcpy(at, prefix, CRLC_PREFIX_LEN);
+	for (;;) {
+		if (cur != NULL)
+			rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT);
+		else if ((rc = mdb_cursor_open(w->txn, w->s->rev, &cur)) == 0) {
+			k.mv_size = atlen;
+			k.mv_data = at;
+			rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
+			/* at itself, when still held, is done */
+			if (rc == 0 && k.mv_size == atlen &&
+			    memcmp(k.mv_data, at, atlen) == 0)
+				rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT);
+		}
+		if (rc == MDB_NOTFOUND || (rc == 0 &&
+		    (k.mv_size < CRLC_PREFIX_LEN ||
+		    memcmp(k.mv_data, prefix, CRLC_PREFIX_LEN) != 0))) {
+			rc = 0;
+			break;
+		}
+		if (rc != 0)
+			break;
+		if (++seen % MAP_DROP_EVERY == 0 && w->split)
+			map_drop(w->s);
+		if (!rev_has(&v, scope_no))
+			continue;
+		if (k.mv_size > sizeof(at)) {
+			rc = EINVAL;
+			break;
+		}
+		memcpy(at, k.mv_data, k.mv_size);
+		atlen = k.mv_size;
+		/* rev_set writes: reopen the cursor after it */
+		mdb_cursor_close(cur);
+		cur = NULL;
+		if ((rc = rev_set(w->s, w->txn, at, atlen, scope_no, NULL,
+		    &had)) != 0 || (rc = wtxn_step(w)) != 0)
+			return rc;
+	}
+	mdb_cursor_close(cur);
+	return rc;
+}
+
+/*
  * Write the entries of a CRL as scope_no's records under prefix.  A
  * delta's removeFromCRL entries delete that scope's record (RFC 5280
  * 5.2.4); *count tracks the entries the scope holds.
@@ -599,48 +910,35 @@ write_entry(struct store *s, MDB_txn *txn,
  * of an issuer, whose new id is the highest -- they are appended, which
  * fills LMDB pages instead of splitting them half empty: for 1,000,000
  * random serials this halves the pages (and the write transaction's
- * memory) and the time.  A CRL lists at most MAX_CRL_ENTRIES, checked
- * before this (crl_verify), so the sort array is bounded by it.
+ * memory) and the time.
  */
 static int
-write_entries(struct store *s, MDB_txn *txn,
-    const uint8_t prefix[CRLC_PREFIX_LEN], unsigned scope_no,
-    const struct crlc_crl *crl, int delta, int64_t *count)
+write_entries(struct wtxn *w, const uint8_t prefix[CRLC_PREFIX_LEN],
+    unsigned scope_no, const struct crlc_crl *crl, int delta, int64_t *count)
 {
 	struct entry_ref *refs;
 	struct crlc_crl_entry e;
-	struct crlc_span rest = crl->revoked, one;
+	struct crlc_span one;
 	const char *why;
-	size_t i, n = 0;
-	int r, rc = 0, append = 1;
+	size_t i, n;
+	int rc, append = 1;
 
 	if (crl->nrevoked == 0)
 		return 0;
-	if (crl->nrevoked > MAX_CRL_ENTRIES || crl->revoked.len > UINT32_MAX)
+	if (crl->nrevoked > MAX_CRL_ENTRIES)
 		return EFBIG;
-	refs = xcalloc(crl->nrevoked, sizeof(*refs));
-	while (n < crl->nrevoked) {
-		refs[n].at = (uint32_t)(rest.p - crl->revoked.p);
-		if ((r = crlc_crl_entry_next(&rest, &e, &why)) != 1 ||
-		    e.serial.len == 0)
-			break;
-		refs[n].serial = e.serial.p;
-		refs[n].len = (uint32_t)e.serial.len;
-		n++;
-	}
-	if (n != crl->nrevoked) {
-		free(refs);
-		return EINVAL;
-	}
-	qsort(refs, n, sizeof(*refs), entry_ref_cmp);
+	if ((rc = entry_refs(w, crl, crl->nrevoked, &refs, &n)) != 0)
+		return rc;
+	if (n != crl->nrevoked)
+		rc = EINVAL;
 	for (i = 0; i < n && rc == 0; i++) {
-		one.p = crl->revoked.p + refs[i].at;
-		one.len = crl->revoked.len - refs[i].at;
+		one.p = crl->revoked.p + refs[i].at - REF_HDR(&refs[i]);
+		one.len = crl->revoked.len - (refs[i].at - REF_HDR(&refs[i]));
 		if (crlc_crl_entry_next(&one, &e, &why) != 1)
 			rc = EINVAL;
-		else
-			rc = write_entry(s, txn, prefix, scope_no, &e, delta,
-			    &append, count);
+		else if ((rc = write_entry(w->s, w->txn, prefix, scope_no, &e,
+		    delta, &append, count)) == 0)
+			rc = wtxn_step(w);
 	}
 	free(refs);
 	return rc;
@@ -651,9 +949,9 @@ write_entries(struct store *s, MDB_txn *txn,
  * scope_no's entries; *count is the number held.
  */
 static int
-write_scope_entries(struct store *s, MDB_txn *txn,
-    const uint8_t prefix[CRLC_PREFIX_LEN], unsigned scope_no,
-    const struct crlc_span *der, const struct crlc_span *delta, int64_t *count)
+write_scope_entries(struct wtxn *w, const uint8_t prefix[CRLC_PREFIX_LEN],
+    unsigned scope_no, const struct crlc_span *der,
+    const struct crlc_span *delta, int64_t *count)
 {
 	struct crlc_crl crl;
 	const char *why;
@@ -662,12 +960,12 @@ write_scope_entries(struct store *s, MDB_txn *txn,
 	*count = 0;
 	if (crlc_crl_parse(der->p, der->len, &crl, &why) == -1)
 		return EINVAL;
-	if ((rc = write_entries(s, txn, prefix, scope_no, &crl, 0, count)) != 0 ||
+	if ((rc = write_entries(w, prefix, scope_no, &crl, 0, count)) != 0 ||
 	    delta->len == 0)
 		return rc;
 	if (crlc_crl_parse(delta->p, delta->len, &crl, &why) == -1)
 		return EINVAL;
-	return write_entries(s, txn, prefix, scope_no, &crl, 1, count);
+	return write_entries(w, prefix, scope_no, &crl, 1, count);
 }
 
 /* A scope number not yet used among the "crl" records under prefix. */
@@ -697,12 +995,33 @@ next_scope_no(struct store *s, MDB_txn *txn,
 }
 
 /*
+ * Copy a signed CRL into the "crl" record.  consume: the source is the
+ * ingest's own (the received body, or LMDB's map), let go as it is
+ * copied, so that the body and LMDB's dirty copy of it are not both
+ * resident.
+ */
+#define COPY_STEP	((size_t)1 << 20)
+
+static void
+copy_body(uint8_t *to, const uint8_t *from, size_t len, int consume)
+{
+	size_t done, n;
+
+	for (done = 0; done < len; done += n) {
+		n = len - done < COPY_STEP ? len - done : COPY_STEP;
+		memcpy(to + done, from + done, n);
+		if (consume)
+			pages_release(from, done + n);
+	}
+}
+
+/*
  * Serialise the "crl" record (format.h) straight into the space LMDB
  * reserves for it: the signed CRL it carries is not copied twice.
  */
 static int
 put_scope(struct store *s, MDB_txn *txn, const uint8_t *key, size_t keylen,
-    const struct crlc_crl_info *r)
+    const struct crlc_crl_info *r, int consume)
 {
 	MDB_val k = { keylen, (void *)key }, v;
 	uint8_t *h;
@@ -738,11 +1057,30 @@ put_scope(struct store *s, MDB_txn *txn, const uint8_t *key, size_t keylen,
 	if (r->source.len > 0)
 		memcpy(h + CRLC_CRL_HDR_LEN, r->source.p, r->source.len);
 	if (r->der.len > 0)
-		memcpy(h + CRLC_CRL_HDR_LEN + r->source.len, r->der.p, r->der.len);
+		copy_body(h + CRLC_CRL_HDR_LEN + r->source.len, r->der.p,
+		    r->der.len, consume);
 	if (r->delta.len > 0)
-		memcpy(h + CRLC_CRL_HDR_LEN + r->source.len + r->der.len,
-		    r->delta.p, r->delta.len);
+		copy_body(h + CRLC_CRL_HDR_LEN + r->source.len + r->der.len,
+		    r->delta.p, r->delta.len, consume);
 	return 0;
+}
+
+/*
+ * Are a and held (in LMDB's map) the same bytes?  held's pages are let go
+ * as they are compared: with the received body, both would be resident.
+ */
+static int
+same_bytes(const uint8_t *a, const uint8_t *held, size_t len)
+{
+	size_t done, n;
+
+	for (done = 0; done < len; done += n) {
+		n = len - done < COPY_STEP ? len - done : COPY_STEP;
+		if (memcmp(a + done, held + done, n) != 0)
+			return 0;
+		pages_release(held, done + n);
+	}
+	return 1;
 }
 
 /*
@@ -782,7 +1120,8 @@ admissible(const struct crl *c, const struct crlc_crl_info *old, int have,
 	 * conditional GET): with a delta applied its number is below the
 	 * delta's, as complete and delta CRLs share one sequence (5.2.3).
 	 */
-	if (c->derlen == old->der.len && memcmp(c->der, old->der.p, c->derlen) == 0)
+	if (c->derlen == old->der.len && same_bytes(c->der, old->der.p,
+	    c->derlen))
 		return 0;
 	/* v1 after v2: see read_numbers() in crl.c */
 	if (c->p.version == 1 &&
@@ -811,8 +1150,12 @@ admissible(const struct crl *c, const struct crlc_crl_info *old, int have,
 	return 1;
 }
 
+/*
+ * Ingest c in w (split: struct wtxn).  Returns an enum ingest_result;
+ * INGEST_CHANGED leaves the last transaction to commit.
+ */
 static int
-ingest_txn(struct store *s, MDB_txn *txn, const struct crl *c, char *err,
+ingest_txn(struct store *s, struct wtxn *w, const struct crl *c, char *err,
     size_t errlen)
 {
 	uint8_t key[CRLC_KEY_MAX], prefix[CRLC_PREFIX_LEN];
@@ -821,15 +1164,14 @@ ingest_txn(struct store *s, MDB_txn *txn, const struct crl *c, char *err,
 	struct crlc_crl_info old, rec;
 	struct crlc_crl base;
 	const char *why;
-	uint8_t *oldcopy = NULL;
 	char *source = NULL;
 	int64_t count = 0;
 	uint32_t id = 0, key_no = 0;
 	unsigned scope_no;
 	int have, rc, ok, ret = INGEST_FAILED;
 
-	if ((rc = issuer_id(s, txn, c, &id)) != 0 ||
-	    (rc = key_no_of(s, txn, id, c->issuer, &key_no)) != 0) {
+	if ((rc = issuer_id(s, w->txn, c, &id)) != 0 ||
+	    (rc = key_no_of(s, w->txn, id, c->issuer, &key_no)) != 0) {
 		lmdb_err(err, errlen, "issuer id", rc);
 		return INGEST_FAILED;
 	}
@@ -840,31 +1182,29 @@ ingest_txn(struct store *s, MDB_txn *txn, const struct crl *c, char *err,
 	}
 	k.mv_size = keylen;
 	k.mv_data = key;
-	rc = mdb_get(txn, s->crl, &k, &v);
+	rc = mdb_get(w->txn, s->crl, &k, &v);
 	if (rc != 0 && rc != MDB_NOTFOUND) {
 		lmdb_err(err, errlen, "read scope", rc);
 		return INGEST_FAILED;
 	}
+	/*
+	 * The held record is read in LMDB's map, not copied (it holds a
+	 * whole signed CRL): it stays committed and unchanged, its pages
+	 * in use, until the last transaction replaces it.
+	 */
 	have = rc == 0;
-	if (have) {
-		/* LMDB values die at the next write: work on a copy. */
-		oldcopy = xcalloc(1, v.mv_size);
-		memcpy(oldcopy, v.mv_data, v.mv_size);
-		if (crlc_crl_decode(k.mv_data, k.mv_size, oldcopy, v.mv_size,
-		    &old) == -1) {
-			snprintf(err, errlen, "index: stored CRL record is corrupt");
-			goto done;
-		}
+	if (have && crlc_crl_decode(k.mv_data, k.mv_size, v.mv_data,
+	    v.mv_size, &old) == -1) {
+		snprintf(err, errlen, "index: stored CRL record is corrupt");
+		return INGEST_FAILED;
 	}
-	if ((ok = admissible(c, &old, have, err, errlen)) <= 0) {
-		ret = ok < 0 ? INGEST_FAILED : INGEST_UNCHANGED;
-		goto done;
-	}
+	if ((ok = admissible(c, &old, have, err, errlen)) <= 0)
+		return ok < 0 ? INGEST_FAILED : INGEST_UNCHANGED;
 	if (have)
 		scope_no = old.scope_no;
-	else if ((rc = next_scope_no(s, txn, prefix, &scope_no)) != 0) {
+	else if ((rc = next_scope_no(s, w->txn, prefix, &scope_no)) != 0) {
 		lmdb_err(err, errlen, "scope number", rc);
-		goto done;
+		return INGEST_FAILED;
 	}
 
 	memset(&rec, 0, sizeof(rec));
@@ -879,7 +1219,7 @@ ingest_txn(struct store *s, MDB_txn *txn, const struct crl *c, char *err,
 		rec.delta.len = c->derlen;
 		if (crlc_crl_parse(old.der.p, old.der.len, &base, &why) == -1) {
 			snprintf(err, errlen, "index: stored base CRL unreadable");
-			goto done;
+			return INGEST_FAILED;
 		}
 	} else {
 		rec.flags = c->idp_flags;
@@ -896,18 +1236,30 @@ ingest_txn(struct store *s, MDB_txn *txn, const struct crl *c, char *err,
 	source = redact_userinfo(c->source);
 	rec.source.p = (const uint8_t *)source;
 	rec.source.len = strlen(source);
+	/* Marked before the first commit, which a kill may follow. */
+	if (mark_dirty(s, err, errlen) == -1)
+		goto done;
 
 	/* Rebuild the scope: drop what base and old delta listed, write anew. */
+	w->scope_no = scope_no;
+	w->key = key;
+	w->keylen = keylen;
 	rc = 0;
-	if (have && (rc = delete_entries(s, txn, prefix, scope_no, old.der.p,
+	/*
+	 * A large scope's records are dropped in key order; a small one's
+	 * by its CRLs' serials, not walking the issuer key's other scopes.
+	 */
+	if (have && old.entries > INGEST_CHUNK)
+		rc = drop_scope(w, prefix, scope_no);
+	else if (have && (rc = delete_entries(w, prefix, scope_no, old.der.p,
 	    old.der.len)) == 0)
-		rc = delete_entries(s, txn, prefix, scope_no, old.delta.p,
+		rc = delete_entries(w, prefix, scope_no, old.delta.p,
 		    old.delta.len);
 	if (rc == 0)
-		rc = write_entries(s, txn, prefix, scope_no,
+		rc = write_entries(w, prefix, scope_no,
 		    c->is_delta ? &base : &c->p, 0, &count);
 	if (rc == 0 && c->is_delta)
-		rc = write_entries(s, txn, prefix, scope_no, &c->p, 1, &count);
+		rc = write_entries(w, prefix, scope_no, &c->p, 1, &count);
 	if (rc != 0) {
 		if (rc == EINVAL)
 			snprintf(err, errlen, "malformed revoked entry");
@@ -917,15 +1269,60 @@ ingest_txn(struct store *s, MDB_txn *txn, const struct crl *c, char *err,
 	}
 	rec.entries = count < 0 ? 0 : count > UINT32_MAX ? UINT32_MAX :
 	    (uint32_t)count;
-	if ((rc = put_scope(s, txn, key, keylen, &rec)) != 0) {
+	k.mv_size = strlen(CRLC_META_PENDING);
+	k.mv_data = CRLC_META_PENDING;
+	if ((rc = put_scope(s, w->txn, key, keylen, &rec, w->split)) != 0 ||
+	    (w->committed && (rc = mdb_del(w->txn, s->meta, &k, NULL)) != 0)) {
 		lmdb_err(err, errlen, "write CRL record", rc);
 		goto done;
 	}
 	ret = INGEST_CHANGED;
 done:
-	free(oldcopy);
 	free(source);
 	return ret;
+}
+
+/*
+ * Make the "rev" records of the scope a split ingest left pending
+ * (struct wtxn) those of its "crl" record again: delete every record of
+ * its scope number under its prefix, write the entries of the record,
+ * if there is one (there is none when the ingest was the scope's first),
+ * and remove CRLC_META_PENDING.  In the caller's transaction.
+ */
+static int
+recover_pending(struct store *s, MDB_txn *txn)
+{
+	MDB_val pk = { strlen(CRLC_META_PENDING), CRLC_META_PENDING };
+	MDB_val k, v;
+	struct crlc_crl_info ci;
+	uint8_t key[CRLC_KEY_MAX];
+	size_t keylen;
+	unsigned scope_no;
+	int64_t count;
+	int rc;
+
+	if ((rc = mdb_get(txn, s->meta, &pk, &v)) != 0)
+		return rc == MDB_NOTFOUND ? 0 : rc;
+	if (v.mv_size < 2 + CRLC_PREFIX_LEN || v.mv_size > 2 + CRLC_KEY_MAX)
+		return EINVAL;
+	scope_no = (unsigned)((const uint8_t *)v.mv_data)[0] << 8 |
+	    ((const uint8_t *)v.mv_data)[1];
+	keylen = v.mv_size - 2;
+	memcpy(key, (const uint8_t *)v.mv_data + 2, keylen);
+	if ((rc = drop_scope(ONE_TXN(s, txn), key, scope_no)) != 0)
+		return rc;
+	k.mv_size = keylen;
+	k.mv_data = key;
+	rc = mdb_get(txn, s->crl, &k, &v);
+	if (rc != 0 && rc != MDB_NOTFOUND)
+		return rc;
+	if (rc == 0 && (crlc_crl_decode(key, keylen, v.mv_data, v.mv_size,
+	    &ci) == -1 || ci.scope_no != scope_no))
+		return EINVAL;
+	if (rc == 0 && (rc = write_scope_entries(ONE_TXN(s, txn), key,
+	    scope_no, &ci.der, &ci.delta, &count)) != 0)
+		return rc;
+	return mdb_del(txn, s->meta, &pk, NULL);
 }
 
 /*
@@ -979,14 +1376,14 @@ migrate_v1(struct store *s, MDB_txn *txn)
 			rc = next_scope_no(s, txn, prefix, &ci.scope_no);
 		}
 		if (rc == 0)
-			rc = write_scope_entries(s, txn, prefix, ci.scope_no,
-			    &ci.der, &ci.delta, &count);
+			rc = write_scope_entries(ONE_TXN(s, txn), prefix,
+			    ci.scope_no, &ci.der, &ci.delta, &count);
 		if (rc == 0) {
 			ci.entries = count < 0 ? 0 : (uint32_t)count;
 			k.mv_size = lastlen;
 			k.mv_data = last;
 			if ((rc = mdb_del(txn, s->crl, &k, NULL)) == 0)
-				rc = put_scope(s, txn, key, keylen, &ci);
+				rc = put_scope(s, txn, key, keylen, &ci, 0);
 		}
 		free(copy);
 		if (rc != 0)
@@ -1047,9 +1444,9 @@ adopt_one(struct store *s, MDB_txn *txn, const struct trust *t,
 	if ((rc = key_no_of(s, txn, ci.issuer_id, signer, &key_no)) != 0 ||
 	    key_no == 0)
 		goto done;	/* a dedicated CRL signer's: where it belongs */
-	if ((rc = delete_entries(s, txn, key, ci.scope_no, ci.der.p,
+	if ((rc = delete_entries(ONE_TXN(s, txn), key, ci.scope_no, ci.der.p,
 	    ci.der.len)) != 0 ||
-	    (rc = delete_entries(s, txn, key, ci.scope_no, ci.delta.p,
+	    (rc = delete_entries(ONE_TXN(s, txn), key, ci.scope_no, ci.delta.p,
 	    ci.delta.len)) != 0 ||
 	    (rc = mdb_del(txn, s->crl, &k, NULL)) != 0)
 		goto done;
@@ -1063,11 +1460,11 @@ adopt_one(struct store *s, MDB_txn *txn, const struct trust *t,
 	if (rc == 0 || rc != MDB_NOTFOUND)
 		goto moved;
 	if ((rc = next_scope_no(s, txn, prefix, &ci.scope_no)) != 0 ||
-	    (rc = write_scope_entries(s, txn, prefix, ci.scope_no, &ci.der,
-	    &ci.delta, &count)) != 0)
+	    (rc = write_scope_entries(ONE_TXN(s, txn), prefix, ci.scope_no,
+	    &ci.der, &ci.delta, &count)) != 0)
 		goto done;
 	ci.entries = count < 0 ? 0 : (uint32_t)count;
-	rc = put_scope(s, txn, nkey, k.mv_size, &ci);
+	rc = put_scope(s, txn, nkey, k.mv_size, &ci, 0);
 moved:
 	if (rc == 0)
 		rc = 1;
@@ -1128,25 +1525,42 @@ store_adopt_legacy(struct store *s, const struct trust *t)
 int
 store_ingest(struct store *s, const struct crl *c, char *err, size_t errlen)
 {
+	struct wtxn w = { .s = s, .split = 1 };
 	MDB_txn *txn;
 	int rc, res;
 
-	if ((rc = mdb_txn_begin(s->env, NULL, 0, &txn)) != 0) {
+	if (s->pending) {
+		snprintf(err, errlen, "index: an earlier CRL is half written");
+		return INGEST_FAILED;
+	}
+	if ((rc = mdb_txn_begin(s->env, NULL, 0, &w.txn)) != 0) {
 		lmdb_err(err, errlen, "begin", rc);
 		return INGEST_FAILED;
 	}
-	res = ingest_txn(s, txn, c, err, errlen);
-	if (res == INGEST_CHANGED && mark_dirty(s, err, errlen) == -1)
-		res = INGEST_FAILED;
-	if (res != INGEST_CHANGED) {
-		mdb_txn_abort(txn);
-		return res;
-	}
-	if ((rc = mdb_txn_commit(txn)) != 0) {
+	res = ingest_txn(s, &w, c, err, errlen);
+	if (res == INGEST_CHANGED && (rc = mdb_txn_commit(w.txn)) != 0) {
 		lmdb_err(err, errlen, "commit", rc);
-		return INGEST_FAILED;
+		res = INGEST_FAILED;
+	} else if (res != INGEST_CHANGED)
+		mdb_txn_abort(w.txn);	/* NULL after a failed chunk commit */
+	map_drop(s);
+	if (res != INGEST_FAILED || !w.committed)
+		return res;
+	/* Chunks were committed: put the scope back as it was. */
+	if ((rc = mdb_txn_begin(s->env, NULL, 0, &txn)) == 0) {
+		if ((rc = recover_pending(s, txn)) == 0)
+			rc = mdb_txn_commit(txn);
+		else
+			mdb_txn_abort(txn);
 	}
-	return INGEST_CHANGED;
+	if (rc != 0) {
+		s->pending = 1;
+		logx(0, "index: %s left half written (%s); the next run "
+		    "rebuilds it", c->source, mdb_strerror(rc));
+	} else
+		logx(1, "index: %s: the transactions committed are undone",
+		    c->source);
+	return INGEST_FAILED;
 }
 
 int
@@ -1385,9 +1799,9 @@ store_reset_scope(struct store *s, X509 *issuer, const char *scope,
 	held->this_update = old.this_update;
 	memcpy(held->number, old.number.p, old.number.len);
 	held->numlen = old.number.len;
-	if ((rc = delete_entries(s, txn, key, old.scope_no, old.der.p,
+	if ((rc = delete_entries(ONE_TXN(s, txn), key, old.scope_no, old.der.p,
 	    old.der.len)) != 0 ||
-	    (rc = delete_entries(s, txn, key, old.scope_no, old.delta.p,
+	    (rc = delete_entries(ONE_TXN(s, txn), key, old.scope_no, old.delta.p,
 	    old.delta.len)) != 0 ||
 	    (rc = mdb_del(txn, s->crl, &k, NULL)) != 0) {
 		mdb_txn_abort(txn);
@@ -1476,6 +1890,11 @@ store_publish(struct store *s, int force, uint64_t *generation, char *err,
 	int rc;
 
 	*generation = 0;
+	if (s->pending) {
+		snprintf(err, errlen, "a CRL is half written in the working "
+		    "index; not published");
+		return -1;
+	}
 	if (!s->dirty && !force && !publish_needed(s->dir))
 		return 0;
 	if ((rc = stamp_generation(s, generation, &created)) != 0) {

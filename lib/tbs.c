@@ -479,15 +479,16 @@ crlc_crl_entry_next(struct crlc_span *rest, struct crlc_crl_entry *e,
 	return 1;
 }
 
-int
-crlc_crl_parse(const uint8_t *der, size_t len, struct crlc_crl *out,
+/* walk: read every revoked entry (nrevoked and the summaries). */
+static int
+crl_parse(const uint8_t *der, size_t len, struct crlc_crl *out, int walk,
     const char **why)
 {
 	struct der top, cl, tbs, c, exts, oid, val;
 	struct crlc_span rest;
 	struct crlc_crl_entry e;
 	unsigned tag;
-	int crit, r;
+	int crit, r = 0;
 
 	memset(out, 0, sizeof(*out));
 	if (der == NULL)
@@ -543,13 +544,13 @@ crlc_crl_parse(const uint8_t *der, size_t len, struct crlc_crl *out,
 		out->revoked.p = c.p;
 		out->revoked.len = (size_t)(c.end - c.p);
 		rest = out->revoked;
-		while ((r = crlc_crl_entry_next(&rest, &e, why)) == 1) {
+		while (walk && (r = crlc_crl_entry_next(&rest, &e, why)) == 1) {
 			out->nrevoked++;
 			out->entry_cert_issuer |= e.cert_issuer;
 			if (out->entry_unknown_critical.len == 0)
 				out->entry_unknown_critical = e.unknown_critical;
 		}
-		if (r == -1)
+		if (walk && r == -1)
 			return -1;
 	}
 	/* crlExtensions [0] EXPLICIT Extensions OPTIONAL (5.1.2.7) */
@@ -568,4 +569,18 @@ crlc_crl_parse(const uint8_t *der, size_t len, struct crlc_crl *out,
 	if (tbs.p != tbs.end)
 		return fail(why, "malformed CRL: unexpected data in tbsCertList");
 	return 0;
+}
+
+int
+crlc_crl_parse(const uint8_t *der, size_t len, struct crlc_crl *out,
+    const char **why)
+{
+	return crl_parse(der, len, out, 1, why);
+}
+
+int
+crlc_crl_parse_stored(const uint8_t *der, size_t len, struct crlc_crl *out,
+    const char **why)
+{
+	return crl_parse(der, len, out, 0, why);
 }

@@ -405,6 +405,14 @@
 #define CRLC_META_FORMAT	"format"
 #define CRLC_META_GENERATION	"generation"
 #define CRLC_META_CREATED	"created"
+/*
+ * Working environment only, and only while a large CRL is ingested in
+ * several transactions: u16 scope number || the scope's "crl" key.  Its
+ * "rev" records may then be half written; the fetcher writes them anew
+ * from the "crl" record before it does anything else, and never
+ * publishes while the record exists.
+ */
+#define CRLC_META_PENDING	"ingest_pending"
 
 #define CRLC_HASH_LEN		32	/* SHA-256 */
 #define CRLC_ISSUER_ID_LEN	4
