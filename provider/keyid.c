@@ -182,14 +182,30 @@ compute(struct crlc_key *k, uint8_t id[CRLC_HASH_LEN])
 	return 0;
 }
 
+static struct crlc_keyid *
+id_of(struct crlc_key *k)
+{
+	return k->share != NULL ? crlc_kshare_id(k->share) : &k->id;
+}
+
+/* The first to finish keeps its result for every later verification. */
+static void
+keep(struct crlc_keyid *ki, const uint8_t id[CRLC_HASH_LEN])
+{
+	int state = KEYID_UNSET;
+
+	if (atomic_compare_exchange_strong(&ki->state, &state, KEYID_BUSY)) {
+		memcpy(ki->id, id, CRLC_HASH_LEN);
+		atomic_store_explicit(&ki->state, KEYID_READY,
+		    memory_order_release);
+	}
+}
+
 const uint8_t *
 crlc_key_id(struct crlc_key *k, uint8_t scratch[CRLC_HASH_LEN])
 {
-	struct crlc_keyid *ki;
-	int state;
-
-	ki = k->share != NULL ? crlc_kshare_id(k->share) : &k->id;
-	state = atomic_load_explicit(&ki->state, memory_order_acquire);
+	struct crlc_keyid *ki = id_of(k);
+	int state = atomic_load_explicit(&ki->state, memory_order_acquire);
 
 	if (state == KEYID_READY)
 		return ki->id;
@@ -201,12 +217,33 @@ crlc_key_id(struct crlc_key *k, uint8_t scratch[CRLC_HASH_LEN])
 		    KEYID_NONE);
 		return NULL;
 	}
-	/* The first to finish keeps it for every later verification. */
-	state = KEYID_UNSET;
-	if (atomic_compare_exchange_strong(&ki->state, &state, KEYID_BUSY)) {
-		memcpy(ki->id, scratch, CRLC_HASH_LEN);
-		atomic_store_explicit(&ki->state, KEYID_READY,
-		    memory_order_release);
-	}
+	keep(ki, scratch);
 	return scratch;
+}
+
+void
+crlc_key_id_offer(struct crlc_key *k, const OSSL_PARAM params[])
+{
+	struct crlc_keyid *ki = id_of(k);
+	const OSSL_PARAM *pub;
+	uint8_t id[CRLC_HASH_LEN];
+
+	if (atomic_load_explicit(&ki->state, memory_order_acquire) !=
+	    KEYID_UNSET)
+		return;
+	/*
+	 * A named curve's point in the uncompressed form (SEC 1 2.3.3:
+	 * 04 || X || Y) is already the identity's bytes; any other form or
+	 * key type is left to crlc_key_id().
+	 */
+	if (OSSL_PARAM_locate_const(params, OSSL_PKEY_PARAM_GROUP_NAME) == NULL ||
+	    (pub = OSSL_PARAM_locate_const(params,
+	    OSSL_PKEY_PARAM_PUB_KEY)) == NULL ||
+	    pub->data_type != OSSL_PARAM_OCTET_STRING || pub->data == NULL ||
+	    pub->data_size < 3 || pub->data_size % 2 == 0 ||
+	    pub->data_size > CRLC_POINT_MAX ||
+	    ((const uint8_t *)pub->data)[0] != 0x04)
+		return;
+	crlc_sha256(pub->data, pub->data_size, id);
+	keep(ki, id);
 }
