@@ -88,25 +88,57 @@ put_integer(uint8_t *out, const uint8_t *p, size_t n)
 	return o + n;
 }
 
+/*
+ * Ask k for the BIGNUM parameters of p (each with data NULL) twice: their
+ * sizes, then their values into buf[i], at most cap[i] bytes.  OpenSSL
+ * writes a BIGNUM padded to the whole buffer it is given, one byte at a
+ * time in constant time: a buffer of MODULUS_MAX for a 256-byte modulus
+ * made most of the cost of a key's identity (issue 14, process start).
+ */
+static int
+get_sized(struct crlc_key *k, OSSL_PARAM p[], uint8_t *const buf[],
+    const size_t cap[])
+{
+	size_t i;
+
+	if (!k->impl->get_params(k->kd, p))
+		return 0;
+	for (i = 0; p[i].key != NULL; i++) {
+		if (!OSSL_PARAM_modified(&p[i]) || p[i].return_size == 0 ||
+		    p[i].return_size > cap[i])
+			return 0;
+		p[i].data = buf[i];
+		p[i].data_size = p[i].return_size;
+		p[i].return_size = OSSL_PARAM_UNMODIFIED;
+	}
+	if (!k->impl->get_params(k->kd, p))
+		return 0;
+	for (i = 0; p[i].key != NULL; i++)
+		if (p[i].return_size != p[i].data_size)
+			return 0;
+	return 1;
+}
+
 /* DER RSAPublicKey of an RSA keydata; 0 when it has no n and e. */
 static size_t
 rsa_public_key(struct crlc_key *k, uint8_t out[RSAPUB_MAX])
 {
 	uint8_t n[MODULUS_MAX], e[EXPONENT_MAX], body[RSAPUB_MAX];
+	uint8_t *const buf[] = { n, e };
+	const size_t cap[] = { sizeof(n), sizeof(e) };
 	OSSL_PARAM p[] = {
-		OSSL_PARAM_BN(OSSL_PKEY_PARAM_RSA_N, n, sizeof(n)),
-		OSSL_PARAM_BN(OSSL_PKEY_PARAM_RSA_E, e, sizeof(e)),
+		OSSL_PARAM_BN(OSSL_PKEY_PARAM_RSA_N, NULL, 0),
+		OSSL_PARAM_BN(OSSL_PKEY_PARAM_RSA_E, NULL, 0),
 		OSSL_PARAM_END
 	};
 	size_t len, o;
 
-	if (!k->impl->get_params(k->kd, p) ||
-	    p[0].return_size != sizeof(n) || p[1].return_size != sizeof(e))
+	if (!get_sized(k, p, buf, cap))
 		return 0;
-	to_big_endian(n, sizeof(n));
-	to_big_endian(e, sizeof(e));
-	len = put_integer(body, n, sizeof(n));
-	len += put_integer(body + len, e, sizeof(e));
+	to_big_endian(n, p[0].data_size);
+	to_big_endian(e, p[1].data_size);
+	len = put_integer(body, n, p[0].data_size);
+	len += put_integer(body + len, e, p[1].data_size);
 	o = put_header(out, 0x30, len);
 	memcpy(out + o, body, len);
 	return o + len;
@@ -117,15 +149,17 @@ static size_t
 dsa_public_key(struct crlc_key *k, uint8_t out[RSAPUB_MAX])
 {
 	uint8_t y[MODULUS_MAX];
+	uint8_t *const buf[] = { y };
+	const size_t cap[] = { sizeof(y) };
 	OSSL_PARAM p[] = {
-		OSSL_PARAM_BN(OSSL_PKEY_PARAM_PUB_KEY, y, sizeof(y)),
+		OSSL_PARAM_BN(OSSL_PKEY_PARAM_PUB_KEY, NULL, 0),
 		OSSL_PARAM_END
 	};
 
-	if (!k->impl->get_params(k->kd, p) || p[0].return_size != sizeof(y))
+	if (!get_sized(k, p, buf, cap))
 		return 0;
-	to_big_endian(y, sizeof(y));
-	return put_integer(out, y, sizeof(y));
+	to_big_endian(y, p[0].data_size);
+	return put_integer(out, y, p[0].data_size);
 }
 
 static int
@@ -148,14 +182,30 @@ compute(struct crlc_key *k, uint8_t id[CRLC_HASH_LEN])
 	return 0;
 }
 
+static struct crlc_keyid *
+id_of(struct crlc_key *k)
+{
+	return k->share != NULL ? crlc_kshare_id(k->share) : &k->id;
+}
+
+/* The first to finish keeps its result for every later verification. */
+static void
+keep(struct crlc_keyid *ki, const uint8_t id[CRLC_HASH_LEN])
+{
+	int state = KEYID_UNSET;
+
+	if (atomic_compare_exchange_strong(&ki->state, &state, KEYID_BUSY)) {
+		memcpy(ki->id, id, CRLC_HASH_LEN);
+		atomic_store_explicit(&ki->state, KEYID_READY,
+		    memory_order_release);
+	}
+}
+
 const uint8_t *
 crlc_key_id(struct crlc_key *k, uint8_t scratch[CRLC_HASH_LEN])
 {
-	struct crlc_keyid *ki;
-	int state;
-
-	ki = k->share != NULL ? crlc_kshare_id(k->share) : &k->id;
-	state = atomic_load_explicit(&ki->state, memory_order_acquire);
+	struct crlc_keyid *ki = id_of(k);
+	int state = atomic_load_explicit(&ki->state, memory_order_acquire);
 
 	if (state == KEYID_READY)
 		return ki->id;
@@ -167,12 +217,33 @@ crlc_key_id(struct crlc_key *k, uint8_t scratch[CRLC_HASH_LEN])
 		    KEYID_NONE);
 		return NULL;
 	}
-	/* The first to finish keeps it for every later verification. */
-	state = KEYID_UNSET;
-	if (atomic_compare_exchange_strong(&ki->state, &state, KEYID_BUSY)) {
-		memcpy(ki->id, scratch, CRLC_HASH_LEN);
-		atomic_store_explicit(&ki->state, KEYID_READY,
-		    memory_order_release);
-	}
+	keep(ki, scratch);
 	return scratch;
+}
+
+void
+crlc_key_id_offer(struct crlc_key *k, const OSSL_PARAM params[])
+{
+	struct crlc_keyid *ki = id_of(k);
+	const OSSL_PARAM *pub;
+	uint8_t id[CRLC_HASH_LEN];
+
+	if (atomic_load_explicit(&ki->state, memory_order_acquire) !=
+	    KEYID_UNSET)
+		return;
+	/*
+	 * A named curve's point in the uncompressed form (SEC 1 2.3.3:
+	 * 04 || X || Y) is already the identity's bytes; any other form or
+	 * key type is left to crlc_key_id().
+	 */
+	if (OSSL_PARAM_locate_const(params, OSSL_PKEY_PARAM_GROUP_NAME) == NULL ||
+	    (pub = OSSL_PARAM_locate_const(params,
+	    OSSL_PKEY_PARAM_PUB_KEY)) == NULL ||
+	    pub->data_type != OSSL_PARAM_OCTET_STRING || pub->data == NULL ||
+	    pub->data_size < 3 || pub->data_size % 2 == 0 ||
+	    pub->data_size > CRLC_POINT_MAX ||
+	    ((const uint8_t *)pub->data)[0] != 0x04)
+		return;
+	crlc_sha256(pub->data, pub->data_size, id);
+	keep(ki, id);
 }

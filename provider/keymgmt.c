@@ -86,6 +86,7 @@ km_import(void *keydata, int selection, const OSSL_PARAM params[])
 		k->impl->free(k->kd);
 		k->kd = crlc_kshare_kd(s);
 		k->share = s;
+		crlc_key_id_offer(k, params);
 		return 1;
 	}
 	if (!k->impl->import(k->kd, selection, params))
@@ -94,6 +95,7 @@ km_import(void *keydata, int selection, const OSSL_PARAM params[])
 		return 0;
 	if (len != 0)
 		k->share = crlc_keycache_add(k->cache, k->impl, k->kd, tag, len);
+	crlc_key_id_offer(k, params);
 	return 1;
 }
 

@@ -41,12 +41,14 @@ crlc_km_first_impl(int alg)
 	return &first_km[alg];
 }
 
-/* "RSA:rsaEncryption:1.2..." names "RSA" first. */
+/*
+ * "RSA:rsaEncryption:1.2..." names "RSA" first; want[0..n) is a first
+ * name (the caller measures it once for a whole table: every process
+ * that loads us runs these loops, issue 14 process start).
+ */
 static int
-first_name_is(const char *names, const char *want)
+first_name_is(const char *names, const char *want, size_t n)
 {
-	size_t n = strcspn(want, ":");
-
 	return strncmp(names, want, n) == 0 &&
 	    (names[n] == '\0' || names[n] == ':');
 }
@@ -54,8 +56,10 @@ first_name_is(const char *names, const char *want)
 static const OSSL_ALGORITHM *
 find_alg(const OSSL_ALGORITHM *algs, const char *name)
 {
+	size_t n = strcspn(name, ":");
+
 	for (; algs != NULL && algs->algorithm_names != NULL; algs++)
-		if (first_name_is(algs->algorithm_names, name))
+		if (first_name_is(algs->algorithm_names, name, n))
 			return algs;
 	return NULL;
 }
@@ -69,9 +73,10 @@ static int
 in_certificates(const OSSL_ALGORITHM *decoders, const char *km_names)
 {
 	const OSSL_ALGORITHM *d;
+	size_t n = strcspn(km_names, ":");
 
 	for (d = decoders; d != NULL && d->algorithm_names != NULL; d++)
-		if (first_name_is(d->algorithm_names, km_names) &&
+		if (first_name_is(d->algorithm_names, km_names, n) &&
 		    d->property_definition != NULL &&
 		    strstr(d->property_definition,
 		    "structure=SubjectPublicKeyInfo") != NULL)
@@ -297,8 +302,9 @@ load_default(struct crlc_prov *p, const char **why)
 	decoders = OSSL_PROVIDER_query_operation(p->deflt, OSSL_OP_DECODER,
 	    &no_cache);
 	for (a = kms; a != NULL && a->algorithm_names != NULL; a++) {
-		if (!in_certificates(decoders, a->algorithm_names) ||
-		    find_alg(sigs, sig_name_of(a)) == NULL)
+		/* The short table first: most key types have no signature. */
+		if (find_alg(sigs, sig_name_of(a)) == NULL ||
+		    !in_certificates(decoders, a->algorithm_names))
 			continue;
 		if (nk == KM_MAX || sig_slot(p, sigs, sig_name_of(a), &ns) < 0) {
 			crlc_log(p->conf.log, LOG_ERR, "no room to check "
