@@ -79,7 +79,9 @@ crl_b=$(stat -c %s "$D/changed/M1.crl")
 index_b=$(du -sb --exclude=work st | cut -f1)
 work_b=$(du -sb st/work | cut -f1)
 www_b=$(du -sb "$D/www" | cut -f1)
-"$CRLCACHE" -c scale.conf --state-dir st status | sed -n '1,12p'
+"$CRLCACHE" -c scale.conf --state-dir st status >status.out
+sed -n '1,8p' status.out
+grep -qx 'crls 2000' status.out || { echo "scale.sh: the index does not hold the 2,000 CRLs" >&2; exit 1; }
 printf 'full update:      %7.2f s %6.0f MiB peak RSS %7.1f MB written\n' "$full_s" \
     "$(echo "$full_kb / 1024" | bc -l)" "$(echo "$full_wb / 1000000" | bc -l)"
 printf 'nothing changed:  %7.2f s %6.0f MiB peak RSS %7.1f MB written\n' "$same_s" \
