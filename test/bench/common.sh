@@ -135,7 +135,7 @@ bench_target() {
 	*"import"*|*"update"*"loopback"*) echo "<= 1.0x" ;;
 	*"nothing changed"*) echo "-" ;;
 	*"changed"*"time"*) echo "<= 1 s" ;;
-	*"written"*) echo "a small multiple of the change" ;;
+	*"bytes written"*) echo "a small multiple of the change" ;;
 	*) echo "-" ;;
 	esac
 }
