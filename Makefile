@@ -22,7 +22,7 @@ LDHARDEN = -Wl,-z,relro,-z,now
 SAN	 = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 	   -fno-sanitize-recover=all
 
-LIB_SRCS  = lib/tbs.c lib/index.c lib/lmdbcheck.c lib/hash.c lib/name.c lib/validity.c lib/addr.c \
+LIB_SRCS  = lib/tbs.c lib/index.c lib/indexwrite.c lib/hash.c lib/name.c lib/validity.c lib/addr.c \
 	    lib/dpname.c lib/fstype.c lib/point.c
 FETCH_SRCS = $(wildcard fetcher/*.c)
 PROV_SRCS = $(wildcard provider/*.c)
@@ -52,7 +52,7 @@ fetcher/crlcache: $(FETCH_OBJS) lib/libcrlcache.a
 provider/crlcache.so: $(PROV_OBJS) lib/libcrlcache.a provider/crlcache.map
 	$(CC) $(ALL_CFLAGS) -shared $(LDHARDEN) $(LDFLAGS) -Wl,-z,defs \
 	    -Wl,--version-script=provider/crlcache.map \
-	    -o $@ $(PROV_OBJS) lib/libcrlcache.a $(CRYPTO_LIBS) -llmdb -lpthread
+	    -o $@ $(PROV_OBJS) lib/libcrlcache.a $(CRYPTO_LIBS) -lpthread
 
 # Unit tests: each test/unit/t_X.c links the library sources directly,
 # built with ASan+UBSan.

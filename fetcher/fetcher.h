@@ -24,6 +24,8 @@
 #define INDEX_NAME		"index.mdb"
 #define WORK_NAME		"work"
 #define LOCK_NAME		"lock"
+/* The scope files of index format 3: STATE_DIR/scope/ (format.h). */
+#define SCOPE_NAME		"scope"
 /* The hint spool, STATE_DIR/hints: see <crlcache/hint.h>. */
 #define HINTS_NAME		CRLC_HINTS_DIR
 #define HINT_SUFFIX		CRLC_HINT_SUFFIX
@@ -253,6 +255,18 @@ struct store_reset {
 };
 int	 store_reset_scope(struct store *s, X509 *issuer, const char *scope,
 	    struct store_reset *held, char *err, size_t errlen);
+
+/* publish.c: a publish of index format 3 (format.h PUBLISH) */
+struct MDB_txn;
+/* What a publish reads: one read transaction of the working environment. */
+struct publish_src {
+	struct MDB_txn	*txn;
+	unsigned int	 canon, alias, key, rev, crl;	/* MDB_dbi */
+};
+int	 publish(const char *state_dir, const struct publish_src *src,
+	    uint64_t generation, int64_t created, char *err, size_t errlen);
+int	 publish_needed(const char *state_dir);
+void	 publish_clean(const char *state_dir);
 
 /* fetch.c: parallel HTTP(S) with libcurl multi */
 struct fetch {

@@ -5,11 +5,10 @@
  *
  * Layout: see <crlcache/format.h>.  Every CRL is ingested in its own
  * write transaction, so a CRL that fails half way changes nothing.
- * Publishing copies the working environment, compacted, into a new file
- * and renames it over index.mdb: readers see the old or the new
- * generation, never a mixture.
+ * Publishing (publish.c) writes the files of index format 3 from one read
+ * transaction and renames the new top file over index.mdb: readers see
+ * the old or the new generation, never a mixture.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -17,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <time.h>
@@ -45,8 +43,6 @@
  * LMDB reports a short write as EIO, and writes a page run at a time.
  */
 #define FULL_FS_BYTES		((unsigned long long)1 << 20)
-/* A publish's temporary file: "." INDEX_NAME ".XXXXXX" (mkostemp). */
-#define TEMP_SUFFIX_LEN		6
 
 struct store {
 	char		*dir;
@@ -186,19 +182,19 @@ open_dbs(struct store *s, char *err, size_t errlen)
 		}
 		logx(1, "working index migrated from format 1 to %u; CRLs "
 		    "are keyed by their signer's key from now on",
-		    CRLC_FORMAT_VERSION);
+		    CRLC_WORK_FORMAT_VERSION);
 		s->dirty = 1;
 		rc = MDB_NOTFOUND;	/* write the new version */
 	}
 	if (rc == 0 && (v.mv_size != 4 ||
-	    crlc_get_u32(v.mv_data) != CRLC_FORMAT_VERSION)) {
+	    crlc_get_u32(v.mv_data) != CRLC_WORK_FORMAT_VERSION)) {
 		mdb_txn_abort(txn);
 		snprintf(err, errlen, "working index %s/%s has another format "
 		    "version; move it away to rebuild", s->dir, WORK_NAME);
 		return -1;
 	}
 	if (rc == MDB_NOTFOUND) {
-		crlc_put_u32(fmt, CRLC_FORMAT_VERSION);
+		crlc_put_u32(fmt, CRLC_WORK_FORMAT_VERSION);
 		v.mv_size = sizeof(fmt);
 		v.mv_data = fmt;
 		if ((rc = mdb_put(txn, s->meta, &k, &v, 0)) != 0)
@@ -214,27 +210,6 @@ fail:
 	mdb_txn_abort(txn);
 	lmdb_err(err, errlen, "open databases", rc);
 	return -1;
-}
-
-/*
- * Temporary files of publishes that were killed.  Under the lock no
- * publish runs; only names of exactly that form are removed, never
- * followed.
- */
-static void
-remove_stale_temps(const char *state_dir)
-{
-	static const char prefix[] = "." INDEX_NAME ".";
-	struct dirent *de;
-	DIR *d;
-
-	if ((d = opendir(state_dir)) == NULL)
-		return;
-	while ((de = readdir(d)) != NULL)
-		if (strncmp(de->d_name, prefix, sizeof(prefix) - 1) == 0 &&
-		    strlen(de->d_name) == sizeof(prefix) - 1 + TEMP_SUFFIX_LEN)
-			(void)unlinkat(dirfd(d), de->d_name, 0);
-	closedir(d);
 }
 
 static void
@@ -303,7 +278,7 @@ store_open(struct store **out, const char *state_dir, char *err, size_t errlen)
 	}
 	if (open_dbs(s, err, errlen) == -1)
 		goto fail;
-	remove_stale_temps(state_dir);
+	publish_clean(state_dir);
 	unpublished_path(s, path, sizeof(path));
 	s->dirty = access(path, F_OK) == 0;
 	*out = s;
@@ -1444,7 +1419,7 @@ source_rec_free(struct source_rec *rec)
 
 /* Bump the generation and stamp the meta records for a publish. */
 static int
-stamp_generation(struct store *s, uint64_t *generation)
+stamp_generation(struct store *s, uint64_t *generation, int64_t *created)
 {
 	MDB_val k = { strlen(CRLC_META_GENERATION), CRLC_META_GENERATION }, v;
 	MDB_val ck = { strlen(CRLC_META_CREATED), CRLC_META_CREATED };
@@ -1458,7 +1433,8 @@ stamp_generation(struct store *s, uint64_t *generation)
 	if (mdb_get(txn, s->meta, &k, &v) == 0 && v.mv_size == 8)
 		*generation = crlc_get_u64(v.mv_data) + 1;
 	crlc_put_u64(g, *generation);
-	crlc_put_i64(t, (int64_t)time(NULL));
+	*created = (int64_t)time(NULL);
+	crlc_put_i64(t, *created);
 	v.mv_size = 8;
 	v.mv_data = g;
 	if ((rc = mdb_put(txn, s->meta, &k, &v, 0)) == 0) {
@@ -1470,191 +1446,6 @@ stamp_generation(struct store *s, uint64_t *generation)
 		return rc;
 	}
 	return mdb_txn_commit(txn);
-}
-
-/*
- * A "crl" value whose source holds a URL's userinfo (written by an older
- * version), redacted into *out (the caller frees it); NULL when v is
- * fine as it is.
- */
-static uint8_t *
-crl_value_redacted(const MDB_val *v, size_t *outlen)
-{
-	const uint8_t *h = v->mv_data;
-	uint8_t *out;
-	char *src, *red;
-	size_t u, ru;
-
-	if (v->mv_size < CRLC_CRL_HDR_LEN ||
-	    (u = crlc_get_u32(h + 92)) > v->mv_size - CRLC_CRL_HDR_LEN ||
-	    memchr(h + CRLC_CRL_HDR_LEN, '@', u) == NULL)
-		return NULL;
-	src = xcalloc(1, u + 1);
-	memcpy(src, h + CRLC_CRL_HDR_LEN, u);
-	red = redact_userinfo(src);
-	free(src);
-	if ((ru = strlen(red)) == u &&
-	    memcmp(red, h + CRLC_CRL_HDR_LEN, u) == 0) {
-		free(red);
-		return NULL;
-	}
-	*outlen = v->mv_size - u + ru;
-	out = xcalloc(1, *outlen);
-	memcpy(out, h, CRLC_CRL_HDR_LEN);
-	crlc_put_u32(out + 92, (uint32_t)ru);
-	memcpy(out + CRLC_CRL_HDR_LEN, red, ru);
-	memcpy(out + CRLC_CRL_HDR_LEN + ru, h + CRLC_CRL_HDR_LEN + u,
-	    v->mv_size - CRLC_CRL_HDR_LEN - u);
-	free(red);
-	return out;
-}
-
-/*
- * Write the working databases into a fresh environment at path, in key
- * order with MDB_APPEND.  The "source" database stays in the working
- * environment: the published file is world-readable and must not tell
- * every local user the configured URLs and their last errors (format.h).  Appending fills every page, where the working
- * environment's random inserts leave B-tree pages about half full (and
- * mdb_env_copy2's compaction keeps them so): the snapshot every process
- * maps is about half the size.  Commits every PUBLISH_CHUNK records to
- * bound a transaction's dirty pages.
- */
-#define PUBLISH_CHUNK	65536
-/*
- * ... or this many bytes of keys and values: each "crl" value is a whole
- * signed CRL, and a run's memory must not grow with the number of CRLs.
- */
-#define PUBLISH_CHUNK_BYTES	((size_t)16 << 20)
-
-/*
- * Publishing reads the whole working file through LMDB's read-only map:
- * let go of the pages read so far, [*lo, *hi) -- the keys and values a
- * read transaction returns lie in the map, so their span does too -- or
- * the copy ends with all of it resident (RSS the size of the index).
- * Pages read again come back from the page cache; pointers stay valid.
- */
-static void
-map_release(uintptr_t *lo, uintptr_t *hi)
-{
-	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), a, b;
-
-	if (*lo < *hi) {
-		a = *lo & ~(page - 1);
-		b = (*hi + page - 1) & ~(page - 1);
-		(void)madvise((void *)a, b - a, MADV_DONTNEED);
-	}
-	*lo = UINTPTR_MAX;
-	*hi = 0;
-}
-
-/* Widen [*lo, *hi) to cover what v points to. */
-static void
-map_touched(const MDB_val *v, uintptr_t *lo, uintptr_t *hi)
-{
-	uintptr_t p = (uintptr_t)v->mv_data;
-
-	if (p < *lo)
-		*lo = p;
-	if (p + v->mv_size > *hi)
-		*hi = p + v->mv_size;
-}
-
-static int
-dense_copy(struct store *s, const char *path)
-{
-	static const char *const names[] = { CRLC_DB_META, CRLC_DB_CANON,
-	    CRLC_DB_ALIAS, CRLC_DB_KEY, CRLC_DB_REV, CRLC_DB_CRL };
-	const MDB_dbi from[] = { s->meta, s->canon, s->alias, s->key, s->rev,
-	    s->crl };
-	const size_t ndbs = sizeof(names) / sizeof(names[0]);
-	MDB_env *env = NULL;
-	MDB_txn *rtxn = NULL, *wtxn = NULL;
-	MDB_cursor *cur = NULL;
-	MDB_dbi to;
-	MDB_val k, v, rv;
-	uint8_t *red;
-	size_t i, n = 0, bytes = 0;
-	uintptr_t lo = UINTPTR_MAX, hi = 0;
-	int rc;
-
-	if ((rc = mdb_env_create(&env)) != 0 ||
-	    (rc = mdb_env_set_maxdbs(env, CRLC_NUM_DBS)) != 0 ||
-	    (rc = mdb_env_set_mapsize(env, CRLC_MAP_SIZE)) != 0 ||
-	    (rc = mdb_env_open(env, path, MDB_NOSUBDIR | MDB_NOLOCK |
-	    MDB_NOSYNC, 0644)) != 0 ||
-	    (rc = mdb_txn_begin(s->env, NULL, MDB_RDONLY, &rtxn)) != 0)
-		goto done;
-	for (i = 0; i < ndbs && rc == 0; i++) {
-		if ((rc = mdb_txn_begin(env, NULL, 0, &wtxn)) != 0 ||
-		    (rc = mdb_dbi_open(wtxn, names[i], MDB_CREATE, &to)) != 0 ||
-		    (rc = mdb_cursor_open(rtxn, from[i], &cur)) != 0)
-			break;
-		for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0;
-		    rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
-			red = from[i] == s->crl ? crl_value_redacted(&v,
-			    &rv.mv_size) : NULL;
-			rv.mv_data = red;
-			rc = mdb_put(wtxn, to, &k, red != NULL ? &rv : &v,
-			    MDB_APPEND);
-			free(red);
-			if (rc != 0)
-				break;
-			map_touched(&k, &lo, &hi);
-			map_touched(&v, &lo, &hi);
-			bytes += k.mv_size + v.mv_size;
-			if (++n % PUBLISH_CHUNK != 0 && bytes < PUBLISH_CHUNK_BYTES)
-				continue;
-			bytes = 0;
-			map_release(&lo, &hi);
-			if ((rc = mdb_txn_commit(wtxn)) != 0 ||
-			    (rc = mdb_txn_begin(env, NULL, 0, &wtxn)) != 0) {
-				wtxn = NULL;
-				break;
-			}
-		}
-		mdb_cursor_close(cur);
-		cur = NULL;
-		if (rc == MDB_NOTFOUND)
-			rc = 0;
-		if (rc == 0)
-			rc = mdb_txn_commit(wtxn);
-		else
-			mdb_txn_abort(wtxn);
-		wtxn = NULL;
-	}
-	/* The caller fsyncs the file; MDB_NOSYNC spared the per-commit syncs. */
-done:
-	mdb_txn_abort(wtxn);
-	mdb_txn_abort(rtxn);
-	if (env != NULL)
-		mdb_env_close(env);
-	return rc;
-}
-
-/*
- * Does the published file still carry a "source" database (an older
- * version published it)?  Then it is published anew even when nothing
- * changed, so the URLs and errors leave the world-readable file.
- */
-static int
-published_has_source(const char *path)
-{
-	MDB_env *env = NULL;
-	MDB_txn *txn = NULL;
-	MDB_dbi dbi;
-	int found = 0;
-
-	if (mdb_env_create(&env) == 0 &&
-	    mdb_env_set_maxdbs(env, CRLC_NUM_DBS) == 0 &&
-	    mdb_env_set_mapsize(env, CRLC_MAP_SIZE) == 0 &&
-	    mdb_env_open(env, path, MDB_RDONLY | MDB_NOLOCK | MDB_NOSUBDIR |
-	    MDB_NOTLS, 0) == 0 &&
-	    mdb_txn_begin(env, NULL, MDB_RDONLY, &txn) == 0)
-		found = mdb_dbi_open(txn, CRLC_DB_SOURCE, 0, &dbi) == 0;
-	mdb_txn_abort(txn);
-	if (env != NULL)
-		mdb_env_close(env);
-	return found;
 }
 
 /* EIO from LMDB on a filesystem with no room left is ENOSPC. */
@@ -1669,63 +1460,46 @@ full_fs(const char *dir, int rc)
 	return rc;
 }
 
+/*
+ * Publish the working environment (publish.c) when it holds changes the
+ * published index lacks, when force, or when index.mdb is missing, of an
+ * older format or does not open.
+ */
 int
 store_publish(struct store *s, int force, uint64_t *generation, char *err,
     size_t errlen)
 {
-	char tmp[PATH_MAX], dst[PATH_MAX], marker[PATH_MAX];
-	int fd = -1, rc, ret = -1;
-	struct stat sb;
+	char marker[PATH_MAX];
+	struct publish_src src;
+	int64_t created;
+	MDB_txn *txn;
+	int rc;
 
-	snprintf(dst, sizeof(dst), "%s/%s", s->dir, INDEX_NAME);
 	*generation = 0;
-	if (!s->dirty && !force && stat(dst, &sb) == 0 &&
-	    !published_has_source(dst))
+	if (!s->dirty && !force && !publish_needed(s->dir))
 		return 0;
-	if ((rc = stamp_generation(s, generation)) != 0) {
+	if ((rc = stamp_generation(s, generation, &created)) != 0) {
 		lmdb_err(err, errlen, "generation", full_fs(s->dir, rc));
 		return -1;
 	}
-	snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", s->dir, INDEX_NAME);
-	if ((fd = mkostemp(tmp, O_CLOEXEC)) == -1) {
-		snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
+	if ((rc = mdb_txn_begin(s->env, NULL, MDB_RDONLY, &txn)) != 0) {
+		lmdb_err(err, errlen, "begin", rc);
 		return -1;
 	}
-	if ((rc = dense_copy(s, tmp)) != 0) {
-		lmdb_err(err, errlen, "writing the snapshot", full_fs(s->dir, rc));
-		goto done;
-	}
-	/* Readers need only read access; the index holds public data. */
-	if (fchmod(fd, 0644) == -1 || fsync(fd) == -1) {
-		snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
-		goto done;
-	}
-	if (close(fd) == -1) {
-		fd = -1;
-		snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
-		goto done;
-	}
-	fd = -1;
-	rc = rename_durably(tmp, dst);
-	tmp[0] = '\0';		/* renamed, or removed by rename_durably */
-	if (rc == -1) {
-		snprintf(err, errlen, "rename to %s: %s", dst, strerror(errno));
-		goto done;
-	}
-	if (rc == 1) {
-		snprintf(err, errlen, "%s: fsync of the directory failed", s->dir);
-		goto done;
-	}
+	src.txn = txn;
+	src.canon = s->canon;
+	src.alias = s->alias;
+	src.key = s->key;
+	src.rev = s->rev;
+	src.crl = s->crl;
+	rc = publish(s->dir, &src, *generation, created, err, errlen);
+	mdb_txn_abort(txn);
+	if (rc == -1)
+		return -1;
 	s->dirty = 0;
 	unpublished_path(s, marker, sizeof(marker));
 	(void)unlink(marker);
-	ret = 0;
-done:
-	if (fd != -1)
-		close(fd);
-	if (tmp[0] != '\0')
-		unlink(tmp);
-	return ret;
+	return 0;
 }
 
 /*

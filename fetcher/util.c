@@ -375,13 +375,8 @@ index_open(const char *state_dir, char *path, size_t len,
 	int rc;
 
 	snprintf(path, len, "%s/%s", state_dir, INDEX_NAME);
-	if ((rc = crlc_index_open(path, idx, &detail)) == CRLC_OK) {
-		if (report && crlc_index_format(*idx) < CRLC_FORMAT_VERSION)
-			logx(1, "%s: format %u, answered by the issuer's name "
-			    "alone; `crlcache update` rewrites it in format %u",
-			    path, crlc_index_format(*idx), CRLC_FORMAT_VERSION);
+	if ((rc = crlc_index_open(path, idx, &detail)) == CRLC_OK)
 		return 0;
-	}
 	if (report)
 		logx(0, "%s: %s: %s", path, crlc_index_strerror(rc), detail);
 	return -1;

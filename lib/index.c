@@ -1,61 +1,63 @@
 /*
- * Read-only access to a published crlcache index (format.h).
+ * Read-only access to a published crlcache index, format 3 (format.h
+ * TOP FILE, SCOPE FILES, READER CHECKS).
  *
  * Copyright the crlcache authors. Licensed under the Apache License 2.0.
+ *
+ * The top file is read into private memory and checked whole (length,
+ * header, SHA-256 trailer, sections, records) at open: nothing another
+ * process does to the file afterwards can change what a lookup reads.
+ * Scope files are mapped on the first lookup that needs one and checked
+ * at map; every later access is bounded by the lengths checked then.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdatomic.h>
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
-
-#include <lmdb.h>
 
 #include <crlcache/dpname.h>
 #include <crlcache/format.h>
 #include <crlcache/hash.h>
 #include <crlcache/index.h>
+#include <crlcache/indexwrite.h>
 #include <crlcache/name.h>
 
-#include "lmdbcheck.h"
+/* The directory of scope files beside the top file (format.h FILE). */
+#define SCOPE_DIR	"scope"
 
 /*
- * Read transactions kept for reuse: mdb_txn_begin() allocates, while
- * mdb_txn_renew() of a reset transaction only re-reads the meta page.
- * A lookup claims a free slot with one atomic exchange; when all are
- * busy it falls back to a transaction of its own.
- */
-#define TXN_SLOTS	16
-
-struct txn_slot {
-	atomic_int	 busy;
-	MDB_txn		*txn;
-};
-
-/*
- * Issuers recently looked up in this snapshot, found or not: a chain
+ * Issuers recently looked up in this index, found or not: a chain
  * verification meets the same two or three issuers again and again, and
- * a miss (an issuer no CRL covers) otherwise costs two B-tree lookups and
- * a parse of the Name.  Direct-mapped by the issuer's SHA-256; each entry
- * holds the whole hash, so only an exact match is used.  Readers take no
- * lock: an entry carries a sequence count, odd while a writer fills it,
- * and a read that saw it change is discarded (seqlock).
+ * a miss (an issuer no CRL covers) otherwise costs two binary searches
+ * and a parse of the Name.  Direct-mapped by a SHA-256 of the name and
+ * key; each entry holds the whole hash, so only an exact match is used.
+ * Readers take no lock: an entry carries a sequence count, odd while a
+ * writer fills it, and a read that saw it change is discarded (seqlock).
  */
 #define ISSUER_CACHE	64
+
+/*
+ * Keys of one name walked to match an authorityKeyIdentifier: a rollover
+ * adds one every few years; a hostile index cannot make a lookup long.
+ */
+#define KEY_WALK_MAX	64
+
+/* Scopes that may cover one certificate: its complete CRL, each DP name. */
+#define COVER_MAX	(1 + 3 * CRLC_TBS_MAX_DP)
 
 /* What a lookup needs to know about an issuer before its serial. */
 struct issuer_info {
 	uint32_t	id;		/* 0: not in the index */
-	uint32_t	key_no;		/* format.h "key"; 0 in format 1 */
-	unsigned	full;		/* complete CRL: 0 none, else 1 | flags << 1 */
-	int64_t		this_update;	/* of the complete CRL */
-	int64_t		next_update;
+	uint32_t	key_no;		/* format.h KEY; 0: any key */
+	uint32_t	full;		/* complete CRL: SCOPE record + 1, 0 none */
 };
 
 struct issuer_entry {
@@ -64,20 +66,35 @@ struct issuer_entry {
 	atomic_uint		 id;
 	atomic_uint		 key_no;
 	atomic_uint		 full;
-	_Atomic int64_t		 this_update;
-	_Atomic int64_t		 next_update;
+};
+
+/* A scope file, mapped and checked (format.h SCOPE FILES). */
+struct scope_map {
+	void		*base;
+	size_t		 len;
+	const uint8_t	*ent;		/* nent records of CRLC_SCOPE_ENTRY_LEN */
+	uint64_t	 nent;
+	struct crlc_span der, delta;
+};
+
+/* A fixed-size section of the top file, checked at open. */
+struct table {
+	const uint8_t	*p;
+	uint64_t	 n;
 };
 
 struct crlc_index {
 	struct issuer_entry	 issuers[ISSUER_CACHE];
-	struct txn_slot	 slots[TXN_SLOTS];
-	MDB_env		*env;
-	MDB_dbi		 canon;
-	MDB_dbi		 alias;
-	MDB_dbi		 rev;
-	MDB_dbi		 crl;
-	MDB_dbi		 key;		/* format 2 only */
-	unsigned	 format;
+	uint8_t		*top;		/* private copy of the whole top file */
+	size_t		 top_len;
+	struct table	 alias, canon, key, sidx;
+	const uint8_t	*sdata;		/* SCOPE_DATA */
+	uint64_t	 sdata_len;
+	uint64_t	 revoked;	/* sum of the SCOPE records' entries */
+	/* One per SCOPE record: NULL until a lookup maps it. */
+	_Atomic(struct scope_map *) *maps;
+	int		 scopefd;	/* O_PATH of SCOPE_DIR, or -1 */
+	uid_t		 scope_uid;	/* its owner */
 	uint64_t	 generation;
 	int64_t		 created;
 };
@@ -114,107 +131,22 @@ crlc_index_strerror(int err)
 	case CRLC_E_NOMEM:
 		return "out of memory";
 	default:
-		return "LMDB error";
+		return "index read error";
 	}
-}
-
-static int
-get_meta(MDB_txn *txn, MDB_dbi meta, const char *name, size_t want,
-    MDB_val *val)
-{
-	MDB_val key = { strlen(name), (void *)name };
-
-	if (mdb_get(txn, meta, &key, val) != 0 || val->mv_size != want)
-		return -1;
-	return 0;
-}
-
-/*
- * Refuse a file shorter than its own meta page says (it would SIGBUS):
- * crlc_lmdb_check() said so of the bytes it read, and this is what LMDB
- * read, should the file have been rewritten in place in between.
- */
-static int
-check_length(MDB_env *env)
-{
-	MDB_envinfo info;
-	MDB_stat st;
-	struct stat sb;
-	int fd;
-
-	if (mdb_env_get_fd(env, &fd) != 0 || fstat(fd, &sb) == -1 ||
-	    mdb_env_info(env, &info) != 0 || mdb_env_stat(env, &st) != 0)
-		return -1;
-	if (st.ms_psize == 0 ||
-	    ((uint64_t)info.me_last_pgno + 1) * st.ms_psize > (uint64_t)sb.st_size)
-		return -1;
-	return 0;
-}
-
-static int
-open_dbs(struct crlc_index *idx, const char **detail)
-{
-	MDB_txn *txn = NULL;
-	MDB_dbi meta;
-	MDB_val v;
-	int ret = CRLC_E_FORMAT;
-
-	if (mdb_txn_begin(idx->env, NULL, MDB_RDONLY, &txn) != 0) {
-		*detail = "cannot begin a read transaction";
-		return CRLC_E_LMDB;
-	}
-	if (mdb_dbi_open(txn, CRLC_DB_META, 0, &meta) != 0 ||
-	    mdb_dbi_open(txn, CRLC_DB_CANON, 0, &idx->canon) != 0 ||
-	    mdb_dbi_open(txn, CRLC_DB_ALIAS, 0, &idx->alias) != 0 ||
-	    mdb_dbi_open(txn, CRLC_DB_REV, 0, &idx->rev) != 0 ||
-	    mdb_dbi_open(txn, CRLC_DB_CRL, 0, &idx->crl) != 0) {
-		*detail = "a required database is missing";
-		goto done;
-	}
-	if (get_meta(txn, meta, CRLC_META_FORMAT, 4, &v) == -1) {
-		*detail = "no format record";
-		goto done;
-	}
-	idx->format = crlc_get_u32(v.mv_data);
-	if (idx->format > CRLC_FORMAT_VERSION || idx->format < CRLC_FORMAT_OLDEST) {
-		*detail = idx->format > CRLC_FORMAT_VERSION ?
-		    "index written by a newer crlcache (format version too high)" :
-		    "index format version not supported";
-		goto done;
-	}
-	if (idx->format >= 2 &&
-	    mdb_dbi_open(txn, CRLC_DB_KEY, 0, &idx->key) != 0) {
-		*detail = "a required database is missing";
-		goto done;
-	}
-	if (get_meta(txn, meta, CRLC_META_GENERATION, 8, &v) == -1) {
-		*detail = "no generation record";
-		goto done;
-	}
-	idx->generation = crlc_get_u64(v.mv_data);
-	if (get_meta(txn, meta, CRLC_META_CREATED, 8, &v) == -1) {
-		*detail = "no creation time record";
-		goto done;
-	}
-	idx->created = crlc_get_i64(v.mv_data);
-	/* Committing a read-only txn keeps the DBI handles for the env. */
-	ret = mdb_txn_commit(txn) == 0 ? CRLC_OK : CRLC_E_LMDB;
-	txn = NULL;
-done:
-	mdb_txn_abort(txn);
-	return ret;
 }
 
 /*
  * Open path without trusting it (see index.h): the directory that holds
  * it, then the file in that directory, never following a symbolic link
  * in the last component, never blocking, and never opening anything but
- * a regular file on purpose.  On success returns the descriptor and its
- * fstat in *sb; else -1, *err and *why (a static string).  No allocation
- * and no user database lookup: this runs inside every OpenSSL program.
+ * a regular file on purpose.  On success returns the descriptor, its
+ * fstat in *sb and the directory's O_PATH descriptor in *dirfd; else -1,
+ * *err and *why (a static string).  No allocation and no user database
+ * lookup: this runs inside every OpenSSL program.
  */
 static int
-open_trusted(const char *path, struct stat *sb, int *err, const char **why)
+open_trusted(const char *path, struct stat *sb, int *dirfd, int *err,
+    const char **why)
 {
 	char dir[PATH_MAX];
 	const char *base, *slash;
@@ -255,14 +187,14 @@ open_trusted(const char *path, struct stat *sb, int *err, const char **why)
 	}
 	/*
 	 * Whoever may create or rename entries in the directory chooses what
-	 * every program maps.  A sticky directory (such as /tmp) lets others
+	 * every program reads.  A sticky directory (such as /tmp) lets others
 	 * create names but not replace the owner's: the file's owner check
 	 * below then decides.
 	 */
 	if ((db.st_mode & (S_IWGRP | S_IWOTH)) && !(db.st_mode & S_ISVTX)) {
 		*err = CRLC_E_ACCESS;
 		*why = "its directory is writable by group or others; "
-		    "refusing to map it";
+		    "refusing to read it";
 		goto done;
 	}
 	/* Look before opening: no open() of a device, FIFO or socket. */
@@ -306,20 +238,20 @@ open_trusted(const char *path, struct stat *sb, int *err, const char **why)
 		goto fail;
 	}
 	/*
-	 * LMDB trusts the pages it maps, and every OpenSSL program maps this
-	 * file: one that anybody but its owner may rewrite is refused, and
+	 * Every OpenSSL program reads this file and maps the scope files it
+	 * names: one that anybody but its owner may rewrite is refused, and
 	 * so is one owned by anybody but root or the owner of its directory
 	 * (the crlcache account owns the state directory).
 	 */
 	if (sb->st_mode & (S_IWGRP | S_IWOTH)) {
 		*err = CRLC_E_ACCESS;
-		*why = "writable by group or others; refusing to map it";
+		*why = "writable by group or others; refusing to read it";
 		goto fail;
 	}
 	if (sb->st_uid != 0 && sb->st_uid != db.st_uid) {
 		*err = CRLC_E_ACCESS;
 		*why = "owned by neither root nor the owner of its directory; "
-		    "refusing to map it";
+		    "refusing to read it";
 		goto fail;
 	}
 	if (sb->st_size <= 0) {
@@ -327,14 +259,8 @@ open_trusted(const char *path, struct stat *sb, int *err, const char **why)
 		*why = "empty file";
 		goto fail;
 	}
-#if SIZE_MAX < UINTMAX_MAX
-	if ((uintmax_t)sb->st_size > SIZE_MAX) {
-		*err = CRLC_E_NOMEM;
-		*why = "larger than this process can map";
-		goto fail;
-	}
-#endif
-	goto done;
+	*dirfd = dfd;
+	return fd;
 fail:
 	close(fd);
 	fd = -1;
@@ -344,50 +270,282 @@ done:
 }
 
 /*
- * mdb_env_open() takes a path: give it the descriptor's own, and check
- * that it mapped that very file.  The map is sized from the file, not
- * from the writer's mapsize in the meta page (CRLC_MAP_SIZE, 8 GiB),
- * which a process under an address-space limit (ulimit -v, LimitAS=)
- * cannot reserve; LMDB raises it to the meta page's last page if the
- * file claims more, and check_length() refuses that file.
+ * LMDB 0.9's meta page magic, in page 0 after the page header (8 bytes
+ * and a page number of size_t): formats 1 and 2 published an LMDB file
+ * under the same name (format.h VERSIONS).
+ */
+#define LMDB_MAGIC	0xBEEFC0DEu
+
+static int
+is_lmdb(const uint8_t hdr[CRLC_TOP_HDR_LEN])
+{
+	static const size_t at[] = { 12, 16 };	/* 32- and 64-bit writers */
+	uint32_t v;
+	size_t i;
+
+	for (i = 0; i < sizeof(at) / sizeof(at[0]); i++) {
+		memcpy(&v, hdr + at[i], sizeof(v));
+		if (v == LMDB_MAGIC)
+			return 1;
+	}
+	return 0;
+}
+
+/* n bytes at off of fd into buf, through short reads; 0 or -1. */
+static int
+read_at(int fd, void *buf, size_t n, off_t off)
+{
+	uint8_t *b = buf;
+	ssize_t r;
+
+	while (n > 0) {
+		if ((r = pread(fd, b, n, off)) == -1) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (r == 0)
+			return -1;	/* shorter than it was: truncated now */
+		b += r;
+		n -= (size_t)r;
+		off += r;
+	}
+	return 0;
+}
+
+/*
+ * Read the whole top file (size bytes by its fstat) into idx->top and
+ * check what the header promises: magic, version, length, trailer.
  */
 static int
-env_open_fd(MDB_env *env, int fd, const struct stat *sb, const char **why)
+top_read(struct crlc_index *idx, int fd, uint64_t size, const char **why)
 {
-	char proc[sizeof("/proc/self/fd/") + 3 * sizeof(int)];
-	struct stat lb;
-	int rc, lfd, flags;
+	uint8_t hdr[CRLC_TOP_HDR_LEN], sum[CRLC_HASH_LEN];
+	uint32_t version;
 
-	if ((rc = mdb_env_set_mapsize(env, (size_t)sb->st_size)) != 0) {
-		*why = mdb_strerror(rc);
-		return CRLC_E_LMDB;
+	if (size < CRLC_TOP_HDR_LEN || read_at(fd, hdr, sizeof(hdr), 0) == -1) {
+		*why = "too short for a crlcache index";
+		return CRLC_E_FORMAT;
 	}
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-	rc = mdb_env_open(env, proc, MDB_RDONLY | MDB_NOLOCK | MDB_NOSUBDIR |
-	    MDB_NOTLS | MDB_NORDAHEAD, 0444);
-	if (rc == ENOENT) {
-		*why = "/proc/self/fd is not available; refusing to map the "
-		    "index by its path";
+	if (memcmp(hdr, CRLC_TOP_MAGIC, CRLC_MAGIC_LEN) != 0) {
+		*why = is_lmdb(hdr) ? "an older index format (LMDB, format 1 "
+		    "or 2); run `crlcache update` to rewrite it in format 3" :
+		    "not a crlcache index";
+		return CRLC_E_FORMAT;
+	}
+	version = crlc_get_u32(hdr + 8);
+	if (version != CRLC_FORMAT_VERSION) {
+		*why = version > CRLC_FORMAT_VERSION ?
+		    "index written by a newer crlcache (format version too high)" :
+		    "index format version not supported";
+		return CRLC_E_FORMAT;
+	}
+	if (crlc_get_u64(hdr + 32) != size) {
+		*why = "file length differs from the length its header records";
+		return CRLC_E_CORRUPT;
+	}
+	/* Checked against its own trailer below, but bounded first. */
+	if (size > CRLC_TOP_MAX || size < CRLC_TOP_HDR_LEN + CRLC_TOP_TRAILER_LEN) {
+		*why = "top file length out of range";
+		return CRLC_E_CORRUPT;
+	}
+	if ((idx->top = malloc((size_t)size)) == NULL)
+		return CRLC_E_NOMEM;
+	idx->top_len = (size_t)size;
+	if (read_at(fd, idx->top, idx->top_len, 0) == -1) {
+		*why = "cannot read the whole file";
+		return CRLC_E_CORRUPT;
+	}
+	crlc_sha256(idx->top, idx->top_len - CRLC_TOP_TRAILER_LEN, sum);
+	if (memcmp(sum, idx->top + idx->top_len - CRLC_TOP_TRAILER_LEN,
+	    CRLC_HASH_LEN) != 0) {
+		*why = "SHA-256 trailer does not match the contents";
+		return CRLC_E_CORRUPT;
+	}
+	/* The copy may differ from the header read first: use the copy. */
+	if (memcmp(idx->top, hdr, sizeof(hdr)) != 0) {
+		*why = "rewritten while being read";
+		return CRLC_E_CORRUPT;
+	}
+	idx->generation = crlc_get_u64(hdr + 16);
+	idx->created = crlc_get_i64(hdr + 24);
+	return CRLC_OK;
+}
+
+/* The record size each required section must have. */
+static const uint32_t section_rec[CRLC_SEC_REQUIRED + 1] = {
+	[CRLC_SEC_ALIAS] = CRLC_ISSUER_REC_LEN,
+	[CRLC_SEC_CANON] = CRLC_ISSUER_REC_LEN,
+	[CRLC_SEC_KEY] = CRLC_KEY_REC_LEN,
+	[CRLC_SEC_SCOPE_INDEX] = CRLC_SCOPE_INDEX_REC_LEN,
+	[CRLC_SEC_SCOPE_DATA] = 0,
+};
+
+/*
+ * The section descriptors: each inside the space between descriptors
+ * and trailer, fixed-size ones exactly count records long, every
+ * required id once.
+ */
+static int
+top_sections(struct crlc_index *idx, const char **why)
+{
+	const uint8_t *d, *top = idx->top;
+	uint64_t first, end, off, len, count;
+	uint32_t n, i, id, rec, seen = 0;
+	struct table *t;
+
+	n = crlc_get_u32(top + 12);
+	first = CRLC_TOP_HDR_LEN + (uint64_t)n * CRLC_TOP_DESC_LEN;
+	end = idx->top_len - CRLC_TOP_TRAILER_LEN;
+	if (n == 0 || n > CRLC_TOP_DESC_MAX || first > end) {
+		*why = "bad section count";
+		return CRLC_E_CORRUPT;
+	}
+	for (i = 0; i < n; i++) {
+		d = top + CRLC_TOP_HDR_LEN + (size_t)i * CRLC_TOP_DESC_LEN;
+		id = crlc_get_u32(d);
+		rec = crlc_get_u32(d + 4);
+		off = crlc_get_u64(d + 8);
+		len = crlc_get_u64(d + 16);
+		count = crlc_get_u64(d + 24);
+		if (off < first || off > end || len > end - off) {
+			*why = "a section lies outside the file";
+			return CRLC_E_CORRUPT;
+		}
+		if (id == 0 || id > CRLC_SEC_REQUIRED)
+			continue;	/* room to grow: ignored */
+		if (seen & 1u << id || rec != section_rec[id] ||
+		    (rec != 0 && (count > len / rec || count * rec != len))) {
+			*why = "bad section descriptor";
+			return CRLC_E_CORRUPT;
+		}
+		seen |= 1u << id;
+		t = id == CRLC_SEC_ALIAS ? &idx->alias :
+		    id == CRLC_SEC_CANON ? &idx->canon :
+		    id == CRLC_SEC_KEY ? &idx->key :
+		    id == CRLC_SEC_SCOPE_INDEX ? &idx->sidx : NULL;
+		if (t != NULL) {
+			t->p = top + off;
+			t->n = count;
+		} else {
+			idx->sdata = top + off;
+			idx->sdata_len = len;
+		}
+	}
+	if (seen != ((1u << (CRLC_SEC_REQUIRED + 1)) - 2)) {
+		*why = "a required section is missing";
+		return CRLC_E_CORRUPT;
+	}
+	return CRLC_OK;
+}
+
+/* Issuer records strictly ascending by hash, ids not 0. */
+static int
+issuers_ok(const struct table *t)
+{
+	const uint8_t *r;
+	uint64_t i;
+
+	for (i = 0, r = t->p; i < t->n; i++, r += CRLC_ISSUER_REC_LEN)
+		if (crlc_get_u32(r + CRLC_HASH_LEN) == 0 || (i > 0 &&
+		    memcmp(r - CRLC_ISSUER_REC_LEN, r, CRLC_HASH_LEN) >= 0))
+			return 0;
+	return 1;
+}
+
+/* KEY records strictly ascending by (issuer id, key hash), sane. */
+static int
+keys_ok(const struct table *t)
+{
+	const uint8_t *r;
+	uint64_t i;
+
+	for (i = 0, r = t->p; i < t->n; i++, r += CRLC_KEY_REC_LEN)
+		if (r[CRLC_KEY_SORT_LEN + CRLC_KEY_NO_LEN] > CRLC_SKI_MAX ||
+		    crlc_get_u32(r + CRLC_KEY_SORT_LEN) == 0 || (i > 0 &&
+		    memcmp(r - CRLC_KEY_REC_LEN, r, CRLC_KEY_SORT_LEN) >= 0))
+			return 0;
+	return 1;
+}
+
+static uint32_t
+scope_uri_len(const uint8_t *rec)
+{
+	return (uint32_t)rec[8] << 8 | rec[9];
+}
+
+/* SCOPE record i (checked at open by scopes_ok()). */
+static const uint8_t *
+scope_rec(const struct crlc_index *idx, uint64_t i)
+{
+	return idx->sdata + crlc_get_u32(idx->sidx.p +
+	    i * CRLC_SCOPE_INDEX_REC_LEN);
+}
+
+/*
+ * Every SCOPE record inside SCOPE_DATA with its URI and source, its
+ * numbers of at most CRLC_CRLNUM_MAX octets, and the records strictly
+ * ascending by key (format.h crlc_scope_cmp()); sums their entries.
+ */
+static int
+scopes_ok(struct crlc_index *idx)
+{
+	const uint8_t *r, *prev = NULL;
+	uint64_t i, off;
+	uint32_t u;
+
+	for (i = 0; i < idx->sidx.n; i++) {
+		off = crlc_get_u32(idx->sidx.p + i * CRLC_SCOPE_INDEX_REC_LEN);
+		if (off > idx->sdata_len ||
+		    idx->sdata_len - off < CRLC_SCOPE_REC_HDR_LEN)
+			return 0;
+		r = idx->sdata + off;
+		u = scope_uri_len(r);
+		if (u > CRLC_SCOPE_URI_MAX || r[60] > CRLC_CRLNUM_MAX ||
+		    r[82] > CRLC_CRLNUM_MAX || crlc_get_u32(r) == 0 ||
+		    idx->sdata_len - off - CRLC_SCOPE_REC_HDR_LEN <
+		    (uint64_t)u + crlc_get_u32(r + 120))
+			return 0;
+		if (prev != NULL && crlc_scope_cmp(prev,
+		    prev + CRLC_SCOPE_REC_HDR_LEN, scope_uri_len(prev), r,
+		    r + CRLC_SCOPE_REC_HDR_LEN, u) >= 0)
+			return 0;
+		prev = r;
+		idx->revoked += crlc_get_u32(r + 16);
+	}
+	return 1;
+}
+
+/*
+ * The directory of scope files, beside the top file: trusted as the top
+ * file's own directory is, owned by root or the top file's owner and
+ * writable by nobody else (no sticky exception: nobody else has a reason
+ * to create a name there).
+ */
+static int
+scope_dir_open(struct crlc_index *idx, int dfd, const struct stat *top,
+    const char **why)
+{
+	struct stat sb;
+
+	idx->scopefd = openat(dfd, SCOPE_DIR, O_PATH | O_DIRECTORY |
+	    O_NOFOLLOW | O_CLOEXEC);
+	if (idx->scopefd == -1) {
+		*why = errno == ENOENT ? "no scope directory beside it" :
+		    "cannot open the scope directory beside it";
+		return errno == ENOENT ? CRLC_E_CORRUPT : CRLC_E_ACCESS;
+	}
+	if (fstat(idx->scopefd, &sb) == -1) {
+		*why = "cannot stat the scope directory";
 		return CRLC_E_ACCESS;
 	}
-	if (rc != 0) {
-		*why = mdb_strerror(rc);
-		return rc == EACCES ? CRLC_E_ACCESS :
-		    rc == MDB_INVALID || rc == MDB_VERSION_MISMATCH ?
-		    CRLC_E_FORMAT : CRLC_E_CORRUPT;
-	}
-	if (mdb_env_get_fd(env, &lfd) != 0 || fstat(lfd, &lb) == -1 ||
-	    lb.st_dev != sb->st_dev || lb.st_ino != sb->st_ino) {
-		*why = "LMDB did not open the file checked; refusing to map it";
+	if ((sb.st_uid != 0 && sb.st_uid != top->st_uid) ||
+	    (sb.st_mode & (S_IWGRP | S_IWOTH))) {
+		*why = "scope directory owned by another account or writable "
+		    "by group or others; refusing to map its files";
 		return CRLC_E_ACCESS;
 	}
-	/*
-	 * LMDB 0.9 opens it without O_CLOEXEC: do not hand it to the
-	 * programs this one executes (a fork+exec in another thread just
-	 * now may still inherit it).
-	 */
-	if ((flags = fcntl(lfd, F_GETFD)) != -1)
-		(void)fcntl(lfd, F_SETFD, flags | FD_CLOEXEC);
+	idx->scope_uid = sb.st_uid;
 	return CRLC_OK;
 }
 
@@ -397,60 +555,78 @@ crlc_index_open(const char *path, struct crlc_index **out, const char **detail)
 	struct crlc_index *idx = NULL;
 	const char *why = NULL;
 	struct stat sb;
-	int fd, ret = CRLC_OK;
+	int fd, dfd = -1, ret = CRLC_OK;
 
 	*out = NULL;
-	if ((fd = open_trusted(path, &sb, &ret, &why)) == -1)
-		goto done;
-	if ((ret = crlc_lmdb_check(fd, (uint64_t)sb.st_size, &why)) != CRLC_OK)
+	if ((fd = open_trusted(path, &sb, &dfd, &ret, &why)) == -1)
 		goto done;
 	if ((idx = calloc(1, sizeof(*idx))) == NULL) {
 		ret = CRLC_E_NOMEM;
 		goto done;
 	}
-	if (mdb_env_create(&idx->env) != 0 ||
-	    mdb_env_set_maxdbs(idx->env, CRLC_NUM_DBS) != 0) {
-		ret = CRLC_E_LMDB;
+	idx->scopefd = -1;
+	if ((ret = top_read(idx, fd, (uint64_t)sb.st_size, &why)) != CRLC_OK ||
+	    (ret = top_sections(idx, &why)) != CRLC_OK)
 		goto done;
-	}
-	if ((ret = env_open_fd(idx->env, fd, &sb, &why)) != CRLC_OK)
-		goto done;
-	if (check_length(idx->env) == -1) {
-		why = "file shorter than its last page";
+	if (!issuers_ok(&idx->alias) || !issuers_ok(&idx->canon) ||
+	    !keys_ok(&idx->key) || !scopes_ok(idx)) {
+		why = "a record is malformed or out of order";
 		ret = CRLC_E_CORRUPT;
 		goto done;
 	}
-	if ((ret = open_dbs(idx, &why)) != CRLC_OK)
+	/* An index of no CRL needs no scope directory. */
+	if (idx->sidx.n > 0 &&
+	    (ret = scope_dir_open(idx, dfd, &sb, &why)) != CRLC_OK)
 		goto done;
+	idx->maps = calloc(idx->sidx.n > 0 ? (size_t)idx->sidx.n : 1,
+	    sizeof(*idx->maps));
+	if (idx->maps == NULL) {
+		ret = CRLC_E_NOMEM;
+		goto done;
+	}
 	*out = idx;
 	idx = NULL;
 done:
 	if (fd != -1)
 		close(fd);
+	if (dfd != -1)
+		close(dfd);
 	crlc_index_close(idx);
 	if (detail != NULL)
 		*detail = why != NULL ? why : crlc_index_strerror(ret);
 	return ret;
 }
 
+static void
+scope_unmap(struct scope_map *m)
+{
+	if (m == NULL)
+		return;
+	munmap(m->base, m->len);
+	free(m);
+}
+
 void
 crlc_index_close(struct crlc_index *idx)
 {
-	size_t i;
+	uint64_t i;
 
 	if (idx == NULL)
 		return;
-	for (i = 0; i < TXN_SLOTS; i++)
-		mdb_txn_abort(idx->slots[i].txn);
-	if (idx->env != NULL)
-		mdb_env_close(idx->env);
+	for (i = 0; idx->maps != NULL && i < idx->sidx.n; i++)
+		scope_unmap(atomic_load(&idx->maps[i]));
+	free(idx->maps);
+	if (idx->scopefd != -1)
+		close(idx->scopefd);
+	free(idx->top);
 	free(idx);
 }
 
 unsigned
 crlc_index_format(const struct crlc_index *idx)
 {
-	return idx->format;
+	(void)idx;
+	return CRLC_FORMAT_VERSION;	/* the only one crlc_index_open() opens */
 }
 
 size_t
@@ -465,6 +641,37 @@ crlc_serial_key(const uint8_t *serial, size_t len, uint8_t out[CRLC_SERIAL_MAX])
 	return CRLC_SERIAL_HASHED_LEN;
 }
 
+void
+crlc_scope_slot(const uint8_t *serial, size_t len, uint8_t slot[CRLC_SLOT_LEN])
+{
+	uint8_t h[CRLC_HASH_LEN];
+
+	memset(slot, 0, CRLC_SLOT_LEN);
+	if (len <= CRLC_SLOT_INLINE) {
+		memcpy(slot, serial, len);
+		slot[CRLC_SLOT_INLINE] = (uint8_t)len;
+		return;
+	}
+	/* Over 20 octets breaks RFC 5280 4.1.2.2: still found, by hash. */
+	crlc_sha256(serial, len, h);
+	memcpy(slot, h, CRLC_SLOT_INLINE);
+	slot[CRLC_SLOT_INLINE] = CRLC_SLOT_HASHED;
+}
+
+void
+crlc_scope_name(const uint8_t id[CRLC_SCOPE_ID_LEN],
+    char name[2 * CRLC_SCOPE_ID_LEN + 1])
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t i;
+
+	for (i = 0; i < CRLC_SCOPE_ID_LEN; i++) {
+		name[2 * i] = hex[id[i] >> 4];
+		name[2 * i + 1] = hex[id[i] & 0xf];
+	}
+	name[2 * CRLC_SCOPE_ID_LEN] = '\0';
+}
+
 uint64_t
 crlc_index_generation(const struct crlc_index *idx)
 {
@@ -477,6 +684,164 @@ crlc_index_created(const struct crlc_index *idx)
 	return idx->created;
 }
 
+/*
+ * Map the scope file of SCOPE record rec and check it against the record
+ * and itself (format.h READER CHECKS).  NULL on any failure: the caller
+ * answers with an error, never from an unchecked file.
+ */
+static struct scope_map *
+scope_map_open(const struct crlc_index *idx, const uint8_t *rec)
+{
+	char name[2 * CRLC_SCOPE_ID_LEN + 1];
+	uint8_t h[CRLC_SCOPE_HDR_LEN];
+	struct scope_map *m = NULL;
+	uint64_t size, nent, eoff, doff, dlen, xoff, xlen;
+	struct stat sb;
+	void *base = MAP_FAILED;
+	int fd;
+
+	if (idx->scopefd == -1)
+		return NULL;
+	crlc_scope_name(rec + 104, name);
+	fd = openat(idx->scopefd, name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW |
+	    O_CLOEXEC | O_NOCTTY);
+	if (fd == -1)
+		return NULL;
+	if (fstat(fd, &sb) == -1 || !S_ISREG(sb.st_mode) ||
+	    (sb.st_mode & (S_IWGRP | S_IWOTH)) ||
+	    (sb.st_uid != 0 && sb.st_uid != idx->scope_uid) ||
+	    sb.st_size < CRLC_SCOPE_HDR_LEN ||
+	    (uintmax_t)sb.st_size > SIZE_MAX)
+		goto done;
+	size = (uint64_t)sb.st_size;
+	base = mmap(NULL, (size_t)size, PROT_READ, MAP_SHARED, fd, 0);
+	if (base == MAP_FAILED)
+		goto done;
+	/* One private copy of the header: the checks and the use agree. */
+	memcpy(h, base, sizeof(h));
+	nent = crlc_get_u64(h + 40);
+	eoff = crlc_get_u64(h + 48);
+	doff = crlc_get_u64(h + 56);
+	dlen = crlc_get_u64(h + 64);
+	xoff = crlc_get_u64(h + 72);
+	xlen = crlc_get_u64(h + 80);
+	if (memcmp(h, CRLC_SCOPE_MAGIC, CRLC_MAGIC_LEN) != 0 ||
+	    crlc_get_u32(h + 8) != CRLC_FORMAT_VERSION ||
+	    crlc_get_u32(h + 12) != CRLC_SCOPE_ENTRY_LEN ||
+	    memcmp(h + 16, rec + 104, CRLC_SCOPE_ID_LEN) != 0 ||
+	    crlc_get_u64(h + 32) != size || nent != crlc_get_u32(rec + 16) ||
+	    eoff < CRLC_SCOPE_HDR_LEN || eoff > size ||
+	    nent > (size - eoff) / CRLC_SCOPE_ENTRY_LEN ||
+	    doff < CRLC_SCOPE_HDR_LEN || doff > size || dlen == 0 ||
+	    dlen > size - doff || xoff > size || xlen > size - xoff)
+		goto done;
+	if ((m = malloc(sizeof(*m))) == NULL)
+		goto done;
+	m->base = base;
+	m->len = (size_t)size;
+	m->ent = (const uint8_t *)base + eoff;
+	m->nent = nent;
+	m->der = (struct crlc_span){ (const uint8_t *)base + doff, (size_t)dlen };
+	m->delta = (struct crlc_span){ (const uint8_t *)base + xoff,
+	    (size_t)xlen };
+	base = MAP_FAILED;
+done:
+	if (base != MAP_FAILED)
+		munmap(base, (size_t)size);
+	close(fd);
+	return m;
+}
+
+/*
+ * The mapped scope file of SCOPE record i, mapped now if no lookup did
+ * before; NULL when it cannot be.  Once mapped: one atomic load.
+ */
+static const struct scope_map *
+scope_get(struct crlc_index *idx, uint64_t i)
+{
+	struct scope_map *m, *none = NULL;
+
+	if ((m = atomic_load_explicit(&idx->maps[i], memory_order_acquire)))
+		return m;
+	if ((m = scope_map_open(idx, scope_rec(idx, i))) == NULL)
+		return NULL;
+	/* Another thread mapped it meanwhile: use that one. */
+	if (!atomic_compare_exchange_strong_explicit(&idx->maps[i], &none, m,
+	    memory_order_acq_rel, memory_order_acquire)) {
+		scope_unmap(m);
+		return none;
+	}
+	return m;
+}
+
+/*
+ * Lower bound of key[0..klen) among n records of size rec whose first
+ * klen bytes ascend; 1 when the record there starts with key.
+ */
+static int
+table_find(const struct table *t, size_t rec, const uint8_t *key,
+    size_t klen, uint64_t *at)
+{
+	uint64_t lo = 0, hi = t->n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (memcmp(t->p + mid * rec, key, klen) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*at = lo;
+	return lo < t->n && memcmp(t->p + lo * rec, key, klen) == 0;
+}
+
+/* The SCOPE record of key (prefix, uri[0..ulen)): 1 and *at, or 0. */
+static int
+scope_find(const struct crlc_index *idx, const uint8_t prefix[CRLC_PREFIX_LEN],
+    const uint8_t *uri, size_t ulen, uint64_t *at)
+{
+	uint64_t lo = 0, hi = idx->sidx.n, mid;
+	const uint8_t *r;
+	int c;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		r = scope_rec(idx, mid);
+		c = crlc_scope_cmp(r, r + CRLC_SCOPE_REC_HDR_LEN,
+		    scope_uri_len(r), prefix, uri, ulen);
+		if (c == 0) {
+			*at = mid;
+			return 1;
+		}
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+/* The entry of slot in a mapped scope file, or NULL. */
+static const uint8_t *
+entry_find(const struct scope_map *m, const uint8_t slot[CRLC_SLOT_LEN])
+{
+	uint64_t lo = 0, hi = m->nent, mid;
+	const uint8_t *e;
+	int c;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		e = m->ent + mid * CRLC_SCOPE_ENTRY_LEN;
+		if ((c = memcmp(e, slot, CRLC_SLOT_LEN)) == 0)
+			return e;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
 /* Does a CRL with IDP flags cover this certificate (RFC 5280 5.2.5)? */
 static int
 flags_cover(unsigned flags, const struct crlc_tbs *cert)
@@ -485,30 +850,6 @@ flags_cover(unsigned flags, const struct crlc_tbs *cert)
 		return 0;
 	if ((flags & CRLC_CRL_CA_ONLY) && !cert->is_ca)
 		return 0;
-	return 1;
-}
-
-/*
- * Does the "crl" record under key cover this certificate?  Fills
- * this/next update when it does; -1 on an LMDB error.
- */
-static int
-scope_covers(MDB_txn *txn, MDB_dbi crl, const uint8_t *key, size_t klen,
-    const struct crlc_tbs *cert, struct crlc_verdict *out)
-{
-	MDB_val k = { klen, (void *)key }, v;
-	const uint8_t *h;
-	int rc;
-
-	if ((rc = mdb_get(txn, crl, &k, &v)) != 0)
-		return rc == MDB_NOTFOUND ? 0 : -1;
-	if (v.mv_size < CRLC_CRL_HDR_LEN)
-		return 0;
-	h = v.mv_data;
-	if (!flags_cover(h[1], cert))
-		return 0;
-	out->this_update = crlc_get_i64(h + 8);
-	out->next_update = crlc_get_i64(h + 16);
 	return 1;
 }
 
@@ -537,8 +878,6 @@ issuer_cached(struct crlc_index *idx, const uint64_t w[CRLC_HASH_LEN / 8],
 	got.id = atomic_load(&e->id);
 	got.key_no = atomic_load(&e->key_no);
 	got.full = atomic_load(&e->full);
-	got.this_update = atomic_load(&e->this_update);
-	got.next_update = atomic_load(&e->next_update);
 	after = atomic_load(&e->seq);
 	if (!same || before != after || before == 0)
 		return 0;
@@ -562,115 +901,88 @@ issuer_remember(struct crlc_index *idx, const uint64_t w[CRLC_HASH_LEN / 8],
 	atomic_store(&e->id, info->id);
 	atomic_store(&e->key_no, info->key_no);
 	atomic_store(&e->full, info->full);
-	atomic_store(&e->this_update, info->this_update);
-	atomic_store(&e->next_update, info->next_update);
 	atomic_store(&e->seq, seq + 2);
 }
 
-/*
- * Keys of one name walked to match an authorityKeyIdentifier: a rollover
- * adds one every few years; a hostile index cannot make a lookup long.
- */
-#define KEY_WALK_MAX	64
-
-/* Does a "key" value's subjectKeyIdentifier equal aki? */
-static int
-ski_is(const MDB_val *v, const struct crlc_span *aki)
+/* KEY record fields (format.h KEY). */
+static uint32_t
+key_no_of(const uint8_t *r)
 {
-	const uint8_t *p = v->mv_data;
+	return crlc_get_u32(r + CRLC_KEY_SORT_LEN);
+}
 
-	return v->mv_size > CRLC_KEY_NO_LEN &&
-	    p[CRLC_KEY_NO_LEN] == aki->len &&
-	    v->mv_size >= CRLC_KEY_NO_LEN + 1 + aki->len &&
-	    memcmp(p + CRLC_KEY_NO_LEN + 1, aki->p, aki->len) == 0;
+static struct crlc_span
+key_ski_of(const uint8_t *r)
+{
+	return (struct crlc_span){ r + CRLC_KEY_SORT_LEN + CRLC_KEY_NO_LEN + 1,
+	    r[CRLC_KEY_SORT_LEN + CRLC_KEY_NO_LEN] };
 }
 
 /*
- * The key number of issuer id's key (format.h "key"): by its key hash
- * when known, else by the subjectKeyIdentifier its certificate's
+ * The key number of issuer id's key (format.h KEY): by its key hash when
+ * known, else by the subjectKeyIdentifier its certificate's
  * authorityKeyIdentifier names, else the issuer's only key; 0 (the CRLs
  * that answer for any key of the name) when that key signed no CRL held,
- * or nothing names a key and the issuer has several.  Returns -1 on an
- * LMDB error.
+ * or nothing names a key and the issuer has several.
  */
-static int
-key_lookup(struct crlc_index *idx, MDB_txn *txn, uint32_t id,
-    const struct crlc_issuer_key *ik, uint32_t *key_no)
+static uint32_t
+key_lookup(const struct crlc_index *idx, uint32_t id,
+    const struct crlc_issuer_key *ik)
 {
-	uint8_t kk[CRLC_ISSUER_ID_LEN + CRLC_HASH_LEN];
-	MDB_val k = { sizeof(kk), kk }, v;
-	MDB_cursor *cur;
-	uint32_t first = 0;
-	int rc, n = 0, by_aki = ik != NULL && ik->aki.len > 0;
+	uint8_t kk[CRLC_KEY_SORT_LEN];
+	struct crlc_span ski;
+	const uint8_t *r;
+	uint64_t at, n;
+	int by_aki = ik != NULL && ik->aki.len > 0;
 
-	*key_no = 0;
 	crlc_put_u32(kk, id);
 	if (ik != NULL && ik->hash != NULL) {
 		memcpy(kk + CRLC_ISSUER_ID_LEN, ik->hash, CRLC_HASH_LEN);
-		rc = mdb_get(txn, idx->key, &k, &v);
-		if (rc == 0 && v.mv_size >= CRLC_KEY_NO_LEN)
-			*key_no = crlc_get_u32(v.mv_data);
-		return rc == 0 || rc == MDB_NOTFOUND ? 0 : -1;
+		return table_find(&idx->key, CRLC_KEY_REC_LEN, kk,
+		    CRLC_KEY_SORT_LEN, &at) ?
+		    key_no_of(idx->key.p + at * CRLC_KEY_REC_LEN) : 0;
 	}
-	if (mdb_cursor_open(txn, idx->key, &cur) != 0)
-		return -1;
-	k.mv_size = CRLC_ISSUER_ID_LEN;
-	for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
-	    rc == 0 && n < (by_aki ? KEY_WALK_MAX : 2);
-	    rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
-		if (k.mv_size < CRLC_ISSUER_ID_LEN ||
-		    crlc_get_u32(k.mv_data) != id || v.mv_size < CRLC_KEY_NO_LEN)
+	(void)table_find(&idx->key, CRLC_KEY_REC_LEN, kk, CRLC_ISSUER_ID_LEN,
+	    &at);
+	for (n = 0; at + n < idx->key.n && n < (by_aki ? KEY_WALK_MAX : 2);
+	    n++) {
+		r = idx->key.p + (at + n) * CRLC_KEY_REC_LEN;
+		if (crlc_get_u32(r) != id)
 			break;
-		if (n++ == 0)
-			first = crlc_get_u32(v.mv_data);
-		if (by_aki && ski_is(&v, &ik->aki)) {
-			*key_no = crlc_get_u32(v.mv_data);
-			break;
-		}
+		ski = key_ski_of(r);
+		if (by_aki && ski.len == ik->aki.len &&
+		    memcmp(ski.p, ik->aki.p, ski.len) == 0)
+			return key_no_of(r);
 	}
-	mdb_cursor_close(cur);
-	if (rc != 0 && rc != MDB_NOTFOUND)
-		return -1;
 	/* Nothing names the key: the issuer's only one, if it has one. */
-	if (!by_aki && n == 1)
-		*key_no = first;
-	return 0;
+	return !by_aki && n == 1 ? key_no_of(idx->key.p + at *
+	    CRLC_KEY_REC_LEN) : 0;
 }
 
-/*
- * Write the "crl" / "rev" key prefix of an issuer into key: the issuer id,
- * and in format 2 its key number.  Returns its length.
- */
-static size_t
-put_prefix(const struct crlc_index *idx, const struct issuer_info *info,
-    uint8_t *key)
+static void
+put_prefix(uint8_t prefix[CRLC_PREFIX_LEN], uint32_t id, uint32_t key_no)
 {
-	crlc_put_u32(key, info->id);
-	if (idx->format < 2)
-		return CRLC_ISSUER_ID_LEN;
-	crlc_put_u32(key + CRLC_ISSUER_ID_LEN, info->key_no);
-	return CRLC_PREFIX_LEN;
+	crlc_put_u32(prefix, id);
+	crlc_put_u32(prefix + CRLC_ISSUER_ID_LEN, key_no);
 }
 
 /*
  * What the index says of an issuer Name's DER and signing key (NULL:
  * unknown): its id (0: not in the index) by the exact encoding the
- * fetcher has seen ("alias"), else by the canonical form of the same
- * issuer spelt differently ("canon"); its key number; and its complete
- * CRL, if it has one.  Returns -1 on an LMDB error.
+ * fetcher has seen (ALIAS), else by the canonical form of the same
+ * issuer spelt differently (CANON); its key number; and its complete
+ * CRL, if it has one.
  */
-static int
-issuer_lookup(struct crlc_index *idx, MDB_txn *txn,
-    const struct crlc_span *name, const struct crlc_issuer_key *ik,
-    struct issuer_info *info)
+static void
+issuer_lookup(struct crlc_index *idx, const struct crlc_span *name,
+    const struct crlc_issuer_key *ik, struct issuer_info *info)
 {
-	uint64_t w[CRLC_HASH_LEN / 8];
-	uint8_t hash[CRLC_HASH_LEN], key[CRLC_PREFIX_LEN];
+	uint64_t w[CRLC_HASH_LEN / 8], at;
+	uint8_t hash[CRLC_HASH_LEN], prefix[CRLC_PREFIX_LEN];
 	static const uint8_t tag_hash = 1, tag_aki = 2;
 	struct iovec iov[3] = { { (void *)name->p, name->len } };
-	MDB_val k = { sizeof(hash), hash }, v;
-	const uint8_t *h;
-	int rc;
+	const struct table *t = &idx->alias;
+	int found;
 
 	/* The cache knows (name, key): the same name may have several. */
 	if (ik != NULL && ik->hash != NULL) {
@@ -683,85 +995,25 @@ issuer_lookup(struct crlc_index *idx, MDB_txn *txn,
 	crlc_sha256_iov(iov, iov[1].iov_len > 0 ? 3 : 1, hash);
 	memcpy(w, hash, sizeof(w));
 	if (issuer_cached(idx, w, info))
-		return 0;
+		return;
 	memset(info, 0, sizeof(*info));
 	crlc_sha256(name->p, name->len, hash);
-	rc = mdb_get(txn, idx->alias, &k, &v);
-	if (rc == MDB_NOTFOUND &&
-	    crlc_name_canon_hash(name->p, name->len, hash) == 0)
-		rc = mdb_get(txn, idx->canon, &k, &v);
-	if (rc != 0 && rc != MDB_NOTFOUND)
-		return -1;
-	if (rc == 0 && v.mv_size == CRLC_ISSUER_ID_LEN)
-		info->id = crlc_get_u32(v.mv_data);
-	if (info->id != 0 && idx->format >= 2 &&
-	    key_lookup(idx, txn, info->id, ik, &info->key_no) == -1)
-		return -1;
+	found = table_find(t, CRLC_ISSUER_REC_LEN, hash, CRLC_HASH_LEN, &at);
+	if (!found && crlc_name_canon_hash(name->p, name->len, hash) == 0) {
+		t = &idx->canon;
+		found = table_find(t, CRLC_ISSUER_REC_LEN, hash, CRLC_HASH_LEN,
+		    &at);
+	}
+	if (found)
+		info->id = crlc_get_u32(t->p + at * CRLC_ISSUER_REC_LEN +
+		    CRLC_HASH_LEN);
 	if (info->id != 0) {
-		k.mv_size = put_prefix(idx, info, key);
-		k.mv_data = key;
-		rc = mdb_get(txn, idx->crl, &k, &v);
-		if (rc != 0 && rc != MDB_NOTFOUND)
-			return -1;
-		if (rc == 0 && v.mv_size >= CRLC_CRL_HDR_LEN) {
-			h = v.mv_data;
-			info->full = 1u | (unsigned)h[1] << 1;
-			info->this_update = crlc_get_i64(h + 8);
-			info->next_update = crlc_get_i64(h + 16);
-		}
+		info->key_no = key_lookup(idx, info->id, ik);
+		put_prefix(prefix, info->id, info->key_no);
+		if (scope_find(idx, prefix, NULL, 0, &at))
+			info->full = (uint32_t)at + 1;
 	}
 	issuer_remember(idx, w, info);
-	return 0;
-}
-
-
-/* A read transaction: a reused one from a slot (*slot >= 0), or a new one. */
-static MDB_txn *
-txn_acquire(struct crlc_index *idx, int *slot)
-{
-	static atomic_uint next_hint;
-	static _Thread_local unsigned hint = UINT_MAX;
-	MDB_txn *txn = NULL;
-	unsigned i, k;
-
-	if (hint == UINT_MAX)
-		hint = atomic_fetch_add(&next_hint, 1);
-	for (k = 0; k < TXN_SLOTS; k++) {
-		struct txn_slot *s = &idx->slots[(hint + k) % TXN_SLOTS];
-
-		if (atomic_exchange(&s->busy, 1))
-			continue;
-		i = (hint + k) % TXN_SLOTS;
-		if (s->txn != NULL && mdb_txn_renew(s->txn) != 0) {
-			mdb_txn_abort(s->txn);
-			s->txn = NULL;
-		}
-		if (s->txn == NULL &&
-		    mdb_txn_begin(idx->env, NULL, MDB_RDONLY, &s->txn) != 0) {
-			s->txn = NULL;
-			atomic_store(&s->busy, 0);
-			break;
-		}
-		*slot = (int)i;
-		return s->txn;
-	}
-	*slot = -1;
-	if (mdb_txn_begin(idx->env, NULL, MDB_RDONLY, &txn) != 0)
-		return NULL;
-	return txn;
-}
-
-static void
-txn_release(struct crlc_index *idx, MDB_txn *txn, int slot)
-{
-	if (txn == NULL)
-		return;
-	if (slot < 0) {
-		mdb_txn_abort(txn);
-		return;
-	}
-	mdb_txn_reset(txn);
-	atomic_store(&idx->slots[slot].busy, 0);
 }
 
 int
@@ -769,35 +1021,40 @@ crlc_index_issuer(struct crlc_index *idx, const struct crlc_span *name,
     uint32_t *id)
 {
 	struct issuer_info info;
-	MDB_txn *txn;
-	int slot, ret;
 
-	*id = 0;
-	if ((txn = txn_acquire(idx, &slot)) == NULL)
-		return -1;
-	if ((ret = issuer_lookup(idx, txn, name, NULL, &info)) == 0)
-		*id = info.id;
-	txn_release(idx, txn, slot);
-	return ret;
+	issuer_lookup(idx, name, NULL, &info);
+	*id = info.id;
+	return 0;
 }
 
-/* A "rev" value (format.h): its first record, or -1 when malformed. */
-static int
-rev_decode(const struct crlc_index *idx, const MDB_val *v,
-    struct crlc_verdict *out)
+/*
+ * The SCOPE records that cover cert (RFC 5280 6.3.3 (b)): the complete
+ * CRL of the issuer key, then the partition of each distribution point
+ * name, each if its IDP flags admit the certificate, each once.
+ */
+static size_t
+covering(const struct crlc_index *idx, const struct issuer_info *info,
+    const struct crlc_tbs *cert, uint64_t cover[COVER_MAX])
 {
-	const uint8_t *r = v->mv_data;
+	uint8_t prefix[CRLC_PREFIX_LEN], uri[CRLC_SCOPE_URI_MAX];
+	size_t i, j, n = 0, ulen;
+	uint64_t at;
 
-	if (idx->format >= 2) {
-		if (v->mv_size < CRLC_REV_LEN || v->mv_size % CRLC_REV_LEN != 0)
-			return -1;
-		r += 2;		/* the scope number */
-	} else if (v->mv_size != CRLC_REV_V1_LEN)
-		return -1;
-	out->state = CRLC_REVOKED;
-	out->revoked_at = crlc_get_i64(r);
-	out->reason = r[8] == CRLC_REASON_NONE ? -1 : r[8];
-	return 0;
+	if (info->full != 0 &&
+	    flags_cover(scope_rec(idx, info->full - 1)[10], cert))
+		cover[n++] = info->full - 1;
+	put_prefix(prefix, info->id, info->key_no);
+	for (i = 0; i < crlc_dp_count(cert) && n < COVER_MAX; i++) {
+		if (crlc_dp_scope(cert, i, uri, sizeof(uri), &ulen) == -1 ||
+		    !scope_find(idx, prefix, uri, ulen, &at) ||
+		    !flags_cover(scope_rec(idx, at)[10], cert))
+			continue;
+		for (j = 0; j < n && cover[j] != at; j++)
+			;
+		if (j == n)
+			cover[n++] = at;
+	}
+	return n;
 }
 
 int
@@ -805,94 +1062,159 @@ crlc_index_lookup(struct crlc_index *idx, const struct crlc_tbs *cert,
     const struct crlc_issuer_key *ik, int64_t now, int64_t grace,
     struct crlc_verdict *out)
 {
-	uint8_t key[CRLC_KEY_MAX];
+	uint8_t slot[CRLC_SLOT_LEN];
+	uint64_t cover[COVER_MAX];
+	const struct scope_map *m;
+	const uint8_t *e, *r;
 	struct issuer_info info;
-	MDB_txn *txn;
-	MDB_val k, v;
-	size_t i, plen, slen;
-	int covered = 0, slot, rc, ret = -1;
+	size_t i, n;
+	int failed = 0;
 
 	memset(out, 0, sizeof(*out));
 	out->state = CRLC_UNKNOWN;
 	out->reason = -1;
-	if ((txn = txn_acquire(idx, &slot)) == NULL)
-		return -1;
-	if (issuer_lookup(idx, txn, &cert->issuer, ik, &info) == -1)
-		goto done;
-	if (info.id == 0) {
-		ret = 0;	/* issuer not in the index: unknown */
-		goto done;
+	issuer_lookup(idx, &cert->issuer, ik, &info);
+	if (info.id == 0)
+		return 0;	/* issuer not in the index: unknown */
+	if ((n = covering(idx, &info, cert, cover)) == 0) {
+		out->issuer_held = 1;
+		return 0;
 	}
-	plen = put_prefix(idx, &info, key);
-
-	/* Format 1 never stored a serial longer than CRLC_SERIAL_MAX. */
-	if (cert->serial.len > 0 &&
-	    (idx->format >= 2 || cert->serial.len <= CRLC_SERIAL_MAX)) {
-		k.mv_size = plen + crlc_serial_key(cert->serial.p,
-		    cert->serial.len, key + plen);
-		k.mv_data = key;
-		/* A damaged tree is an error, never "not revoked". */
-		rc = mdb_get(txn, idx->rev, &k, &v);
-		if (rc != 0 && rc != MDB_NOTFOUND)
-			goto done;
-		if (rc == 0 && rev_decode(idx, &v, out) == 0) {
-			ret = 0;
-			goto done;
+	/* Freshness: of the complete CRL when it covers, as before. */
+	r = scope_rec(idx, cover[0]);
+	out->this_update = crlc_get_i64(r + 20);
+	out->next_update = crlc_get_i64(r + 28);
+	if (cert->serial.len > 0) {
+		crlc_scope_slot(cert->serial.p, cert->serial.len, slot);
+		for (i = 0; i < n; i++) {
+			/* A scope file that cannot be read is an error, never
+			   "not revoked"; a revocation elsewhere still counts. */
+			if ((m = scope_get(idx, cover[i])) == NULL) {
+				failed = 1;
+				continue;
+			}
+			if ((e = entry_find(m, slot)) != NULL) {
+				out->state = CRLC_REVOKED;
+				out->revoked_at = crlc_get_i64(e + 24);
+				out->reason = e[32] == CRLC_REASON_NONE ? -1 :
+				    e[32];
+				return 0;
+			}
 		}
+		if (failed)
+			return -1;
 	}
-
-	/* A complete CRL (empty scope URI), else a matching partition. */
-	if (info.full != 0 && flags_cover(info.full >> 1, cert)) {
-		covered = 1;
-		out->this_update = info.this_update;
-		out->next_update = info.next_update;
-	}
-	for (i = 0; !covered && i < crlc_dp_count(cert); i++) {
-		if (crlc_dp_scope(cert, i, key + plen, CRLC_KEY_MAX - plen,
-		    &slen) == -1)
-			continue;
-		if ((covered = scope_covers(txn, idx->crl, key, plen + slen,
-		    cert, out)) == -1)
-			goto done;
-	}
-	out->issuer_held = !covered;
-	if (covered)
-		out->state = out->next_update != 0 &&
-		    now > out->next_update + grace ? CRLC_STALE : CRLC_GOOD;
-	ret = 0;
-done:
-	txn_release(idx, txn, slot);
-	return ret;
+	out->state = out->next_update != 0 && now > out->next_update + grace ?
+	    CRLC_STALE : CRLC_GOOD;
+	return 0;
 }
 
 int
 crlc_index_stats(struct crlc_index *idx, struct crlc_stats *out)
 {
-	MDB_txn *txn;
-	MDB_stat st;
+	char name[2 * CRLC_SCOPE_ID_LEN + 1];
 	struct stat sb;
-	int fd, ret = -1;
+	uint64_t i;
 
 	memset(out, 0, sizeof(*out));
-	if (mdb_env_get_fd(idx->env, &fd) == 0 && fstat(fd, &sb) == 0)
-		out->file_size = (uint64_t)sb.st_size;
-	if (mdb_txn_begin(idx->env, NULL, MDB_RDONLY, &txn) != 0)
-		return -1;
-	if (mdb_stat(txn, idx->canon, &st) != 0)
-		goto done;
-	out->issuers = st.ms_entries;
-	if (mdb_stat(txn, idx->crl, &st) != 0)
-		goto done;
-	out->crls = st.ms_entries;
-	if (mdb_stat(txn, idx->rev, &st) != 0)
-		goto done;
-	out->revoked = st.ms_entries;
-	ret = 0;
-done:
-	mdb_txn_abort(txn);
-	return ret;
+	out->issuers = idx->canon.n;
+	out->crls = idx->sidx.n;
+	out->revoked = idx->revoked;
+	out->file_size = idx->top_len;
+	for (i = 0; i < idx->sidx.n && idx->scopefd != -1; i++) {
+		crlc_scope_name(scope_rec(idx, i) + 104, name);
+		if (fstatat(idx->scopefd, name, &sb, AT_SYMLINK_NOFOLLOW) == 0)
+			out->file_size += (uint64_t)sb.st_size;
+	}
+	return 0;
 }
 
+/*
+ * The subjectKeyIdentifier stored for key number key_no of issuer id
+ * (format.h KEY), pointing into the top; empty when not found among the
+ * first KEY_WALK_MAX keys of the name.
+ */
+static struct crlc_span
+key_ski(const struct crlc_index *idx, uint32_t id, uint32_t key_no)
+{
+	uint8_t kk[CRLC_ISSUER_ID_LEN];
+	const uint8_t *r;
+	uint64_t at, n;
+
+	crlc_put_u32(kk, id);
+	(void)table_find(&idx->key, CRLC_KEY_REC_LEN, kk, CRLC_ISSUER_ID_LEN,
+	    &at);
+	for (n = 0; at + n < idx->key.n && n < KEY_WALK_MAX; n++) {
+		r = idx->key.p + (at + n) * CRLC_KEY_REC_LEN;
+		if (crlc_get_u32(r) != id)
+			break;
+		if (key_no_of(r) == key_no)
+			return key_ski_of(r);
+	}
+	return (struct crlc_span){ NULL, 0 };
+}
+
+/* SCOPE record r (format.h SCOPE_DATA) into ci, but for its CRLs. */
+static void
+scope_decode(const uint8_t *r, struct crlc_crl_info *ci)
+{
+	uint32_t u = scope_uri_len(r);
+
+	memset(ci, 0, sizeof(*ci));
+	ci->issuer_id = crlc_get_u32(r);
+	ci->key_no = crlc_get_u32(r + 4);
+	ci->scope_no = (unsigned)r[12] << 8 | r[13];
+	ci->flags = r[10];
+	ci->entries = crlc_get_u32(r + 16);
+	ci->this_update = crlc_get_i64(r + 20);
+	ci->next_update = crlc_get_i64(r + 28);
+	ci->fetched_at = crlc_get_i64(r + 36);
+	ci->delta_this_update = crlc_get_i64(r + 44);
+	ci->delta_next_update = crlc_get_i64(r + 52);
+	ci->number = (struct crlc_span){ r + 61, r[60] };
+	ci->base = (struct crlc_span){ r + 83, r[82] };
+	ci->scope = (struct crlc_span){ r + CRLC_SCOPE_REC_HDR_LEN, u };
+	ci->source = (struct crlc_span){ r + CRLC_SCOPE_REC_HDR_LEN + u,
+	    crlc_get_u32(r + 120) };
+}
+
+int
+crlc_index_foreach_crl(struct crlc_index *idx,
+    int (*fn)(const struct crlc_crl_info *, void *), void *arg)
+{
+	struct crlc_crl_info ci;
+	const struct scope_map *m;
+	uint64_t i;
+	int ret;
+
+	for (i = 0; i < idx->sidx.n; i++) {
+		scope_decode(scope_rec(idx, i), &ci);
+		if ((m = scope_get(idx, i)) == NULL)
+			return -1;
+		ci.der = m->der;
+		ci.delta = m->delta;
+		if (ci.key_no != 0)
+			ci.ski = key_ski(idx, ci.issuer_id, ci.key_no);
+		if ((ret = fn(&ci, arg)) != 0)
+			return ret;
+	}
+	return 0;
+}
+
+int
+crlc_index_foreach_scope_id(struct crlc_index *idx,
+    int (*fn)(const uint8_t id[CRLC_SCOPE_ID_LEN], void *), void *arg)
+{
+	uint64_t i;
+	int ret;
+
+	for (i = 0; i < idx->sidx.n; i++)
+		if ((ret = fn(scope_rec(idx, i) + 104, arg)) != 0)
+			return ret;
+	return 0;
+}
+
+/* The work env's "crl" record (format 2, STATE_DIR/work/); the fetcher's. */
 int
 crlc_crl_decode(const void *key, size_t keylen, const void *val, size_t vallen,
     struct crlc_crl_info *ci)
@@ -943,71 +1265,3 @@ crlc_crl_decode(const void *key, size_t keylen, const void *val, size_t vallen,
 	return 0;
 }
 
-/*
- * The subjectKeyIdentifier stored for key number key_no of issuer id
- * (format.h "key") into ski, pointing into the map; left empty when not
- * found among the first KEY_WALK_MAX keys of the name.
- */
-static int
-key_ski(struct crlc_index *idx, MDB_txn *txn, uint32_t id, uint32_t key_no,
-    struct crlc_span *ski)
-{
-	uint8_t kk[CRLC_ISSUER_ID_LEN];
-	MDB_val k = { sizeof(kk), kk }, v;
-	MDB_cursor *cur;
-	const uint8_t *p;
-	int rc, n = 0;
-
-	if (mdb_cursor_open(txn, idx->key, &cur) != 0)
-		return -1;
-	crlc_put_u32(kk, id);
-	for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
-	    rc == 0 && n++ < KEY_WALK_MAX;
-	    rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
-		p = v.mv_data;
-		if (k.mv_size < CRLC_ISSUER_ID_LEN ||
-		    crlc_get_u32(k.mv_data) != id)
-			break;
-		if (v.mv_size > CRLC_KEY_NO_LEN &&
-		    crlc_get_u32(p) == key_no &&
-		    v.mv_size >= CRLC_KEY_NO_LEN + 1u + p[CRLC_KEY_NO_LEN]) {
-			ski->p = p + CRLC_KEY_NO_LEN + 1;
-			ski->len = p[CRLC_KEY_NO_LEN];
-			break;
-		}
-	}
-	mdb_cursor_close(cur);
-	return rc == 0 || rc == MDB_NOTFOUND ? 0 : -1;
-}
-
-int
-crlc_index_foreach_crl(struct crlc_index *idx,
-    int (*fn)(const struct crlc_crl_info *, void *), void *arg)
-{
-	struct crlc_crl_info ci;
-	MDB_cursor *cur = NULL;
-	MDB_txn *txn;
-	MDB_val k, v;
-	int rc, ret = -1;
-
-	if (mdb_txn_begin(idx->env, NULL, MDB_RDONLY, &txn) != 0)
-		return -1;
-	if (mdb_cursor_open(txn, idx->crl, &cur) != 0)
-		goto done;
-	for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0;
-	    rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
-		if (crlc_crl_decode(k.mv_data, k.mv_size, v.mv_data, v.mv_size,
-		    &ci) == -1)
-			goto done;
-		if (idx->format >= 2 && ci.key_no != 0 &&
-		    key_ski(idx, txn, ci.issuer_id, ci.key_no, &ci.ski) == -1)
-			goto done;
-		if ((ret = fn(&ci, arg)) != 0)
-			goto done;
-	}
-	ret = rc == MDB_NOTFOUND ? 0 : -1;
-done:
-	mdb_cursor_close(cur);
-	mdb_txn_abort(txn);
-	return ret;
-}

@@ -310,8 +310,8 @@ check_revocation(struct crlc_prov *prov, const struct crlc_tbs *cert,
 	    prov->conf.grace, &v);
 	crlc_snap_release(snap);
 	if (rc != 0) {
-		/* A damaged index (lib/lmdbcheck.c bounds only what it can):
-		 * pass through, and say so once per process. */
+		/* A scope file missing or damaged (format.h READER
+		 * CHECKS): pass through, and say so once per process. */
 		if (!atomic_exchange(&lookup_failed_logged, 1))
 			crlc_log(prov->conf.log, LOG_WARNING, "index lookup "
 			    "failed (a damaged index?): certificates pass "

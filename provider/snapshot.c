@@ -29,20 +29,19 @@
  *	others skip rather than wait on, stat()s the file and opens it when
  *	its inode, size or mtime changed.  No lock is held meanwhile.
  *
- *	A file rewritten in place (same inode, new size or mtime: `cp` over
- *	it, a truncation) is never a publish: its snapshot is retired at
- *	that check, open or not the new content.  Not covered: lookups in
- *	the up to CRLC_RECHECK_MS before that check, and lookups already
- *	inside the old map, can fault (SIGBUS past a shorter end) or read a
- *	half-written tree; only a private copy or a read() per page would
- *	close that, and the file is only ever replaced by rename (format.h).
+ *	A snapshot holds a private copy of the top file (format.h READER
+ *	CHECKS): a file rewritten in place (same inode, new size or mtime:
+ *	`cp` over it, a truncation) cannot change or fault it.  Its new
+ *	content is opened at the next check like a publish; refused, the
+ *	generation already open is kept.  Scope files are mapped: one
+ *	rewritten in place (never by the fetcher) is format.h's residual
+ *	risk.
  *
  *	fork(): the child inherits the slots' pin counts of threads that do
- *	not exist in it, and LMDB wants an environment used only by the
- *	process that opened it.  A pthread_atfork child handler (the child
- *	is single-threaded then) zeroes the pins, releases the refresh flag
- *	and forces a reopen on the next lookup; the inherited maps are closed
- *	by the normal reclaim path.
+ *	not exist in it.  A pthread_atfork child handler (the child is
+ *	single-threaded then) zeroes the pins, releases the refresh flag and
+ *	has the next lookup check the file; the inherited snapshots (private
+ *	memory and read-only maps) stay usable in the child.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -93,7 +92,6 @@ struct crlc_store {
 	int			 have_id;
 	int			 last_err;	/* to log each state once */
 	uint64_t		 last_gen;
-	int			 old_format_noted;	/* format 1: said once */
 };
 
 static pthread_mutex_t reg_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -113,7 +111,6 @@ atfork_child(void)
 			atomic_store(&s->slots[i].users, 0);
 		atomic_store(&s->refreshing, 0);
 		atomic_store(&s->next_check_ms, 0);
-		s->have_id = 0;		/* reopen: a new env for this pid */
 	}
 }
 
@@ -149,18 +146,6 @@ reclaim(struct crlc_store *s)
 	}
 }
 
-/*
- * No snapshot is current: lookups pass through until an open succeeds,
- * and the old map is closed once nobody pins it.
- */
-static void
-retire(struct crlc_store *s)
-{
-	atomic_store(&s->cur, NULL);
-	s->have_id = 0;
-	reclaim(s);
-}
-
 static struct crlc_snap *
 free_slot(struct crlc_store *s)
 {
@@ -185,15 +170,6 @@ note_state(struct crlc_store *s, int err, const char *detail,
 			    "open, checking revocations", s->path,
 			    (unsigned long long)gen);
 		s->last_gen = gen;
-		/* Answered by the name alone until `update` rewrites it. */
-		if (crlc_index_format(idx) < CRLC_FORMAT_VERSION &&
-		    !s->old_format_noted) {
-			crlc_log(s->log, LOG_NOTICE, "index %s: format %u, "
-			    "answered by the issuer's name alone; run `crlcache "
-			    "update` to rewrite it in format %u", s->path,
-			    crlc_index_format(idx), CRLC_FORMAT_VERSION);
-			s->old_format_noted = 1;
-		}
 	} else if (err != s->last_err) {
 		crlc_log(s->log, LOG_WARNING, "index %s: %s (%s); %s",
 		    s->path, crlc_index_strerror(err), detail,
@@ -228,15 +204,6 @@ refresh(struct crlc_store *s)
 	id.mtime = sb.st_mtim;
 	if (s->have_id && file_id_eq(&id, &s->id))
 		goto done;
-	/*
-	 * The same file changed: rewritten in place (cp over it, a
-	 * truncation), not published (a publish renames a new file there,
-	 * and the old inode stays intact under its maps).  The map now shows
-	 * whatever is being written, and pages past a shorter end fault:
-	 * stop using it now, whether or not the new content opens.
-	 */
-	if (s->have_id && id.dev == s->id.dev && id.ino == s->id.ino)
-		retire(s);
 	if ((slot = free_slot(s)) == NULL)
 		goto done;	/* old maps still pinned: next time */
 	err = crlc_index_open(s->path, &idx, &detail);

@@ -2,9 +2,10 @@
 # Disk full during publish (issue 12, "Also"): the state directory is a
 # small tmpfs (mounted by the test; root only).  With the space nearly
 # used up, an update whose new CRL fits the working index but not the
-# snapshot it publishes fails, says "No space left on device", keeps the
-# old index (same generation, still opens, still answers), leaves no
-# temporary file; once space is back the next run publishes.
+# files it publishes (index.mdb and the CRL's scope file) fails, says "No
+# space left on device", keeps the old index (same generation, still
+# opens, still answers), leaves no temporary file; once space is back the
+# next run publishes.
 . "$(dirname "$0")/lib.sh"
 need_crlcache
 [ "$(id -u)" -eq 0 ] || skip "mounting a tmpfs needs root"
@@ -25,7 +26,7 @@ work_a=$(du -k "$STATE/work/data.mdb" | cut -f1)
 serve "$W/big.crl" int.crl
 assert_exit 0 cc update
 work_b=$(du -k "$STATE/work/data.mdb" | cut -f1)
-index_b=$(du -k "$STATE/index.mdb" | cut -f1)
+index_b=$(du -sk "$STATE/index.mdb" "$STATE/scope" | awk '{ s += $1 } END { print s }')
 note "working index ${work_a} KiB -> ${work_b} KiB; published ${index_b} KiB"
 rm -rf "$STATE"
 
@@ -36,7 +37,7 @@ trap 'umount "$STATE" 2>/dev/null; _lib_cleanup' EXIT
 serve "$W/small.crl" int.crl
 assert_exit 0 cc update
 gen=$(generation)
-# Leave room for the working index to grow, and half the snapshot.
+# Leave room for the working index to grow, and half the published files.
 free_k=$(df -k --output=avail "$STATE" | tail -n1)
 want_k=$(( work_b - work_a + index_b / 2 ))
 [ "$free_k" -gt "$want_k" ] || fail "tmpfs too small: $free_k KiB free, $want_k needed"
@@ -52,6 +53,7 @@ grep -q 'publish' "$W/full.out" && note "the publish ran out of space" \
 check_is revoked 1 "$PKI/rev1.pem"
 [ "$(cc status | sed -n 's/^revoked //p')" = 1 ] || fail "the old index is not the one published"
 ! compgen -G "$STATE/.index.mdb.*" >/dev/null || fail "a temporary index file was left behind"
+! compgen -G "$STATE/scope/.tmp.*" >/dev/null || fail "a temporary scope file was left behind"
 
 rm -f "$STATE/filler"
 assert_exit 0 cc update

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # The world-readable index holds no source state and no credentials: a URL
 # with userinfo (http://USER:PASS@host/...) is fetched with its credentials
-# (the server demands them), yet, read as `nobody`, the published index has
-# no "source" database and not one byte of the credentials; neither do the
+# (the server demands them), yet, read as `nobody`, the published files
+# (index.mdb, scope/*) hold no source state (the failing URL, its error)
+# and not one byte of the credentials; neither do the
 # working index's source keys and error texts, status (text, --json,
 # --prometheus) nor the log lines, which show the URL as http://***@host/...
 . "$(dirname "$0")/lib.sh"
 need_crlcache
-command -v mdb_dump >/dev/null && command -v mdb_stat >/dev/null ||
-    skip "lmdb-utils (mdb_dump, mdb_stat) not installed"
+command -v mdb_dump >/dev/null && command -v mdb_stat >/dev/null &&
+    command -v mdb_load >/dev/null || skip "lmdb-utils (mdb_dump, mdb_stat, mdb_load) not installed"
 command -v setpriv >/dev/null || skip "setpriv not installed"
 [ "$(id -u)" = 0 ] || skip "needs root to run readers as nobody"
 id nobody >/dev/null 2>&1 || skip "no user nobody"
@@ -35,43 +36,28 @@ assert_grep "^crlcache: http://\\*\\*\\*@$HOSTPORT/missing.crl: HTTP status 404"
 [ "$(leaks "$W/upd.out" "$W/upd.err" | awk -F: '{ s += $NF } END { print s }')" = 0 ] ||
     { cat "$W/upd.err" >&2; fail "log lines show the credentials"; }
 
-# the published file, as an unprivileged local user reads it
+# the published files, as an unprivileged local user reads them
 # nobody must reach the state directory: open up the test's own directories
 d=$W
 while case $d in "${TMPDIR:-/tmp}"/?*) true ;; *) false ;; esac; do
     chmod o+x "$d"; d=$(dirname "$d")
 done
 nob() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$@"; }
-# the lmdb tools want a lock file beside what they open: nobody reads the
-# index byte for byte into a directory of its own and inspects the copy
-mkdir "$W/nobody" && chown nobody:nogroup "$W/nobody"
-nob sh -c 'cat "$1" >"$2"' sh "$STATE/index.mdb" "$W/nobody/index.mdb" ||
-    fail "nobody cannot read the index"
-cmp -s "$STATE/index.mdb" "$W/nobody/index.mdb" || fail "nobody's copy differs"
-nob mdb_stat -n -a "$W/nobody/index.mdb" >"$W/stat.txt" 2>&1 || { cat "$W/stat.txt"; fail "nobody cannot mdb_stat the index"; }
-assert_grep '^Status of crl$' "$W/stat.txt"
-assert_not_grep '^Status of source$' "$W/stat.txt"
-nob mdb_dump -n -a -p "$W/nobody/index.mdb" >"$W/dump.txt" 2>&1 || fail "nobody cannot mdb_dump the index"
-assert_not_grep '^database=source$' "$W/dump.txt"
-assert_grep "http://\\*\\*\\*@$HOSTPORT/int.crl" "$W/dump.txt"
-[ "$(leaks "$W/nobody/index.mdb" "$W/dump.txt" | awk -F: '{ s += $NF } END { print s }')" = 0 ] ||
-    fail "the published index holds the credentials"
-# the provider's reader still works on the file without "source"
+pub=("$STATE/index.mdb" "$STATE"/scope/*)
+[ "${#pub[@]}" -ge 2 ] || fail "no scope file published"
+for f in "${pub[@]}"; do
+    nob cat "$f" >/dev/null || fail "nobody cannot read $f"
+done
+[ "$(head -c 8 "$STATE/index.mdb")" = CRLCTOP ] || fail "index.mdb is not a format 3 top file"
+# the CRL's source is there, redacted; no source state (the failing URL, its error)
+grep -a -q "http://\*\*\*@$HOSTPORT/int.crl" "$STATE/index.mdb" ||
+    fail "the top file lacks the CRL's redacted source"
+grep -a -l -e missing.crl -e 'HTTP status' "${pub[@]}" && fail "the published files hold source state"
+[ "$(leaks "${pub[@]}" | awk -F: '{ s += $NF } END { print s }')" = 0 ] ||
+    fail "the published files hold the credentials"
+# the reader, as nobody, opens the top and the scope file it needs
 nob "$CRLCACHE" --state-dir "$STATE" -c "$CONF" check "$PKI/rev1.pem" >"$W/nobcheck.out" 2>&1
 grep -q '^revoked' "$W/nobcheck.out" || { cat "$W/nobcheck.out"; fail "check as nobody"; }
-
-# readers still open a file an older version published, "source" and all
-# (only the small "source" database is loaded into a copy: mdb_load of
-# a whole dump with a CRL's long value line fails now and then)
-mkdir "$W/old"
-cp "$STATE/index.mdb" "$W/old/index.mdb"
-printf '%s\n' VERSION=3 format=print type=btree HEADER=END \
-    ' http://old.example/x.crl' ' 0000' DATA=END >"$W/old.dump"
-mdb_load -n -s source -f "$W/old.dump" "$W/old/index.mdb" ||
-    fail "mdb_load of an old-style index"
-mdb_stat -n -a "$W/old/index.mdb" | grep -q '^Status of source$' || fail "old-style index without source"
-"$CRLCACHE" --state-dir "$W/old" -c "$CONF" check "$PKI/rev1.pem" >"$W/oldcheck.out" 2>&1
-grep -q '^revoked' "$W/oldcheck.out" || { cat "$W/oldcheck.out"; fail "check on an index with source"; }
 
 # the working index: keys and error texts redacted too
 mdb_dump -a -p "$STATE/work" >"$W/work.txt" || fail "mdb_dump of the working index"
@@ -103,19 +89,29 @@ tail -n 1 "$HTTPD_LOG" | grep -q $'^GET /int.crl 304\t' ||
 [ "$(leaks "$W/upd2.err" | awk -F: '{ s += $NF } END { print s }')" = 0 ] ||
     fail "log lines show the credentials"
 
-# upgrade: an index published with "source", and a working index keyed by
-# a URL with its credentials, as older versions left them; one update
-# publishes anew (nothing else changed) and moves the key to the redacted URL
-cp "$W/old/index.mdb" "$STATE/index.mdb"
+# upgrade: an index an older version published (LMDB, format 2, with a
+# "source" database), and a working index keyed by a URL with its
+# credentials, as older versions left them; one update publishes format 3
+# anew (nothing else changed) and moves the key to the redacted URL
+mkdir "$W/old"
+printf '%s\n' VERSION=3 format=print type=btree HEADER=END \
+    ' format' ' \00\00\00\02' DATA=END >"$W/old-meta.dump"
+printf '%s\n' VERSION=3 format=print type=btree HEADER=END \
+    " http://$USER:$PASS@$HOSTPORT/int.crl" ' 0000' DATA=END >"$W/old-source.dump"
+mdb_load -n -s meta -f "$W/old-meta.dump" "$W/old/index.mdb" &&
+    mdb_load -n -s source -f "$W/old-source.dump" "$W/old/index.mdb" ||
+    fail "mdb_load of an old-style index"
+mdb_stat -n -a "$W/old/index.mdb" | grep -q '^Status of source$' || fail "old-style index without source"
+install -m 644 "$W/old/index.mdb" "$STATE/index.mdb"
 printf '%s\n' VERSION=3 format=print database=source type=btree HEADER=END \
     " http://$USER:$PASS@$HOSTPORT/old.crl" " error $PASS" DATA=END |
     mdb_load "$STATE/work" || fail "mdb_load into the working index"
 cc update >"$W/upd3.out" 2>&1
-mdb_stat -n -a "$STATE/index.mdb" | grep -q '^Status of source$' &&
-    fail "update left the old index with its source database"
+[ "$(head -c 8 "$STATE/index.mdb")" = CRLCTOP ] ||
+    { cat "$W/upd3.out"; fail "update left the old index with its source database"; }
 mdb_dump -p -s source "$STATE/work" >"$W/work3.txt" || fail "mdb_dump of the working index"
 assert_grep "^ http://\\*\\*\\*@$HOSTPORT/old.crl$" "$W/work3.txt"
-[ "$(leaks "$STATE/index.mdb" "$W/upd3.out" | awk -F: '{ s += $NF } END { print s }')" = 0 ] ||
+[ "$(leaks "$STATE/index.mdb" "$STATE"/scope/* "$W/upd3.out" | awk -F: '{ s += $NF } END { print s }')" = 0 ] ||
     fail "the credentials survived the upgrade"
 
 # a configured URL the redaction could not see whole is refused, unlogged

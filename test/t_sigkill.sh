@@ -6,7 +6,8 @@
 # unreadable, the revoked certificate still revoked); a CRL ingested by a
 # killed run is published by the next one; and after the last kill one
 # plain `update` succeeds, publishes the last CRL served and leaves no
-# temporary file: the working state recovered without manual repair.
+# temporary file (top or scope file) and no scope file but those of the
+# last two generations: the working state recovered without manual repair.
 . "$(dirname "$0")/lib.sh"
 need_crlcache
 ROUNDS=100
@@ -35,7 +36,9 @@ revoked_count() { cc status 2>/dev/null | sed -n 's/^revoked //p'; }
 rand_ms() { echo $(( RANDOM % ($1 + 1) )); }
 sleep_ms() { sleep "$(printf '%d.%03d' $(($1 / 1000)) $(($1 % 1000)))"; }
 # Three kinds of rounds: a random moment of the whole run; a random moment
-# after the CRL was fetched (ingest); the moment a publish began.
+# after the CRL was fetched (ingest); the moment a publish began (its
+# first temporary file: a scope file's, or the top's when no scope changed).
+publishing() { compgen -G "$STATE/.index.mdb.*" >/dev/null || compgen -G "$STATE/scope/.tmp.*" >/dev/null; }
 in_publish=0 completed=0 kinds=(anywhere ingest publish)
 for round in $(seq 1 "$ROUNDS"); do
     kind=${kinds[round % 3]}
@@ -50,14 +53,14 @@ for round in $(seq 1 "$ROUNDS"); do
         done
         sleep_ms "$(rand_ms $((run_ms / 2)))" ;;
     publish)
-        while kill -0 "$pid" 2>/dev/null && ! compgen -G "$STATE/.index.mdb.*" >/dev/null; do
+        while kill -0 "$pid" 2>/dev/null && ! publishing; do
             :
         done ;;
     esac
     kill -KILL "$pid" 2>/dev/null
     wait "$pid" 2>/dev/null
     rc=$?
-    compgen -G "$STATE/.index.mdb.*" >/dev/null && in_publish=$((in_publish + 1))
+    publishing && in_publish=$((in_publish + 1))
     cc status >"$W/status.out" 2>&1
     src=$?
     [ "$src" -le 1 ] || { cat "$W/status.out"; fail "round $round ($kind): the published index does not open"; }
@@ -80,4 +83,9 @@ assert_exit 0 cc update
     || fail "the last CRL served ($((BULK + 1 + extra)) entries) is not published: $(revoked_count)"
 leftover=$(ls -A "$STATE" | grep -c '^\.index\.mdb\.' || true)
 [ "$leftover" -eq 0 ] || fail "$leftover temporary index files left behind"
+leftover=$(ls -A "$STATE/scope" | grep -c '^\.tmp\.' || true)
+[ "$leftover" -eq 0 ] || fail "$leftover temporary scope files left behind"
+# one CRL: its file in this generation and at most one of the generation before
+files=$(ls "$STATE/scope" | grep -c '^[0-9a-f]\{32\}$' || true)
+[ "$files" -ge 1 ] && [ "$files" -le 2 ] || fail "$files scope files for one CRL (garbage not collected)"
 note "recovered: generation $(generation), $(revoked_count) entries"

@@ -79,6 +79,62 @@
  *	since the Unix epoch (UTC).  No C struct is ever written to disk:
  *	records are laid out at the byte offsets given below.
  *
+ * PUBLISH
+ *	(format 3; fetcher/publish.c)  The fetcher writes only its private
+ *	working environment STATE_DIR/work/ (LMDB, mode 0700, the NAMED
+ *	DATABASES below, CRLC_WORK_FORMAT_VERSION), and publishes from one
+ *	read transaction of it, under its writer lock (STATE_DIR/lock):
+ *	1. Each "crl" record, in key order, has a CONTENT ID: the first
+ *	   CRLC_SCOPE_ID_LEN bytes of SHA-256("crlcache scope 3" || its key
+ *	   || its value with fetchedAt (value offsets 24..31) zeroed).  Key
+ *	   and value decide every byte of the scope file: its entries are
+ *	   those the stored complete and delta CRLs list ("rev").  When
+ *	   STATE_DIR/scope/<hex id> exists, a regular file whose header
+ *	   carries that id, this format and its own size, it is kept as it
+ *	   is: an unchanged CRL is never rewritten, so a publish writes the
+ *	   top file and the scope files of the CRLs that changed, whatever
+ *	   the size of the rest.  Else the scope's entries are collected from
+ *	   "rev" (the records of its scope number under its issuer id and key
+ *	   number; a hashed serial form gives its slot's hash), sorted by
+ *	   slot, and the file is written to scope/.tmp.XXXXXX (mkostemp, mode
+ *	   0644), fsync()ed and renamed to scope/<hex id>.  A scope file, once
+ *	   renamed into place, is never changed.
+ *	2. The top file: ALIAS, CANON and KEY from "alias", "canon" and
+ *	   "key", a SCOPE record per "crl" record (its source with a URL's
+ *	   userinfo redacted, "user:pass@" becoming "***@"; the "source"
+ *	   database is never published), the generation (the working "meta"
+ *	   "generation", incremented by every publish) and the time.  After
+ *	   an fsync() of scope/ (a top never names a file a crash could
+ *	   lose), it is written to "." INDEX_NAME ".XXXXXX" (mkostemp) in
+ *	   STATE_DIR, mode 0644, fsync()ed, renamed over index.mdb, and
+ *	   STATE_DIR is fsync()ed.  A reader opens the old top or the new,
+ *	   and each names complete files only.
+ *	3. Garbage collection: the scope files (names of exactly 32
+ *	   lower-case hex digits) that neither the new top nor the top it
+ *	   replaced names are removed; the replaced top's ids are read
+ *	   (crlc_index_foreach_scope_id) before the rename, and a file of an
+ *	   older format names none.  The replaced generation's files stay
+ *	   until the next publish: a reader re-checks index.mdb only every
+ *	   CRLC_RECHECK_MS (2 s, provider/snapshot.c) and opens scope files
+ *	   lazily, at the first lookup that needs one, so it may still open
+ *	   them after the rename.  (Two publishes within those 2 s can
+ *	   remove a file such a reader has not opened yet: its lookup fails
+ *	   and the program passes through with one notice until it re-checks.)
+ *	   When the replaced top cannot be read for a reason that may pass
+ *	   (memory, permissions), nothing is removed this time.
+ *	STATE_DIR/scope/ is made mode 0755 by the account the fetcher runs as,
+ *	the owner of STATE_DIR; a publish refuses one another account owns.
+ *	A run killed while publishing leaves temporary names, which the next
+ *	writer removes under its lock, and at worst scope files no top names,
+ *	which the next publish removes.  STATE_DIR/work/unpublished exists
+ *	while the working environment holds changes the published files lack
+ *	(made before the first change of a run commits, removed after a
+ *	publish), so a run killed between ingest and publish has the next
+ *	one publish.  An index.mdb that is not a top file of this format
+ *	that opens (an LMDB file of formats 1 and 2, which readers refuse,
+ *	or a damaged one) is published anew by the next update or import
+ *	even when nothing changed.
+ *
  * VERSIONS
  *	Format 2 (CRLC_FORMAT_VERSION) identifies an issuer by its name and
  *	its key: two CAs of one name and different keys (a key rollover)
@@ -239,8 +295,15 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
-#define CRLC_FORMAT_VERSION	2u
+#define CRLC_FORMAT_VERSION	3u
+/*
+ * The LMDB layout of the fetcher's private working environment
+ * (STATE_DIR/work/), the format 2 databases below: a format 3 publish
+ * changes only the published files.
+ */
+#define CRLC_WORK_FORMAT_VERSION 2u
 /* Oldest format readers still answer from (see VERSIONS). */
 #define CRLC_FORMAT_OLDEST	1u
 
@@ -295,6 +358,44 @@
 
 #define CRLC_SRC_HDR_LEN	36
 
+/* Format 3 published files (TOP FILE, SCOPE FILES above). */
+#define CRLC_TOP_MAGIC		"CRLCTOP\n"
+#define CRLC_SCOPE_MAGIC	"CRLCSCP\n"
+#define CRLC_MAGIC_LEN		8
+#define CRLC_TOP_HDR_LEN	64
+#define CRLC_TOP_DESC_LEN	32
+/* Descriptors a top file may have: 5 used, room to grow, bounded. */
+#define CRLC_TOP_DESC_MAX	16
+#define CRLC_TOP_TRAILER_LEN	CRLC_HASH_LEN
+/*
+ * Largest top file a reader copies into memory.  A top holds no
+ * revocation entry and no CRL: about 250 bytes per scope record, so the
+ * Web PKI (2,000 CRLs) is well under 1 MiB; 256 MiB leaves room for a
+ * million scopes while bounding what a damaged length can make a
+ * program allocate.
+ */
+#define CRLC_TOP_MAX		((uint64_t)256 << 20)
+#define CRLC_SEC_ALIAS		1u
+#define CRLC_SEC_CANON		2u
+#define CRLC_SEC_KEY		3u
+#define CRLC_SEC_SCOPE_INDEX	4u
+#define CRLC_SEC_SCOPE_DATA	5u
+#define CRLC_SEC_REQUIRED	5u	/* ids 1..5 must all be present */
+#define CRLC_ISSUER_REC_LEN	(CRLC_HASH_LEN + CRLC_ISSUER_ID_LEN)
+/* issuer id || key hash || key number || u8 SKI length || SKI */
+#define CRLC_KEY_REC_LEN	(CRLC_ISSUER_ID_LEN + CRLC_HASH_LEN + \
+				 CRLC_KEY_NO_LEN + 1 + CRLC_SKI_MAX)
+#define CRLC_KEY_SORT_LEN	(CRLC_ISSUER_ID_LEN + CRLC_HASH_LEN)
+#define CRLC_SCOPE_INDEX_REC_LEN 4
+#define CRLC_SCOPE_REC_HDR_LEN	124
+#define CRLC_SCOPE_ID_LEN	16
+#define CRLC_SCOPE_HDR_LEN	96
+#define CRLC_SCOPE_ENTRY_LEN	34
+/* A serial's slot: up to 23 content octets inline, else their hash. */
+#define CRLC_SLOT_LEN		24
+#define CRLC_SLOT_INLINE	(CRLC_SLOT_LEN - 1)
+#define CRLC_SLOT_HASHED	0xff
+
 /*
  * Map size of the writer (the fetcher's working and published
  * environments; LMDB records it in the meta page).  The map is virtual
@@ -347,6 +448,27 @@ static inline int64_t
 crlc_get_i64(const uint8_t *p)
 {
 	return (int64_t)crlc_get_u64(p);
+}
+
+/*
+ * The order of SCOPE records (format 3): memcmp of the 8-byte prefix
+ * (issuer id || key number), then of the scope URIs over the shorter
+ * length, the shorter first on a tie -- LMDB's default key order, so a
+ * walk of the work env's "crl" database yields it.  <0, 0 or >0.
+ */
+static inline int
+crlc_scope_cmp(const uint8_t pa[CRLC_PREFIX_LEN], const uint8_t *ua,
+    size_t ula, const uint8_t pb[CRLC_PREFIX_LEN], const uint8_t *ub,
+    size_t ulb)
+{
+	size_t n = ula < ulb ? ula : ulb;
+	int c;
+
+	if ((c = memcmp(pa, pb, CRLC_PREFIX_LEN)) != 0)
+		return c;
+	if (n > 0 && (c = memcmp(ua, ub, n)) != 0)
+		return c;
+	return ula < ulb ? -1 : ula > ulb;
 }
 
 #endif /* CRLCACHE_FORMAT_H */

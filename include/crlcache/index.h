@@ -24,7 +24,7 @@ enum crlc_err {
 	CRLC_E_FORMAT,		/* not an index, or a newer format version */
 	CRLC_E_CORRUPT,		/* truncated or internally inconsistent */
 	CRLC_E_NOMEM,
-	CRLC_E_LMDB,		/* any other LMDB failure */
+	CRLC_E_LMDB,		/* any other read failure (name of formats 1-2) */
 };
 
 /* Verdict states; their values are `crlcache check`'s exit codes. */
@@ -46,29 +46,29 @@ struct crlc_verdict {
 };
 
 /*
- * Open the published index at path read-only (MDB_RDONLY | MDB_NOLOCK |
- * MDB_NOSUBDIR | MDB_NOTLS).  The path is not trusted: its directory is
- * opened (O_PATH), then the file in it with O_RDONLY | O_NONBLOCK |
- * O_NOFOLLOW | O_CLOEXEC, so that a FIFO, a device or a symlink put there
- * can neither block nor redirect the caller, and the descriptor's fstat
- * decides.  Refused with CRLC_E_FORMAT: anything but a regular file;
- * with CRLC_E_ACCESS: a symbolic link as the last component, a file that
+ * Open the published index (format 3: the top file at path and the scope
+ * files in the "scope" directory beside it) read-only.  The path is not
+ * trusted: its directory is opened (O_PATH), then the file in it with
+ * O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC, so that a FIFO, a
+ * device or a symlink put there can neither block nor redirect the
+ * caller, and the descriptor's fstat decides.  Refused with
+ * CRLC_E_FORMAT: anything but a regular file, an older (LMDB) index
+ * (the detail says to run `crlcache update`), a newer format; with
+ * CRLC_E_ACCESS: a symbolic link as the last component, a file that
  * group or others may write, a file owned by neither root nor the owner
  * of its directory (the crlcache account owns the state directory; no
  * user database is consulted), a directory that group or others may
- * write unless it is sticky, and no /proc/self/fd.  LMDB does not
- * validate the pages it maps, so the index is only as trustworthy as the
- * account that writes it.  LMDB then opens /proc/self/fd/N of that very
- * descriptor and must map the same inode.  The map is sized from the
- * file, not from the meta page (the writer's CRLC_MAP_SIZE), so that a
- * process under an address-space limit (ulimit -v, LimitAS=) can map it.
- * Before LMDB maps it, checks its meta pages, page size, length and
- * root pages from the descriptor (format.h READER CHECKS), so that a
- * truncated or damaged file is refused (CRLC_E_FORMAT, CRLC_E_CORRUPT)
- * instead of faulting later; then the format version.  Allocates (the handle, LMDB's environment) but never blocks on
- * the file.  On success *out owns the mapping until crlc_index_close().
- * Returns CRLC_OK or an enum crlc_err; on error *out is NULL and, when
- * detail is not NULL, a static string is stored there.
+ * write unless it is sticky, a scope directory owned by neither root nor
+ * the file's owner or that group or others may write.  The whole top
+ * file (at most CRLC_TOP_MAX bytes) is read into one private allocation
+ * and checked -- length, header, SHA-256 trailer, sections, record order
+ * (format.h READER CHECKS) -- so that a truncated, damaged or rewritten
+ * file is refused (CRLC_E_CORRUPT) and nothing done to it later can
+ * fault a lookup.  Keeps one O_PATH descriptor of the scope directory;
+ * maps no scope file yet.  Never blocks on the file.  On success *out
+ * owns it all until crlc_index_close().  Returns CRLC_OK or an enum
+ * crlc_err; on error *out is NULL and, when detail is not NULL, a static
+ * string is stored there.
  */
 int		 crlc_index_open(const char *path, struct crlc_index **out,
 		    const char **detail);
@@ -96,24 +96,28 @@ struct crlc_issuer_key {
  * partition whose IDP name equals a name of one of the certificate's
  * distribution points (<crlcache/dpname.h>), respecting
  * onlyContainsUserCerts / onlyContainsCACerts);
- * else STALE if now > nextUpdate + grace; else GOOD.  A revoked entry is
- * reported whatever the freshness.  Thread-safe and lock-free: it reuses
- * one of a few read transactions kept per index (claimed with an atomic
- * exchange, renewed without allocating), and allocates only when more
- * threads look up at once than there are slots.  Returns 0, or -1 on an
- * LMDB error (the verdict is then unspecified).
+ * else STALE if now > nextUpdate + grace; else GOOD.  REVOKED only when
+ * a covering scope lists the serial (RFC 5280 6.3.3; format 2 also
+ * answered from scopes that do not cover the certificate), whatever the
+ * freshness.  The scope file of a covering scope is mapped and checked
+ * on the first lookup that needs it (format.h READER CHECKS); after
+ * that a lookup makes no system call, allocates nothing and takes no
+ * lock.  Thread-safe.  Returns 0, or -1 when a covering scope's file is
+ * missing, untrusted or damaged and no other covering scope lists the
+ * serial (the verdict is then unspecified).
  */
 int		 crlc_index_lookup(struct crlc_index *idx,
 		    const struct crlc_tbs *cert,
 		    const struct crlc_issuer_key *key, int64_t now,
 		    int64_t grace, struct crlc_verdict *out);
 
-/* The format version of the open index (format.h VERSIONS). */
+/* The format version of the open index (format.h VERSIONS): 3. */
 unsigned	 crlc_index_format(const struct crlc_index *idx);
 
 /*
- * The serial form of the "rev" key (format.h) of a serial's INTEGER
- * content octets serial[0..len), len >= 1, into out; returns its length.
+ * The serial form of the working environment's "rev" key (format.h) of a
+ * serial's INTEGER content octets serial[0..len), len >= 1, into out;
+ * returns its length.
  */
 size_t		 crlc_serial_key(const uint8_t *serial, size_t len,
 		    uint8_t out[CRLC_SERIAL_MAX]);
@@ -121,21 +125,25 @@ size_t		 crlc_serial_key(const uint8_t *serial, size_t len,
 /*
  * The issuer id (the u32 of format.h) of the issuer Name DER name: by its
  * exact encoding, else by its canonical form; 0 when no CRL of that issuer
- * is in the index.  Returns 0, or -1 on an LMDB error.
+ * is in the index.  Returns 0.
  */
 int		 crlc_index_issuer(struct crlc_index *idx,
 		    const struct crlc_span *name, uint32_t *id);
 
-/* Entry counts of the published databases. */
+/* Entry counts of the published index. */
 struct crlc_stats {
-	uint64_t	issuers;	/* distinct issuers ("canon") */
-	uint64_t	crls;		/* CRL scopes ("crl") */
-	uint64_t	revoked;	/* revocation entries ("rev") */
-	uint64_t	file_size;	/* bytes of the index file */
+	uint64_t	issuers;	/* distinct issuers (CANON) */
+	uint64_t	crls;		/* CRL scopes (SCOPE records) */
+	uint64_t	revoked;	/* revocation entries of every scope */
+	uint64_t	file_size;	/* bytes of the top and scope files */
 };
+/* Returns 0; stats of the scope files (fstatat) that exist. */
 int		 crlc_index_stats(struct crlc_index *idx, struct crlc_stats *out);
 
-/* One "crl" record, decoded; spans point into the map (see foreach). */
+/*
+ * One CRL scope: a SCOPE record of the index (crlc_index_foreach_crl())
+ * or a "crl" record of the working environment (crlc_crl_decode()).
+ */
 struct crlc_crl_info {
 	uint32_t	 issuer_id;
 	uint32_t	 key_no;	/* format 1: 0 */
@@ -151,27 +159,39 @@ struct crlc_crl_info {
 	struct crlc_span der;		/* signed complete CRL */
 	struct crlc_span delta;		/* signed delta CRL, may be empty */
 	/*
-	 * The signing key's subjectKeyIdentifier ("key"), set by
-	 * crlc_index_foreach_crl(); empty for key number 0 and format 1.
+	 * The signing key's subjectKeyIdentifier (KEY), set by
+	 * crlc_index_foreach_crl(); empty for key number 0.
 	 */
 	struct crlc_span ski;
 };
 
 /*
- * Decode one "crl" record (format.h) from its key and value bytes; the
- * spans point into them.  Returns 0, or -1 when the record is malformed.
+ * Decode one "crl" record of the working environment (format.h) from its
+ * key and value bytes; the spans point into them.  Returns 0, or -1 when
+ * the record is malformed.
  */
 int		 crlc_crl_decode(const void *key, size_t keylen, const void *val,
 		    size_t vallen, struct crlc_crl_info *out);
 
 /*
- * Call fn for every CRL record in key order, inside one read transaction:
- * the spans are valid only until fn returns; copy what you keep.  fn
- * returns 0 to go on, anything else stops the walk and is returned.
- * Returns 0, fn's value, or -1 on an LMDB error or a malformed record.
+ * Call fn for every SCOPE record in key order, its CRLs from its scope
+ * file (mapped now if no lookup did): the spans are valid only until fn
+ * returns; copy what you keep.  fn returns 0 to go on, anything else
+ * stops the walk and is returned.  Returns 0, fn's value, or -1 when a
+ * scope file is missing, untrusted or damaged.
  */
 int		 crlc_index_foreach_crl(struct crlc_index *idx,
 		    int (*fn)(const struct crlc_crl_info *, void *), void *arg);
+
+/*
+ * Call fn with the id of every scope file the index names (format 3
+ * SCOPE records, in order; none in older formats), without opening any:
+ * the writer's garbage collection keeps them.  fn returns 0 to go on,
+ * anything else stops the walk and is returned.  Returns 0 or fn's value.
+ */
+int		 crlc_index_foreach_scope_id(struct crlc_index *idx,
+		    int (*fn)(const uint8_t id[CRLC_SCOPE_ID_LEN], void *),
+		    void *arg);
 
 /* Name of an RFC 5280 5.3.1 reason code, "unspecified" for -1. */
 const char	*crlc_reason_name(int reason);

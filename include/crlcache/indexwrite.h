@@ -6,6 +6,8 @@
  * The layouts are those of <crlcache/format.h> (TOP FILE, SCOPE FILES);
  * this header only encodes them.  Used by the fetcher's publish, never by
  * the provider.  Callers own the files' names, fsync() and rename().
+ * crlc_scope_slot() and crlc_scope_name() are the readers' too: lib/index.c
+ * defines them, so that the provider links no writer code.
  */
 #ifndef CRLCACHE_INDEXWRITE_H
 #define CRLCACHE_INDEXWRITE_H
@@ -15,9 +17,6 @@
 
 #include <crlcache/format.h>
 #include <crlcache/tbs.h>
-
-#define CRLC_SCOPE_ID_LEN	16
-#define CRLC_SLOT_LEN		24
 
 /* An ALIAS or CANON record: an issuer Name's hash and its issuer id. */
 struct crlc_top_issuer {
@@ -57,7 +56,11 @@ struct crlc_scope_entry {
 void	crlc_scope_slot(const uint8_t *serial, size_t len,
 	    uint8_t slot[CRLC_SLOT_LEN]);
 
-/* Sort by slot, drop duplicate slots (the first kept); the new count. */
+/*
+ * Sort by slot and drop duplicate slots; the new count.  Of entries with
+ * one slot, the first by (revocationDate, reason, flags) is kept, so
+ * the result does not depend on the order they were collected in.
+ */
 size_t	crlc_scope_sort(struct crlc_scope_entry *e, size_t n);
 
 /*

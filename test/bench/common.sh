@@ -11,6 +11,13 @@ cd "$W"
 
 q() { "$@" >/dev/null 2>&1; }
 
+# published_bytes STATE_DIR: bytes of the published index, the top file
+# index.mdb and the scope files it names (format 3).
+published_bytes() {
+	find "$1/index.mdb" "$1/scope" -type f ! -name '.*' -printf '%s\n' |
+	    awk '{ s += $1 } END { printf "%d\n", s }'
+}
+
 # bench_ca_conf DIR: DIR/ca.cnf for a CA whose database lives in DIR, with
 # extension sections `int` (a CA) and `leaf` (with a CRL DP).
 bench_ca_conf() {

@@ -66,7 +66,7 @@ read -r update_s update_kb _ <update.m
 ratio() { echo "$1 / $2" | bc -l; }
 mib() { printf '%.1f' "$(echo "$1 / 1024" | bc -l)"; }
 crl_kb=$(echo "$der / 1024" | bc -l)
-echo "published index: $(du -sb --exclude=work st | cut -f1) bytes, work/: $(du -sb st/work | cut -f1) bytes"
+echo "published index (index.mdb, scope/): $(published_bytes st) bytes, work/: $(du -sb st/work | cut -f1) bytes"
 label="$N-entry CRL ($(printf %.1f "$(echo "$der / 1000000" | bc -l)") MB DER)"
 row() {	# row WHAT SECONDS KB
 	printf 'ROW\t%s, against `openssl crl -noout` of the same file (time)\t%.2f\t%.2f\t%.2f\ts\n' \

@@ -7,6 +7,6 @@
 N=${1:-500000}
 . "$(dirname "$0")/common.sh"
 bench_pki "$N"
-echo "index: $(du -sb --exclude=work st | cut -f1) bytes, $((2 * N)) revoked entries"
+echo "index: $(published_bytes st) bytes, $((2 * N)) revoked entries"
 bench_process "RSA chain, $((2 * N))-entry index" "$W/plain.cnf" "$W/crlcache.cnf" \
     root.pem int.pem rsa-leaf.pem

@@ -1,16 +1,19 @@
 /*
- * Unit test of the index reader (lib/index.c) against files written here
- * straight from the layout documented in <crlcache/format.h>, so that the
- * header, not the fetcher, is the contract under test: format 2 (issuer
- * keys, serials by hash, records per scope) and format 1, still answered
- * by the name alone.  Also: a missing
- * file, garbage, a truncated file and a newer format version must be
- * refused with the right code and never fault.  The path is not trusted:
- * a symlink, a FIFO, a device, a file of another user or in a directory
- * others may write is refused without blocking, and the map is sized
- * from the file (not the writer's 8 GiB), as /proc/self/maps shows.
+ * Unit test of the index reader (lib/index.c) against format 3 files
+ * written with the encoder (lib/indexwrite.c), whose bytes t_indexwrite
+ * checks against <crlcache/format.h>: issuer keys, serials by hash, the
+ * covering scopes alone deciding (RFC 5280 6.3.3).  Also: a missing
+ * file, garbage, an older (LMDB) index, a newer version, every
+ * truncation and byte flip of the top file are refused with the right
+ * code and never fault; a missing, damaged or untrusted scope file makes
+ * the lookup that needs it fail (-1), never answer.  The path is not
+ * trusted: a symlink, a FIFO, a device, a file of another user or in a
+ * directory others may write is refused without blocking.  The top file
+ * is read, not mapped; scope files are mapped on first use, once, even
+ * when threads race for it.
  */
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +26,7 @@
 #include <crlcache/format.h>
 #include <crlcache/hash.h>
 #include <crlcache/index.h>
-
+#include <crlcache/indexwrite.h>
 
 #define NOW		1790000000	/* 2026-09-21 */
 #define DAY		86400
@@ -37,76 +40,7 @@ static const uint8_t name_b[] = { 0x30, 0x13, 0x31, 0x11, 0x30, 0x0f, 0x06,
 static const uint8_t name_c[] = { 0x30, 0x13, 0x31, 0x11, 0x30, 0x0f, 0x06,
     0x03, 0x55, 0x04, 0x03, 0x0c, 0x08, 'I', 's', 's', 'u', 'e', 'r', ' ', 'C' };
 
-static void
-put(MDB_txn *txn, MDB_dbi dbi, const void *k, size_t kl, const void *v,
-    size_t vl)
-{
-	MDB_val key = { kl, (void *)k }, val = { vl, (void *)v };
-
-	if (mdb_put(txn, dbi, &key, &val, 0) != 0)
-		abort();
-}
-
-/* The "crl" / "rev" key prefix: format 1 the id, format 2 id || key no. */
-static size_t
-prefix(uint8_t *key, uint32_t format, uint32_t id, uint32_t key_no)
-{
-	crlc_put_u32(key, id);
-	if (format < 2)
-		return 4;
-	crlc_put_u32(key + 4, key_no);
-	return 8;
-}
-
-static void
-put_scope(MDB_txn *txn, MDB_dbi dbi, uint32_t format, uint32_t id,
-    uint32_t key_no, unsigned scope_no, const char *uri, unsigned flags,
-    int64_t next_update)
-{
-	uint8_t key[CRLC_KEY_MAX], rec[CRLC_CRL_HDR_LEN + 3];
-	size_t ulen = strlen(uri), plen = prefix(key, format, id, key_no);
-
-	memcpy(key + plen, uri, ulen);
-	memset(rec, 0, sizeof(rec));
-	rec[0] = format < 2 ? 1 : CRLC_CRL_RECORD_VERSION;
-	rec[1] = (uint8_t)flags;
-	rec[3] = (uint8_t)scope_no;
-	crlc_put_i64(rec + 8, NOW - DAY);
-	crlc_put_i64(rec + 16, next_update);
-	crlc_put_u32(rec + 92, 3);	/* source "src", no DER */
-	memcpy(rec + CRLC_CRL_HDR_LEN, "src", 3);
-	put(txn, dbi, key, plen + ulen, rec, sizeof(rec));
-}
-
-/* A "rev" entry: serial revoked with reason by n scopes (format 2). */
-static void
-put_rev(MDB_txn *txn, MDB_dbi dbi, uint32_t format, uint32_t id,
-    uint32_t key_no, const uint8_t *serial, size_t slen, int reason, int n)
-{
-	uint8_t key[CRLC_KEY_MAX], val[4 * CRLC_REV_LEN], *r = val;
-	size_t plen = prefix(key, format, id, key_no), vlen;
-	int i;
-
-	slen = crlc_serial_key(serial, slen, key + plen);
-	if (format < 2) {
-		crlc_put_i64(val, NOW - 2 * DAY);
-		val[8] = (uint8_t)reason;
-		val[9] = 0;
-		vlen = CRLC_REV_V1_LEN;
-	} else {
-		for (i = 0; i < n; i++, r += CRLC_REV_LEN) {
-			r[0] = 0;
-			r[1] = (uint8_t)(i + 1);
-			crlc_put_i64(r + 2, NOW - 2 * DAY);
-			r[10] = (uint8_t)reason;
-			r[11] = 0;
-		}
-		vlen = (size_t)n * CRLC_REV_LEN;
-	}
-	put(txn, dbi, key, plen + slen, val, vlen);
-}
-
-/* Key hashes of format 2: issuer A has keys 1 and 2, issuer C key 1. */
+/* Key hashes: issuer A has keys 1 and 2, issuer C key 1. */
 static const uint8_t key_a1[CRLC_HASH_LEN] = { 0x11 };
 static const uint8_t key_a2[CRLC_HASH_LEN] = { 0x22 };
 static const uint8_t key_c1[CRLC_HASH_LEN] = { 0x44 };
@@ -114,92 +48,145 @@ static const uint8_t key_unknown[CRLC_HASH_LEN] = { 0x33 };
 /* Key 2's subjectKeyIdentifier (20 bytes, as most CAs make it). */
 static const uint8_t ski_a2[20] = { 0xa2, 0x02, 0xa2 };
 
-static void
-put_key(MDB_txn *txn, MDB_dbi dbi, uint32_t id, const uint8_t *hash,
-    uint32_t key_no, const uint8_t *ski, size_t skilen)
-{
-	uint8_t key[4 + CRLC_HASH_LEN], val[5 + CRLC_SKI_MAX];
-
-	crlc_put_u32(key, id);
-	memcpy(key + 4, hash, CRLC_HASH_LEN);
-	crlc_put_u32(val, key_no);
-	val[4] = (uint8_t)skilen;
-	if (skilen > 0)
-		memcpy(val + 5, ski, skilen);
-	put(txn, dbi, key, sizeof(key), val, 5 + skilen);
-}
-
-/* A serial of 70 octets: over CRLC_SERIAL_MAX, stored by its hash. */
+/* A serial of 70 octets: over CRLC_SLOT_INLINE, stored by its hash. */
 static uint8_t long_serial[70];
 
-static void
-write_index(const char *path, uint32_t format)
+#define P1	"http://127.0.0.1/p1.crl"
+#define P2	"http://127.0.0.1/p2.crl"
+#define K2P	"http://127.0.0.1/k2p.crl"
+
+/* The "signed CRL" bodies: any bytes will do for the reader. */
+static const uint8_t der_body[] = { 0x30, 0x03, 0x02, 0x01, 0x2a };
+static const uint8_t delta_body[] = { 0x30, 0x01, 0x00 };
+
+static struct crlc_scope_entry
+entry(const uint8_t *serial, size_t len, int reason)
 {
-	MDB_env *env;
-	MDB_txn *txn;
-	MDB_dbi meta, canon, alias, rev, crl, source, keydb;
-	uint8_t h[CRLC_HASH_LEN], id[4], v8[8], v4[4];
-	static const uint8_t serial_rev[] = { 0x00, 0x80 };
+	struct crlc_scope_entry e;
 
+	memset(&e, 0, sizeof(e));
+	crlc_scope_slot(serial, len, e.slot);
+	e.revoked_at = NOW - 2 * DAY;
+	e.reason = (uint8_t)reason;
+	return e;
+}
+
+static void
+write_scope(const char *dir, const uint8_t id[CRLC_SCOPE_ID_LEN],
+    struct crlc_scope_entry *e, size_t n, int with_delta)
+{
+	struct crlc_span der = { der_body, sizeof(der_body) };
+	struct crlc_span delta = { delta_body, sizeof(delta_body) };
+	char path[600], name[2 * CRLC_SCOPE_ID_LEN + 1];
+	int fd;
+
+	crlc_scope_name(id, name);
+	snprintf(path, sizeof(path), "%s/scope/%s", dir, name);
 	unlink(path);
-	/* the writer's map size, as the fetcher sets it (format.h) */
-	if (mdb_env_create(&env) || mdb_env_set_maxdbs(env, CRLC_NUM_DBS) ||
-	    mdb_env_set_mapsize(env, CRLC_MAP_SIZE) ||
-	    mdb_env_open(env, path, MDB_NOSUBDIR, 0644) ||
-	    mdb_txn_begin(env, NULL, 0, &txn))
+	n = crlc_scope_sort(e, n);
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0644)) == -1 ||
+	    crlc_scope_write(fd, id, e, n, &der, with_delta ? &delta : NULL) ||
+	    close(fd) != 0)
 		abort();
-	if (mdb_dbi_open(txn, CRLC_DB_META, MDB_CREATE, &meta) ||
-	    mdb_dbi_open(txn, CRLC_DB_CANON, MDB_CREATE, &canon) ||
-	    mdb_dbi_open(txn, CRLC_DB_ALIAS, MDB_CREATE, &alias) ||
-	    mdb_dbi_open(txn, CRLC_DB_REV, MDB_CREATE, &rev) ||
-	    mdb_dbi_open(txn, CRLC_DB_CRL, MDB_CREATE, &crl) ||
-	    mdb_dbi_open(txn, CRLC_DB_SOURCE, MDB_CREATE, &source) ||
-	    (format >= 2 && mdb_dbi_open(txn, CRLC_DB_KEY, MDB_CREATE, &keydb)))
-		abort();
-	crlc_put_u32(v4, format);
-	put(txn, meta, "format", 6, v4, 4);
-	crlc_put_u64(v8, 42);
-	put(txn, meta, "generation", 10, v8, 8);
-	crlc_put_i64(v8, NOW);
-	put(txn, meta, "created", 7, v8, 8);
+}
 
-	/* issuer A = id 7, one canon entry, one alias (its exact DER) */
-	crlc_put_u32(id, 7);
-	memset(h, 0xaa, sizeof(h));
-	put(txn, canon, h, sizeof(h), id, 4);
-	crlc_sha256(name_a, sizeof(name_a), h);
-	put(txn, alias, h, sizeof(h), id, 4);
-	/* serial 00 80 revoked, keyCompromise (format 2: by key 1) */
-	put_rev(txn, rev, format, 7, 1, serial_rev, 2, 1, 1);
-	/* partition p1 for users only, fresh; partition p2 stale */
-	put_scope(txn, crl, format, 7, 1, 1, "http://127.0.0.1/p1.crl",
-	    CRLC_CRL_USER_ONLY, NOW + 6 * DAY);
-	put_scope(txn, crl, format, 7, 1, 2, "http://127.0.0.1/p2.crl", 0,
-	    NOW - 2 * DAY);
-	/* issuer C = id 9: a complete CRL (empty scope) for CA certificates */
-	crlc_put_u32(id, 9);
-	crlc_sha256(name_c, sizeof(name_c), h);
-	put(txn, alias, h, sizeof(h), id, 4);
-	put_scope(txn, crl, format, 9, 1, 1, "", CRLC_CRL_CA_ONLY, NOW + DAY);
-	if (format >= 2) {
-		/*
-		 * Issuer A's second key (a rollover): a complete CRL of its
-		 * own that does not list 00 80, but a 70-octet serial, and
-		 * 01 listed by two of its scopes.
-		 */
-		put_key(txn, keydb, 7, key_a1, 1, (const uint8_t *)"\xa1", 1);
-		put_key(txn, keydb, 7, key_a2, 2, ski_a2, sizeof(ski_a2));
-		put_key(txn, keydb, 9, key_c1, 1, NULL, 0);
-		put_scope(txn, crl, format, 7, 2, 1, "", 0, NOW + DAY);
-		memset(long_serial, 0x5a, sizeof(long_serial));
-		put_rev(txn, rev, format, 7, 2, long_serial,
-		    sizeof(long_serial), 4, 1);
-		put_rev(txn, rev, format, 7, 2, (const uint8_t *)"\x01", 1, 5,
-		    2);
-	}
-	if (mdb_txn_commit(txn))
+static struct crlc_top_scope
+scope(uint32_t issuer, uint32_t key_no, unsigned scope_no, const char *uri,
+    unsigned flags, int64_t next_update, uint32_t entries)
+{
+	struct crlc_top_scope s;
+
+	memset(&s, 0, sizeof(s));
+	s.issuer_id = issuer;
+	s.key_no = key_no;
+	s.scope_no = scope_no;
+	s.uri = (struct crlc_span){ (const uint8_t *)uri, strlen(uri) };
+	s.flags = flags;
+	s.entries = entries;
+	s.this_update = NOW - DAY;
+	s.next_update = next_update;
+	s.fetched_at = NOW - DAY;
+	s.source = (struct crlc_span){ (const uint8_t *)"src", 3 };
+	s.id[0] = (uint8_t)issuer;
+	s.id[1] = (uint8_t)key_no;
+	s.id[2] = (uint8_t)scope_no;
+	return s;
+}
+
+static int
+issuer_cmp(const void *a, const void *b)
+{
+	return memcmp(((const struct crlc_top_issuer *)a)->hash,
+	    ((const struct crlc_top_issuer *)b)->hash, CRLC_HASH_LEN);
+}
+
+/* The scope records, in SCOPE order (format.h), for every test. */
+enum { S_P1, S_P2, S_A2, S_K2P, S_C, NSCOPES };
+
+/*
+ * Publish the test index in dir (index.mdb and scope/): issuer A (id 7)
+ * with key 1's partitions p1 (users only, fresh, lists 00 80) and p2
+ * (stale, empty), key 2's complete CRL (a 70-octet serial, 01) and
+ * partition k2p (01 and 02); issuer C (id 9), a complete CRL for CAs.
+ */
+static void
+write_index(const char *dir, uint64_t generation)
+{
+	static const uint8_t serial_rev[] = { 0x00, 0x80 };
+	struct crlc_top_issuer alias[2], canon[2];
+	struct crlc_top_key keys[3];
+	struct crlc_top_scope sc[NSCOPES];
+	struct crlc_scope_entry e[2];
+	char path[600], tmp[600];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/scope", dir);
+	(void)mkdir(path, 0755);
+	memset(alias, 0, sizeof(alias));
+	memset(canon, 0, sizeof(canon));
+	memset(keys, 0, sizeof(keys));
+	crlc_sha256(name_a, sizeof(name_a), alias[0].hash);
+	alias[0].id = 7;
+	crlc_sha256(name_c, sizeof(name_c), alias[1].hash);
+	alias[1].id = 9;
+	qsort(alias, 2, sizeof(alias[0]), issuer_cmp);
+	memset(canon[0].hash, 0xaa, CRLC_HASH_LEN);
+	canon[0].id = 7;
+	memset(canon[1].hash, 0xcc, CRLC_HASH_LEN);
+	canon[1].id = 9;
+	keys[0] = (struct crlc_top_key){ .issuer_id = 7, .key_no = 1,
+	    .ski_len = 1, .ski = { 0xa1 } };
+	memcpy(keys[0].hash, key_a1, CRLC_HASH_LEN);
+	keys[1] = (struct crlc_top_key){ .issuer_id = 7, .key_no = 2,
+	    .ski_len = sizeof(ski_a2) };
+	memcpy(keys[1].hash, key_a2, CRLC_HASH_LEN);
+	memcpy(keys[1].ski, ski_a2, sizeof(ski_a2));
+	keys[2] = (struct crlc_top_key){ .issuer_id = 9, .key_no = 1 };
+	memcpy(keys[2].hash, key_c1, CRLC_HASH_LEN);
+
+	sc[S_P1] = scope(7, 1, 1, P1, CRLC_CRL_USER_ONLY, NOW + 6 * DAY, 1);
+	e[0] = entry(serial_rev, 2, 1);
+	write_scope(dir, sc[S_P1].id, e, 1, 0);
+	sc[S_P2] = scope(7, 1, 2, P2, 0, NOW - 2 * DAY, 0);
+	write_scope(dir, sc[S_P2].id, e, 0, 0);
+	sc[S_A2] = scope(7, 2, 1, "", CRLC_CRL_HAS_DELTA, NOW + DAY, 2);
+	memset(long_serial, 0x5a, sizeof(long_serial));
+	e[0] = entry(long_serial, sizeof(long_serial), 4);
+	e[1] = entry((const uint8_t *)"\x01", 1, 5);
+	write_scope(dir, sc[S_A2].id, e, 2, 1);
+	sc[S_K2P] = scope(7, 2, 2, K2P, 0, NOW + DAY, 2);
+	e[0] = entry((const uint8_t *)"\x01", 1, 5);
+	e[1] = entry((const uint8_t *)"\x02", 1, 3);
+	write_scope(dir, sc[S_K2P].id, e, 2, 0);
+	sc[S_C] = scope(9, 1, 1, "", CRLC_CRL_CA_ONLY, NOW + DAY, 0);
+	write_scope(dir, sc[S_C].id, e, 0, 0);
+
+	snprintf(tmp, sizeof(tmp), "%s/.index.mdb.tmp", dir);
+	snprintf(path, sizeof(path), "%s/index.mdb", dir);
+	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644)) == -1 ||
+	    crlc_top_write(fd, generation, NOW, alias, 2, canon, 2, keys, 3,
+	    sc, NSCOPES) != 0 || close(fd) != 0 || rename(tmp, path) != 0)
 		abort();
-	mdb_env_close(env);
 }
 
 static struct crlc_tbs
@@ -233,11 +220,12 @@ state_key(struct crlc_index *idx, struct crlc_tbs t, const uint8_t *key,
 	return v.state;
 }
 
-/* Format 2: the key decides which of issuer A's CRLs answer. */
+/* The key decides which of issuer A's CRLs answer. */
 static void
 check_keys(struct crlc_index *idx)
 {
 	static const uint8_t revoked[] = { 0x00, 0x80 }, one[] = { 0x01 };
+	static const uint8_t two[] = { 0x02 };
 	struct crlc_issuer_key ik2 = { key_a2, { NULL, 0 } };
 	struct crlc_issuer_key aki = { NULL, { ski_a2, sizeof(ski_a2) } };
 	struct crlc_verdict v;
@@ -255,38 +243,49 @@ check_keys(struct crlc_index *idx)
 	    v.state == CRLC_UNKNOWN);
 
 	/* key 2's complete CRL does not list key 1's revoked serial */
-	CHECK(state_key(idx, cert(name_a, sizeof(name_a), revoked, 2, NULL, 0),
+	CHECK(state_key(idx, cert(name_a, sizeof(name_a), revoked, 2, P1, 0),
 	    key_a2, 0) == CRLC_GOOD);
 	/* a key the index does not know: no CRL of it is held */
-	CHECK(state_key(idx, cert(name_a, sizeof(name_a), revoked, 2, NULL, 0),
+	CHECK(state_key(idx, cert(name_a, sizeof(name_a), revoked, 2, P1, 0),
 	    key_unknown, 0) == CRLC_UNKNOWN);
 	/* no key and two keys under the name: not decided by the name */
-	CHECK(state_key(idx, cert(name_a, sizeof(name_a), revoked, 2, NULL, 0),
+	CHECK(state_key(idx, cert(name_a, sizeof(name_a), revoked, 2, P1, 0),
 	    NULL, 0) == CRLC_UNKNOWN);
 	/* no key and one key under the name: that one (issuer C) */
 	CHECK(state_key(idx, cert(name_c, sizeof(name_c), one, 1, NULL, 1),
 	    NULL, 0) == CRLC_GOOD);
-	/* a serial over CRLC_SERIAL_MAX octets, found by its hash */
+	/* a serial over 23 octets, found by its hash */
 	t = cert(name_a, sizeof(name_a), long_serial, sizeof(long_serial), NULL,
 	    0);
 	CHECK(crlc_index_lookup(idx, &t, &ik2, NOW, 0, &v) == 0);
-	CHECK(v.state == CRLC_REVOKED && v.reason == 4);
+	CHECK(v.state == CRLC_REVOKED && v.reason == 4 &&
+	    v.revoked_at == NOW - 2 * DAY);
 	long_serial[69] ^= 1;
 	CHECK(state_key(idx, t, key_a2, 0) == CRLC_GOOD);
 	long_serial[69] ^= 1;
-	/* a serial two scopes list: one answer */
-	t = cert(name_a, sizeof(name_a), one, 1, NULL, 0);
+	/* a serial two covering scopes list: one answer */
+	t = cert(name_a, sizeof(name_a), one, 1, K2P, 0);
 	CHECK(crlc_index_lookup(idx, &t, &ik2, NOW, 0, &v) == 0);
 	CHECK(v.state == CRLC_REVOKED && v.reason == 5);
+	/*
+	 * 02 is listed by partition k2p only: revoked for a certificate
+	 * that names k2p, not for one the complete CRL alone covers (RFC
+	 * 5280 6.3.3: the CRLs whose scope covers it decide; format 2
+	 * answered REVOKED for both).
+	 */
+	t = cert(name_a, sizeof(name_a), two, 1, K2P, 0);
+	CHECK(crlc_index_lookup(idx, &t, &ik2, NOW, 0, &v) == 0);
+	CHECK(v.state == CRLC_REVOKED && v.reason == 3);
+	CHECK(state_key(idx, cert(name_a, sizeof(name_a), two, 1, NULL, 0),
+	    key_a2, 0) == CRLC_GOOD);
+	CHECK(state_key(idx, cert(name_a, sizeof(name_a), two, 1, P1, 0),
+	    key_a2, 0) == CRLC_GOOD);
 }
-
-/* Lookups of issuer A use key_a (format 2) or no key (format 1). */
-static const uint8_t *key_a;
 
 static enum crlc_state
 state_of(struct crlc_index *idx, struct crlc_tbs t, int64_t grace)
 {
-	return state_key(idx, t, key_a, grace);
+	return state_key(idx, t, key_a1, grace);
 }
 
 static void
@@ -294,102 +293,94 @@ check_verdicts(struct crlc_index *idx)
 {
 	static const uint8_t revoked[] = { 0x00, 0x80 }, good[] = { 0x01 };
 	static const uint8_t no_pad[] = { 0x80 };
-	struct crlc_issuer_key ika = { key_a, { NULL, 0 } };
+	struct crlc_issuer_key ika = { key_a1, { NULL, 0 } };
 	struct crlc_verdict v;
 	struct crlc_tbs t;
+	uint32_t id;
 
-	t = cert(name_a, sizeof(name_a), revoked, 2, NULL, 0);
+	t = cert(name_a, sizeof(name_a), revoked, 2, P1, 0);
 	CHECK(crlc_index_lookup(idx, &t, &ika, NOW, 0, &v) == 0);
 	CHECK(v.state == CRLC_REVOKED && v.reason == 1 &&
 	    v.revoked_at == NOW - 2 * DAY);
 	CHECK(strcmp(crlc_reason_name(v.reason), "keyCompromise") == 0);
+	/* listed by p1 only: a certificate p1 does not cover is not revoked */
+	t = cert(name_a, sizeof(name_a), revoked, 2, P2, 0);
+	CHECK(crlc_index_lookup(idx, &t, &ika, NOW, 3 * DAY, &v) == 0 &&
+	    v.state == CRLC_GOOD && v.next_update == NOW - 2 * DAY);
+	t = cert(name_a, sizeof(name_a), revoked, 2, NULL, 0);
+	CHECK(crlc_index_lookup(idx, &t, &ika, NOW, 0, &v) == 0 &&
+	    v.state == CRLC_UNKNOWN && v.issuer_held);
 	/* the serial's content octets are the key: 80 is not 00 80 */
-	CHECK(state_of(idx, cert(name_a, sizeof(name_a), no_pad, 1,
-	    "http://127.0.0.1/p1.crl", 0), 0) == CRLC_GOOD);
+	CHECK(state_of(idx, cert(name_a, sizeof(name_a), no_pad, 1, P1, 0), 0) ==
+	    CRLC_GOOD);
 	/* no DP and no complete CRL: unknown */
 	CHECK(state_of(idx, cert(name_a, sizeof(name_a), good, 1, NULL, 0), 0) ==
 	    CRLC_UNKNOWN);
 	/* onlyContainsUserCerts does not cover a CA certificate */
-	CHECK(state_of(idx, cert(name_a, sizeof(name_a), good, 1,
-	    "http://127.0.0.1/p1.crl", 1), 0) == CRLC_UNKNOWN);
+	CHECK(state_of(idx, cert(name_a, sizeof(name_a), revoked, 2, P1, 1),
+	    0) == CRLC_UNKNOWN);
 	/* the DP must match byte for byte */
 	CHECK(state_of(idx, cert(name_a, sizeof(name_a), good, 1,
 	    "http://127.0.0.1/P1.crl", 0), 0) == CRLC_UNKNOWN);
 	/* stale past nextUpdate + grace, good within the grace */
-	CHECK(state_of(idx, cert(name_a, sizeof(name_a), good, 1,
-	    "http://127.0.0.1/p2.crl", 0), DAY) == CRLC_STALE);
-	CHECK(state_of(idx, cert(name_a, sizeof(name_a), good, 1,
-	    "http://127.0.0.1/p2.crl", 0), 3 * DAY) == CRLC_GOOD);
+	CHECK(state_of(idx, cert(name_a, sizeof(name_a), good, 1, P2, 0),
+	    DAY) == CRLC_STALE);
+	CHECK(state_of(idx, cert(name_a, sizeof(name_a), good, 1, P2, 0),
+	    3 * DAY) == CRLC_GOOD);
 	/* a complete CRL covers any DP, but onlyContainsCACerts only CAs */
 	CHECK(state_key(idx, cert(name_c, sizeof(name_c), good, 1, NULL, 1),
 	    NULL, 0) == CRLC_GOOD);
-	CHECK(state_key(idx, cert(name_c, sizeof(name_c), good, 1,
-	    "http://127.0.0.1/p1.crl", 0), NULL, 0) == CRLC_UNKNOWN);
+	CHECK(state_key(idx, cert(name_c, sizeof(name_c), good, 1, P1, 0),
+	    NULL, 0) == CRLC_UNKNOWN);
 	/* an issuer encoding never seen is unknown, even for a listed serial */
-	CHECK(state_of(idx, cert(name_b, sizeof(name_b), revoked, 2, NULL, 0), 0) ==
-	    CRLC_UNKNOWN);
+	t = cert(name_b, sizeof(name_b), revoked, 2, P1, 0);
+	CHECK(crlc_index_lookup(idx, &t, &ika, NOW, 0, &v) == 0 &&
+	    v.state == CRLC_UNKNOWN && !v.issuer_held);
+	CHECK(crlc_index_issuer(idx, &t.issuer, &id) == 0 && id == 0);
+	t = cert(name_c, sizeof(name_c), good, 1, NULL, 0);
+	CHECK(crlc_index_issuer(idx, &t.issuer, &id) == 0 && id == 9);
 }
 
-/* Twice: the second round answers from the issuer cache. */
-static void
-check_lookups(const char *path)
+/* What foreach_crl reports, scope by scope. */
+static int
+crl_seen(const struct crlc_crl_info *ci, void *arg)
 {
-	struct crlc_index *idx;
+	int *n = arg;
 
-	CHECK(crlc_index_open(path, &idx, NULL) == CRLC_OK);
-	if (idx == NULL)
-		return;
-	CHECK(crlc_index_generation(idx) == 42);
-	CHECK(crlc_index_created(idx) == NOW);
-	check_verdicts(idx);
-	check_verdicts(idx);
-	if (crlc_index_format(idx) >= 2) {
-		check_keys(idx);
-		check_keys(idx);
+	switch ((*n)++) {
+	case S_P1:
+		CHECK(ci->issuer_id == 7 && ci->key_no == 1 &&
+		    ci->scope_no == 1 && ci->entries == 1 &&
+		    ci->scope.len == strlen(P1) &&
+		    memcmp(ci->scope.p, P1, ci->scope.len) == 0 &&
+		    ci->flags == CRLC_CRL_USER_ONLY && ci->ski.len == 1 &&
+		    ci->ski.p[0] == 0xa1 && ci->delta.len == 0);
+		break;
+	case S_A2:
+		CHECK(ci->key_no == 2 && ci->scope.len == 0 &&
+		    ci->ski.len == sizeof(ski_a2) &&
+		    memcmp(ci->ski.p, ski_a2, sizeof(ski_a2)) == 0 &&
+		    ci->delta.len == sizeof(delta_body) &&
+		    memcmp(ci->delta.p, delta_body, sizeof(delta_body)) == 0);
+		break;
+	case S_C:
+		CHECK(ci->issuer_id == 9 && ci->this_update == NOW - DAY &&
+		    ci->next_update == NOW + DAY && ci->fetched_at == NOW - DAY);
+		break;
 	}
-	crlc_index_close(idx);
+	CHECK(ci->der.len == sizeof(der_body) &&
+	    memcmp(ci->der.p, der_body, sizeof(der_body)) == 0);
+	CHECK(ci->source.len == 3 && memcmp(ci->source.p, "src", 3) == 0);
+	return 0;
 }
 
-static void
-check_refusals(const char *dir, const char *good)
+static int
+id_seen(const uint8_t id[CRLC_SCOPE_ID_LEN], void *arg)
 {
-	char path[512];
-	struct crlc_index *idx;
-	struct stat sb;
-	int fd;
+	int *n = arg;
 
-	snprintf(path, sizeof(path), "%s/missing.mdb", dir);
-	CHECK(crlc_index_open(path, &idx, NULL) == CRLC_E_NOINDEX && idx == NULL);
-
-	snprintf(path, sizeof(path), "%s/garbage.mdb", dir);
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	CHECK(write(fd, "this is not an LMDB file at all", 31) == 31);
-	close(fd);
-	CHECK(crlc_index_open(path, &idx, NULL) != CRLC_OK && idx == NULL);
-
-	/* the good file cut at every page boundary and mid-page */
-	CHECK(stat(good, &sb) == 0);
-	for (off_t cut = 1024; cut < sb.st_size; cut += 2048) {
-		char cmd[1200];
-
-		snprintf(path, sizeof(path), "%s/cut.mdb", dir);
-		snprintf(cmd, sizeof(cmd), "head -c %lld '%s' > '%s'",
-		    (long long)cut, good, path);
-		CHECK(system(cmd) == 0);
-		CHECK(crlc_index_open(path, &idx, NULL) != CRLC_OK && idx == NULL);
-	}
-
-	/* a file others may write is not mapped */
-	CHECK(chmod(good, 0666) == 0);
-	CHECK(crlc_index_open(good, &idx, NULL) == CRLC_E_ACCESS && idx == NULL);
-	CHECK(chmod(good, 0644) == 0);
-	CHECK(crlc_index_open(good, &idx, NULL) == CRLC_OK);
-	crlc_index_close(idx);
-
-	snprintf(path, sizeof(path), "%s/newer.mdb", dir);
-	write_index(path, CRLC_FORMAT_VERSION + 1);
-	CHECK(crlc_index_open(path, &idx, NULL) == CRLC_E_FORMAT && idx == NULL);
-	crlc_index_close(NULL);
+	CHECK(id[0] == 7 || id[0] == 9);
+	return ++*n == 2 ? 42 : 0;	/* stops the walk */
 }
 
 /* Bytes of this process's address space mapped from path. */
@@ -416,22 +407,291 @@ mapped_bytes(const char *path)
 	return total;
 }
 
+/* Twice: the second round answers from the issuer cache. */
+static void
+check_lookups(const char *dir, const char *path)
+{
+	struct crlc_index *idx;
+	struct crlc_stats st;
+	char sp[600], name[2 * CRLC_SCOPE_ID_LEN + 1];
+	uint8_t id[CRLC_SCOPE_ID_LEN] = { 7, 1, 2 };
+	int n = 0;
+
+	CHECK(crlc_index_open(path, &idx, NULL) == CRLC_OK);
+	if (idx == NULL)
+		return;
+	CHECK(crlc_index_generation(idx) == 42);
+	CHECK(crlc_index_created(idx) == NOW);
+	CHECK(crlc_index_format(idx) == 3);
+	/* the top is a private copy, the scope files not mapped yet */
+	CHECK(mapped_bytes(path) == 0);
+	crlc_scope_name(id, name);
+	snprintf(sp, sizeof(sp), "%s/scope/%s", dir, name);
+	CHECK(mapped_bytes(sp) == 0);
+	check_verdicts(idx);
+	check_verdicts(idx);
+	CHECK(mapped_bytes(sp) > 0);	/* p2 mapped by a lookup */
+	check_keys(idx);
+	check_keys(idx);
+	CHECK(crlc_index_stats(idx, &st) == 0);
+	CHECK(st.issuers == 2 && st.crls == NSCOPES && st.revoked == 5 &&
+	    st.file_size > NSCOPES * CRLC_SCOPE_HDR_LEN);
+	CHECK(crlc_index_foreach_crl(idx, crl_seen, &n) == 0 && n == NSCOPES);
+	n = 0;
+	CHECK(crlc_index_foreach_scope_id(idx, id_seen, &n) == 42 && n == 2);
+	crlc_index_close(idx);
+}
+
+struct race {
+	struct crlc_index	*idx;
+	int			 bad;
+};
+
+static void *
+race_run(void *arg)
+{
+	static const uint8_t revoked[] = { 0x00, 0x80 };
+	struct race *r = arg;
+	struct crlc_issuer_key ika = { key_a1, { NULL, 0 } };
+	struct crlc_tbs t = cert(name_a, sizeof(name_a), revoked, 2, P1, 0);
+	struct crlc_verdict v;
+	int i;
+
+	for (i = 0; i < 2000; i++)
+		if (crlc_index_lookup(r->idx, &t, &ika, NOW, 0, &v) != 0 ||
+		    v.state != CRLC_REVOKED)
+			r->bad = 1;
+	return NULL;
+}
+
+/* Threads race for the first map of a scope file: each gets one answer. */
+static void
+check_threads(const char *path)
+{
+	struct race r[4];
+	pthread_t th[4];
+	struct crlc_index *idx;
+	int i;
+
+	CHECK(crlc_index_open(path, &idx, NULL) == CRLC_OK);
+	if (idx == NULL)
+		return;
+	for (i = 0; i < 4; i++) {
+		r[i] = (struct race){ idx, 0 };
+		CHECK(pthread_create(&th[i], NULL, race_run, &r[i]) == 0);
+	}
+	for (i = 0; i < 4; i++) {
+		CHECK(pthread_join(th[i], NULL) == 0);
+		CHECK(!r[i].bad);
+	}
+	crlc_index_close(idx);
+}
+
+/* A copy of the file at path, of len bytes, with a byte xored at off. */
+static void
+copy_damaged(const char *from, const char *to, off_t len, off_t off,
+    uint8_t x)
+{
+	uint8_t buf[65536];
+	ssize_t n;
+	int in, out;
+
+	if ((in = open(from, O_RDONLY)) == -1 ||
+	    (n = read(in, buf, sizeof(buf))) < 0 || n >= (ssize_t)sizeof(buf))
+		abort();
+	close(in);
+	if (len > n)
+		len = n;
+	if (off < len)
+		buf[off] ^= x;
+	unlink(to);
+	if ((out = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0644)) == -1 ||
+	    write(out, buf, (size_t)len) != (ssize_t)len || close(out) != 0)
+		abort();
+}
+
+/* An LMDB file as formats 1 and 2 published it. */
+static void
+write_lmdb(const char *path)
+{
+	MDB_env *env;
+	MDB_txn *txn;
+	MDB_dbi meta;
+	MDB_val k = { 6, "format" }, v;
+	uint8_t v4[4];
+
+	unlink(path);
+	crlc_put_u32(v4, 2);
+	v.mv_size = 4;
+	v.mv_data = v4;
+	if (mdb_env_create(&env) || mdb_env_set_maxdbs(env, CRLC_NUM_DBS) ||
+	    mdb_env_open(env, path, MDB_NOSUBDIR, 0644) ||
+	    mdb_txn_begin(env, NULL, 0, &txn) ||
+	    mdb_dbi_open(txn, CRLC_DB_META, MDB_CREATE, &meta) ||
+	    mdb_put(txn, meta, &k, &v, 0) || mdb_txn_commit(txn))
+		abort();
+	mdb_env_close(env);
+}
+
+/* The top of dir rewritten with a header field changed and a good trailer. */
+static void
+copy_reheaded(const char *from, const char *to, size_t at, uint32_t v)
+{
+	uint8_t buf[65536];
+	ssize_t n;
+	int fd;
+
+	if ((fd = open(from, O_RDONLY)) == -1 ||
+	    (n = read(fd, buf, sizeof(buf))) < 64 || close(fd) != 0)
+		abort();
+	crlc_put_u32(buf + at, v);
+	crlc_sha256(buf, (size_t)n - CRLC_HASH_LEN, buf + n - CRLC_HASH_LEN);
+	unlink(to);
+	if ((fd = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0644)) == -1 ||
+	    write(fd, buf, (size_t)n) != n || close(fd) != 0)
+		abort();
+}
+
+static void
+check_refusals(const char *dir, const char *good)
+{
+	char path[512];
+	const char *detail;
+	struct crlc_index *idx;
+	struct stat sb;
+	off_t cut;
+	int fd, flips = 0;
+
+	snprintf(path, sizeof(path), "%s/missing.mdb", dir);
+	CHECK(crlc_index_open(path, &idx, NULL) == CRLC_E_NOINDEX && idx == NULL);
+
+	snprintf(path, sizeof(path), "%s/garbage.mdb", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	CHECK(write(fd, "this is not an index file at all", 32) == 32);
+	close(fd);
+	CHECK(crlc_index_open(path, &idx, NULL) == CRLC_E_FORMAT && idx == NULL);
+
+	/* an older index: refused, with the way out */
+	snprintf(path, sizeof(path), "%s/old.mdb", dir);
+	write_lmdb(path);
+	CHECK(crlc_index_open(path, &idx, &detail) == CRLC_E_FORMAT &&
+	    idx == NULL && strstr(detail, "crlcache update") != NULL);
+
+	/* the good file cut anywhere, and any one of its bytes flipped */
+	CHECK(stat(good, &sb) == 0);
+	snprintf(path, sizeof(path), "%s/cut.mdb", dir);
+	for (cut = 0; cut < sb.st_size; cut += 7) {
+		copy_damaged(good, path, cut, sb.st_size, 0);
+		CHECK(crlc_index_open(path, &idx, NULL) != CRLC_OK && idx == NULL);
+	}
+	for (cut = 0; cut < sb.st_size; cut++) {
+		copy_damaged(good, path, sb.st_size, cut, 0x10);
+		flips += crlc_index_open(path, &idx, NULL) != CRLC_OK;
+		crlc_index_close(idx);
+	}
+	CHECK(flips == sb.st_size);
+
+	/* a file others may write is not read */
+	CHECK(chmod(good, 0666) == 0);
+	CHECK(crlc_index_open(good, &idx, NULL) == CRLC_E_ACCESS && idx == NULL);
+	CHECK(chmod(good, 0644) == 0);
+	CHECK(crlc_index_open(good, &idx, NULL) == CRLC_OK);
+	crlc_index_close(idx);
+
+	/* a newer version, and descriptors out of range, with good trailers */
+	snprintf(path, sizeof(path), "%s/newer.mdb", dir);
+	copy_reheaded(good, path, 8, CRLC_FORMAT_VERSION + 1);
+	CHECK(crlc_index_open(path, &idx, NULL) == CRLC_E_FORMAT && idx == NULL);
+	copy_reheaded(good, path, 12, CRLC_TOP_DESC_MAX + 1);
+	CHECK(crlc_index_open(path, &idx, NULL) == CRLC_E_CORRUPT && idx == NULL);
+	copy_reheaded(good, path, CRLC_TOP_HDR_LEN + 12, 0x7fffffff);
+	CHECK(crlc_index_open(path, &idx, NULL) == CRLC_E_CORRUPT && idx == NULL);
+	copy_reheaded(good, path, CRLC_TOP_HDR_LEN + 4, 35);
+	CHECK(crlc_index_open(path, &idx, NULL) == CRLC_E_CORRUPT && idx == NULL);
+	crlc_index_close(NULL);
+}
+
+/* Damaged or untrusted scope files: the lookups that need them fail. */
+static void
+check_scope_damage(const char *dir, const char *good)
+{
+	static const uint8_t revoked[] = { 0x00, 0x80 };
+	uint8_t id[CRLC_SCOPE_ID_LEN] = { 7, 1, 1 };
+	struct crlc_issuer_key ika = { key_a1, { NULL, 0 } };
+	struct crlc_tbs t = cert(name_a, sizeof(name_a), revoked, 2, P1, 0);
+	struct crlc_index *idx;
+	struct crlc_verdict v;
+	char sp[600], keep[600], name[2 * CRLC_SCOPE_ID_LEN + 1], sd[600];
+	struct stat sb;
+	off_t cut;
+	int fails = 0, fd;
+
+	crlc_scope_name(id, name);
+	snprintf(sp, sizeof(sp), "%s/scope/%s", dir, name);
+	snprintf(keep, sizeof(keep), "%s/keep", dir);
+	CHECK(rename(sp, keep) == 0 && stat(keep, &sb) == 0);
+	/* missing: the index opens, the lookup that needs p1 fails */
+	CHECK(crlc_index_open(good, &idx, NULL) == CRLC_OK);
+	if (idx == NULL)
+		return;
+	CHECK(crlc_index_lookup(idx, &t, &ika, NOW, 0, &v) == -1);
+	CHECK(crlc_index_foreach_crl(idx, crl_seen, &fails) == -1);
+	/* it appears: the next lookup maps it */
+	CHECK(link(keep, sp) == 0);
+	CHECK(crlc_index_lookup(idx, &t, &ika, NOW, 0, &v) == 0 &&
+	    v.state == CRLC_REVOKED);
+	crlc_index_close(idx);
+	/* every truncation, and a flip of every header byte */
+	fails = 0;
+	for (cut = 0; cut < sb.st_size; cut++) {
+		copy_damaged(keep, sp, cut, sb.st_size, 0);
+		CHECK(crlc_index_open(good, &idx, NULL) == CRLC_OK);
+		fails += crlc_index_lookup(idx, &t, &ika, NOW, 0, &v) == -1;
+		crlc_index_close(idx);
+	}
+	CHECK(fails == sb.st_size);
+	fails = 0;
+	for (cut = 0; cut < CRLC_SCOPE_HDR_LEN - 8; cut++) {
+		copy_damaged(keep, sp, sb.st_size, cut, 0x40);
+		CHECK(crlc_index_open(good, &idx, NULL) == CRLC_OK);
+		fails += crlc_index_lookup(idx, &t, &ika, NOW, 0, &v) == -1;
+		crlc_index_close(idx);
+	}
+	/* the 8 zero bytes at 88 are not read; every other one is checked */
+	CHECK(fails == CRLC_SCOPE_HDR_LEN - 8);
+	/* others may write it; a symbolic link to it */
+	copy_damaged(keep, sp, sb.st_size, sb.st_size, 0);
+	CHECK(chmod(sp, 0666) == 0);
+	CHECK(crlc_index_open(good, &idx, NULL) == CRLC_OK);
+	CHECK(crlc_index_lookup(idx, &t, &ika, NOW, 0, &v) == -1);
+	crlc_index_close(idx);
+	CHECK(unlink(sp) == 0 && symlink(keep, sp) == 0);
+	CHECK(crlc_index_open(good, &idx, NULL) == CRLC_OK);
+	CHECK(crlc_index_lookup(idx, &t, &ika, NOW, 0, &v) == -1);
+	crlc_index_close(idx);
+	CHECK(unlink(sp) == 0 && rename(keep, sp) == 0);
+	/* a scope directory others may write, or none: the index is refused */
+	snprintf(sd, sizeof(sd), "%s/scope", dir);
+	CHECK(chmod(sd, 0777) == 0);
+	CHECK(crlc_index_open(good, &idx, NULL) == CRLC_E_ACCESS && idx == NULL);
+	CHECK(chmod(sd, 0755) == 0);
+	snprintf(keep, sizeof(keep), "%s/scope.away", dir);
+	CHECK(rename(sd, keep) == 0);
+	CHECK(crlc_index_open(good, &idx, NULL) == CRLC_E_CORRUPT && idx == NULL);
+	CHECK((fd = open(sd, O_WRONLY | O_CREAT, 0644)) != -1 && close(fd) == 0);
+	CHECK(crlc_index_open(good, &idx, NULL) != CRLC_OK && idx == NULL);
+	CHECK(unlink(sd) == 0 && rename(keep, sd) == 0);
+	CHECK(crlc_index_open(good, &idx, NULL) == CRLC_OK);
+	CHECK(crlc_index_lookup(idx, &t, &ika, NOW, 0, &v) == 0 &&
+	    v.state == CRLC_REVOKED);
+	crlc_index_close(idx);
+}
+
 static void
 check_untrusted_path(const char *dir, const char *good)
 {
 	char path[512];
 	struct crlc_index *idx;
-	struct stat sb;
-	long pg = sysconf(_SC_PAGESIZE);
-	unsigned long m;
-
-	/* the map covers the file, not CRLC_MAP_SIZE */
-	CHECK(stat(good, &sb) == 0);
-	CHECK(crlc_index_open(good, &idx, NULL) == CRLC_OK);
-	m = mapped_bytes(good);
-	CHECK(m > 0 && m <= ((unsigned long)sb.st_size + (unsigned long)pg - 1) /
-	    (unsigned long)pg * (unsigned long)pg);
-	crlc_index_close(idx);
 
 	/* a symlink to a good index */
 	snprintf(path, sizeof(path), "%s/link.mdb", dir);
@@ -462,10 +722,18 @@ check_untrusted_path(const char *dir, const char *good)
 	CHECK(chown(dir, 65534, 65534) == 0);
 	CHECK(crlc_index_open(good, &idx, NULL) == CRLC_OK);
 	crlc_index_close(idx);
+	/* ... with its scope directory, not a third account's */
+	snprintf(path, sizeof(path), "%s/scope", dir);
+	CHECK(chown(path, 65534, 65534) == 0);
+	CHECK(crlc_index_open(good, &idx, NULL) == CRLC_OK);
+	crlc_index_close(idx);
+	CHECK(chown(path, 12345, 12345) == 0);
+	CHECK(crlc_index_open(good, &idx, NULL) == CRLC_E_ACCESS && idx == NULL);
 	/* ... but not in a world-writable sticky directory of root's */
 	CHECK(chown(dir, 0, 0) == 0 && chmod(dir, 01777) == 0);
 	CHECK(crlc_index_open(good, &idx, NULL) == CRLC_E_ACCESS && idx == NULL);
-	CHECK(chmod(dir, 0700) == 0 && chown(good, 0, 0) == 0);
+	CHECK(chmod(dir, 0700) == 0 && chown(good, 0, 0) == 0 &&
+	    chown(path, 0, 0) == 0);
 	CHECK(crlc_index_open(good, &idx, NULL) == CRLC_OK);
 	crlc_index_close(idx);
 }
@@ -478,14 +746,11 @@ main(void)
 	if (mkdtemp(dir) == NULL)
 		return 2;
 	snprintf(path, sizeof(path), "%s/index.mdb", dir);
-	/* format 1 still answers, by the name alone */
-	write_index(path, 1);
-	key_a = NULL;
-	check_lookups(path);
-	write_index(path, CRLC_FORMAT_VERSION);
-	key_a = key_a1;
-	check_lookups(path);
+	write_index(dir, 42);
+	check_lookups(dir, path);
+	check_threads(path);
 	check_refusals(dir, path);
+	check_scope_damage(dir, path);
 	check_untrusted_path(dir, path);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd) != 0)

@@ -1,0 +1,810 @@
+/*
+ * A publish of index format 3 (<crlcache/format.h> PUBLISH): the CRL
+ * scopes of the working environment into immutable scope files named by
+ * their content, then a new top file renamed over index.mdb, then the
+ * scope files no reader can need any more removed.
+ *
+ * Copyright the crlcache authors. Licensed under the Apache License 2.0.
+ *
+ * A scope whose content did not change since the last publish keeps its
+ * file: a publish writes the top file (small) and the files of the scopes
+ * that changed, so one changed CRL costs about its own size, whatever the
+ * size of the rest of the index.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <lmdb.h>
+
+#include <crlcache/hash.h>
+#include <crlcache/index.h>
+#include <crlcache/indexwrite.h>
+
+#include "fetcher.h"
+
+/* Temporary names (mkostemp): the top's beside it, scope files' in scope/. */
+#define TOP_TEMP_PREFIX		"." INDEX_NAME "."
+#define SCOPE_TEMP_PREFIX	".tmp."
+#define TEMP_SUFFIX_LEN		6
+#define SCOPE_NAME_LEN		(2 * CRLC_SCOPE_ID_LEN)
+/* Content ids: SHA-256 of this tag, the "crl" key and value (format.h). */
+#define CONTENT_ID_TAG		"crlcache scope 3"
+/* The "crl" value's fetchedAt, left out of the content id. */
+#define FETCHED_AT_OFF		24
+#define FETCHED_AT_LEN		8
+/*
+ * Records of the top file.  Every program that verifies a certificate
+ * reads the whole top (CRLC_TOP_MAX); the Web PKI has about 2,000 CRLs
+ * and a few thousand issuer names and keys, so a million of each is far
+ * beyond any real state yet keeps the top below that bound.
+ */
+#define MAX_TOP_RECORDS		((size_t)1 << 20)
+/*
+ * Entries one scope file holds: a complete CRL plus a delta, each at most
+ * MAX_CRL_ENTRIES (crl_verify); and u32 in the top's SCOPE record.
+ */
+#define MAX_SCOPE_ENTRIES	((size_t)2 * MAX_CRL_ENTRIES)
+/*
+ * Scopes of one issuer key are collected in one walk of its "rev" range,
+ * a batch at a time: at most this many entries in memory besides the
+ * largest scope's own (40 bytes each: 40 MiB)...
+ */
+#define BATCH_ENTRIES		((size_t)1 << 20)
+/* ... and at most this many scopes (the issuer's partitions). */
+#define BATCH_SCOPES		256
+/* Scope numbers are u16 (format.h "crl" value offset 2). */
+#define SCOPE_NOS		(CRLC_SCOPE_NO_MAX + 1)
+/*
+ * Bytes of the working map read before they are let go (map_release):
+ * a publish reads every stored CRL to compute content ids, and its RSS
+ * must not grow to the size of the working environment.
+ */
+#define RELEASE_BYTES		((size_t)16 << 20)
+
+/* A scope whose file is being written: its entries, collected from "rev". */
+struct pending {
+	size_t			 scope;		/* in publish.scopes */
+	struct crlc_span	 der, delta;
+	struct crlc_scope_entry	*e;
+	size_t			 n, cap;
+};
+
+struct publish {
+	const char		*dir;
+	const struct publish_src *src;
+	int			 sfd;		/* STATE_DIR/scope */
+	struct crlc_top_issuer	*alias, *canon;
+	size_t			 nalias, ncanon;
+	struct crlc_top_key	*keys;
+	size_t			 nkeys;
+	struct crlc_top_scope	*scopes;
+	char			**sources;	/* redacted, one per scope */
+	size_t			 nscopes, capscopes, capsources;
+	/* the batch of scopes to write, all under one prefix */
+	struct pending		 pend[BATCH_SCOPES];
+	size_t			 npend, pend_entries;
+	uint8_t			 prefix[CRLC_PREFIX_LEN];
+	uint16_t		*slot_of;	/* scope number -> pend index + 1 */
+	/* ids every reader may still need: the new top's and the old's */
+	uint8_t			(*keep)[CRLC_SCOPE_ID_LEN];
+	size_t			 nkeep, capkeep;
+	int			 gc;		/* the old top's ids are known */
+	size_t			 written, reused;
+	uintptr_t		 lo, hi;	/* working map span read */
+	size_t			 touched;
+	char			*err;
+	size_t			 errlen;
+};
+
+/* Room for one more of *n elements of size in *v (capacity *cap). */
+static int
+grow(void *v, size_t *cap, size_t n, size_t size)
+{
+	void **pv = v, *p;
+	size_t c;
+
+	if (n < *cap)
+		return 0;
+	c = *cap == 0 ? 64 : *cap * 2;
+	if ((p = reallocarray(*pv, c, size)) == NULL)
+		return -1;
+	*pv = p;
+	*cap = c;
+	return 0;
+}
+
+static int
+fail(struct publish *p, const char *what, int e)
+{
+	snprintf(p->err, p->errlen, "%s: %s", what, strerror(e));
+	return -1;
+}
+
+static int
+fail_lmdb(struct publish *p, const char *what, int rc)
+{
+	snprintf(p->err, p->errlen, "working index %s: %s", what,
+	    mdb_strerror(rc));
+	return -1;
+}
+
+/*
+ * The working map read so far, [lo, hi), let go every RELEASE_BYTES:
+ * pointers into it stay valid, pages read again come from the page cache.
+ */
+static void
+map_touched(struct publish *p, const MDB_val *v)
+{
+	uintptr_t a = (uintptr_t)v->mv_data, b = a + v->mv_size, page;
+
+	if (a < p->lo)
+		p->lo = a;
+	if (b > p->hi)
+		p->hi = b;
+	if ((p->touched += v->mv_size) < RELEASE_BYTES)
+		return;
+	page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	a = p->lo & ~(page - 1);
+	b = (p->hi + page - 1) & ~(page - 1);
+	(void)madvise((void *)a, b - a, MADV_DONTNEED);
+	p->lo = UINTPTR_MAX;
+	p->hi = 0;
+	p->touched = 0;
+}
+
+static int
+keep_add(struct publish *p, const uint8_t id[CRLC_SCOPE_ID_LEN])
+{
+	if (p->nkeep >= 2 * MAX_TOP_RECORDS ||
+	    grow(&p->keep, &p->capkeep, p->nkeep, sizeof(*p->keep)) == -1)
+		return -1;
+	memcpy(p->keep[p->nkeep++], id, CRLC_SCOPE_ID_LEN);
+	return 0;
+}
+
+static int
+old_id(const uint8_t id[CRLC_SCOPE_ID_LEN], void *arg)
+{
+	return keep_add(arg, id) == -1 ? -1 : 0;
+}
+
+/*
+ * The scope files the top about to be replaced names: a reader that has
+ * not re-checked index.mdb yet may still open them.  When that top cannot
+ * be read for a reason that may pass (memory, permissions), nothing is
+ * collected this time.
+ */
+static void
+old_ids(struct publish *p, const char *top)
+{
+	struct crlc_index *idx;
+	const char *detail;
+	int rc;
+
+	rc = crlc_index_open(top, &idx, &detail);
+	if (rc == CRLC_OK) {
+		p->gc = crlc_index_foreach_scope_id(idx, old_id, p) == 0;
+		crlc_index_close(idx);
+	} else
+		p->gc = rc == CRLC_E_NOINDEX || rc == CRLC_E_FORMAT ||
+		    rc == CRLC_E_CORRUPT;
+}
+
+/* An ALIAS or CANON section from "alias" or "canon". */
+static int
+read_issuers(struct publish *p, MDB_dbi dbi, const char *name,
+    struct crlc_top_issuer **out, size_t *n)
+{
+	MDB_cursor *cur;
+	MDB_val k, v;
+	size_t cap = 0;
+	int rc;
+
+	if ((rc = mdb_cursor_open(p->src->txn, dbi, &cur)) != 0)
+		return fail_lmdb(p, name, rc);
+	for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0;
+	    rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		if (k.mv_size != CRLC_HASH_LEN ||
+		    v.mv_size != CRLC_ISSUER_ID_LEN || *n >= MAX_TOP_RECORDS ||
+		    grow(out, &cap, *n, sizeof(**out)) == -1) {
+			rc = EINVAL;
+			break;
+		}
+		memcpy((*out)[*n].hash, k.mv_data, CRLC_HASH_LEN);
+		(*out)[*n].id = crlc_get_u32(v.mv_data);
+		(*n)++;
+	}
+	mdb_cursor_close(cur);
+	return rc == MDB_NOTFOUND ? 0 : fail_lmdb(p, name, rc);
+}
+
+/* The KEY section from "key" (format.h "key"). */
+static int
+read_keys(struct publish *p)
+{
+	const uint8_t *kv;
+	MDB_cursor *cur;
+	MDB_val k, v;
+	struct crlc_top_key *t;
+	size_t cap = 0, ski;
+	int rc;
+
+	if ((rc = mdb_cursor_open(p->src->txn, p->src->key, &cur)) != 0)
+		return fail_lmdb(p, CRLC_DB_KEY, rc);
+	for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0;
+	    rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		kv = v.mv_data;
+		if (k.mv_size != CRLC_ISSUER_ID_LEN + CRLC_HASH_LEN ||
+		    v.mv_size < CRLC_KEY_NO_LEN + 1 ||
+		    (ski = kv[CRLC_KEY_NO_LEN]) > CRLC_SKI_MAX ||
+		    v.mv_size != CRLC_KEY_NO_LEN + 1 + ski ||
+		    p->nkeys >= MAX_TOP_RECORDS ||
+		    grow(&p->keys, &cap, p->nkeys, sizeof(*p->keys)) == -1) {
+			rc = EINVAL;
+			break;
+		}
+		t = &p->keys[p->nkeys++];
+		memset(t, 0, sizeof(*t));
+		t->issuer_id = crlc_get_u32(k.mv_data);
+		memcpy(t->hash, (const uint8_t *)k.mv_data + CRLC_ISSUER_ID_LEN,
+		    CRLC_HASH_LEN);
+		t->key_no = crlc_get_u32(kv);
+		t->ski_len = (uint8_t)ski;
+		memcpy(t->ski, kv + CRLC_KEY_NO_LEN + 1, ski);
+	}
+	mdb_cursor_close(cur);
+	return rc == MDB_NOTFOUND ? 0 : fail_lmdb(p, CRLC_DB_KEY, rc);
+}
+
+/* The content id of a "crl" record (format.h PUBLISH). */
+static void
+content_id(const MDB_val *k, const MDB_val *v, uint8_t id[CRLC_SCOPE_ID_LEN])
+{
+	static const uint8_t zero[FETCHED_AT_LEN];
+	const uint8_t *b = v->mv_data;
+	uint8_t h[CRLC_HASH_LEN];
+	struct iovec iov[] = {
+		{ (void *)CONTENT_ID_TAG, sizeof(CONTENT_ID_TAG) - 1 },
+		{ k->mv_data, k->mv_size },
+		{ (void *)b, FETCHED_AT_OFF },
+		{ (void *)zero, sizeof(zero) },
+		{ (void *)(b + FETCHED_AT_OFF + FETCHED_AT_LEN),
+		    v->mv_size - FETCHED_AT_OFF - FETCHED_AT_LEN },
+	};
+
+	crlc_sha256_iov(iov, (int)(sizeof(iov) / sizeof(iov[0])), h);
+	memcpy(id, h, CRLC_SCOPE_ID_LEN);
+}
+
+/*
+ * The entry count of scope file id when it is there, whole, and the one
+ * of that content (its header: magic, version, id, length); else -1 and
+ * it is written (anew).  Files are only ever renamed into place complete
+ * and never changed, so the header stands for the rest.
+ */
+static int
+scope_file_entries(struct publish *p, const uint8_t id[CRLC_SCOPE_ID_LEN],
+    uint32_t *entries)
+{
+	uint8_t h[CRLC_SCOPE_HDR_LEN];
+	char name[SCOPE_NAME_LEN + 1];
+	struct stat sb;
+	uint64_t e;
+	int fd, ok;
+
+	crlc_scope_name(id, name);
+	if ((fd = openat(p->sfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+	    O_CLOEXEC)) == -1)
+		return -1;
+	ok = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) &&
+	    pread(fd, h, sizeof(h), 0) == (ssize_t)sizeof(h) &&
+	    memcmp(h, CRLC_SCOPE_MAGIC, CRLC_MAGIC_LEN) == 0 &&
+	    crlc_get_u32(h + 8) == CRLC_FORMAT_VERSION &&
+	    crlc_get_u32(h + 12) == CRLC_SCOPE_ENTRY_LEN &&
+	    memcmp(h + 16, id, CRLC_SCOPE_ID_LEN) == 0 &&
+	    crlc_get_u64(h + 32) == (uint64_t)sb.st_size &&
+	    (e = crlc_get_u64(h + 40)) <= MAX_SCOPE_ENTRIES;
+	close(fd);
+	if (!ok)
+		return -1;
+	*entries = (uint32_t)e;
+	return 0;
+}
+
+/* Write one scope file: temporary name, fsync, rename into scope/. */
+static int
+write_scope(struct publish *p, struct pending *w)
+{
+	const uint8_t *id = p->scopes[w->scope].id;
+	char tmp[PATH_MAX], name[SCOPE_NAME_LEN + 1], what[PATH_MAX + 16];
+	int fd, e;
+
+	crlc_scope_name(id, name);
+	snprintf(what, sizeof(what), SCOPE_NAME "/%s", name);
+	snprintf(tmp, sizeof(tmp), "%s/" SCOPE_NAME "/" SCOPE_TEMP_PREFIX
+	    "XXXXXX", p->dir);
+	if ((fd = mkostemp(tmp, O_CLOEXEC)) == -1)
+		return fail(p, what, errno);
+	/* Readers need only read access; the index holds public data. */
+	if (fchmod(fd, 0644) == -1 ||
+	    crlc_scope_write(fd, id, w->e, w->n, &w->der,
+	    w->delta.len > 0 ? &w->delta : NULL) == -1 ||
+	    fsync(fd) == -1) {
+		e = errno;
+		close(fd);
+		unlink(tmp);
+		return fail(p, what, e);
+	}
+	if (close(fd) == -1 || renameat(AT_FDCWD, tmp, p->sfd, name) == -1) {
+		e = errno;
+		unlink(tmp);
+		return fail(p, what, e);
+	}
+	p->written++;
+	return 0;
+}
+
+/* The slot of a "rev" key's serial form (format.h "rev"). */
+static void
+form_slot(const uint8_t *form, size_t len, uint8_t slot[CRLC_SLOT_LEN])
+{
+	/* 00 00 || SHA-256 of the content octets, the hash a slot keeps. */
+	if (len == CRLC_SERIAL_HASHED_LEN && form[0] == 0 && form[1] == 0) {
+		memcpy(slot, form + 2, CRLC_SLOT_INLINE);
+		slot[CRLC_SLOT_INLINE] = CRLC_SLOT_HASHED;
+	} else
+		crlc_scope_slot(form, len, slot);
+}
+
+/* One "rev" value's records into the pending scopes they belong to. */
+static int
+collect(struct publish *p, const MDB_val *k, const MDB_val *v)
+{
+	const uint8_t *r = v->mv_data, *form;
+	uint8_t slot[CRLC_SLOT_LEN];
+	struct crlc_scope_entry *e;
+	struct pending *w;
+	size_t i, flen;
+	unsigned sn;
+	int have = 0;
+
+	if (v->mv_size % CRLC_REV_LEN != 0 || k->mv_size <= CRLC_PREFIX_LEN)
+		return EINVAL;
+	form = (const uint8_t *)k->mv_data + CRLC_PREFIX_LEN;
+	flen = k->mv_size - CRLC_PREFIX_LEN;
+	for (i = 0; i < v->mv_size; i += CRLC_REV_LEN) {
+		sn = (unsigned)r[i] << 8 | r[i + 1];
+		if (p->slot_of[sn] == 0)
+			continue;
+		w = &p->pend[p->slot_of[sn] - 1];
+		if (!have) {
+			form_slot(form, flen, slot);
+			have = 1;
+		}
+		if (w->n >= MAX_SCOPE_ENTRIES ||
+		    grow(&w->e, &w->cap, w->n, sizeof(*w->e)) == -1)
+			return EFBIG;
+		e = &w->e[w->n++];
+		memcpy(e->slot, slot, CRLC_SLOT_LEN);
+		e->revoked_at = crlc_get_i64(r + i + 2);
+		e->reason = r[i + 10];
+		e->flags = r[i + 11];
+	}
+	return 0;
+}
+
+/*
+ * Write the batch: one walk of the prefix's "rev" range collects every
+ * pending scope's entries (format.h "rev": a record per scope listing
+ * the serial), then each is sorted by slot and written.
+ */
+static int
+flush(struct publish *p)
+{
+	MDB_cursor *cur;
+	MDB_val k = { CRLC_PREFIX_LEN, p->prefix }, v;
+	struct pending *w;
+	unsigned sn;
+	size_t i;
+	int rc, ret = -1;
+
+	if (p->npend == 0)
+		return 0;
+	for (i = 0; i < p->npend; i++) {
+		sn = p->scopes[p->pend[i].scope].scope_no;
+		if (p->slot_of[sn] != 0) {
+			snprintf(p->err, p->errlen, "working index: "
+			    "scope number %u used twice", sn);
+			goto done;
+		}
+		p->slot_of[sn] = (uint16_t)(i + 1);
+	}
+	if ((rc = mdb_cursor_open(p->src->txn, p->src->rev, &cur)) != 0) {
+		fail_lmdb(p, CRLC_DB_REV, rc);
+		goto done;
+	}
+	for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); rc == 0 &&
+	    k.mv_size >= CRLC_PREFIX_LEN &&
+	    memcmp(k.mv_data, p->prefix, CRLC_PREFIX_LEN) == 0;
+	    rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		if ((rc = collect(p, &k, &v)) != 0)
+			break;
+		map_touched(p, &k);
+		map_touched(p, &v);
+	}
+	mdb_cursor_close(cur);
+	if (rc != 0 && rc != MDB_NOTFOUND) {
+		if (rc == EINVAL || rc == EFBIG)
+			fail(p, "working index " CRLC_DB_REV, rc);
+		else
+			fail_lmdb(p, CRLC_DB_REV, rc);
+		goto done;
+	}
+	for (i = 0; i < p->npend; i++) {
+		w = &p->pend[i];
+		w->n = crlc_scope_sort(w->e, w->n);
+		p->scopes[w->scope].entries = (uint32_t)w->n;
+		if (write_scope(p, w) == -1)
+			goto done;
+	}
+	ret = 0;
+done:
+	for (i = 0; i < p->npend; i++) {
+		sn = p->scopes[p->pend[i].scope].scope_no;
+		if (p->slot_of[sn] == i + 1)
+			p->slot_of[sn] = 0;
+		free(p->pend[i].e);
+	}
+	memset(p->pend, 0, sizeof(p->pend));
+	p->npend = 0;
+	p->pend_entries = 0;
+	return ret;
+}
+
+/* Queue scope i (key k) for writing, in a batch of its prefix. */
+static int
+queue(struct publish *p, size_t i, const MDB_val *k,
+    const struct crlc_crl_info *ci)
+{
+	struct pending *w;
+
+	if (p->npend > 0 &&
+	    (memcmp(p->prefix, k->mv_data, CRLC_PREFIX_LEN) != 0 ||
+	    p->npend == BATCH_SCOPES ||
+	    p->pend_entries + ci->entries > BATCH_ENTRIES) &&
+	    flush(p) == -1)
+		return -1;
+	memcpy(p->prefix, k->mv_data, CRLC_PREFIX_LEN);
+	w = &p->pend[p->npend++];
+	w->scope = i;
+	w->der = ci->der;
+	w->delta = ci->delta;
+	/* Sized by the count the record holds: one allocation, not log n. */
+	w->cap = ci->entries < MAX_SCOPE_ENTRIES ? ci->entries :
+	    MAX_SCOPE_ENTRIES;
+	if (w->cap > 0 &&
+	    (w->e = reallocarray(NULL, w->cap, sizeof(*w->e))) == NULL)
+		return fail(p, "scope entries", ENOMEM);
+	p->pend_entries += ci->entries;
+	return 0;
+}
+
+/* One "crl" record: its SCOPE record, and its file unless it exists. */
+static int
+scope(struct publish *p, const MDB_val *k, const MDB_val *v)
+{
+	struct crlc_crl_info ci;
+	struct crlc_top_scope *t;
+	size_t i = p->nscopes;
+	char *src;
+
+	if (crlc_crl_decode(k->mv_data, k->mv_size, v->mv_data, v->mv_size,
+	    &ci) == -1 || k->mv_size < CRLC_PREFIX_LEN || ci.der.len == 0) {
+		snprintf(p->err, p->errlen, "working index: "
+		    "malformed " CRLC_DB_CRL " record");
+		return -1;
+	}
+	if (i >= MAX_TOP_RECORDS) {
+		snprintf(p->err, p->errlen, "more than %zu CRL "
+		    "scopes", MAX_TOP_RECORDS);
+		return -1;
+	}
+	if (grow(&p->scopes, &p->capscopes, i, sizeof(*p->scopes)) == -1 ||
+	    grow(&p->sources, &p->capsources, i, sizeof(*p->sources)) == -1)
+		return fail(p, "scopes", ENOMEM);
+	t = &p->scopes[i];
+	memset(t, 0, sizeof(*t));
+	t->issuer_id = ci.issuer_id;
+	t->key_no = ci.key_no;
+	t->uri = ci.scope;
+	t->flags = ci.flags;
+	t->scope_no = ci.scope_no;
+	t->this_update = ci.this_update;
+	t->next_update = ci.next_update;
+	t->fetched_at = ci.fetched_at;
+	t->delta_this_update = ci.delta_this_update;
+	t->delta_next_update = ci.delta_next_update;
+	t->number = ci.number;
+	t->base = ci.base;
+	/* The top is world-readable: the source without its credentials. */
+	src = xcalloc(1, ci.source.len + 1);
+	if (ci.source.len > 0)
+		memcpy(src, ci.source.p, ci.source.len);
+	p->sources[i] = redact_userinfo(src);
+	free(src);
+	t->source.p = (const uint8_t *)p->sources[i];
+	t->source.len = strlen(p->sources[i]);
+	p->nscopes++;
+	content_id(k, v, t->id);
+	if (keep_add(p, t->id) == -1)
+		return fail(p, "scope ids", ENOMEM);
+	if (scope_file_entries(p, t->id, &t->entries) == 0) {
+		p->reused++;
+		return 0;
+	}
+	return queue(p, i, k, &ci);
+}
+
+/* Every "crl" record in key order: the SCOPE section, and the files. */
+static int
+read_scopes(struct publish *p)
+{
+	MDB_cursor *cur;
+	MDB_val k, v;
+	int rc;
+
+	if ((rc = mdb_cursor_open(p->src->txn, p->src->crl, &cur)) != 0)
+		return fail_lmdb(p, CRLC_DB_CRL, rc);
+	for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0;
+	    rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		if (scope(p, &k, &v) == -1) {
+			mdb_cursor_close(cur);
+			return -1;
+		}
+		map_touched(p, &k);
+		map_touched(p, &v);
+	}
+	mdb_cursor_close(cur);
+	if (rc != MDB_NOTFOUND)
+		return fail_lmdb(p, CRLC_DB_CRL, rc);
+	return flush(p);
+}
+
+/*
+ * STATE_DIR/scope: made mode 0755 by the account that owns the state
+ * (the fetcher runs as it), which readers require of it.
+ */
+static int
+open_scope_dir(struct publish *p, int dfd)
+{
+	struct stat sb;
+
+	if (mkdirat(dfd, SCOPE_NAME, 0755) == -1 && errno != EEXIST)
+		return fail(p, SCOPE_NAME, errno);
+	if ((p->sfd = openat(dfd, SCOPE_NAME, O_RDONLY | O_DIRECTORY |
+	    O_NOFOLLOW | O_CLOEXEC)) == -1 || fstat(p->sfd, &sb) == -1)
+		return fail(p, SCOPE_NAME, errno);
+	if (sb.st_uid != geteuid()) {
+		snprintf(p->err, p->errlen, "%s/%s belongs to uid "
+		    "%lu, not to this account", p->dir, SCOPE_NAME,
+		    (unsigned long)sb.st_uid);
+		return -1;
+	}
+	/* Every local user's programs read it, whatever the umask. */
+	if ((sb.st_mode & 07777) != 0755 && fchmod(p->sfd, 0755) == -1)
+		return fail(p, SCOPE_NAME, errno);
+	return 0;
+}
+
+/*
+ * The top file: after the scope files' names are durable (it must never
+ * name a missing one), to a temporary name, fsync()ed, renamed over
+ * index.mdb, the directory fsync()ed.
+ */
+static int
+write_top(struct publish *p, uint64_t generation, int64_t created)
+{
+	char tmp[PATH_MAX], dst[PATH_MAX];
+	int fd, e, rc;
+
+	snprintf(dst, sizeof(dst), "%s/%s", p->dir, INDEX_NAME);
+	snprintf(tmp, sizeof(tmp), "%s/" TOP_TEMP_PREFIX "XXXXXX", p->dir);
+	if (fsync(p->sfd) == -1)
+		return fail(p, SCOPE_NAME, errno);
+	if ((fd = mkostemp(tmp, O_CLOEXEC)) == -1)
+		return fail(p, INDEX_NAME, errno);
+	if (fchmod(fd, 0644) == -1 ||
+	    crlc_top_write(fd, generation, created, p->alias, p->nalias,
+	    p->canon, p->ncanon, p->keys, p->nkeys, p->scopes,
+	    p->nscopes) == -1 ||
+	    fsync(fd) == -1) {
+		e = errno;
+		close(fd);
+		unlink(tmp);
+		return fail(p, INDEX_NAME, e);
+	}
+	if (close(fd) == -1) {
+		e = errno;
+		unlink(tmp);
+		return fail(p, INDEX_NAME, e);
+	}
+	if ((rc = rename_durably(tmp, dst)) == -1)
+		return fail(p, "rename to " INDEX_NAME, errno);
+	if (rc == 1) {
+		snprintf(p->err, p->errlen, "%s: fsync of the "
+		    "directory failed", p->dir);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+id_cmp(const void *a, const void *b)
+{
+	return memcmp(a, b, CRLC_SCOPE_ID_LEN);
+}
+
+/* A scope file's name: exactly 32 lower-case hex digits. */
+static int
+scope_name(const char *name, uint8_t id[CRLC_SCOPE_ID_LEN])
+{
+	return strlen(name) == SCOPE_NAME_LEN &&
+	    strspn(name, "0123456789abcdef") == SCOPE_NAME_LEN &&
+	    hex_decode(name, SCOPE_NAME_LEN, id, CRLC_SCOPE_ID_LEN) == 0;
+}
+
+/*
+ * Remove the scope files neither the new top nor the one it replaced
+ * names.  The replaced generation's stay: a reader re-checks index.mdb
+ * only every few seconds (CRLC_RECHECK_MS in provider/snapshot.c) and
+ * opens scope files lazily, so it may still open one of them; the next
+ * publish removes them.
+ */
+static size_t
+collect_garbage(struct publish *p)
+{
+	uint8_t id[CRLC_SCOPE_ID_LEN];
+	struct dirent *de;
+	size_t removed = 0;
+	DIR *d;
+	int fd;
+
+	if (!p->gc || (fd = fcntl(p->sfd, F_DUPFD_CLOEXEC, 0)) == -1)
+		return 0;
+	if ((d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return 0;
+	}
+	qsort(p->keep, p->nkeep, sizeof(*p->keep), id_cmp);
+	while ((de = readdir(d)) != NULL)
+		if (scope_name(de->d_name, id) &&
+		    bsearch(id, p->keep, p->nkeep, sizeof(*p->keep),
+		    id_cmp) == NULL &&
+		    unlinkat(dirfd(d), de->d_name, 0) == 0)
+			removed++;
+	closedir(d);
+	return removed;
+}
+
+int
+publish(const char *state_dir, const struct publish_src *src,
+    uint64_t generation, int64_t created, char *err, size_t errlen)
+{
+	struct publish p;
+	char top[PATH_MAX];
+	size_t i, removed;
+	int dfd, ret = -1;
+
+	memset(&p, 0, sizeof(p));
+	p.dir = state_dir;
+	p.src = src;
+	p.sfd = -1;
+	p.err = err;
+	p.errlen = errlen;
+	p.lo = UINTPTR_MAX;
+	p.slot_of = xcalloc(SCOPE_NOS, sizeof(*p.slot_of));
+	snprintf(top, sizeof(top), "%s/%s", state_dir, INDEX_NAME);
+	if ((dfd = open(state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1) {
+		fail(&p, state_dir, errno);
+		goto done;
+	}
+	if (open_scope_dir(&p, dfd) == -1)
+		goto done;
+	old_ids(&p, top);
+	if (read_issuers(&p, src->alias, CRLC_DB_ALIAS, &p.alias,
+	    &p.nalias) == -1 ||
+	    read_issuers(&p, src->canon, CRLC_DB_CANON, &p.canon,
+	    &p.ncanon) == -1 ||
+	    read_keys(&p) == -1 || read_scopes(&p) == -1 ||
+	    write_top(&p, generation, created) == -1)
+		goto done;
+	removed = collect_garbage(&p);
+	logx(2, "published generation %llu: scope files %zu written, %zu "
+	    "unchanged, %zu removed", (unsigned long long)generation,
+	    p.written, p.reused, removed);
+	ret = 0;
+done:
+	if (dfd != -1)
+		close(dfd);
+	if (p.sfd != -1)
+		close(p.sfd);
+	for (i = 0; i < p.npend; i++)
+		free(p.pend[i].e);
+	for (i = 0; i < p.nscopes; i++)
+		free(p.sources[i]);
+	free(p.sources);
+	free(p.scopes);
+	free(p.keys);
+	free(p.alias);
+	free(p.canon);
+	free(p.keep);
+	free(p.slot_of);
+	return ret;
+}
+
+/*
+ * Is index.mdb anything but a top file of this format that opens?  Then
+ * the next update or import publishes even when nothing changed: an
+ * older format's file is refused by every reader (and may hold what a
+ * publish leaves out, such as the "source" database).
+ */
+int
+publish_needed(const char *state_dir)
+{
+	char path[PATH_MAX];
+	struct crlc_index *idx;
+	const char *detail;
+	int need;
+
+	snprintf(path, sizeof(path), "%s/%s", state_dir, INDEX_NAME);
+	if (crlc_index_open(path, &idx, &detail) != CRLC_OK)
+		return 1;
+	need = crlc_index_format(idx) != CRLC_FORMAT_VERSION;
+	crlc_index_close(idx);
+	return need;
+}
+
+/* Names prefix || TEMP_SUFFIX_LEN characters in dir dfd, never followed. */
+static void
+remove_temps(int dfd, const char *prefix)
+{
+	size_t plen = strlen(prefix);
+	struct dirent *de;
+	DIR *d;
+
+	if ((d = fdopendir(dfd)) == NULL) {
+		close(dfd);
+		return;
+	}
+	while ((de = readdir(d)) != NULL)
+		if (strncmp(de->d_name, prefix, plen) == 0 &&
+		    strlen(de->d_name) == plen + TEMP_SUFFIX_LEN)
+			(void)unlinkat(dirfd(d), de->d_name, 0);
+	closedir(d);
+}
+
+/*
+ * The temporary files of publishes that were killed.  Called under the
+ * writer's lock, when no publish runs.
+ */
+void
+publish_clean(const char *state_dir)
+{
+	int dfd, sfd;
+
+	if ((dfd = open(state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
+		return;
+	if ((sfd = openat(dfd, SCOPE_NAME, O_RDONLY | O_DIRECTORY |
+	    O_NOFOLLOW | O_CLOEXEC)) != -1)
+		remove_temps(sfd, SCOPE_TEMP_PREFIX);
+	remove_temps(dfd, TOP_TEMP_PREFIX);
+}
