@@ -7,7 +7,8 @@
 #   - `crlcache update` again with nothing changed (conditional GETs)
 #   - `crlcache update` after one 10,000-entry CRL changed (10 entries
 #     more): wall time, bytes the fetcher wrote (/proc/PID/io write_bytes
-#     of it and its children) against the changed CRL's size
+#     of it and its children) and bytes of the published files it wrote
+#     (new inodes outside work/), each against the changed CRL's size
 #   - the published index: bytes of the state directory but its private
 #     working environment work/ (du)
 #   - index open and lookup latency, p50 and p99 (test/bench/scale_lookup.c
@@ -69,13 +70,18 @@ bench_measure full "${upd[@]}"
 bench_measure same "${upd[@]}"
 rm www/other/M1.crl
 cp "$D/changed/M1.crl" www/other/M1.crl
+# The published files: a file the update wrote has a new inode (or size).
+published() { find st -path st/work -prune -o -type f -printf '%i %s\n' | sort; }
+published >published.before
 bench_measure changed "${upd[@]}"
+published >published.after
 grep -q ' /other/M1.crl 200' httpd.log || { echo "scale.sh: M1 was not fetched again" >&2; exit 1; }
 
 read -r full_s full_kb full_wb <full.m
 read -r same_s same_kb same_wb <same.m
 read -r changed_s changed_kb changed_wb <changed.m
 crl_b=$(stat -c %s "$D/changed/M1.crl")
+pub_wb=$(comm -13 published.before published.after | awk '{ s += $2 } END { print s + 0 }')
 index_b=$(du -sb --exclude=work st | cut -f1)
 work_b=$(du -sb st/work | cut -f1)
 www_b=$(du -sb "$D/www" | cut -f1)
@@ -88,7 +94,8 @@ printf 'nothing changed:  %7.2f s %6.0f MiB peak RSS %7.1f MB written\n' "$same_
     "$(echo "$same_kb / 1024" | bc -l)" "$(echo "$same_wb / 1000000" | bc -l)"
 printf 'one CRL changed:  %7.2f s %6.0f MiB peak RSS %7.1f MB written (the CRL: %d bytes)\n' \
     "$changed_s" "$(echo "$changed_kb / 1024" | bc -l)" "$(echo "$changed_wb / 1000000" | bc -l)" "$crl_b"
-echo "published index: $index_b bytes; working environment work/: $work_b bytes; CRLs served: $www_b bytes"
+echo "published index: $index_b bytes (index.mdb $(stat -c %s st/index.mdb)); working environment work/: $work_b bytes; CRLs served: $www_b bytes"
+echo "published files the changed update wrote: $pub_wb bytes"
 
 P=$D
 ./scale_lookup st/index.mdb "$P/leaf-R10.pem" "$P/R10.pem" "$P/www/le/R10/17.crl" \
@@ -109,6 +116,8 @@ mb() { printf '%.1f' "$(echo "$1 / 1000000" | bc -l)"; }
 	printf 'ROW\t`crlcache update`, one 10,000-entry CRL changed, %s (time)\t-\t%.2f\t-\ts\n' "$S" "$changed_s"
 	printf 'ROW\tthe same update, bytes written against the changed CRL (%s MB)\t%s\t%s\t%.1f\tMB\n' \
 	    "$(mb "$crl_b")" "$(mb "$crl_b")" "$(mb "$changed_wb")" "$(echo "$changed_wb / $crl_b" | bc -l)"
+	printf 'ROW\tthe same update, bytes written to the published index (its new files) against the changed CRL\t%s\t%s\t%.1f\tMB\n' \
+	    "$(mb "$crl_b")" "$(mb "$pub_wb")" "$(echo "$pub_wb / $crl_b" | bc -l)"
 	printf 'ROW\tpublished index (state directory but work/), against the CRLs it holds\t%s\t%s\t%.2f\tMB\n' \
 	    "$(mb "$www_b")" "$(mb "$index_b")" "$(echo "$index_b / $www_b" | bc -l)"
 	printf 'ROW\tindex open (crlc_index_open), %s\t-\t%s\t-\tus\n' "$S" "$(lk open_us)"
