@@ -60,6 +60,8 @@ test/unit/t_%: test/unit/t_%.c test/unit/check.h $(LIB_SRCS) $(HDRS)
 	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -Iinclude $(PKG_CFLAGS) $(SAN) -o $@ $< $(LIB_SRCS) $(PKG_LIBS)
 # t_keycache builds provider/keycache.c in.
 test/unit/t_keycache: provider/keycache.c
+# t_at builds fetcher/at.c in.
+test/unit/t_at: fetcher/at.c fetcher/fetcher.h
 
 unit: $(UNIT_BINS)
 

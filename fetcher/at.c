@@ -18,6 +18,17 @@
  */
 #define AT_YEAR_MIN	1950
 #define AT_YEAR_MAX	9999
+/* Seconds since the epoch of 9999-12-31T23:59:59Z: AT_YEAR_MAX in seconds. */
+#define AT_SECONDS_MAX	253402300799LL
+/*
+ * Digits of a fraction of a second (RFC 3339 5.6 time-secfrac, dropped
+ * here): nanoseconds, finer than any clock that stamps a certificate or
+ * a CRL; a longer run is a typing error, not a time.
+ */
+#define AT_FRAC_DIGITS_MAX	9
+/* RFC 3339 5.6 time-numoffset: time-hour ":" time-minute, 00:00-23:59. */
+#define AT_OFFSET_HOUR_MAX	23
+#define AT_OFFSET_MINUTE_MAX	59
 
 /* n decimal digits at *p into *v, advancing *p; -1 if they are not there. */
 static int
@@ -33,26 +44,68 @@ digits(const char **p, int n, int *v)
 	return 0;
 }
 
+/* RFC 3339 Appendix C: the Gregorian leap year rule. */
+static int
+leap_year(int y)
+{
+	return y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
+}
+
+/* RFC 3339 5.7: the last date-mday of month mo (1-12) of year y. */
+static int
+month_days(int y, int mo)
+{
+	static const int days[12] = {
+		31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31
+	};
+
+	return mo == 2 && leap_year(y) ? 29 : days[mo - 1];
+}
+
+/*
+ * RFC 3339 5.7: time-second 60 only at the end of a month with a leap
+ * second, at the same instant around the globe: 23:59:60 UTC on the last
+ * day of June or December (the only months used to date, and those
+ * ITU-R TF.460 prefers).  utc is the instant with the second read as 59.
+ */
+static int
+leap_second_ok(int64_t utc)
+{
+	time_t t = (time_t)utc;
+	struct tm tm;
+
+	if (gmtime_r(&t, &tm) == NULL)
+		return 0;
+	return tm.tm_hour == 23 && tm.tm_min == 59 &&
+	    (tm.tm_mon == 5 || tm.tm_mon == 11) &&
+	    tm.tm_mday == month_days(tm.tm_year + 1900, tm.tm_mon + 1);
+}
+
 /*
  * RFC 3339 date-time (2026-05-01T12:00:00Z, a fraction of a second is
  * dropped, an offset +hh:mm / -hh:mm is applied), a bare full-date
- * (2026-05-01: its midnight UTC), or seconds since the epoch.  0, or -1
- * when s is none of them.
+ * (2026-05-01: its midnight UTC), or seconds since the epoch, each
+ * field checked against RFC 3339 5.7.  0, or -1 with *why naming the
+ * field that is wrong.
  */
 static int
-parse_at(const char *s, int64_t *out)
+at_parse(const char *s, int64_t *out, const char **why)
 {
-	const char *p = s;
+	const char *p = s, *frac;
 	struct tm tm;
 	int y, mo, d, h = 0, mi = 0, sec = 0, oh = 0, om = 0, sign = 0;
+	int64_t t;
 	long long v;
 	char *end;
 
+	*why = "not an RFC 3339 time or seconds since the epoch";
 	if (*s != '\0' && strspn(s, "0123456789") == strlen(s)) {
 		errno = 0;
 		v = strtoll(s, &end, 10);
-		if (errno != 0 || *end != '\0')
+		if (errno != 0 || *end != '\0' || v > AT_SECONDS_MAX) {
+			*why = "seconds since the epoch past year 9999";
 			return -1;
+		}
 		*out = (int64_t)v;
 		return 0;
 	}
@@ -60,29 +113,62 @@ parse_at(const char *s, int64_t *out)
 	    *p++ != '-' || digits(&p, 2, &d) == -1)
 		return -1;
 	if (*p != '\0') {
+		/* RFC 3339 5.6 "T" or "t"; its NOTE allows a space. */
 		if ((*p != 'T' && *p != 't' && *p != ' ') || (p++, 0) ||
 		    digits(&p, 2, &h) == -1 || *p++ != ':' ||
 		    digits(&p, 2, &mi) == -1 || *p++ != ':' ||
 		    digits(&p, 2, &sec) == -1)
 			return -1;
-		if (*p == '.')
-			for (p++; isdigit((unsigned char)*p); p++)
+		if (*p == '.') {
+			for (frac = ++p; isdigit((unsigned char)*p); p++)
 				;
+			if (p == frac) {
+				*why = "a fraction of a second without digits";
+				return -1;
+			}
+			if (p - frac > AT_FRAC_DIGITS_MAX) {
+				*why = "a fraction of a second longer than 9 digits";
+				return -1;
+			}
+		}
 		if (*p == 'Z' || *p == 'z')
 			p++;
 		else if (*p == '+' || *p == '-') {
 			sign = *p++ == '+' ? 1 : -1;
 			if (digits(&p, 2, &oh) == -1 || *p++ != ':' ||
-			    digits(&p, 2, &om) == -1 || oh > 23 || om > 59)
+			    digits(&p, 2, &om) == -1)
 				return -1;
-		} else
+			if (oh > AT_OFFSET_HOUR_MAX) {
+				*why = "offset hour out of range (00-23)";
+				return -1;
+			}
+			if (om > AT_OFFSET_MINUTE_MAX) {
+				*why = "offset minute out of range (00-59)";
+				return -1;
+			}
+		} else {
+			*why = "no time zone (Z or +hh:mm / -hh:mm)";
 			return -1;
+		}
 		if (*p != '\0')
 			return -1;
 	}
-	/* RFC 3339 5.7; a leap second (60) is read as the next second. */
-	if (y < AT_YEAR_MIN || y > AT_YEAR_MAX || mo < 1 || mo > 12 || d < 1 ||
-	    d > 31 || h > 23 || mi > 59 || sec > 60)
+	/* RFC 3339 5.7 Restrictions, one field at a time. */
+	if (y < AT_YEAR_MIN || y > AT_YEAR_MAX)
+		*why = "year out of range (1950-9999)";
+	else if (mo < 1 || mo > 12)
+		*why = "month out of range (01-12)";
+	else if (d < 1 || d > month_days(y, mo))
+		*why = "day out of range for its month";
+	else if (h > 23)
+		*why = "hour out of range (00-23)";
+	else if (mi > 59)
+		*why = "minute out of range (00-59)";
+	else if (sec > 60)
+		*why = "second out of range (00-60)";
+	else
+		*why = NULL;
+	if (*why != NULL)
 		return -1;
 	memset(&tm, 0, sizeof(tm));
 	tm.tm_year = y - 1900;
@@ -90,8 +176,18 @@ parse_at(const char *s, int64_t *out)
 	tm.tm_mday = d;
 	tm.tm_hour = h;
 	tm.tm_min = mi;
-	tm.tm_sec = sec;
-	*out = (int64_t)timegm(&tm) - sign * (oh * 3600 + om * 60);
+	tm.tm_sec = sec == 60 ? 59 : sec;
+	t = (int64_t)timegm(&tm) - sign * (oh * 3600 + om * 60);
+	if (sec == 60) {
+		if (!leap_second_ok(t)) {
+			*why = "second 60 outside a leap second (23:59:60 UTC "
+			    "on 30 June or 31 December)";
+			return -1;
+		}
+		/* A leap second is read as the next second. */
+		t++;
+	}
+	*out = t;
 	return 0;
 }
 
@@ -99,11 +195,19 @@ parse_at(const char *s, int64_t *out)
 int
 at_option(const char *cmd, const char *arg, int64_t *at)
 {
-	if (parse_at(arg, at) == 0)
-		return 0;
-	logx(0, "%s: --at %s: not an RFC 3339 time or seconds since the "
-	    "epoch", cmd, arg);
-	return -1;
+	const char *why;
+
+	if (at_parse(arg, at, &why) == -1) {
+		logx(0, "%s: --at %s: %s", cmd, arg, why);
+		return -1;
+	}
+	/* 0 stands for "no --at" (at_or_now): the epoch cannot be asked. */
+	if (*at == 0) {
+		logx(0, "%s: --at %s: the epoch itself (0) is not accepted",
+		    cmd, arg);
+		return -1;
+	}
+	return 0;
 }
 
 /* The instant to evaluate at: at when --at gave one (non-zero), else now. */

@@ -454,13 +454,32 @@ std_pki() {
     pki_leaf good1 int "/CN=good1.test" cdp="$BASE_URL/int.crl"
 }
 
+# rev1_crl [pki_gencrl ARGS...]: rev1 revoked in the intermediate's CRL
+# $W/int.crl (ARGS such as last=, next=, number=).
+rev1_crl() {
+    pki_revoke int "$PKI/rev1.pem"
+    pki_gencrl int "$W/int.crl" "$@"
+}
+
+# offline_pki [cdp]: `std_pki` for tests that fetch nothing: BASE_URL, only
+# written into CDPs, is port 9 of loopback, where no test listens.
+offline_pki() {
+    need_crlcache
+    BASE_URL=http://127.0.0.1:9
+    std_pki "$@"
+}
+# offline_int_crl [pki_gencrl ARGS...]: offline_pki, then rev1_crl.
+offline_int_crl() {
+    offline_pki
+    rev1_crl "$@"
+}
+
 # served_chain_crls: server + `std_pki cdp`; int.crl (revoking rev1) and
 # root.crl served, as a CA serves the CRLs of its chain.
 served_chain_crls() {
     httpd_start
     std_pki cdp
-    pki_revoke int "$PKI/rev1.pem"
-    pki_gencrl int "$W/int.crl"
+    rev1_crl
     serve "$W/int.crl" int.crl
     pki_gencrl root "$W/root.crl"
     serve "$W/root.crl" root.crl
@@ -469,6 +488,28 @@ served_chain_crls() {
 # ---------------------------------------------------------------- crlcache
 need_crlcache() {
     [ -x "$CRLCACHE" ] || fail "crlcache binary not found or not executable: $CRLCACHE (build it first)"
+}
+# need_module: need_crlcache, the built provider ($MOD) and the openssl.cnf
+# snippet `enable` installs ($SNIP).
+need_module() {
+    need_crlcache
+    MOD=$CRLCACHE_MODULES/crlcache.so
+    SNIP=$TESTDIR/../openssl.cnf.d/crlcache.cnf
+    [ -f "$MOD" ] || fail "no $MOD (build it first)"
+}
+# stock_cnf: $stock, the system's openssl.cnf (skip without one), copied to
+# $W/openssl.cnf; and en ARGS...: crlcache ARGS on that copy (enable, disable).
+stock_cnf() {
+    stock=$(openssl version -d | sed -E 's/^OPENSSLDIR: "(.*)"$/\1/')/openssl.cnf
+    [ -r "$stock" ] || skip "no system openssl.cnf at $stock"
+    cp "$stock" "$W/openssl.cnf"
+    en() { "$CRLCACHE" --state-dir "$STATE" "$@" --openssl-cnf "$W/openssl.cnf"; }
+}
+# need_testdata VAR PATH WHAT: VAR is ../shared/testdata/PATH beside the
+# clone (real data kept outside the repository, read-only in CI), or skip.
+need_testdata() {
+    printf -v "$1" '%s' "$TESTDIR/../../shared/testdata/$2"
+    [ -e "${!1}" ] || skip "no ../shared/testdata/$2 beside the clone ($3)"
 }
 STATE=$W/state
 CONF=$W/crlcache.conf
@@ -510,8 +551,7 @@ served_int_crl() {
     need_crlcache
     httpd_start
     std_pki
-    pki_revoke int "$PKI/rev1.pem"
-    pki_gencrl int "$W/int.crl"
+    rev1_crl
     serve "$W/int.crl" int.crl
     write_conf "url = $BASE_URL/int.crl" "anchor = $PKI/root/cert.pem" \
         "untrusted = $PKI/int/cert.pem" "$@"
@@ -539,10 +579,11 @@ reject_setup() {
     RJ_GEN=$(generation)
     pki_revoke int "$PKI/rev2.pem" reason=keyCompromise
 }
-# reject_expect REASON_REGEX: serve nothing new (the caller did), run update and
+# reject_expect FILE REASON_REGEX: serve FILE as the source, run update and
 # require failure, a reason line for the URL and unchanged data.
 reject_expect() {
-    local re=$1
+    local re=$2
+    serve "$1" "$RJ_NAME.crl"
     cc update >"$W/upd.out" 2>"$W/upd.err"; local rc=$?
     sed 's/^/    update stderr: /' "$W/upd.err"
     [ "$rc" -ne 0 ] || fail "update accepted the bad CRL (exit 0)"

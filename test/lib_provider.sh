@@ -7,9 +7,8 @@
 # system libssl, TLS leaves with SANs (RSA or EC), s_server start/stop, and the
 # TLS test PKI (good / revoked leaves, a revoked intermediate).
 
-need_crlcache
-[ -f "$CRLCACHE_MODULES/crlcache.so" ] || fail "no $CRLCACHE_MODULES/crlcache.so (build it first)"
-export CRLCACHE_MODULE=$CRLCACHE_MODULES/crlcache.so
+need_module
+export CRLCACHE_MODULE=$MOD
 
 # px [--set K=V]... -- PROGRAM ARGS...: run PROGRAM with the provider on, the
 # test's state dir, and log=stderr (before the caller's --set, so they win).
@@ -95,6 +94,12 @@ tls_import() {  # tls_import [CRL...] (default: the three CRLs of tls_pki)
     [ $# -gt 0 ] || set -- "$W/int.crl" "$W/int2.crl" "$W/root.crl"
     [ -f "$CONF" ] || write_conf "# provider test"
     assert_exit 0 cc import --anchor "$ROOT" --untrusted "$W/untrusted.pem" "$@"
+}
+# tls_ready: tls_pki, its three CRLs imported, the provider active.
+tls_ready() {
+    tls_pki
+    tls_import
+    prov_assert_active
 }
 
 # ---------------------------------------------------------------- s_server
@@ -250,4 +255,91 @@ tls_loop_judge() {
                 before_ok, ref, err, ok_after, late_ok, first ? first - tp : -1
             exit !(before_ok >= min && ref >= min && err == 0 && ok_after == 0 && late_ok == 0)
         }' "$W/loop.out"
+}
+
+# ---------------------------------------------------------------- the provider's log
+# log_receiver read|stall: a datagram socket $SOCK (= $W/log.sock) that the
+# provider logs to instead of syslog (the test-only CRLCACHE_TEST_SYSLOG_SOCKET,
+# provider/log.c, exported here).  read: every datagram a line of $W/log.txt;
+# stall: never read, its queue filled as a stuck logger leaves it.
+log_receiver() {
+    SOCK=$W/log.sock
+    export CRLCACHE_TEST_SYSLOG_SOCKET=$SOCK
+    rm -f "$SOCK" "$W/log.txt"
+    "$PY" - "$SOCK" "$1" "$W/log.txt" <<'PY' &
+import os, socket, sys, time
+path, mode, out = sys.argv[1:4]
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(path)
+if mode == "stall":
+    # fill the queue as a stuck logger leaves it: further sends would block
+    c = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    c.setblocking(False)
+    try:
+        while True:
+            c.sendto(b"<14>filler: x", path)
+    except BlockingIOError:
+        pass
+    open(out, "w").close()
+    time.sleep(3600)
+with open(out, "w") as f:
+    while True:
+        f.write(s.recv(4096).decode(errors="replace") + "\n")
+        f.flush()
+PY
+    bg_register $!
+    for _ in $(seq 1 100); do [ -S "$SOCK" ] && [ -e "$W/log.txt" ] && return 0; sleep 0.05; done
+    fail "log receiver did not start"
+}
+
+# ---------------------------------------------------------------- a lookup that fails
+# index_break_lookups: republish $STATE/index.mdb (rename, as a publish does)
+# so that it still passes every check at open but each lookup of a revocation
+# fails for real inside the index reader (crlc_index_lookup returns -1).
+#   Format 2 (LMDB): the "rev" database's root page gets page flags that are
+#   neither branch nor leaf; the open checks (lib/lmdbcheck.c) bound root page
+#   numbers only, and LMDB answers MDB_CORRUPTED on the first search of it.
+#   Format 3 (top file "CRLCTOP\n"): the scope files are removed; the top
+#   opens, and the first lookup that maps a scope (lazily) fails.
+index_break_lookups() {
+    local idx=$STATE/index.mdb ps
+    if printf 'CRLCTOP\n' | cmp -s -n 8 - "$idx"; then
+        rm -f "$STATE"/scope/[0-9a-f]*
+        return 0
+    fi
+    ps=$(getconf PAGESIZE)
+    [ "$ps" -gt 32768 ] && ps=32768
+    cp -p "$idx" "$idx.broken"
+    # LMDB 0.9's layout (mdb.c): native byte order, size_t words.
+    "$PY" - "$idx.broken" "$ps" <<'EOF_PY' || fail "index_break_lookups: no rev database to break"
+import struct, sys
+path, ps = sys.argv[1], int(sys.argv[2])
+b = bytearray(open(path, "rb").read())
+W = struct.calcsize("N")
+HDR = W + 8                   # page: pgno, pad u16, flags u16, lower u16, upper u16
+FLAGS, LOWER = W + 2, W + 4
+DBS = 8 + 2 * W               # meta: magic, version, address, mapsize, dbs[2]
+DBLEN, ROOT = 8 + 5 * W, 8 + 4 * W
+LAST = DBS + 2 * DBLEN        # meta: last_pg, then txnid
+P_LEAF = 0x02
+word = lambda o: struct.unpack_from("N", b, o)[0]
+u16 = lambda o: struct.unpack_from("=H", b, o)[0]
+meta = max((i * ps + HDR for i in (0, 1)), key=lambda m: word(m + LAST + W))
+main = word(meta + DBS + DBLEN + ROOT) * ps
+if u16(main + FLAGS) & P_LEAF == 0:
+    sys.exit("main database root is not a leaf")
+for k in range((u16(main + LOWER) - HDR) // 2):
+    node = main + u16(main + HDR + 2 * k)
+    ksize = u16(node + 6)
+    if bytes(b[node + 8:node + 8 + ksize]) == b"rev":
+        root = word(node + 8 + ksize + ROOT)
+        break
+else:
+    sys.exit("no rev database")
+if root * ps + ps > len(b):
+    sys.exit("rev database is empty")
+struct.pack_into("=H", b, root * ps + FLAGS, 0)
+open(path, "wb").write(b)
+EOF_PY
+    mv "$idx.broken" "$idx"
 }

@@ -5,15 +5,8 @@
 # certificates, and `check` answers from it; a certificate that is
 # neither self-signed nor a CA is refused as an anchor.
 . "$(dirname "$0")/lib.sh"
-need_crlcache
 
-BASE_URL=http://127.0.0.1:9   # only written into CDPs, never fetched here
-pki_root root "/CN=Partial Root/O=crlcache tests"
-pki_ca int root "/CN=Partial Int/O=crlcache tests"
-pki_leaf rev1 int "/CN=rev1.test" cdp="$BASE_URL/int.crl"
-pki_leaf good1 int "/CN=good1.test" cdp="$BASE_URL/int.crl"
-pki_revoke int "$PKI/rev1.pem"
-pki_gencrl int "$W/int.crl"
+offline_int_crl
 write_conf "# partial chain"
 
 cc import --anchor "$PKI/int/cert.pem" "$W/int.crl" >"$W/imp.out" 2>&1 \

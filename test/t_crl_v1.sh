@@ -5,9 +5,7 @@
 # rollback), but once the scope holds a numbered (v2) CRL an unnumbered one
 # is refused and the data kept.
 . "$(dirname "$0")/lib.sh"
-need_crlcache
-BASE_URL=http://127.0.0.1:9
-std_pki
+offline_pki
 write_conf "anchor = $PKI/root/cert.pem" "untrusted = $PKI/int/cert.pem"
 # v1_crl OUT [LASTUPDATE]: openssl ca writes v1 without -crlexts and
 # without a crlnumber file.

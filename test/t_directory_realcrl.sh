@@ -6,8 +6,7 @@
 # (9257 entries) is verified through the directory's intermediate; real
 # certificates that are expired or do not chain to an anchor here stay out.
 . "$(dirname "$0")/lib.sh"
-REAL=$TESTDIR/../../shared/testdata/realcrl
-[ -d "$REAL/crl" ] || skip "no ../shared/testdata/realcrl beside the clone (real CRLs of public CAs)"
+need_testdata REAL realcrl "real CRLs of public CAs"
 need_crlcache
 httpd_start
 CA=$REAL/ca

@@ -5,16 +5,10 @@
 # enable refuses (leaving the file alone) when the module is missing or
 # is not a provider.
 . "$(dirname "$0")/lib.sh"
-need_crlcache
-MOD=$CRLCACHE_MODULES/crlcache.so
-SNIP=$TESTDIR/../openssl.cnf.d/crlcache.cnf
-[ -f "$MOD" ] || fail "no $MOD (build it first)"
-stock=$(openssl version -d | sed -E 's/^OPENSSLDIR: "(.*)"$/\1/')/openssl.cnf
-[ -r "$stock" ] || skip "no system openssl.cnf at $stock"
+need_module
+stock_cnf
 cp "$stock" "$W/orig.cnf"
-cp "$stock" "$W/openssl.cnf"
 mkdir -p "$STATE"
-en() { "$CRLCACHE" --state-dir "$STATE" "$@" --openssl-cnf "$W/openssl.cnf"; }
 
 # the default module path is OpenSSL's modules directory, as pkg-config says
 mdir=$(pkg-config --variable=modulesdir libcrypto)

@@ -4,19 +4,10 @@
 # where the system requires fips=yes, in any form OpenSSL accepts, both
 # refuse with the reason and leave the file byte for byte as it was.
 . "$(dirname "$0")/lib.sh"
-need_crlcache
-MOD=$CRLCACHE_MODULES/crlcache.so
-SNIP=$TESTDIR/../openssl.cnf.d/crlcache.cnf
-[ -f "$MOD" ] || fail "no $MOD (build it first)"
+need_module
 export CRLCACHE_MODULE=$MOD CRLCACHE_SNIPPET=$SNIP
 
-BASE_URL=http://127.0.0.1:9   # only written into CDPs, never fetched
-pki_root root "/CN=Test Root/O=crlcache tests"
-pki_ca int root "/CN=Test Int/O=crlcache tests"
-pki_leaf rev1 int "/CN=rev1.test" cdp="$BASE_URL/int.crl"
-pki_leaf good1 int "/CN=good1.test" cdp="$BASE_URL/int.crl"
-pki_revoke int "$PKI/rev1.pem"
-pki_gencrl int "$W/int.crl"
+offline_int_crl
 write_conf "# empty"
 assert_exit 0 cc import --anchor "$PKI/root/cert.pem" --untrusted "$PKI/int/cert.pem" "$W/int.crl"
 

@@ -2,9 +2,7 @@
 # import rejections: one "crlcache: FILE: rejected: REASON" line per rejected
 # CRL, non-zero exit, earlier data kept; a good CRL next to a bad one.
 . "$(dirname "$0")/lib.sh"
-need_crlcache
-BASE_URL=http://127.0.0.1:9
-std_pki
+offline_pki
 pki_root evilroot "/CN=Evil Root"
 pki_ca evilint evilroot "/CN=Test Int/O=crlcache tests"
 pki_revoke int "$PKI/rev1.pem"

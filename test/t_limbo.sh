@@ -11,8 +11,7 @@
 # CI has a read-only copy of shared/ next to the repository clone.
 . "$(dirname "$0")/lib.sh"
 need_crlcache
-LIMBO=$TESTDIR/../../shared/testdata/x509-limbo-crl/cases.json
-[ -f "$LIMBO" ] || skip "x509-limbo CRL cases not found at $LIMBO (shared/testdata is outside the repository)"
+need_testdata LIMBO x509-limbo-crl/cases.json "the x509-limbo CRL cases"
 command -v python3 >/dev/null || skip "python3 not available to read cases.json"
 write_conf "# x509-limbo"
 python3 - "$LIMBO" "$W/cases" >"$W/cases.lst" <<'PY' || fail "cannot read $LIMBO"

@@ -4,10 +4,7 @@
 . "$(dirname "$0")/lib.sh"
 need_crlcache
 command -v flock >/dev/null || skip "no flock(1) to hold the lock"
-BASE_URL=http://127.0.0.1:9   # written into CDPs only, never fetched
-std_pki
-pki_revoke int "$PKI/rev1.pem"
-pki_gencrl int "$W/int.crl"
+offline_int_crl
 write_conf "anchor = $PKI/root/cert.pem" "untrusted = $PKI/int/cert.pem"
 mkdir -p "$STATE"
 # the holder is the sleeping process itself, so killing it frees the lock

@@ -5,7 +5,7 @@
 # ("openssl[PID]: crlcache: ..."); and a logger that stopped reading (its
 # socket queue full) stalls no verification: every refusal still happens,
 # in time.  The logger is a datagram socket of the test's own, named by
-# the test-only CRLCACHE_TEST_SYSLOG_SOCKET (provider/log.c).
+# the test-only CRLCACHE_TEST_SYSLOG_SOCKET (provider/log.c; log_receiver).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_provider.sh"
 
@@ -13,40 +13,7 @@ REPEAT=300      # refusals in one process
 MAX_LINES=12    # LOG_BURST (10) lines, a racing extra, one "held back" line
 STALL_LIMIT=60  # seconds REPEAT refusals may take with the logger stalled
 
-tls_pki
-tls_import
-prov_assert_active
-SOCK=$W/log.sock
-export CRLCACHE_TEST_SYSLOG_SOCKET=$SOCK
-
-# receiver MODE: read (every datagram a line of $W/log.txt) or stall (never read).
-receiver() {
-    rm -f "$SOCK" "$W/log.txt"
-    "$PY" - "$SOCK" "$1" "$W/log.txt" <<'PY' &
-import os, socket, sys, time
-path, mode, out = sys.argv[1:4]
-s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-s.bind(path)
-if mode == "stall":
-    # fill the queue as a stuck logger leaves it: further sends would block
-    c = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-    c.setblocking(False)
-    try:
-        while True:
-            c.sendto(b"<14>filler: x", path)
-    except BlockingIOError:
-        pass
-    open(out, "w").close()
-    time.sleep(3600)
-with open(out, "w") as f:
-    while True:
-        f.write(s.recv(4096).decode(errors="replace") + "\n")
-        f.flush()
-PY
-    bg_register $!
-    for _ in $(seq 1 100); do [ -S "$SOCK" ] && [ -e "$W/log.txt" ] && return 0; sleep 0.05; done
-    fail "log receiver did not start"
-}
+tls_ready
 refuse_many() {    # REPEAT verifications of a revoked certificate, one process
     local args=() i
     for i in $(seq 1 "$REPEAT"); do args+=("$PKI/rev_rsa.pem"); done
@@ -56,7 +23,7 @@ refuse_many() {    # REPEAT verifications of a revoked certificate, one process
     REFUSED=$(grep -c 'verification failed' "$W/verify.out")
 }
 
-receiver read
+log_receiver read
 refuse_many
 sleep 0.5
 [ "$VERIFY_RC" -ne 0 ] && [ "$REFUSED" -eq "$REPEAT" ] \
@@ -70,7 +37,7 @@ grep -Eq '^<[0-9]+>openssl\[[0-9]+\]: crlcache: certificate is revoked' "$W/log.
     || fail "the log line does not name the program and its pid"
 case_ok "rate limited, names the program"
 
-receiver stall
+log_receiver stall
 start=$(date +%s)
 refuse_many
 took=$(( $(date +%s) - start ))

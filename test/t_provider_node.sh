@@ -57,11 +57,7 @@ cl_node "$gport"; expect_node ok "exec: node accepts the good server"
 cp "$W/client.out" "$W/node-good.out"
 
 # ---- enable / disable on a copy of the system openssl.cnf
-stock=$(openssl version -d | sed -E 's/^OPENSSLDIR: "(.*)"$/\1/')/openssl.cnf
-[ -r "$stock" ] || skip "no system openssl.cnf at $stock"
-SNIP=$TESTDIR/../openssl.cnf.d/crlcache.cnf
-en() { "$CRLCACHE" --state-dir "$STATE" "$@" --openssl-cnf "$W/openssl.cnf"; }
-cp "$stock" "$W/openssl.cnf"
+stock_cnf
 assert_exit 0 en enable --module "$CRLCACHE_MODULE" --snippet "$SNIP"
 NODE_ENV_CONF=$W/openssl.cnf
 cl_node "$rport"; expect_node fail "enable: node refuses the revoked server"

@@ -6,9 +6,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_provider.sh"
 
-tls_pki
-tls_import
-prov_assert_active
+tls_ready
 srv_start rev rev_ec
 port=$(srv_port rev)
 

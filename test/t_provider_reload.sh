@@ -7,9 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_provider.sh"
 
-tls_pki
-tls_import
-prov_assert_active
+tls_ready
 srv_start good good_ec
 port=$(srv_port good)
 

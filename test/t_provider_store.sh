@@ -12,9 +12,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_provider.sh"
 
-tls_pki
-tls_import
-prov_assert_active
+tls_ready
 
 # crlv [exec args] -- CERT [openssl verify options]
 crlv() {

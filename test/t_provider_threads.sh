@@ -9,9 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_provider.sh"
 
-tls_pki
-tls_import
-prov_assert_active
+tls_ready
 
 cat >"$W/threads.py" <<'PY'
 import socket, socketserver, ssl, sys, threading, time

@@ -10,9 +10,7 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_provider.sh"
 
-tls_pki
-tls_import
-prov_assert_active
+tls_ready
 
 for kt in rsa ec; do
     srv_start "good_$kt" "good_$kt"

@@ -8,9 +8,7 @@
 . "$(dirname "$0")/lib_provider.sh"
 command -v valgrind >/dev/null || skip "valgrind not installed"
 
-tls_pki
-tls_import
-prov_assert_active
+tls_ready
 srv_start rev rev_ec
 port=$(srv_port rev)
 

@@ -16,8 +16,7 @@
 # --at at all refuses what only an archived instant makes valid.
 # CI has a read-only copy of shared/ next to the repository clone.
 . "$(dirname "$0")/lib.sh"
-REAL=$TESTDIR/../../shared/testdata/realcrl
-[ -d "$REAL/crl" ] || skip "no ../shared/testdata/realcrl beside the clone (real CRLs of public CAs)"
+need_testdata REAL realcrl "real CRLs of public CAs"
 need_crlcache
 command -v mdb_dump >/dev/null || skip "mdb_dump (lmdb-utils) not installed"
 CA=$REAL/ca

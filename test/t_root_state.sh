@@ -11,10 +11,7 @@ need_crlcache
 [ "$(id -u)" -eq 0 ] || skip "needs root"
 id nobody >/dev/null 2>&1 || skip "no user nobody to own the state directory"
 
-BASE_URL=http://127.0.0.1:9   # only written into CDPs, never fetched here
-std_pki
-pki_revoke int "$PKI/rev1.pem"
-pki_gencrl int "$W/int.crl"
+offline_int_crl
 write_conf "anchor = $PKI/root/cert.pem" "untrusted = $PKI/int/cert.pem"
 assert_exit 0 cc import "$W/int.crl"
 [ -e "$STATE/work/lock.mdb" ] || fail "no working lock file to replace"
