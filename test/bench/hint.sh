@@ -31,9 +31,9 @@ for i in cov $(seq 1 "$N"); do
 done
 q openssl ca -batch -config root/ca.cnf -cert root.pem -keyfile root.key -gencrl -out root.crl
 q openssl ca -batch -config cov/ca.cnf -cert cov.pem -keyfile cov.key -gencrl -out cov.crl
-"$CRLCACHE" --state-dir st import --anchor root.pem --untrusted ints.pem root.crl cov.crl
+"$CRLCACHE" -c none.conf --state-dir st import --anchor root.pem --untrusted ints.pem root.crl cov.crl
 for h in on off; do
-	"$CRLCACHE" --state-dir st exec --set log=stderr --set hints=$h -- \
+	"$CRLCACHE" -c none.conf --state-dir st exec --set log=stderr --set hints=$h -- \
 	    sh -c 'cat "$OPENSSL_CONF"' >"$h.cnf"
 done
 unc=$(for i in $(seq 1 "$N"); do echo "leaf-$i.pem"; done)

@@ -126,7 +126,7 @@ mb() { printf '%.1f' "$(echo "$1 / 1000000" | bc -l)"; }
 } | bench_rows
 
 # The whole openssl verify process with this index: R10's leaf (RSA chain).
-"$CRLCACHE" --state-dir st exec --set log=stderr -- sh -c 'cat "$OPENSSL_CONF"' |
+"$CRLCACHE" -c scale.conf --state-dir st exec --set log=stderr -- sh -c 'cat "$OPENSSL_CONF"' |
     sed '/^\.include .*\/openssl\.cnf$/d' >crlcache.cnf
 sed '/^crlcache = crlcache_sect$/d' crlcache.cnf >plain.cnf
 bench_process "RSA chain, $S" "$W/plain.cnf" "$W/crlcache.cnf" "$D/X1.pem" "$D/R10.pem" \
