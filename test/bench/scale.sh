@@ -49,8 +49,9 @@ echo "$(wc -l <"$D/urls") CRLs, $(du -sb "$D/www" | cut -f1) bytes"
 cc -std=c11 -D_GNU_SOURCE -O2 -I"$ROOT/include" -o scale_lookup "$ROOT/test/bench/scale_lookup.c" \
     "$ROOT/lib/libcrlcache.a" $(pkg-config --cflags --libs libcrypto lmdb) -lpthread
 
-# What is served: links to the cached CRLs, so that M1's is replaced here only.
-cp -al "$D/www" www
+# What is served: links to the cached CRLs (copies across file systems),
+# so that M1's is replaced here only.
+cp -al "$D/www" www 2>/dev/null || { rm -rf www; cp -a "$D/www" www; }
 python3 "$ROOT/test/httpd.py" --root www --bind "$SCALE_HOST" --port "$SCALE_PORT" \
     --port-file port --log httpd.log 2>httpd.err &
 httpd=$!
