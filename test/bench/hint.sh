@@ -31,21 +31,24 @@ for i in cov $(seq 1 "$N"); do
 done
 q openssl ca -batch -config root/ca.cnf -cert root.pem -keyfile root.key -gencrl -out root.crl
 q openssl ca -batch -config cov/ca.cnf -cert cov.pem -keyfile cov.key -gencrl -out cov.crl
-"$CRLCACHE" --state-dir st import --anchor root.pem --untrusted ints.pem root.crl cov.crl
+"$CRLCACHE" -c none.conf --state-dir st import --anchor root.pem --untrusted ints.pem root.crl cov.crl
 for h in on off; do
-	"$CRLCACHE" --state-dir st exec --set log=stderr --set hints=$h -- \
+	"$CRLCACHE" -c none.conf --state-dir st exec --set log=stderr --set hints=$h -- \
 	    sh -c 'cat "$OPENSSL_CONF"' >"$h.cnf"
 done
 unc=$(for i in $(seq 1 "$N"); do echo "leaf-$i.pem"; done)
 mkdir -m 1733 st/hints
+# run CASE: hint_bench's row, named by CASE.
+run() {
+	# shellcheck disable=SC2086
+	./hint_bench on.cnf off.cnf root.pem ints.pem leaf-cov.pem $unc |
+	    sed "s/^\(ROW\t[^\t]*\)/\1, $1/" | bench_rows
+}
 echo "spool present (hints written):"
-# shellcheck disable=SC2086
-./hint_bench on.cnf off.cnf root.pem ints.pem leaf-cov.pem $unc
+run "spool present (hint written)"
 echo "  hints written: $(ls st/hints | wc -l)"
 echo "spool holding these hints already (EEXIST: another process left them):"
-# shellcheck disable=SC2086
-./hint_bench on.cnf off.cnf root.pem ints.pem leaf-cov.pem $unc
+run "hint already spooled"
 rm -rf st/hints
 echo "spool missing (a program that cannot write there):"
-# shellcheck disable=SC2086
-./hint_bench on.cnf off.cnf root.pem ints.pem leaf-cov.pem $unc
+run "spool missing"

@@ -1,43 +1,49 @@
 #!/bin/bash
-# Benchmark: ingest and publish one large CRL, and the index size per entry.
+# Benchmark: ingest and publish one large CRL, and publish after a small
+# CRL changed beside it.
 #
 #   test/bench/ingest.sh [ENTRIES]      (default 1000000)
 #
-# Builds a root CA with the openssl CLI, writes ENTRIES revoked serials
-# (random 16-byte serials, like Let's Encrypt's) into its database, has
-# `openssl ca -gencrl` sign the CRL, then measures in the same run, each
-# with /usr/bin/time (wall time, peak RSS):
+# A P-256 root CA signs a CRL of ENTRIES random 16-byte serials (as Let's
+# Encrypt's; made by test/bench/scale_gen.c), then, in the same run, each
+# under /usr/bin/time (wall time, peak RSS) and /proc/PID/io:
 #   - `openssl crl -noout`            (OpenSSL parsing the CRL, the floor)
 #   - `crlcache import`               (parse + verify + ingest + publish)
 #   - `crlcache import` again         (same CRL: recognised as unchanged)
 #   - `crlcache update` of the same CRL from test/httpd.py on 127.0.0.1
-# and reports the ratios (time to `openssl crl -noout`, peak RSS to the
-# CRL's size) as markdown table rows and as JSON lines.
+#   - `crlcache import` of another CA's 1,000-entry CRL into that index,
+#     and of its next CRL (10 entries more): the publish after one small
+#     CRL changed (time, bytes written against that CRL's size)
+# Rows for `make bench`: time against `openssl crl -noout`, peak RSS
+# against the CRL's size.
 N=${1:-1000000}
 . "$(dirname "$0")/common.sh"
+. "$ROOT/test/bench/scale_data.sh"
+# Entries of the small CRL that changes.
+SMALL=1000
 
-# measure OUT CMD...: run CMD under /usr/bin/time; OUT gets "seconds kilobytes"
-measure() {
-	local out=$1; shift
-	/usr/bin/time -f '%e %M' -o "$out" "$@" || { echo "failed: $*" >&2; exit 1; }
-	tail -n 1 "$out" >"$out.last" && mv "$out.last" "$out"
-}
-
-bench_ca_conf "$W/ca"
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
-    -keyout root.key -out root.pem -subj "/CN=Bench Root" -days 30 \
-    -addext "keyUsage=critical,keyCertSign,cRLSign" 2>/dev/null
-bench_revocations "$N" >ca/index.txt
-openssl ca -batch -config ca/ca.cnf -cert root.pem -keyfile root.key -gencrl -out big.pem 2>/dev/null
-openssl crl -in big.pem -outform DER -out big.crl
+scale_ca_cnf
+scale_ca root - p256
+scale_ca small - p256
+cc -O2 -o scale_gen "$ROOT/test/bench/scale_gen.c" $(pkg-config --cflags --libs libcrypto)
+this=$(($(date +%s) - 3600))
+next=$((this + 7 * 86400))
+cat >plan <<PLAN
+big.crl root.pem root.key $N 1 1 $this $next -
+small1.crl small.pem small.key $SMALL 2 1 $this $next -
+small2.crl small.pem small.key $((SMALL + 10)) 2 2 $((this + 60)) $next -
+PLAN
+./scale_gen plan
 der=$(stat -c %s big.crl)
+small_der=$(stat -c %s small2.crl)
 echo "generated CRL: $N entries, $der bytes DER"
 
-# An empty configuration: the host's own (/etc/crlcache) plays no part.
-: >empty.conf
-measure parse.m openssl crl -inform DER -in big.crl -noout
-measure import.m "$CRLCACHE" -c empty.conf --state-dir st import --anchor root.pem big.crl
-measure again.m "$CRLCACHE" -c empty.conf --state-dir st import --anchor root.pem big.crl
+imp=("$CRLCACHE" -c none.conf --state-dir st import --anchor)
+bench_measure parse openssl crl -inform DER -in big.crl -noout
+bench_measure import "${imp[@]}" root.pem big.crl
+bench_measure again "${imp[@]}" root.pem big.crl
+"${imp[@]}" small.pem small1.crl
+bench_measure small "${imp[@]}" small.pem small2.crl
 
 # The same CRL over loopback HTTP into an empty state directory.
 mkdir www
@@ -48,40 +54,32 @@ trap 'kill $httpd 2>/dev/null; rm -rf "$W"' EXIT
 for _ in $(seq 1 100); do [ -s port ] && break; sleep 0.05; done
 printf '%s\n' "url = http://127.0.0.1:$(cat port)/big.crl" "anchor = $W/root.pem" \
     "enroll = none" >upd.conf
-measure update.m "$CRLCACHE" --state-dir st-upd -c upd.conf update
+bench_measure update "$CRLCACHE" --state-dir st-upd -c upd.conf update
 
-read -r parse_s parse_kb <parse.m
-read -r import_s import_kb <import.m
-read -r again_s again_kb <again.m
-read -r update_s update_kb <update.m
-size=$(published_bytes st)
+read -r parse_s parse_kb _ <parse.m
+read -r import_s import_kb _ <import.m
+read -r again_s again_kb _ <again.m
+read -r small_s _ small_wb <small.m
+read -r update_s update_kb _ <update.m
 ratio() { echo "$1 / $2" | bc -l; }
-mb() { echo "$1 / 1024" | bc -l; }
+mib() { printf '%.1f' "$(echo "$1 / 1024" | bc -l)"; }
 crl_kb=$(echo "$der / 1024" | bc -l)
-printf 'openssl crl -noout (parse):        %7.2f s %7.0f MiB\n' "$parse_s" "$(mb "$parse_kb")"
-printf 'crlcache import (ingest+publish):  %7.2f s %7.0f MiB\n' "$import_s" "$(mb "$import_kb")"
-printf 'crlcache import again (unchanged): %7.2f s %7.0f MiB\n' "$again_s" "$(mb "$again_kb")"
-printf 'crlcache update (loopback HTTP):   %7.2f s %7.0f MiB\n' "$update_s" "$(mb "$update_kb")"
-printf 'published index (index.mdb, scope/): %d bytes, of which signed CRL %d; %.1f bytes per entry without the CRL, %.1f with it\n' \
-    "$size" "$der" "$(echo "($size - $der) / $N" | bc -l)" "$(echo "$size / $N" | bc -l)"
-echo
-echo '| what | time | time / `openssl crl -noout` | peak RSS | peak RSS / CRL size |'
-echo '|---|---|---|---|---|'
-row() {	# row LABEL SECONDS KB
-	printf '| %s | %.2f s | %.2f× | %.0f MiB | %.2f× |\n' "$1" "$2" "$(ratio "$2" "$parse_s")" \
-	    "$(mb "$3")" "$(ratio "$3" "$crl_kb")"
+echo "published index (index.mdb, scope/): $(published_bytes st) bytes, work/: $(du -sb st/work | cut -f1) bytes"
+label="$N-entry CRL ($(printf %.1f "$(echo "$der / 1000000" | bc -l)") MB DER)"
+row() {	# row WHAT SECONDS KB
+	printf 'ROW\t%s, against `openssl crl -noout` of the same file (time)\t%.2f\t%.2f\t%.2f\ts\n' \
+	    "$1" "$parse_s" "$2" "$(ratio "$2" "$parse_s")"
+	printf 'ROW\t%s, peak RSS against the CRL size\t%s\t%s\t%.2f\tMiB\n' \
+	    "$1" "$(mib "$crl_kb")" "$(mib "$3")" "$(ratio "$3" "$crl_kb")"
 }
-label="$N-entry CRL ($(printf %.1f "$(echo "$der / 1000000" | bc -l)") MB)"
-row "\`openssl crl -noout\` of a $label" "$parse_s" "$parse_kb"
-row "\`crlcache import\` of a $label" "$import_s" "$import_kb"
-row "\`crlcache import\` of the same CRL again (unchanged)" "$again_s" "$again_kb"
-row "\`crlcache update\` of the same CRL over loopback HTTP" "$update_s" "$update_kb"
-echo
-json() {	# json NAME SECONDS KB
-	printf '{"bench":"ingest","what":"%s","entries":%d,"crl_bytes":%d,"seconds":%.3f,"time_ratio":%.3f,"peak_rss_kb":%d,"rss_ratio":%.3f}\n' \
-	    "$1" "$N" "$der" "$2" "$(ratio "$2" "$parse_s")" "$3" "$(ratio "$3" "$crl_kb")"
-}
-json openssl_crl_noout "$parse_s" "$parse_kb"
-json import "$import_s" "$import_kb"
-json import_unchanged "$again_s" "$again_kb"
-json update_http "$update_s" "$update_kb"
+{
+	row "\`crlcache import\` of a $label" "$import_s" "$import_kb"
+	row "\`crlcache update\` of the same CRL over loopback HTTP" "$update_s" "$update_kb"
+	printf 'ROW\t`crlcache import` of the same CRL again, unchanged (time)\t%.2f\t%.2f\t%.2f\ts\n' \
+	    "$parse_s" "$again_s" "$(ratio "$again_s" "$parse_s")"
+	printf 'ROW\tpublish after one small CRL changed (%d entries), %d-entry index (time)\t-\t%.2f\t-\ts\n' \
+	    "$SMALL" "$N" "$small_s"
+	printf 'ROW\tthe same publish, bytes written against the changed CRL\t%.3f\t%.3f\t%.1f\tMB\n' \
+	    "$(echo "$small_der / 1000000" | bc -l)" "$(echo "$small_wb / 1000000" | bc -l)" \
+	    "$(ratio "$small_wb" "$small_der")"
+} | bench_rows

@@ -1,22 +1,27 @@
 #!/bin/bash
 # `make bench`'s summary: the rows the benchmarks appended to ROWS (one
-# per line: ROW <tab> what <tab> without <tab> with <tab> ratio [<tab> unit])
-# as a markdown table on stdout and as JSON in JSON.
+# per line: ROW <tab> what <tab> without <tab> with <tab> ratio <tab> unit
+# <tab> target, see bench_rows in common.sh) as a markdown table on
+# stdout and as JSON in JSON.
 #
 #   test/bench/table.sh ROWS JSON
 #
-# A benchmark adds rows by piping its program's output through bench_rows
-# (common.sh) with BENCH_ROWS set; the "without" and "with" columns are
-# the same measurement without and with crlcache (or, for a row whose
-# baseline is another program, that program), the unit defaults to us.
+# The "without" and "with" columns are the same measurement without and
+# with crlcache (or, for a row whose baseline is another program or a
+# size, that baseline); a figure without a baseline has "-" there and as
+# its ratio (JSON null).  The target is issue 14's, "-" where it sets none.
 set -eu
 rows=$1 json=$2
-echo "| what | without | with crlcache | ratio |"
-echo "|---|---:|---:|---:|"
-awk -F'\t' '$1 == "ROW" { u = ($6 == "" ? "us" : $6);
-    printf "| %s | %s %s | %s %s | %s |\n", $2, $3, u, $4, u, $5 }' "$rows"
-awk -F'\t' 'BEGIN { printf "[" }
-    $1 == "ROW" { gsub(/["\\]/, "", $2); u = ($6 == "" ? "us" : $6);
-        printf "%s\n  {\"what\": \"%s\", \"without\": %s, \"with\": %s, \"ratio\": %s, \"unit\": \"%s\"}",
-            (n++ ? "," : ""), $2, $3, $4, $5, u }
+echo "| what | without | with crlcache | ratio | target |"
+echo "|---|---:|---:|---:|---|"
+awk -F'\t' '$1 == "ROW" { u = ($6 == "" ? "us" : $6)
+    a = ($3 == "-" ? "-" : $3 " " u); b = ($4 == "-" ? "-" : $4 " " u)
+    printf "| %s | %s | %s | %s | %s |\n", $2, a, b, $5, ($7 == "" ? "-" : $7) }' "$rows"
+awk -F'\t' 'function num(v) { return v ~ /^-?[0-9.]+(e[-+]?[0-9]+)?$/ ? v : "null" }
+    function str(v) { gsub(/["\\]/, "", v); return "\"" v "\"" }
+    BEGIN { printf "[" }
+    $1 == "ROW" {
+        printf "%s\n  {\"what\": %s, \"without\": %s, \"with\": %s, \"ratio\": %s, \"unit\": %s, \"target\": %s}",
+            (n++ ? "," : ""), str($2), num($3), num($4), num($5), str($6 == "" ? "us" : $6),
+            str($7 == "" ? "-" : $7) }
     END { print "\n]" }' "$rows" >"$json"
