@@ -190,10 +190,10 @@ case_ok "enabled: revoked server refused"
 #    `crlcache publish` must replace it, or curl below passes through.
 runuser -u crlcache -- sh -c 'set -e; cd "$1"; rm -f .t_deb-old.mdb
     for db in meta canon alias key rev crl; do
-        mdb_dump -s "$db" work | mdb_load -n -s "$db" .t_deb-old.mdb; done
+        mdb_dump -s "$db" work | mdb_load -n -s "$db" .t_deb-old.mdb 2>/dev/null; done
     chmod 644 .t_deb-old.mdb; mv .t_deb-old.mdb index.mdb' sh "$STATEDIR" ||
     fail "could not put a format 2 index in place"
-[ "$(head -c 8 "$STATEDIR/index.mdb")" != CRLCTOP ] || fail "index.mdb still format 3"
+[ "$(head -c 7 "$STATEDIR/index.mdb" | tr -d '\0')" != CRLCTOP ] || fail "index.mdb still format 3"
 cp -a "$CNF" "$W/openssl.cnf.enabled"
 dpkg_w -i "$DEB" >"$W/reinstall.log" || { cat "$W/reinstall.log" >&2; fail "dpkg -i again"; }
 cmp -s "$CNF" "$W/openssl.cnf.enabled" || fail "reinstalling changed $CNF"
