@@ -336,8 +336,8 @@ crlc_top_write(int fd, uint64_t generation, int64_t created,
 		scope_encode(buf + sec[4].off + at, &scopes[i]);
 		at += scope_rec_len(&scopes[i]);
 	}
-	crlc_sha256(buf, (size_t)(total - CRLC_TOP_TRAILER_LEN),
-	    buf + total - CRLC_TOP_TRAILER_LEN);
+	crlc_put_u64(buf + total - CRLC_TOP_TRAILER_LEN,
+	    crlc_sum64(buf, (size_t)(total - CRLC_TOP_TRAILER_LEN)));
 	ret = write_all(fd, buf, (size_t)total);
 done:
 	free(buf);
