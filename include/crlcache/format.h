@@ -203,11 +203,16 @@
  *	   carries that id, this format and its own size, it is kept as it
  *	   is: an unchanged CRL is never rewritten, so a publish writes the
  *	   top file and the scope files of the CRLs that changed, whatever
- *	   the size of the rest.  Else the scope's entries are collected from
+ *	   the size of the rest.  Else the scope's entries are taken from
  *	   "rev" (the records of its scope number under its issuer id and key
- *	   number; a hashed serial form gives its slot's hash), sorted by
- *	   slot, and the file is written to scope/.tmp.XXXXXX (mkostemp, mode
- *	   0644), fsync()ed and renamed to scope/<hex id>.  A scope file, once
+ *	   number; a hashed serial form gives its slot's hash) and the file is
+ *	   written to scope/.tmp.XXXXXX (mkostemp, mode
+ *	   0644) as they come: in "rev" key order the serials of up to
+ *	   CRLC_SLOT_INLINE octets already come in slot order (zero padding
+ *	   then the length orders as LMDB's shorter-first comparison does),
+ *	   so no array of them is held; a scope with a longer serial (a
+ *	   hashed slot) has its entries collected again and sorted by slot.
+ *	   The file is fsync()ed and renamed to scope/<hex id>.  A scope file, once
  *	   renamed into place, is never changed.
  *	2. The top file: ALIAS, CANON and KEY from "alias", "canon" and
  *	   "key", a SCOPE record per "crl" record (its source with a URL's
