@@ -282,6 +282,24 @@ batch_begin(struct store *s)
 	    mdb_txn_begin(s->env, NULL, 0, &s->batch);
 }
 
+/* A transaction to read in: the batch, which holds the latest, if open. */
+static int
+read_begin(struct store *s, MDB_txn **txn)
+{
+	if (s->batch != NULL) {
+		*txn = s->batch;
+		return 0;
+	}
+	return mdb_txn_begin(s->env, NULL, MDB_RDONLY, txn);
+}
+
+static void
+read_end(struct store *s, MDB_txn *txn)
+{
+	if (txn != s->batch)
+		mdb_txn_abort(txn);
+}
+
 /* The "crl" key of a scope: prefix (issuer id || key number) || URI. */
 static int
 scope_key(const uint8_t prefix[CRLC_PREFIX_LEN], const char *scope,
@@ -1138,11 +1156,25 @@ put_scope(struct store *s, MDB_txn *txn, const uint8_t *key, size_t keylen,
 }
 
 /*
- * Are a and held (in LMDB's map) the same bytes?  held's pages are let go
- * as they are compared: with the received body, both would be resident.
+ * Does [p, p + len) lie in LMDB's map?  A record the batch (BATCH) wrote
+ * is in a dirty page, memory of the process, which madvise would zero.
  */
 static int
-same_bytes(const uint8_t *a, const uint8_t *held, size_t len)
+in_map(const struct store *s, const uint8_t *p, size_t len)
+{
+	uintptr_t a = (uintptr_t)p;
+
+	return s->map_hi != 0 && a >= s->map_lo && a <= s->map_hi &&
+	    len <= s->map_hi - a;
+}
+
+/*
+ * Are a and held the same bytes?  release: held is in LMDB's map (in_map),
+ * and its pages are let go as they are compared: with the received body,
+ * both would be resident.
+ */
+static int
+same_bytes(const uint8_t *a, const uint8_t *held, size_t len, int release)
 {
 	size_t done, n;
 
@@ -1150,7 +1182,8 @@ same_bytes(const uint8_t *a, const uint8_t *held, size_t len)
 		n = len - done < COPY_STEP ? len - done : COPY_STEP;
 		if (memcmp(a + done, held + done, n) != 0)
 			return 0;
-		pages_release(held, done + n);
+		if (release)
+			pages_release(held, done + n);
 	}
 	return 1;
 }
@@ -1162,8 +1195,8 @@ same_bytes(const uint8_t *a, const uint8_t *held, size_t len)
  * Returns 1 to apply, 0 when c is what we already hold, -1 to reject.
  */
 static int
-admissible(const struct crl *c, const struct crlc_crl_info *old, int have,
-    char *err, size_t errlen)
+admissible(const struct store *s, const struct crl *c,
+    const struct crlc_crl_info *old, int have, char *err, size_t errlen)
 {
 	const uint8_t *held = have ? old->number.p : NULL;
 	size_t heldlen = have ? old->number.len : 0;
@@ -1193,7 +1226,7 @@ admissible(const struct crl *c, const struct crlc_crl_info *old, int have,
 	 * delta's, as complete and delta CRLs share one sequence (5.2.3).
 	 */
 	if (c->derlen == old->der.len && same_bytes(c->der, old->der.p,
-	    c->derlen))
+	    c->derlen, in_map(s, old->der.p, old->der.len)))
 		return 0;
 	/* v1 after v2: see read_numbers() in crl.c */
 	if (c->p.version == 1 &&
@@ -1270,7 +1303,7 @@ ingest_txn(struct store *s, struct wtxn *w, const struct crl *c, char *err,
 		snprintf(err, errlen, "index: stored CRL record is corrupt");
 		return INGEST_FAILED;
 	}
-	if ((ok = admissible(c, &old, have, err, errlen)) <= 0)
+	if ((ok = admissible(s, c, &old, have, err, errlen)) <= 0)
 		return ok < 0 ? INGEST_FAILED : INGEST_UNCHANGED;
 	if (have)
 		scope_no = old.scope_no;
@@ -1687,11 +1720,10 @@ store_has_scope(struct store *s, const uint8_t *key, size_t keylen)
 	MDB_val k = { keylen, (void *)key }, v;
 	int found;
 
-	if (keylen == 0 || batch_end(s) != 0 ||
-	    mdb_txn_begin(s->env, NULL, MDB_RDONLY, &txn) != 0)
+	if (keylen == 0 || read_begin(s, &txn) != 0)
 		return 0;
 	found = mdb_get(txn, s->crl, &k, &v) == 0;
-	mdb_txn_abort(txn);
+	read_end(s, txn);
 	return found;
 }
 
@@ -1753,14 +1785,14 @@ store_get_source(struct store *s, const char *url, struct source_rec *rec)
 	int ret = -1;
 
 	memset(rec, 0, sizeof(*rec));
-	if (k.mv_size == 0 || k.mv_size > CRLC_KEY_MAX || batch_end(s) != 0 ||
-	    mdb_txn_begin(s->env, NULL, MDB_RDONLY, &txn) != 0) {
+	if (k.mv_size == 0 || k.mv_size > CRLC_KEY_MAX ||
+	    read_begin(s, &txn) != 0) {
 		free(key);
 		return -1;
 	}
 	if (mdb_get(txn, s->source, &k, &v) == 0)
 		ret = source_decode(&v, rec);
-	mdb_txn_abort(txn);
+	read_end(s, txn);
 	free(key);
 	return ret;
 }
@@ -2060,8 +2092,7 @@ store_scope_key(struct store *s, const X509_NAME *name, X509 *signer,
 	*keylen = 0;
 	if (name_canon_hash(name, canon) == -1 ||
 	    cert_key_hash(signer, kk + CRLC_ISSUER_ID_LEN) == -1 ||
-	    batch_end(s) != 0 ||
-	    mdb_txn_begin(s->env, NULL, MDB_RDONLY, &txn) != 0)
+	    read_begin(s, &txn) != 0)
 		return -1;
 	if (mdb_get(txn, s->canon, &k, &v) == 0 && v.mv_size == 4) {
 		id = crlc_get_u32(v.mv_data);
@@ -2074,6 +2105,6 @@ store_scope_key(struct store *s, const X509_NAME *name, X509 *signer,
 		put_prefix(prefix, id, key_no);
 		ret = scope_key(prefix, scope, key, keylen);
 	}
-	mdb_txn_abort(txn);
+	read_end(s, txn);
 	return ret;
 }
