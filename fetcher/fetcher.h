@@ -577,6 +577,7 @@ int	 enrolment_learn(const char *state_dir, const struct conf *conf,
 
 /* subcommands */
 int	 cmd_reset(const char *state_dir, int argc, char **argv);
+int	 cmd_publish(const char *state_dir, int argc, char **argv);
 int	 cmd_import(const char *state_dir, const struct conf *conf, int argc,
 	    char **argv);
 int	 cmd_update(const char *state_dir, const struct conf *conf, int argc,

@@ -28,6 +28,7 @@ usage(FILE *f)
 	    "                         fetch the CRLs of these certificates' issuers\n"
 	    "  reset --issuer CERT.pem [--scope URI]\n"
 	    "                         forget the CRL one scope holds (rollback lock)\n"
+	    "  publish                publish the working state again, no network\n"
 	    "  check [--chain CHAIN.pem] [--at TIME] CERT.pem | HOST:PORT\n"
 	    "                         look certificates (or a server's chain) up in\n"
 	    "                         the published index\n"
@@ -112,7 +113,8 @@ main(int argc, char **argv)
 	allow_root = allow_env != NULL && strcmp(allow_env, "1") == 0;
 	/* Commands that write the state directory never run as root. */
 	if ((strcmp(cmd, "update") == 0 || strcmp(cmd, "import") == 0 ||
-	    strcmp(cmd, "enroll") == 0 || strcmp(cmd, "reset") == 0) &&
+	    strcmp(cmd, "enroll") == 0 || strcmp(cmd, "reset") == 0 ||
+	    strcmp(cmd, "publish") == 0) &&
 	    drop_privileges(state_dir, allow_root) == -1) {
 		conf_free(&conf);
 		return 4;
@@ -130,6 +132,8 @@ main(int argc, char **argv)
 		ret = cmd_import(state_dir, &conf, argc, argv);
 	else if (strcmp(cmd, "reset") == 0)
 		ret = cmd_reset(state_dir, argc, argv);
+	else if (strcmp(cmd, "publish") == 0)
+		ret = cmd_publish(state_dir, argc, argv);
 	else if (strcmp(cmd, "check") == 0)
 		ret = cmd_check(state_dir, &conf, argc, argv);
 	else if (strcmp(cmd, "enable") == 0)

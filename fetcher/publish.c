@@ -54,13 +54,14 @@
  */
 #define MAX_SCOPE_ENTRIES	((size_t)2 * MAX_CRL_ENTRIES)
 /*
- * Scopes of one issuer key are collected in one walk of its "rev" range,
- * a batch at a time: at most this many entries in memory besides the
- * largest scope's own (40 bytes each: 40 MiB)...
+ * Scopes of one issuer key are written in one walk of its "rev" range,
+ * a batch at a time: at most this many entries (of scopes that must be
+ * sorted in memory, see flush(); 40 bytes each: 40 MiB) besides the
+ * largest scope's own...
  */
 #define BATCH_ENTRIES		((size_t)1 << 20)
-/* ... and at most this many scopes (the issuer's partitions). */
-#define BATCH_SCOPES		256
+/* ... and at most this many scopes, each an open file and its buffer. */
+#define BATCH_SCOPES		64
 /* Scope numbers are u16 (format.h "crl" value offset 2). */
 #define SCOPE_NOS		(CRLC_SCOPE_NO_MAX + 1)
 /*
@@ -70,12 +71,21 @@
  */
 #define RELEASE_BYTES		((size_t)16 << 20)
 
-/* A scope whose file is being written: its entries, collected from "rev". */
+/*
+ * A scope whose file is being written: streamed from the walk of "rev",
+ * or, when a serial came out of slot order, its entries collected and
+ * sorted.
+ */
 struct pending {
 	size_t			 scope;		/* in publish.scopes */
 	struct crlc_span	 der, delta;
+	int			 fd;		/* its temporary file, or -1 */
+	char			 tmp[PATH_MAX];
+	struct crlc_scope_out	*out;
+	int			 sorted;	/* collect in e[], sort */
 	struct crlc_scope_entry	*e;
 	size_t			 n, cap;
+	uint32_t		 expect;	/* entries its record counts */
 };
 
 struct publish {
@@ -320,35 +330,48 @@ scope_file_entries(struct publish *p, const uint8_t id[CRLC_SCOPE_ID_LEN],
 	return 0;
 }
 
-/* Write one scope file: temporary name, fsync, rename into scope/. */
+/* The temporary file of a scope, mode 0644, in scope/. */
 static int
-write_scope(struct publish *p, struct pending *w)
+scope_tmp_open(struct publish *p, struct pending *w)
+{
+	snprintf(w->tmp, sizeof(w->tmp), "%s/" SCOPE_NAME "/"
+	    SCOPE_TEMP_PREFIX "XXXXXX", p->dir);
+	if ((w->fd = mkostemp(w->tmp, O_CLOEXEC)) == -1)
+		return fail(p, SCOPE_NAME, errno);
+	/* Readers need only read access; the index holds public data. */
+	if (fchmod(w->fd, 0644) == -1 || (w->out = malloc(sizeof(*w->out))) ==
+	    NULL || crlc_scope_out_begin(w->out, w->fd) == -1)
+		return fail(p, SCOPE_NAME, errno);
+	return 0;
+}
+
+/* Write the rest of a scope's file, fsync it, rename it into scope/. */
+static int
+scope_tmp_finish(struct publish *p, struct pending *w)
 {
 	const uint8_t *id = p->scopes[w->scope].id;
-	char tmp[PATH_MAX], name[SCOPE_NAME_LEN + 1], what[PATH_MAX + 16];
-	int fd, e;
+	const struct crlc_span *delta = w->delta.len > 0 ? &w->delta : NULL;
+	char name[SCOPE_NAME_LEN + 1], what[PATH_MAX + 16];
+	int rc;
 
 	crlc_scope_name(id, name);
 	snprintf(what, sizeof(what), SCOPE_NAME "/%s", name);
-	snprintf(tmp, sizeof(tmp), "%s/" SCOPE_NAME "/" SCOPE_TEMP_PREFIX
-	    "XXXXXX", p->dir);
-	if ((fd = mkostemp(tmp, O_CLOEXEC)) == -1)
+	if (w->sorted) {
+		w->n = crlc_scope_sort(w->e, w->n);
+		rc = ftruncate(w->fd, 0) == -1 ? -1 :
+		    crlc_scope_write(w->fd, id, w->e, w->n, &w->der, delta);
+	} else {
+		w->n = w->out->n;
+		rc = crlc_scope_out_end(w->out, id, &w->der, delta);
+	}
+	if (rc == -1 || fsync(w->fd) == -1)
 		return fail(p, what, errno);
-	/* Readers need only read access; the index holds public data. */
-	if (fchmod(fd, 0644) == -1 ||
-	    crlc_scope_write(fd, id, w->e, w->n, &w->der,
-	    w->delta.len > 0 ? &w->delta : NULL) == -1 ||
-	    fsync(fd) == -1) {
-		e = errno;
-		close(fd);
-		unlink(tmp);
-		return fail(p, what, e);
-	}
-	if (close(fd) == -1 || renameat(AT_FDCWD, tmp, p->sfd, name) == -1) {
-		e = errno;
-		unlink(tmp);
-		return fail(p, what, e);
-	}
+	rc = close(w->fd);
+	w->fd = -1;
+	if (rc == -1 || renameat(AT_FDCWD, w->tmp, p->sfd, name) == -1)
+		return fail(p, what, errno);
+	w->tmp[0] = '\0';
+	p->scopes[w->scope].entries = (uint32_t)w->n;
 	p->written++;
 	return 0;
 }
@@ -365,13 +388,21 @@ form_slot(const uint8_t *form, size_t len, uint8_t slot[CRLC_SLOT_LEN])
 		crlc_scope_slot(form, len, slot);
 }
 
-/* One "rev" value's records into the pending scopes they belong to. */
+/*
+ * One "rev" value's records into the pending scopes they belong to.  In
+ * the walk's key order, serials of up to CRLC_SLOT_INLINE octets come in
+ * slot order (a slot is the octets zero padded, then their count: the
+ * same order as LMDB's, shorter first on a common prefix), so they are
+ * streamed to the file; a longer one (a hashed slot) turns its scope to
+ * collecting every entry in memory (again, on the second walk) and
+ * sorting them.  pass 2 collects for the scopes so turned only.
+ * Returns 0, -1 when it reported an error, or EINVAL / EFBIG.
+ */
 static int
-collect(struct publish *p, const MDB_val *k, const MDB_val *v)
+collect(struct publish *p, const MDB_val *k, const MDB_val *v, int pass)
 {
 	const uint8_t *r = v->mv_data, *form;
-	uint8_t slot[CRLC_SLOT_LEN];
-	struct crlc_scope_entry *e;
+	struct crlc_scope_entry e;
 	struct pending *w;
 	size_t i, flen;
 	unsigned sn;
@@ -386,36 +417,74 @@ collect(struct publish *p, const MDB_val *k, const MDB_val *v)
 		if (p->slot_of[sn] == 0)
 			continue;
 		w = &p->pend[p->slot_of[sn] - 1];
+		if (w->sorted != (pass == 2))
+			continue;
 		if (!have) {
-			form_slot(form, flen, slot);
+			form_slot(form, flen, e.slot);
 			have = 1;
+		}
+		e.revoked_at = crlc_get_i64(r + i + 2);
+		e.reason = r[i + 10];
+		e.flags = r[i + 11];
+		if (pass == 1) {
+			if (e.slot[CRLC_SLOT_INLINE] != CRLC_SLOT_HASHED &&
+			    crlc_scope_out_add(w->out, &e) == 0)
+				continue;
+			/* a write error is one; out of slot order: pass 2 */
+			if (e.slot[CRLC_SLOT_INLINE] != CRLC_SLOT_HASHED &&
+			    errno != EINVAL)
+				return fail(p, SCOPE_NAME, errno);
+			w->sorted = 1;
+			continue;
 		}
 		if (w->n >= MAX_SCOPE_ENTRIES ||
 		    grow(&w->e, &w->cap, w->n, sizeof(*w->e)) == -1)
 			return EFBIG;
-		e = &w->e[w->n++];
-		memcpy(e->slot, slot, CRLC_SLOT_LEN);
-		e->revoked_at = crlc_get_i64(r + i + 2);
-		e->reason = r[i + 10];
-		e->flags = r[i + 11];
+		w->e[w->n++] = e;
 	}
 	return 0;
 }
 
+/* One walk of the batch prefix's "rev" range. */
+static int
+walk(struct publish *p, int pass)
+{
+	MDB_cursor *cur;
+	MDB_val k = { CRLC_PREFIX_LEN, p->prefix }, v;
+	int rc;
+
+	if ((rc = mdb_cursor_open(p->src->txn, p->src->rev, &cur)) != 0)
+		return fail_lmdb(p, CRLC_DB_REV, rc);
+	for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); rc == 0 &&
+	    k.mv_size >= CRLC_PREFIX_LEN &&
+	    memcmp(k.mv_data, p->prefix, CRLC_PREFIX_LEN) == 0;
+	    rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		if ((rc = collect(p, &k, &v, pass)) != 0)
+			break;
+		map_touched(p, &k);
+		map_touched(p, &v);
+	}
+	mdb_cursor_close(cur);
+	if (rc == 0 || rc == MDB_NOTFOUND || rc == -1)
+		return rc == -1 ? -1 : 0;
+	if (rc == EINVAL || rc == EFBIG)
+		return fail(p, "working index " CRLC_DB_REV, rc);
+	return fail_lmdb(p, CRLC_DB_REV, rc);
+}
+
 /*
- * Write the batch: one walk of the prefix's "rev" range collects every
- * pending scope's entries (format.h "rev": a record per scope listing
- * the serial), then each is sorted by slot and written.
+ * Write the batch: one walk of the prefix's "rev" range streams every
+ * pending scope's entries to its file (format.h "rev": a record per
+ * scope listing the serial); a second walk collects those of the scopes
+ * that met a serial out of slot order, which are then sorted.
  */
 static int
 flush(struct publish *p)
 {
-	MDB_cursor *cur;
-	MDB_val k = { CRLC_PREFIX_LEN, p->prefix }, v;
 	struct pending *w;
 	unsigned sn;
 	size_t i;
-	int rc, ret = -1;
+	int again = 0, ret = -1;
 
 	if (p->npend == 0)
 		return 0;
@@ -427,42 +496,43 @@ flush(struct publish *p)
 			goto done;
 		}
 		p->slot_of[sn] = (uint16_t)(i + 1);
-	}
-	if ((rc = mdb_cursor_open(p->src->txn, p->src->rev, &cur)) != 0) {
-		fail_lmdb(p, CRLC_DB_REV, rc);
-		goto done;
-	}
-	for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); rc == 0 &&
-	    k.mv_size >= CRLC_PREFIX_LEN &&
-	    memcmp(k.mv_data, p->prefix, CRLC_PREFIX_LEN) == 0;
-	    rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
-		if ((rc = collect(p, &k, &v)) != 0)
-			break;
-		map_touched(p, &k);
-		map_touched(p, &v);
-	}
-	mdb_cursor_close(cur);
-	if (rc != 0 && rc != MDB_NOTFOUND) {
-		if (rc == EINVAL || rc == EFBIG)
-			fail(p, "working index " CRLC_DB_REV, rc);
-		else
-			fail_lmdb(p, CRLC_DB_REV, rc);
-		goto done;
-	}
-	for (i = 0; i < p->npend; i++) {
-		w = &p->pend[i];
-		w->n = crlc_scope_sort(w->e, w->n);
-		p->scopes[w->scope].entries = (uint32_t)w->n;
-		if (write_scope(p, w) == -1)
+		if (scope_tmp_open(p, &p->pend[i]) == -1)
 			goto done;
 	}
+	if (walk(p, 1) == -1)
+		goto done;
+	for (i = 0; i < p->npend; i++) {
+		w = &p->pend[i];
+		if (w->sorted) {
+			/* Sized by the count the record holds: one allocation. */
+			w->cap = w->expect < MAX_SCOPE_ENTRIES ? w->expect :
+			    MAX_SCOPE_ENTRIES;
+			if (w->cap > 0 && (w->e = reallocarray(NULL, w->cap,
+			    sizeof(*w->e))) == NULL) {
+				fail(p, "scope entries", ENOMEM);
+				goto done;
+			}
+			again = 1;
+		}
+	}
+	if (again && walk(p, 2) == -1)
+		goto done;
+	for (i = 0; i < p->npend; i++)
+		if (scope_tmp_finish(p, &p->pend[i]) == -1)
+			goto done;
 	ret = 0;
 done:
 	for (i = 0; i < p->npend; i++) {
-		sn = p->scopes[p->pend[i].scope].scope_no;
+		w = &p->pend[i];
+		sn = p->scopes[w->scope].scope_no;
 		if (p->slot_of[sn] == i + 1)
 			p->slot_of[sn] = 0;
-		free(p->pend[i].e);
+		if (w->fd != -1)
+			close(w->fd);
+		if (w->tmp[0] != '\0')
+			unlink(w->tmp);
+		free(w->out);
+		free(w->e);
 	}
 	memset(p->pend, 0, sizeof(p->pend));
 	p->npend = 0;
@@ -488,12 +558,8 @@ queue(struct publish *p, size_t i, const MDB_val *k,
 	w->scope = i;
 	w->der = ci->der;
 	w->delta = ci->delta;
-	/* Sized by the count the record holds: one allocation, not log n. */
-	w->cap = ci->entries < MAX_SCOPE_ENTRIES ? ci->entries :
-	    MAX_SCOPE_ENTRIES;
-	if (w->cap > 0 &&
-	    (w->e = reallocarray(NULL, w->cap, sizeof(*w->e))) == NULL)
-		return fail(p, "scope entries", ENOMEM);
+	w->fd = -1;
+	w->expect = ci->entries;
 	p->pend_entries += ci->entries;
 	return 0;
 }

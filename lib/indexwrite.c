@@ -14,9 +14,6 @@
 #include <crlcache/hash.h>
 #include <crlcache/indexwrite.h>
 
-/* Entries encoded per write(2) of a scope file: 64 KiB at a time. */
-#define ENTRY_BATCH	(65536 / CRLC_SCOPE_ENTRY_LEN)
-
 /* Every byte of p[0..n) to fd, through short writes and signals. */
 static int
 write_all(int fd, const void *p, size_t n)
@@ -83,50 +80,103 @@ entry_encode(uint8_t *p, const struct crlc_scope_entry *e)
 }
 
 int
-crlc_scope_write(int fd, const uint8_t id[CRLC_SCOPE_ID_LEN],
-    const struct crlc_scope_entry *e, size_t n,
-    const struct crlc_span *der, const struct crlc_span *delta)
+crlc_scope_out_begin(struct crlc_scope_out *o, int fd)
 {
-	uint8_t hdr[CRLC_SCOPE_HDR_LEN];
-	uint8_t buf[ENTRY_BATCH * CRLC_SCOPE_ENTRY_LEN];
-	uint64_t der_off, dlen = delta != NULL ? delta->len : 0;
-	size_t i, k;
+	o->fd = fd;
+	o->n = 0;
+	o->used = 0;
+	/* The header goes last, when the entry count is known. */
+	return lseek(fd, CRLC_SCOPE_HDR_LEN, SEEK_SET) == -1 ? -1 : 0;
+}
 
-	if (der == NULL || der->len == 0 || (dlen > 0 && delta->p == NULL) ||
-	    n > (UINT64_MAX - CRLC_SCOPE_HDR_LEN) / CRLC_SCOPE_ENTRY_LEN) {
+int
+crlc_scope_out_add(struct crlc_scope_out *o, const struct crlc_scope_entry *e)
+{
+	if ((o->n > 0 && memcmp(o->last, e->slot, CRLC_SLOT_LEN) >= 0) ||
+	    o->n >= (UINT64_MAX - CRLC_SCOPE_HDR_LEN) / CRLC_SCOPE_ENTRY_LEN) {
 		errno = EINVAL;
 		return -1;
 	}
-	for (i = 1; i < n; i++)
-		if (memcmp(e[i - 1].slot, e[i].slot, CRLC_SLOT_LEN) >= 0) {
-			errno = EINVAL;
+	if (o->used + CRLC_SCOPE_ENTRY_LEN > sizeof(o->buf)) {
+		if (write_all(o->fd, o->buf, o->used) == -1)
 			return -1;
-		}
-	der_off = CRLC_SCOPE_HDR_LEN + (uint64_t)n * CRLC_SCOPE_ENTRY_LEN;
+		o->used = 0;
+	}
+	entry_encode(o->buf + o->used, e);
+	o->used += CRLC_SCOPE_ENTRY_LEN;
+	memcpy(o->last, e->slot, CRLC_SLOT_LEN);
+	o->n++;
+	return 0;
+}
+
+int
+crlc_scope_out_end(struct crlc_scope_out *o, const uint8_t id[CRLC_SCOPE_ID_LEN],
+    const struct crlc_span *der, const struct crlc_span *delta)
+{
+	uint8_t hdr[CRLC_SCOPE_HDR_LEN];
+	uint64_t der_off, dlen = delta != NULL ? delta->len : 0;
+	ssize_t w;
+
+	if (der == NULL || der->len == 0 || (dlen > 0 && delta->p == NULL)) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (write_all(o->fd, o->buf, o->used) == -1)
+		return -1;
+	o->used = 0;
+	der_off = CRLC_SCOPE_HDR_LEN + o->n * CRLC_SCOPE_ENTRY_LEN;
 	memset(hdr, 0, sizeof(hdr));
 	memcpy(hdr, CRLC_SCOPE_MAGIC, CRLC_MAGIC_LEN);
 	crlc_put_u32(hdr + 8, CRLC_FORMAT_VERSION);
 	crlc_put_u32(hdr + 12, CRLC_SCOPE_ENTRY_LEN);
 	memcpy(hdr + 16, id, CRLC_SCOPE_ID_LEN);
 	crlc_put_u64(hdr + 32, der_off + der->len + dlen);
-	crlc_put_u64(hdr + 40, n);
+	crlc_put_u64(hdr + 40, o->n);
 	crlc_put_u64(hdr + 48, CRLC_SCOPE_HDR_LEN);
 	crlc_put_u64(hdr + 56, der_off);
 	crlc_put_u64(hdr + 64, der->len);
 	crlc_put_u64(hdr + 72, der_off + der->len);
 	crlc_put_u64(hdr + 80, dlen);
-	if (write_all(fd, hdr, sizeof(hdr)) == -1)
+	if (write_all(o->fd, der->p, der->len) == -1 ||
+	    (dlen > 0 && write_all(o->fd, delta->p, dlen) == -1))
 		return -1;
-	for (i = 0; i < n; i += k) {
-		for (k = 0; k < ENTRY_BATCH && i + k < n; k++)
-			entry_encode(buf + k * CRLC_SCOPE_ENTRY_LEN, &e[i + k]);
-		if (write_all(fd, buf, k * CRLC_SCOPE_ENTRY_LEN) == -1)
-			return -1;
+	do
+		w = pwrite(o->fd, hdr, sizeof(hdr), 0);
+	while (w == -1 && errno == EINTR);
+	if (w != (ssize_t)sizeof(hdr)) {
+		if (w >= 0)
+			errno = EIO;
+		return -1;
 	}
-	if (write_all(fd, der->p, der->len) == -1 ||
-	    (dlen > 0 && write_all(fd, delta->p, dlen) == -1))
-		return -1;
 	return 0;
+}
+
+int
+crlc_scope_write(int fd, const uint8_t id[CRLC_SCOPE_ID_LEN],
+    const struct crlc_scope_entry *e, size_t n,
+    const struct crlc_span *der, const struct crlc_span *delta)
+{
+	struct crlc_scope_out *o;
+	size_t i;
+	int ret = -1, saved;
+
+	if (der == NULL || der->len == 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	if ((o = malloc(sizeof(*o))) == NULL)
+		return -1;
+	if (crlc_scope_out_begin(o, fd) == -1)
+		goto done;
+	for (i = 0; i < n; i++)
+		if (crlc_scope_out_add(o, &e[i]) == -1)
+			goto done;
+	ret = crlc_scope_out_end(o, id, der, delta);
+done:
+	saved = errno;
+	free(o);
+	errno = saved;
+	return ret;
 }
 
 /* One section of the top file being laid out. */
@@ -336,8 +386,8 @@ crlc_top_write(int fd, uint64_t generation, int64_t created,
 		scope_encode(buf + sec[4].off + at, &scopes[i]);
 		at += scope_rec_len(&scopes[i]);
 	}
-	crlc_sha256(buf, (size_t)(total - CRLC_TOP_TRAILER_LEN),
-	    buf + total - CRLC_TOP_TRAILER_LEN);
+	crlc_put_u64(buf + total - CRLC_TOP_TRAILER_LEN,
+	    crlc_sum64(buf, (size_t)(total - CRLC_TOP_TRAILER_LEN)));
 	ret = write_all(fd, buf, (size_t)total);
 done:
 	free(buf);

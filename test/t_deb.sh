@@ -184,11 +184,22 @@ done
 case_ok "enabled: revoked server refused"
 
 # 6. reinstalling (dpkg's upgrade path: prerm upgrade) keeps crlcache
-#    enabled and the index; only removal disables.
+#    enabled and the index; only removal disables.  The index is first
+#    put back in format 2 (an LMDB file of the working databases, as an
+#    older package published it), which readers refuse: the postinst's
+#    `crlcache publish` must replace it, or curl below passes through.
+runuser -u crlcache -- sh -c 'set -e; cd "$1"; rm -f .t_deb-old.mdb
+    for db in meta canon alias key rev crl; do
+        mdb_dump -s "$db" work | mdb_load -n -s "$db" .t_deb-old.mdb 2>/dev/null; done
+    chmod 644 .t_deb-old.mdb; mv .t_deb-old.mdb index.mdb' sh "$STATEDIR" ||
+    fail "could not put a format 2 index in place"
+[ "$(head -c 7 "$STATEDIR/index.mdb" | tr -d '\0')" != CRLCTOP ] || fail "index.mdb still format 3"
 cp -a "$CNF" "$W/openssl.cnf.enabled"
 dpkg_w -i "$DEB" >"$W/reinstall.log" || { cat "$W/reinstall.log" >&2; fail "dpkg -i again"; }
 cmp -s "$CNF" "$W/openssl.cnf.enabled" || fail "reinstalling changed $CNF"
 [ -f "$STATEDIR/index.mdb" ] || fail "reinstalling lost the index"
+[ "$(head -c 8 "$STATEDIR/index.mdb")" = CRLCTOP ] ||
+    { cat "$W/reinstall.log" >&2; fail "the postinst did not publish format 3"; }
 curl -sS --max-time 20 --cacert "$ROOT" -o /dev/null "https://127.0.0.1:$SRV_PORT/" >/dev/null 2>&1 &&
     fail "curl accepts the revoked server after reinstalling"
 case_ok "reinstall keeps it enabled"

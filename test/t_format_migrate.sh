@@ -98,4 +98,13 @@ pki_gencrl int "$W/int-old.crl" number=04
 if cc import "$W/int-old.crl" >"$W/o" 2>"$W/e"; then case_fail rollback "an older CRL number was accepted"
 elif grep -q rollback "$W/e"; then case_ok rollback
 else cat "$W/e" >&2; case_fail rollback "refused, not as a rollback"; fi
+# `crlcache publish` (the package's postinst after an upgrade) does the
+# same from the working state alone, with no source reachable.
+g=$(generation)
+install -m 644 "$W/index2.mdb" "$STATE/index.mdb"
+if cc publish >"$W/o" 2>"$W/e"; then case_ok publish-cmd
+else cat "$W/e" >&2; case_fail publish-cmd "publish failed"; fi
+[ "$(head -c 8 "$STATE/index.mdb")" = CRLCTOP ] && case_ok publish-v3 || case_fail publish-v3 "format 2 file kept"
+[ "$(generation)" -gt "$g" ] && case_ok publish-generation || case_fail publish-generation "generation $(generation), was $g"
+migrated v3-publish
 finish

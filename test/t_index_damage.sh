@@ -60,14 +60,14 @@ top_case() {    # top_case NAME: index.mdb holds a damaged top
     signalled "$rc" && case_fail "$kind" "status died of signal $((rc - 128))"
     return 0
 }
-cuts="0 1 8 63 64 100 $((size / 3)) $((size / 2)) $((size - 33)) $((size - 32)) $((size - 1))"
+cuts="0 1 8 63 64 100 $((size / 3)) $((size / 2)) $((size - 9)) $((size - 8)) $((size - 1))"
 for cut in $cuts; do
     head -c "$cut" "$good" >"$STATE/index.mdb"
     top_case "cut-$cut"
 done
 { head -c 64 /dev/urandom; tail -c +65 "$good"; } >"$STATE/index.mdb"
 top_case headgarbage
-{ head -c $((size - 32)) "$good"; head -c 32 /dev/urandom; } >"$STATE/index.mdb"
+{ head -c $((size - 8)) "$good"; head -c 8 /dev/urandom; } >"$STATE/index.mdb"
 top_case trailergarbage
 { cat "$good"; printf x; } >"$STATE/index.mdb"
 top_case longer

@@ -44,7 +44,8 @@
  *	      0 u32 section id   4 u32 record size (0: a blob section)
  *	      8 u64 offset      16 u64 length     24 u64 record count
  *	 ... the sections, between the descriptors and the trailer ...
- *	 last CRLC_TOP_TRAILER_LEN bytes: SHA-256 of every byte before them.
+ *	 last CRLC_TOP_TRAILER_LEN (8) bytes: u64 CRLCSUM64 of every byte
+ *	      before them (TOP CHECKSUM).
  *	Each section id at most once; ids readers do not know are skipped
  *	(room to grow); the five below are required, with these record
  *	sizes.  A fixed-size section is exactly count * record size long.
@@ -86,6 +87,32 @@
  *		shorter length, the shorter first on a tie -- LMDB's default
  *		order of the working "crl" keys.
  *
+ * TOP CHECKSUM (CRLCSUM64, crlc_sum64() in <crlcache/hash.h>)
+ *	A 64-bit checksum, not a cryptographic hash: the writer is trusted by
+ *	construction (FILE: only root or the crlcache account can write the
+ *	file), so the trailer guards against accidents -- a torn write, a
+ *	`cp` over index.mdb caught half way, bit rot -- not against a forger,
+ *	and it must cost every verifying process little (a SHA-256 of a
+ *	2,000-CRL top was most of the process's overhead).  Of bytes
+ *	D[0..n), all arithmetic modulo 2^64, rotl(x, r) a left rotation:
+ *	  h = CRLC_SUM_IV (0x63726c6373756d31, "crlcsum1" big-endian)
+ *	  for each 8-byte word w at offset 0, 8, ... of D, read big-endian,
+ *	  the last n mod 8 bytes (if any) followed by zero bytes to 8 made
+ *	  one more word:
+ *	      h = rotl(h ^ (w * CRLC_SUM_K1), CRLC_SUM_ROT) * CRLC_SUM_K2
+ *	  h ^= n
+ *	  h ^= h >> 33; h *= CRLC_SUM_F1; h ^= h >> 29; h *= CRLC_SUM_F2;
+ *	  h ^= h >> 32
+ *	with K1 = 0x9e3779b97f4a7c15, ROT = 31, K2 = 0xc2b2ae3d27d4eb4f,
+ *	F1 = 0xff51afd7ed558ccd, F2 = 0xc4ceb9fe1a85ec53 (all odd).  Every
+ *	step is a bijection of h for a fixed w and of w for a fixed h (xor,
+ *	rotation, multiplication by an odd number), and so is the finish: a
+ *	change confined to one word -- any number of flipped bits in it --
+ *	always changes the sum; other damage goes unseen with a chance of
+ *	about 2^-64.  Truncation and extension are refused before it, by the
+ *	header's length (READER CHECKS).  The empty D sums to
+ *	0xab7ab6fd77a023cc, "abc" to 0x89195f48368d6865 (test/unit/t_hash.c).
+ *
  * SCOPE FILES (CRLC_SCOPE_*)
  *	  0  8    magic CRLC_SCOPE_MAGIC "CRLCSCP\n"
  *	  8  u32  format version, 3
@@ -119,8 +146,8 @@
  *	descriptor checked above.  Then, before anything else reads it:
  *	magic (else CRLC_E_FORMAT; an LMDB file -- formats 1 and 2 -- with
  *	a detail that says to run `crlcache update`), version (a newer one:
- *	CRLC_E_FORMAT), the length field equal to the size read, the SHA-256
- *	trailer, N and every descriptor (inside the file between descriptors
+ *	CRLC_E_FORMAT), the length field equal to the size read, the checksum
+ *	trailer (TOP CHECKSUM), N and every descriptor (inside the file between descriptors
  *	and trailer, record sizes as above, lengths exactly count records,
  *	each required id once), every ALIAS, CANON and KEY record in strict
  *	order with ids and SKI lengths in range, every SCOPE_INDEX offset
@@ -131,9 +158,10 @@
  *	over it, a truncation, an editor -- changes neither what the checks
  *	saw nor what lookups read, so damage to the top can cost a refusal
  *	at open, never a fault in a program (an LMDB map trusted its pages).
- *	Its open costs the read, one SHA-256 pass and a linear walk: 580 KB
- *	and 0.36 ms for 1,000 issuers with 2,000 scopes of Web PKI URL
- *	lengths (test/bench/index_open.sh).
+ *	Its open costs the read, one checksum pass and a linear walk: for a
+ *	580 KB top of 1,000 issuers with 2,000 scopes of Web PKI URL lengths,
+ *	0.68 M instructions, 0.51 M of them the checksum (16.4 M with the
+ *	SHA-256 trailer this replaced; test/bench/index_open.sh).
  *	A scope file is mapped (PROT_READ, MAP_SHARED) by the first lookup
  *	that needs it -- openat() in the scope directory kept open since
  *	crlc_index_open(), O_NOFOLLOW | O_NONBLOCK, the trust checks of
@@ -175,11 +203,16 @@
  *	   carries that id, this format and its own size, it is kept as it
  *	   is: an unchanged CRL is never rewritten, so a publish writes the
  *	   top file and the scope files of the CRLs that changed, whatever
- *	   the size of the rest.  Else the scope's entries are collected from
+ *	   the size of the rest.  Else the scope's entries are taken from
  *	   "rev" (the records of its scope number under its issuer id and key
- *	   number; a hashed serial form gives its slot's hash), sorted by
- *	   slot, and the file is written to scope/.tmp.XXXXXX (mkostemp, mode
- *	   0644), fsync()ed and renamed to scope/<hex id>.  A scope file, once
+ *	   number; a hashed serial form gives its slot's hash) and the file is
+ *	   written to scope/.tmp.XXXXXX (mkostemp, mode
+ *	   0644) as they come: in "rev" key order the serials of up to
+ *	   CRLC_SLOT_INLINE octets already come in slot order (zero padding
+ *	   then the length orders as LMDB's shorter-first comparison does),
+ *	   so no array of them is held; a scope with a longer serial (a
+ *	   hashed slot) has its entries collected again and sorted by slot.
+ *	   The file is fsync()ed and renamed to scope/<hex id>.  A scope file, once
  *	   renamed into place, is never changed.
  *	2. The top file: ALIAS, CANON and KEY from "alias", "canon" and
  *	   "key", a SCOPE record per "crl" record (its source with a URL's
@@ -459,7 +492,14 @@
 #define CRLC_TOP_DESC_LEN	32
 /* Descriptors a top file may have: 5 used, room to grow, bounded. */
 #define CRLC_TOP_DESC_MAX	16
-#define CRLC_TOP_TRAILER_LEN	CRLC_HASH_LEN
+/* The trailer: u64 CRLCSUM64 (TOP CHECKSUM). */
+#define CRLC_TOP_TRAILER_LEN	8
+#define CRLC_SUM_IV		0x63726c6373756d31u	/* "crlcsum1" */
+#define CRLC_SUM_K1		0x9e3779b97f4a7c15u
+#define CRLC_SUM_K2		0xc2b2ae3d27d4eb4fu
+#define CRLC_SUM_ROT		31
+#define CRLC_SUM_F1		0xff51afd7ed558ccdu
+#define CRLC_SUM_F2		0xc4ceb9fe1a85ec53u
 /*
  * Largest top file a reader copies into memory.  A top holds no
  * revocation entry and no CRL: about 250 bytes per scope record, so the
@@ -511,11 +551,31 @@ crlc_put_u32(uint8_t *p, uint32_t v)
 	p[2] = (uint8_t)(v >> 8); p[3] = (uint8_t)v;
 }
 
+/*
+ * One load and a byte swap where the compiler says how (GCC and clang
+ * assemble the bytes one by one otherwise, and readers order-check every
+ * record of the top at each open).
+ */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define CRLC_BE32(v)		__builtin_bswap32(v)
+#define CRLC_BE64(v)		__builtin_bswap64(v)
+#elif defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define CRLC_BE32(v)		(v)
+#define CRLC_BE64(v)		(v)
+#endif
+
 static inline uint32_t
 crlc_get_u32(const uint8_t *p)
 {
+#ifdef CRLC_BE32
+	uint32_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return CRLC_BE32(v);
+#else
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
 	    (uint32_t)p[2] << 8 | p[3];
+#endif
 }
 
 static inline void
@@ -528,7 +588,14 @@ crlc_put_u64(uint8_t *p, uint64_t v)
 static inline uint64_t
 crlc_get_u64(const uint8_t *p)
 {
+#ifdef CRLC_BE64
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return CRLC_BE64(v);
+#else
 	return (uint64_t)crlc_get_u32(p) << 32 | crlc_get_u32(p + 4);
+#endif
 }
 
 static inline void
@@ -549,16 +616,20 @@ crlc_get_i64(const uint8_t *p)
  * length, the shorter first on a tie -- LMDB's default key order, so a
  * walk of the work env's "crl" database yields it.  <0, 0 or >0.
  */
+_Static_assert(CRLC_PREFIX_LEN == 8, "crlc_scope_cmp reads the prefix as a u64");
 static inline int
 crlc_scope_cmp(const uint8_t pa[CRLC_PREFIX_LEN], const uint8_t *ua,
     size_t ula, const uint8_t pb[CRLC_PREFIX_LEN], const uint8_t *ub,
     size_t ulb)
 {
 	size_t n = ula < ulb ? ula : ulb;
+	uint64_t a = crlc_get_u64(pa), b = crlc_get_u64(pb);
 	int c;
 
-	if ((c = memcmp(pa, pb, CRLC_PREFIX_LEN)) != 0)
-		return c;
+	/* memcmp of the prefix, without a call: readers order-check every
+	 * record at each open */
+	if (a != b)
+		return a < b ? -1 : 1;
 	if (n > 0 && (c = memcmp(ua, ub, n)) != 0)
 		return c;
 	return ula < ulb ? -1 : ula > ulb;

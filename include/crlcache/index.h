@@ -61,7 +61,7 @@ struct crlc_verdict {
  * write unless it is sticky, a scope directory owned by neither root nor
  * the file's owner or that group or others may write.  The whole top
  * file (at most CRLC_TOP_MAX bytes) is read into one private allocation
- * and checked -- length, header, SHA-256 trailer, sections, record order
+ * and checked -- length, header, checksum trailer, sections, record order
  * (format.h READER CHECKS) -- so that a truncated, damaged or rewritten
  * file is refused (CRLC_E_CORRUPT) and nothing done to it later can
  * fault a lookup.  Keeps one O_PATH descriptor of the scope directory;

@@ -64,6 +64,28 @@ void	crlc_scope_slot(const uint8_t *serial, size_t len,
 size_t	crlc_scope_sort(struct crlc_scope_entry *e, size_t n);
 
 /*
+ * A scope file written entry by entry, for entries that arrive sorted
+ * (the publish walks the working index in key order): no array of them
+ * in memory.  begin() leaves room for the header, add() takes entries
+ * strictly ascending by slot (EINVAL otherwise), end() writes the signed
+ * CRLs and then the header.  Returns 0, or -1 with errno set.
+ */
+#define CRLC_SCOPE_OUT_BUF	16384
+struct crlc_scope_out {
+	int		fd;
+	uint64_t	n;
+	uint8_t		last[CRLC_SLOT_LEN];
+	size_t		used;
+	uint8_t		buf[CRLC_SCOPE_OUT_BUF];
+};
+int	crlc_scope_out_begin(struct crlc_scope_out *o, int fd);
+int	crlc_scope_out_add(struct crlc_scope_out *o,
+	    const struct crlc_scope_entry *e);
+int	crlc_scope_out_end(struct crlc_scope_out *o,
+	    const uint8_t id[CRLC_SCOPE_ID_LEN], const struct crlc_span *der,
+	    const struct crlc_span *delta);
+
+/*
  * Write a whole scope file to fd: entries sorted and unique, der the
  * signed complete CRL (not empty), delta the signed delta CRL or NULL.
  * Returns 0, or -1 with errno set (EINVAL for bad arguments).

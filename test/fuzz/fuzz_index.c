@@ -3,7 +3,7 @@
  * runs on the files of STATE_DIR.  Input: u32 L (big-endian) || L bytes
  * of a top file || the bytes of one scope file (seeded with real indexes
  * the fetcher published).  So that the fuzzer reaches past the checksum,
- * the target makes the top's length field and SHA-256 trailer right and
+ * the target makes the top's length field and checksum trailer right and
  * the first ALIAS record the hash of a known Name, then names the scope
  * file after the top's first scope id (with that id and its own length
  * in its header); then opens, looks a certificate of that Name up
@@ -122,8 +122,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(top, data + 4, tlen);
 	crlc_put_u64(top + 32, tlen);
 	patch_alias(top, tlen);
-	crlc_sha256(top, tlen - CRLC_TOP_TRAILER_LEN,
-	    top + tlen - CRLC_TOP_TRAILER_LEN);
+	crlc_put_u64(top + tlen - CRLC_TOP_TRAILER_LEN,
+	    crlc_sum64(top, tlen - CRLC_TOP_TRAILER_LEN));
 	put_file(top_path, top, tlen);
 	if (crlc_index_open(top_path, &idx, NULL) != CRLC_OK)
 		goto done;

@@ -1,6 +1,9 @@
 /*
  * Unit test of lib/hash.c: the FIPS 180-2 example digests, and the
- * vectored form equal to the flat one however the input is cut.
+ * vectored form equal to the flat one however the input is cut;
+ * CRLCSUM64's values given in format.h TOP CHECKSUM (computed from its
+ * definition there by a separate implementation), every tail length,
+ * and every single flipped bit of a buffer changing the sum.
  */
 #include <string.h>
 
@@ -18,7 +21,8 @@ static const uint8_t abc_digest[CRLC_HASH_LEN] = {
 int
 main(void)
 {
-	uint8_t buf[300], flat[CRLC_HASH_LEN], cut[CRLC_HASH_LEN];
+	uint8_t buf[300], odd[301], flat[CRLC_HASH_LEN], cut[CRLC_HASH_LEN];
+	uint64_t sum;
 	struct iovec iov[3];
 	size_t i, a, b;
 
@@ -47,6 +51,23 @@ main(void)
 			crlc_sha256_iov(iov, 3, cut);
 			CHECK(memcmp(cut, flat, sizeof(cut)) == 0);
 		}
+	}
+
+	CHECK(crlc_sum64("", 0) == 0xab7ab6fd77a023ccu);
+	CHECK(crlc_sum64("abc", 3) == 0x89195f48368d6865u);
+	CHECK(crlc_sum64(buf, sizeof(buf)) == 0x3508f261582dbfd1u);
+	/* any alignment: the same sum of the same bytes */
+	memmove(odd + 1, buf, sizeof(buf));
+	CHECK(crlc_sum64(odd + 1, sizeof(buf)) == 0x3508f261582dbfd1u);
+	/* every tail length (0..7 past the last word) a different sum */
+	for (a = 1; a <= 40; a++)
+		CHECK(crlc_sum64(buf, a) != crlc_sum64(buf, a - 1));
+	/* every single flipped bit, of every word and of the tail, seen */
+	sum = crlc_sum64(buf, sizeof(buf) - 3);
+	for (a = 0; a < 8 * (sizeof(buf) - 3); a++) {
+		buf[a / 8] ^= (uint8_t)(1u << a % 8);
+		CHECK(crlc_sum64(buf, sizeof(buf) - 3) != sum);
+		buf[a / 8] ^= (uint8_t)(1u << a % 8);
 	}
 	return check_result();
 }

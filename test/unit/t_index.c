@@ -545,7 +545,8 @@ copy_reheaded(const char *from, const char *to, size_t at, uint32_t v)
 	    (n = read(fd, buf, sizeof(buf))) < 64 || close(fd) != 0)
 		abort();
 	crlc_put_u32(buf + at, v);
-	crlc_sha256(buf, (size_t)n - CRLC_HASH_LEN, buf + n - CRLC_HASH_LEN);
+	crlc_put_u64(buf + n - CRLC_TOP_TRAILER_LEN,
+	    crlc_sum64(buf, (size_t)n - CRLC_TOP_TRAILER_LEN));
 	unlink(to);
 	if ((fd = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0644)) == -1 ||
 	    write(fd, buf, (size_t)n) != n || close(fd) != 0)
