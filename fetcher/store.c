@@ -60,7 +60,31 @@ struct store {
 	 */
 	int		 pending;
 	uintptr_t	 map_lo, map_hi;	/* LMDB's map of it; 0: unknown */
+	/*
+	 * The run's batch (BATCH): one write transaction that the small
+	 * CRLs' ingests (each a child transaction of it) and the source
+	 * records share; NULL when none is open.
+	 */
+	MDB_txn		*batch;
+	size_t		 batch_writes;	/* since it began */
+	int		 unsynced;	/* a commit left its meta page unsynced */
 };
+
+/*
+ * BATCH.  Every LMDB commit writes the pages it dirtied, its freelist and
+ * two fsync()s.  A commit per source record and per CRL made an update of
+ * 2,000 CRLs (test/bench/scale.sh) write 520 MB when nothing changed and
+ * 59 GB from empty: the partitions of one issuer interleave in "rev"
+ * (their serials are random), so each partition's commit rewrote most of
+ * the issuer's leaf pages.  So the records of a run share one transaction,
+ * committed every INGEST_CHUNK writes (the bound of its dirty pages, as
+ * a split ingest's) and before anything else begins one (batch_end()).
+ * Each CRL is ingested in a child transaction of it, aborted alone when
+ * the CRL fails; a CRL of INGEST_CHUNK writes or more is ingested on its
+ * own, split (struct wtxn).  A run killed before a batch commits loses
+ * its CRLs and their source records together: the next run fetches them
+ * again.
+ */
 
 /*
  * A large CRL is ingested in several write transactions: LMDB holds every
@@ -82,6 +106,8 @@ struct wtxn {
 	int		 split;		/* commits every INGEST_CHUNK writes */
 	size_t		 writes;	/* since the last commit */
 	int		 committed;	/* a chunk is committed: pending held */
+	int		 nested;	/* a child of the batch: never commits */
+	int		 overflow;	/* nested, and INGEST_CHUNK writes reached */
 	unsigned	 scope_no;	/* CRLC_META_PENDING's value */
 	const uint8_t	*key;
 	size_t		 keylen;
@@ -191,6 +217,10 @@ wtxn_step(struct wtxn *w)
 {
 	int rc;
 
+	if (w->nested && ++w->writes >= INGEST_CHUNK) {
+		w->overflow = 1;	/* ingested again on its own */
+		return MDB_TXN_FULL;
+	}
 	if (!w->split || ++w->writes < INGEST_CHUNK)
 		return 0;
 	w->writes = 0;
@@ -210,6 +240,64 @@ wtxn_step(struct wtxn *w)
 	w->committed = 1;
 	map_drop(w->s);
 	return mdb_txn_begin(w->s->env, NULL, 0, &w->txn);
+}
+
+/*
+ * Commit the batch (BATCH), if one is open.  Its meta page is synced by
+ * the next commit that syncs, or by store_close() (MDB_NOMETASYNC).
+ */
+static int
+batch_end(struct store *s)
+{
+	int rc;
+
+	if (s->batch == NULL)
+		return 0;
+	(void)mdb_env_set_flags(s->env, MDB_NOMETASYNC, 1);
+	rc = mdb_txn_commit(s->batch);
+	(void)mdb_env_set_flags(s->env, MDB_NOMETASYNC, 0);
+	s->batch = NULL;
+	s->batch_writes = 0;
+	s->unsynced = rc == 0;
+	map_drop(s);
+	if (rc != 0)
+		logx(0, "index: the last CRLs and source records were not "
+		    "written (%s); the next run fetches them again",
+		    mdb_strerror(rc));
+	return rc;
+}
+
+/* Count writes done in the batch; commit it at INGEST_CHUNK of them. */
+static int
+batch_add(struct store *s, size_t writes)
+{
+	s->batch_writes += writes;
+	return s->batch_writes >= INGEST_CHUNK ? batch_end(s) : 0;
+}
+
+static int
+batch_begin(struct store *s)
+{
+	return s->batch != NULL ? 0 :
+	    mdb_txn_begin(s->env, NULL, 0, &s->batch);
+}
+
+/* A transaction to read in: the batch, which holds the latest, if open. */
+static int
+read_begin(struct store *s, MDB_txn **txn)
+{
+	if (s->batch != NULL) {
+		*txn = s->batch;
+		return 0;
+	}
+	return mdb_txn_begin(s->env, NULL, MDB_RDONLY, txn);
+}
+
+static void
+read_end(struct store *s, MDB_txn *txn)
+{
+	if (txn != s->batch)
+		mdb_txn_abort(txn);
 }
 
 /* The "crl" key of a scope: prefix (issuer id || key number) || URI. */
@@ -455,6 +543,8 @@ store_close(struct store *s)
 {
 	if (s == NULL)
 		return;
+	if (s->env != NULL && (batch_end(s) == 0 && s->unsynced))
+		(void)mdb_env_sync(s->env, 1);
 	if (s->env != NULL)
 		mdb_env_close(s->env);
 	if (s->lockfd != -1)
@@ -1066,11 +1156,25 @@ put_scope(struct store *s, MDB_txn *txn, const uint8_t *key, size_t keylen,
 }
 
 /*
- * Are a and held (in LMDB's map) the same bytes?  held's pages are let go
- * as they are compared: with the received body, both would be resident.
+ * Does [p, p + len) lie in LMDB's map?  A record the batch (BATCH) wrote
+ * is in a dirty page, memory of the process, which madvise would zero.
  */
 static int
-same_bytes(const uint8_t *a, const uint8_t *held, size_t len)
+in_map(const struct store *s, const uint8_t *p, size_t len)
+{
+	uintptr_t a = (uintptr_t)p;
+
+	return s->map_hi != 0 && a >= s->map_lo && a <= s->map_hi &&
+	    len <= s->map_hi - a;
+}
+
+/*
+ * Are a and held the same bytes?  release: held is in LMDB's map (in_map),
+ * and its pages are let go as they are compared: with the received body,
+ * both would be resident.
+ */
+static int
+same_bytes(const uint8_t *a, const uint8_t *held, size_t len, int release)
 {
 	size_t done, n;
 
@@ -1078,7 +1182,8 @@ same_bytes(const uint8_t *a, const uint8_t *held, size_t len)
 		n = len - done < COPY_STEP ? len - done : COPY_STEP;
 		if (memcmp(a + done, held + done, n) != 0)
 			return 0;
-		pages_release(held, done + n);
+		if (release)
+			pages_release(held, done + n);
 	}
 	return 1;
 }
@@ -1090,8 +1195,8 @@ same_bytes(const uint8_t *a, const uint8_t *held, size_t len)
  * Returns 1 to apply, 0 when c is what we already hold, -1 to reject.
  */
 static int
-admissible(const struct crl *c, const struct crlc_crl_info *old, int have,
-    char *err, size_t errlen)
+admissible(const struct store *s, const struct crl *c,
+    const struct crlc_crl_info *old, int have, char *err, size_t errlen)
 {
 	const uint8_t *held = have ? old->number.p : NULL;
 	size_t heldlen = have ? old->number.len : 0;
@@ -1121,7 +1226,7 @@ admissible(const struct crl *c, const struct crlc_crl_info *old, int have,
 	 * delta's, as complete and delta CRLs share one sequence (5.2.3).
 	 */
 	if (c->derlen == old->der.len && same_bytes(c->der, old->der.p,
-	    c->derlen))
+	    c->derlen, in_map(s, old->der.p, old->der.len)))
 		return 0;
 	/* v1 after v2: see read_numbers() in crl.c */
 	if (c->p.version == 1 &&
@@ -1198,7 +1303,7 @@ ingest_txn(struct store *s, struct wtxn *w, const struct crl *c, char *err,
 		snprintf(err, errlen, "index: stored CRL record is corrupt");
 		return INGEST_FAILED;
 	}
-	if ((ok = admissible(c, &old, have, err, errlen)) <= 0)
+	if ((ok = admissible(s, c, &old, have, err, errlen)) <= 0)
 		return ok < 0 ? INGEST_FAILED : INGEST_UNCHANGED;
 	if (have)
 		scope_no = old.scope_no;
@@ -1485,7 +1590,7 @@ store_adopt_legacy(struct store *s, const struct trust *t)
 	MDB_val k, v;
 	int rc;
 
-	if (mdb_txn_begin(s->env, NULL, 0, &txn) != 0)
+	if (batch_end(s) != 0 || mdb_txn_begin(s->env, NULL, 0, &txn) != 0)
 		return -1;
 	for (;;) {
 		if ((rc = mdb_cursor_open(txn, s->crl, &cur)) != 0)
@@ -1522,18 +1627,63 @@ store_adopt_legacy(struct store *s, const struct trust *t)
 	return 0;
 }
 
+/*
+ * Ingest c in a child transaction of the batch (BATCH).  *overflow: it
+ * reached INGEST_CHUNK writes, nothing was written, and it is to be
+ * ingested on its own.
+ */
+static int
+ingest_nested(struct store *s, const struct crl *c, int *overflow,
+    char *err, size_t errlen)
+{
+	struct wtxn w = { .s = s, .nested = 1 };
+	int rc, res;
+
+	*overflow = 0;
+	if ((rc = batch_begin(s)) != 0 ||
+	    (rc = mdb_txn_begin(s->env, s->batch, 0, &w.txn)) != 0) {
+		lmdb_err(err, errlen, "begin", rc);
+		return INGEST_FAILED;
+	}
+	res = ingest_txn(s, &w, c, err, errlen);
+	*overflow = w.overflow;
+	if (res != INGEST_CHANGED) {
+		mdb_txn_abort(w.txn);
+		return res;
+	}
+	if ((rc = mdb_txn_commit(w.txn)) != 0) {
+		/* The batch may be unusable after it: give it up. */
+		mdb_txn_abort(s->batch);
+		s->batch = NULL;
+		logx(0, "index: the last CRLs and source records were not "
+		    "written; the next run fetches them again");
+		lmdb_err(err, errlen, "commit", rc);
+		return INGEST_FAILED;
+	}
+	if ((rc = batch_add(s, w.writes + 1)) != 0) {
+		lmdb_err(err, errlen, "commit", rc);
+		return INGEST_FAILED;
+	}
+	return res;
+}
+
 int
 store_ingest(struct store *s, const struct crl *c, char *err, size_t errlen)
 {
 	struct wtxn w = { .s = s, .split = 1 };
 	MDB_txn *txn;
-	int rc, res;
+	int overflow = 1, rc, res;
 
 	if (s->pending) {
 		snprintf(err, errlen, "index: an earlier CRL is half written");
 		return INGEST_FAILED;
 	}
-	if ((rc = mdb_txn_begin(s->env, NULL, 0, &w.txn)) != 0) {
+	if (c->p.nrevoked < INGEST_CHUNK &&
+	    ((res = ingest_nested(s, c, &overflow, err, errlen)) !=
+	    INGEST_FAILED || !overflow))
+		return res;
+	if ((rc = batch_end(s)) != 0 ||
+	    (rc = mdb_txn_begin(s->env, NULL, 0, &w.txn)) != 0) {
 		lmdb_err(err, errlen, "begin", rc);
 		return INGEST_FAILED;
 	}
@@ -1570,10 +1720,10 @@ store_has_scope(struct store *s, const uint8_t *key, size_t keylen)
 	MDB_val k = { keylen, (void *)key }, v;
 	int found;
 
-	if (keylen == 0 || mdb_txn_begin(s->env, NULL, MDB_RDONLY, &txn) != 0)
+	if (keylen == 0 || read_begin(s, &txn) != 0)
 		return 0;
 	found = mdb_get(txn, s->crl, &k, &v) == 0;
-	mdb_txn_abort(txn);
+	read_end(s, txn);
 	return found;
 }
 
@@ -1636,13 +1786,13 @@ store_get_source(struct store *s, const char *url, struct source_rec *rec)
 
 	memset(rec, 0, sizeof(*rec));
 	if (k.mv_size == 0 || k.mv_size > CRLC_KEY_MAX ||
-	    mdb_txn_begin(s->env, NULL, MDB_RDONLY, &txn) != 0) {
+	    read_begin(s, &txn) != 0) {
 		free(key);
 		return -1;
 	}
 	if (mdb_get(txn, s->source, &k, &v) == 0)
 		ret = source_decode(&v, rec);
-	mdb_txn_abort(txn);
+	read_end(s, txn);
 	free(key);
 	return ret;
 }
@@ -1712,7 +1862,6 @@ store_put_source(struct store *s, const char *url, const struct source_rec *rec)
 	size_t r = error ? strlen(error) : 0;
 	size_t kl = rec->scope_keylen;
 	MDB_val k = { strlen(key), key }, v;
-	MDB_txn *txn;
 	uint8_t *h;
 	int rc;
 
@@ -1735,12 +1884,10 @@ store_put_source(struct store *s, const char *url, const struct source_rec *rec)
 	memcpy(h + CRLC_SRC_HDR_LEN + e + m, error, r);
 	memcpy(h + CRLC_SRC_HDR_LEN + e + m + r, rec->scope_key, kl);
 	v.mv_data = h;
-	if ((rc = mdb_txn_begin(s->env, NULL, 0, &txn)) == 0) {
-		if ((rc = mdb_put(txn, s->source, &k, &v, 0)) == 0)
-			rc = mdb_txn_commit(txn);
-		else
-			mdb_txn_abort(txn);
-	}
+	/* In the batch (BATCH), with the CRLs of the run. */
+	if ((rc = batch_begin(s)) == 0 &&
+	    (rc = mdb_put(s->batch, s->source, &k, &v, 0)) == 0)
+		rc = batch_add(s, 1);
 	free(h);
 	free(key);
 	free(error);
@@ -1771,7 +1918,8 @@ store_reset_scope(struct store *s, X509 *issuer, const char *scope,
 	if (store_scope_key(s, X509_get_subject_name(issuer), issuer, scope, key,
 	    &keylen) == -1)
 		return 0;	/* issuer never seen, or scope too long */
-	if ((rc = mdb_txn_begin(s->env, NULL, 0, &txn)) != 0) {
+	if ((rc = batch_end(s)) != 0 ||
+	    (rc = mdb_txn_begin(s->env, NULL, 0, &txn)) != 0) {
 		lmdb_err(err, errlen, "begin", rc);
 		return -1;
 	}
@@ -1895,6 +2043,10 @@ store_publish(struct store *s, int force, uint64_t *generation, char *err,
 		    "index; not published");
 		return -1;
 	}
+	if ((rc = batch_end(s)) != 0) {
+		lmdb_err(err, errlen, "commit", full_fs(s->dir, rc));
+		return -1;
+	}
 	if (!s->dirty && !force && !publish_needed(s->dir))
 		return 0;
 	if ((rc = stamp_generation(s, generation, &created)) != 0) {
@@ -1940,7 +2092,7 @@ store_scope_key(struct store *s, const X509_NAME *name, X509 *signer,
 	*keylen = 0;
 	if (name_canon_hash(name, canon) == -1 ||
 	    cert_key_hash(signer, kk + CRLC_ISSUER_ID_LEN) == -1 ||
-	    mdb_txn_begin(s->env, NULL, MDB_RDONLY, &txn) != 0)
+	    read_begin(s, &txn) != 0)
 		return -1;
 	if (mdb_get(txn, s->canon, &k, &v) == 0 && v.mv_size == 4) {
 		id = crlc_get_u32(v.mv_data);
@@ -1953,6 +2105,6 @@ store_scope_key(struct store *s, const X509_NAME *name, X509 *signer,
 		put_prefix(prefix, id, key_no);
 		ret = scope_key(prefix, scope, key, keylen);
 	}
-	mdb_txn_abort(txn);
+	read_end(s, txn);
 	return ret;
 }
