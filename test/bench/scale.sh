@@ -77,10 +77,14 @@ published >published.before
 bench_measure changed "${upd[@]}"
 published >published.after
 grep -q ' /other/M1.crl 200' httpd.log || { echo "scale.sh: M1 was not fetched again" >&2; exit 1; }
+# The publish step alone, without the 2,000 conditional GETs: every scope
+# file kept (content ids of all 2,000 CRLs, the top file written).
+bench_measure publish "$CRLCACHE" -c scale.conf --state-dir st publish
 
 read -r full_s full_kb full_wb <full.m
 read -r same_s same_kb same_wb <same.m
 read -r changed_s changed_kb changed_wb <changed.m
+read -r publish_s publish_kb publish_wb <publish.m
 crl_b=$(stat -c %s "$D/changed/M1.crl")
 pub_wb=$(comm -13 published.before published.after | awk '{ s += $2 } END { print s + 0 }')
 index_b=$(du -sb --exclude=work st | cut -f1)
@@ -97,6 +101,8 @@ printf 'one CRL changed:  %7.2f s %6.0f MiB peak RSS %7.1f MB written (the CRL: 
     "$changed_s" "$(echo "$changed_kb / 1024" | bc -l)" "$(echo "$changed_wb / 1000000" | bc -l)" "$crl_b"
 echo "published index: $index_b bytes (index.mdb $(stat -c %s st/index.mdb)); working environment work/: $work_b bytes; CRLs served: $www_b bytes"
 echo "published files the changed update wrote: $pub_wb bytes"
+printf 'publish alone:    %7.2f s %6.0f MiB peak RSS %7.1f MB written\n' "$publish_s" \
+    "$(echo "$publish_kb / 1024" | bc -l)" "$(echo "$publish_wb / 1000000" | bc -l)"
 
 P=$D
 ./scale_lookup st/index.mdb "$P/leaf-R10.pem" "$P/R10.pem" "$P/www/le/R10/17.crl" \
@@ -119,6 +125,7 @@ mb() { printf '%.1f' "$(echo "$1 / 1000000" | bc -l)"; }
 	    "$(mb "$crl_b")" "$(mb "$crl_b")" "$(mb "$changed_wb")" "$(echo "$changed_wb / $crl_b" | bc -l)"
 	printf 'ROW\tthe same update, bytes written to the published index (its new files) against the changed CRL\t%s\t%s\t%.1f\tMB\n' \
 	    "$(mb "$crl_b")" "$(mb "$pub_wb")" "$(echo "$pub_wb / $crl_b" | bc -l)"
+	printf 'ROW\t`crlcache publish` alone, %s (every scope file kept; time)\t-\t%.2f\t-\ts\n' "$S" "$publish_s"
 	printf 'ROW\tpublished index (state directory but work/), against the CRLs it holds\t%s\t%s\t%.2f\tMB\n' \
 	    "$(mb "$www_b")" "$(mb "$index_b")" "$(echo "$index_b / $www_b" | bc -l)"
 	printf 'ROW\tindex open (crlc_index_open), %s\t-\t%s\t-\tus\n' "$S" "$(lk open_us)"
