@@ -24,7 +24,6 @@ enum crlc_err {
 	CRLC_E_FORMAT,		/* not an index, or a newer format version */
 	CRLC_E_CORRUPT,		/* truncated or internally inconsistent */
 	CRLC_E_NOMEM,
-	CRLC_E_LMDB,		/* any other read failure (name of formats 1-2) */
 };
 
 /* Verdict states; their values are `crlcache check`'s exit codes. */
