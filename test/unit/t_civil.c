@@ -13,6 +13,7 @@
 #include <crlcache/tbs.h>
 
 #include "check.h"
+#include "derbuf.h"
 
 #define UTC	0x17	/* UTCTime */
 #define GEN	0x18	/* GeneralizedTime */
@@ -74,42 +75,10 @@ static const struct tcase cases[] = {
 
 #define NCASES	(sizeof(cases) / sizeof(cases[0]))
 
-/* A DER buffer, short content lengths only (< 128). */
-struct buf {
-	uint8_t	p[512];
-	size_t	len;
-};
-
-static void
-put(struct buf *b, const void *p, size_t n)
-{
-	if (b->len + n > sizeof(b->p))
-		abort();
-	memcpy(b->p + b->len, p, n);
-	b->len += n;
-}
-
-static void
-tlv(struct buf *b, uint8_t tag, const void *p, size_t n)
-{
-	uint8_t h[2] = { tag, (uint8_t)n };
-
-	if (n >= 0x80)
-		abort();
-	put(b, h, 2);
-	put(b, p, n);
-}
-
-static void
-wrap(struct buf *b, uint8_t tag, const struct buf *c)
-{
-	tlv(b, tag, c->p, c->len);
-}
-
 static void
 time_tlv(struct buf *b, uint8_t tag, const char *text)
 {
-	tlv(b, tag, text, strlen(text));
+	tlv_raw(b, tag, text, strlen(text));
 }
 
 static const uint8_t alg[] = { 0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d,
@@ -124,16 +93,16 @@ tbs_build(struct buf *out, uint8_t nbtag, const char *nb, uint8_t natag,
 	struct buf t = { .len = 0 }, v = { .len = 0 };
 	static const uint8_t serial = 1;
 
-	tlv(&t, 0x02, &serial, 1);
-	tlv(&t, 0x30, alg, sizeof(alg));
-	tlv(&t, 0x30, "", 0);		/* issuer */
+	tlv_raw(&t, 0x02, &serial, 1);
+	tlv_raw(&t, 0x30, alg, sizeof(alg));
+	tlv_raw(&t, 0x30, "", 0);		/* issuer */
 	time_tlv(&v, nbtag, nb);
 	time_tlv(&v, natag, na);
-	wrap(&t, 0x30, &v);
-	tlv(&t, 0x30, "", 0);		/* subject */
-	tlv(&t, 0x30, "", 0);		/* subjectPublicKeyInfo */
+	tlv(&t, 0x30, &v);
+	tlv_raw(&t, 0x30, "", 0);		/* subject */
+	tlv_raw(&t, 0x30, "", 0);		/* subjectPublicKeyInfo */
 	out->len = 0;
-	wrap(out, 0x30, &t);
+	tlv(out, 0x30, &t);
 }
 
 enum crl_field { THIS_UPDATE, NEXT_UPDATE, REVOCATION_DATE };
@@ -146,27 +115,27 @@ crl_build(struct buf *out, enum crl_field f, uint8_t tag, const char *text)
 	    cl = { .len = 0 };
 	static const uint8_t one = 1, sig[] = { 0x00, 0x30, 0x00 };
 
-	tlv(&t, 0x02, &one, 1);
-	tlv(&t, 0x30, alg, sizeof(alg));
-	tlv(&t, 0x30, "", 0);		/* issuer */
+	tlv_raw(&t, 0x02, &one, 1);
+	tlv_raw(&t, 0x30, alg, sizeof(alg));
+	tlv_raw(&t, 0x30, "", 0);		/* issuer */
 	if (f == THIS_UPDATE)
 		time_tlv(&t, tag, text);
 	else
 		time_tlv(&t, UTC, good);
 	if (f == NEXT_UPDATE)
 		time_tlv(&t, tag, text);
-	tlv(&ent, 0x02, &one, 1);
+	tlv_raw(&ent, 0x02, &one, 1);
 	if (f == REVOCATION_DATE)
 		time_tlv(&ent, tag, text);
 	else
 		time_tlv(&ent, UTC, good);
-	wrap(&revs, 0x30, &ent);
-	wrap(&t, 0x30, &revs);
-	wrap(&cl, 0x30, &t);
-	tlv(&cl, 0x30, alg, sizeof(alg));
-	tlv(&cl, 0x03, sig, sizeof(sig));
+	tlv(&revs, 0x30, &ent);
+	tlv(&t, 0x30, &revs);
+	tlv(&cl, 0x30, &t);
+	tlv_raw(&cl, 0x30, alg, sizeof(alg));
+	tlv_raw(&cl, 0x03, sig, sizeof(sig));
 	out->len = 0;
-	wrap(out, 0x30, &cl);
+	tlv(out, 0x30, &cl);
 }
 
 /* Exact-size heap copy, so that ASan sees any read past the end. */
