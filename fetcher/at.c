@@ -10,6 +10,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <crlcache/civil.h>
+
 #include "fetcher.h"
 
 /*
@@ -44,24 +46,6 @@ digits(const char **p, int n, int *v)
 	return 0;
 }
 
-/* RFC 3339 Appendix C: the Gregorian leap year rule. */
-static int
-leap_year(int y)
-{
-	return y % 4 == 0 && (y % 100 != 0 || y % 400 == 0);
-}
-
-/* RFC 3339 5.7: the last date-mday of month mo (1-12) of year y. */
-static int
-month_days(int y, int mo)
-{
-	static const int days[12] = {
-		31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31
-	};
-
-	return mo == 2 && leap_year(y) ? 29 : days[mo - 1];
-}
-
 /*
  * RFC 3339 5.7: time-second 60 only at the end of a month with a leap
  * second, at the same instant around the globe: 23:59:60 UTC on the last
@@ -78,15 +62,16 @@ leap_second_ok(int64_t utc)
 		return 0;
 	return tm.tm_hour == 23 && tm.tm_min == 59 &&
 	    (tm.tm_mon == 5 || tm.tm_mon == 11) &&
-	    tm.tm_mday == month_days(tm.tm_year + 1900, tm.tm_mon + 1);
+	    tm.tm_mday == crlc_month_days(tm.tm_year + 1900, tm.tm_mon + 1);
 }
 
 /*
  * RFC 3339 date-time (2026-05-01T12:00:00Z, a fraction of a second is
  * dropped, an offset +hh:mm / -hh:mm is applied), a bare full-date
  * (2026-05-01: its midnight UTC), or seconds since the epoch, each
- * field checked against RFC 3339 5.7.  0, or -1 with *why naming the
- * field that is wrong.
+ * field checked against RFC 3339 5.7 (month lengths: lib/civil.c, as for
+ * certificate and CRL times).  0, or -1 with *why naming the field that
+ * is wrong.
  */
 static int
 at_parse(const char *s, int64_t *out, const char **why)
@@ -158,7 +143,7 @@ at_parse(const char *s, int64_t *out, const char **why)
 		*why = "year out of range (1950-9999)";
 	else if (mo < 1 || mo > 12)
 		*why = "month out of range (01-12)";
-	else if (d < 1 || d > month_days(y, mo))
+	else if (d < 1 || d > crlc_month_days(y, mo))
 		*why = "day out of range for its month";
 	else if (h > 23)
 		*why = "hour out of range (00-23)";

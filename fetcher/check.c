@@ -137,12 +137,17 @@ check_one(struct crlc_index *idx, STACK_OF(X509) *certs, X509 *x,
 	struct crlc_validity val;
 	char a[32], b[32], vtext[160];
 	int64_t now = at_or_now(at);
-	int len, exempt = 0, ret = -1;
+	int len, rc, exempt = 0, ret = -1;
 
 	if ((len = i2d_X509(x, &der)) <= 0 ||
 	    crlc_cert_tbs(der, (size_t)len, &tbs) == -1 ||
-	    crlc_tbs_parse(tbs.p, tbs.len, &t) == -1) {
+	    (rc = crlc_tbs_parse(tbs.p, tbs.len, &t)) == -1) {
 		logx(0, "check: certificate could not be parsed");
+		goto done;
+	}
+	if (rc == CRLC_TBS_BAD_TIME) {
+		logx(0, "check: certificate notBefore or notAfter is no "
+		    "possible date (RFC 5280 4.1.2.5)");
 		goto done;
 	}
 	issuer_key(certs, x, hash, &ik);

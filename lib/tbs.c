@@ -11,6 +11,7 @@
  */
 #include <string.h>
 
+#include <crlcache/civil.h>
 #include <crlcache/tbs.h>
 
 #include "der.h"
@@ -51,23 +52,19 @@ two_digits(const uint8_t *p, int *v)
 	return 0;
 }
 
-/* Days since 1970-01-01 of a proleptic Gregorian date. */
-static int64_t
-days_from_civil(int64_t y, int m, int d)
-{
-	int64_t era, yoe, doy, doe;
-
-	y -= m <= 2;
-	era = (y >= 0 ? y : y - 399) / 400;
-	yoe = y - era * 400;
-	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + doe - 719468;
-}
-
 /*
- * RFC 5280 4.1.2.5: UTCTime YYMMDDHHMMSSZ (YY >= 50 is 19YY) or
- * GeneralizedTime YYYYMMDDHHMMSSZ, always UTC, seconds present.
+ * RFC 5280 4.1.2.5.1 UTCTime YYMMDDHHMMSSZ (YY >= 50 is 19YY) and
+ * 4.1.2.5.2 GeneralizedTime YYYYMMDDHHMMSSZ, the same for the CRL times
+ * (5.1.2.4-5.1.2.6): Zulu ("Z", X.690 11.7.1 / 11.8.1), seconds present
+ * (11.7.2 / 11.8.2), no fraction of a second (RFC 5280 4.1.2.5.2; DER
+ * would allow one), and each field a possible date and time of the
+ * Gregorian calendar: a day past its month's end (February 29 outside a
+ * leap year, April 31) is refused, not carried into the next month, and
+ * so are hour 24 and second 60 (OpenSSL's ASN1_TIME refuses both too).
+ * GeneralizedTime before 2050, which RFC 5280 tells CAs and CRL issuers
+ * not to use (4.1.2.5, 5.1.2.4, 5.1.2.6), is read: the rule binds
+ * issuers, PKITS 4.2.4 makes a validator accept it, and OpenSSL accepts
+ * it in the same objects.
  */
 static int
 der_time(unsigned tag, const struct der *c, int64_t *out)
@@ -93,10 +90,11 @@ der_time(unsigned tag, const struct der *c, int64_t *out)
 	    two_digits(p + 4, &hh) == -1 || two_digits(p + 6, &mi) == -1 ||
 	    two_digits(p + 8, &ss) == -1 || p[10] != 'Z')
 		return -1;
-	if (mo < 1 || mo > 12 || dd < 1 || dd > 31 || hh > 23 || mi > 59 ||
+	if (dd < 1 || dd > crlc_month_days(year, mo) || hh > 23 || mi > 59 ||
 	    ss > 59)
 		return -1;
-	*out = days_from_civil(year, mo, dd) * 86400 + hh * 3600 + mi * 60 + ss;
+	*out = crlc_days_from_civil(year, mo, dd) * 86400 + hh * 3600 +
+	    mi * 60 + ss;
 	return 0;
 }
 
@@ -258,12 +256,34 @@ parse_extensions(struct der ctx3, struct crlc_tbs *out)
 	return 0;
 }
 
+/*
+ * One Time of a Validity: -1 when the element is no UTCTime or
+ * GeneralizedTime; a Time that names no possible instant sets *bad (the
+ * bytes are still a certificate: crlc_tbs_parse says CRLC_TBS_BAD_TIME).
+ */
+static int
+validity_time(struct der *validity, int64_t *out, int *bad)
+{
+	struct der c;
+	unsigned tag;
+
+	if (der_read(validity, &tag, &c) == -1 ||
+	    (tag != TAG_UTCTIME && tag != TAG_GENTIME))
+		return -1;
+	if (der_time(tag, &c, out) == -1) {
+		*out = 0;
+		*bad = 1;
+	}
+	return 0;
+}
+
 int
 crlc_tbs_parse(const uint8_t *der, size_t len, struct crlc_tbs *out)
 {
 	struct der top, tbs, c, validity;
 	unsigned tag;
 	long version = 0;
+	int bad_time = 0;
 
 	memset(out, 0, sizeof(*out));
 	if (der == NULL)
@@ -299,12 +319,10 @@ crlc_tbs_parse(const uint8_t *der, size_t len, struct crlc_tbs *out)
 	if (der_expect(&tbs, TAG_SEQUENCE, &c) == -1)
 		return -1;
 	out->issuer.len = (size_t)(tbs.p - out->issuer.p);
-	/* validity (4.1.2.5) */
+	/* validity (4.1.2.5): notBefore, notAfter */
 	if (der_expect(&tbs, TAG_SEQUENCE, &validity) == -1 ||
-	    der_read(&validity, &tag, &c) == -1 ||
-	    der_time(tag, &c, &out->not_before) == -1 ||
-	    der_read(&validity, &tag, &c) == -1 ||
-	    der_time(tag, &c, &out->not_after) == -1 ||
+	    validity_time(&validity, &out->not_before, &bad_time) == -1 ||
+	    validity_time(&validity, &out->not_after, &bad_time) == -1 ||
 	    validity.p != validity.end)
 		return -1;
 	/* subject Name (4.1.2.6) */
@@ -330,7 +348,9 @@ crlc_tbs_parse(const uint8_t *der, size_t len, struct crlc_tbs *out)
 		    parse_extensions(c, out) == -1)
 			return -1;
 	}
-	return tbs.p == tbs.end ? 0 : -1;
+	if (tbs.p != tbs.end)
+		return -1;
+	return bad_time ? CRLC_TBS_BAD_TIME : 0;
 }
 
 int
@@ -455,8 +475,8 @@ crlc_crl_entry_next(struct crlc_span *rest, struct crlc_crl_entry *e,
 	e->serial.len = (size_t)(c.end - c.p);
 	if (der_read(&ent, &tag, &c) == -1 ||
 	    der_time(tag, &c, &e->revoked_at) == -1)
-		return fail(why, "malformed CRL: bad revocationDate (RFC 5280 "
-		    "5.1.2.6)");
+		return fail(why, "malformed CRL: revocationDate is no UTCTime "
+		    "or GeneralizedTime of a possible date (RFC 5280 5.1.2.6)");
 	if (ent.p < ent.end) {
 		/* crlEntryExtensions Extensions: SIZE (1..MAX) */
 		if (der_expect(&ent, TAG_SEQUENCE, &exts) == -1 ||
@@ -531,11 +551,14 @@ crl_parse(const uint8_t *der, size_t len, struct crlc_crl *out, int walk,
 	/* thisUpdate Time, nextUpdate Time OPTIONAL (5.1.2.4, 5.1.2.5) */
 	if (der_read(&tbs, &tag, &c) == -1 ||
 	    der_time(tag, &c, &out->this_update) == -1)
-		return fail(why, "malformed thisUpdate");
+		return fail(why, "malformed CRL: thisUpdate is no UTCTime or "
+		    "GeneralizedTime of a possible date (RFC 5280 5.1.2.4)");
 	if (der_peek(&tbs, TAG_UTCTIME) || der_peek(&tbs, TAG_GENTIME)) {
 		if (der_read(&tbs, &tag, &c) == -1 ||
 		    der_time(tag, &c, &out->next_update) == -1)
-			return fail(why, "malformed nextUpdate");
+			return fail(why, "malformed CRL: nextUpdate is no UTCTime "
+			    "or GeneralizedTime of a possible date (RFC 5280 "
+			    "5.1.2.5)");
 	}
 	/* revokedCertificates SEQUENCE OF SEQUENCE OPTIONAL (5.1.2.6) */
 	if (der_peek(&tbs, TAG_SEQUENCE)) {

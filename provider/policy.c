@@ -355,11 +355,20 @@ crlc_policy_check(struct crlc_prov *prov, const uint8_t *der, size_t len,
 	const struct crlc_span tbs = { der, len }, sg = { sig, siglen };
 	struct crlc_validity val;
 	struct crlc_tbs cert;
+	int rc;
 
 	if (prov->conf.mode == CRLC_MODE_OFF ||
-	    crlc_tbs_parse(der, len, &cert) != 0)
+	    (rc = crlc_tbs_parse(der, len, &cert)) == -1)
 		return 1;
 	(void)crlc_validity_check(&cert, &val);
+	/*
+	 * A certificate whose notBefore or notAfter is no possible date
+	 * (OpenSSL refuses it unless time checks are off) has no lifetime
+	 * to judge: no limit and no short-lived exemption, but its
+	 * revocation is looked up like any other's.
+	 */
+	if (rc == CRLC_TBS_BAD_TIME)
+		val.applies = 0;
 	if (check_revocation(prov, &cert, &val, &tbs, &sg, key) == 0)
 		return 0;
 	return check_validity(prov, &cert, &val);

@@ -8,6 +8,11 @@ with the issuer's key by the openssl CLI (tests only).
   der_edit.py add-serial CRL.der CAKEY.pem OUT.der HEX
       one more revokedCertificates entry (serial content octets HEX,
       revocationDate = thisUpdate) appended to the CRL
+  der_edit.py crl-time CRL.der CAKEY.pem OUT.der thisUpdate|nextUpdate TIME
+  der_edit.py cert-time CERT.pem CAKEY.pem OUT.pem notBefore|notAfter TIME
+      that time replaced by TIME, taken as it is: 13 characters are a
+      UTCTime, any other length a GeneralizedTime (impossible dates such
+      as 230229000000Z are the point)
 
 The signature algorithm of the input is kept; the key must match it with
 SHA-256 (RSA PKCS#1 v1.5 or ECDSA, what test/lib.sh makes).
@@ -103,6 +108,32 @@ def add_serial(hexserial):
     return edit
 
 
+def time_tlv(text):
+    return enc(0x17 if len(text) == 13 else 0x18, text.encode())
+
+
+def crl_time(field, text):
+    def edit(fields):
+        # [version], signature, issuer, thisUpdate, [nextUpdate], ...
+        i = (1 if fields[0][0] == 0x02 else 0) + 2
+        if field == "nextUpdate":
+            i += 1
+            if fields[i][0] not in (0x17, 0x18):
+                sys.exit("der_edit.py: the CRL has no nextUpdate")
+        fields[i] = time_tlv(text)
+    return edit
+
+
+def cert_time(field, text):
+    def edit(fields):
+        # [0] version, serial, signature, issuer, validity
+        i = 4 if fields[0][0] == 0xA0 else 3
+        times = children(content(fields[i]))
+        times[0 if field == "notBefore" else 1] = time_tlv(text)
+        fields[i] = enc(0x30, b"".join(times))
+    return edit
+
+
 def main(argv):
     if len(argv) == 5 and argv[1] == "swap-issuer-rdn":
         pem_write(resign(pem_read(argv[2]), argv[3], swap_issuer_rdn), argv[4])
@@ -111,6 +142,16 @@ def main(argv):
             der = f.read()
         with open(argv[4], "wb") as f:
             f.write(resign(der, argv[3], add_serial(argv[5])))
+    elif len(argv) == 7 and argv[1] == "crl-time" and \
+            argv[5] in ("thisUpdate", "nextUpdate"):
+        with open(argv[2], "rb") as f:
+            der = f.read()
+        with open(argv[4], "wb") as f:
+            f.write(resign(der, argv[3], crl_time(argv[5], argv[6])))
+    elif len(argv) == 7 and argv[1] == "cert-time" and \
+            argv[5] in ("notBefore", "notAfter"):
+        pem_write(resign(pem_read(argv[2]), argv[3],
+                         cert_time(argv[5], argv[6])), argv[4])
     else:
         sys.exit(__doc__)
 

@@ -42,7 +42,7 @@ run() {     # run NAME CORPUS [MAX_LEN]
     note "$1: $runs runs clean"
 }
 LIB=("$src/lib/tbs.c" "$src/lib/name.c" "$src/lib/validity.c" "$src/lib/hash.c" "$src/lib/index.c"
-    "$src/lib/dpname.c" "$src/lib/point.c")
+    "$src/lib/dpname.c" "$src/lib/point.c" "$src/lib/civil.c")
 build fuzz_tbs "$src/test/fuzz/fuzz_tbs.c" "${LIB[@]}"
 CSV=("$src/fetcher/ccadb.c" "$src/fetcher/csv.c" "$src/fetcher/util.c")
 build fuzz_ccadb "$src/test/fuzz/fuzz_ccadb.c" "${CSV[@]}" "${LIB[@]}"

@@ -60,7 +60,18 @@ struct crlc_tbs {
  * SubjectPublicKeyInfo, optional [1] [2] unique IDs and [3] extensions,
  * with nothing after it.  Returns 0 and fills *out on success, -1 when
  * the bytes are anything else (out is then unspecified).
+ *
+ * CRLC_TBS_BAD_TIME: a TBSCertificate in every respect but that its
+ * notBefore or notAfter, a UTCTime or GeneralizedTime, names no possible
+ * instant (April 31, February 29 of 2023, hour 24, ...: RFC 5280
+ * 4.1.2.5).  *out is filled except that such a time reads 0.  The
+ * certificate is malformed, yet still one: its serial, issuer and
+ * distribution points are those of a certificate that a verifier with
+ * time checks off (X509_V_FLAG_NO_CHECK_TIME) would accept, so the
+ * provider still looks its revocation up rather than pass it as "not a
+ * certificate".
  */
+#define CRLC_TBS_BAD_TIME	-2
 int	crlc_tbs_parse(const uint8_t *der, size_t len, struct crlc_tbs *out);
 
 /*

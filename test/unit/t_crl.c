@@ -10,56 +10,7 @@
 #include <crlcache/tbs.h>
 
 #include "check.h"
-
-/* A growable DER buffer. */
-struct buf {
-	uint8_t	p[4096];
-	size_t	len;
-};
-
-static void
-put(struct buf *b, const void *p, size_t n)
-{
-	if (b->len + n > sizeof(b->p))
-		abort();
-	memcpy(b->p + b->len, p, n);
-	b->len += n;
-}
-
-/* Append tag, a DER length and content. */
-static void
-tlv(struct buf *b, uint8_t tag, const struct buf *content)
-{
-	uint8_t h[4];
-	size_t n = content->len, hl;
-
-	h[0] = tag;
-	if (n < 0x80) {
-		h[1] = (uint8_t)n;
-		hl = 2;
-	} else if (n < 0x100) {
-		h[1] = 0x81;
-		h[2] = (uint8_t)n;
-		hl = 3;
-	} else {
-		h[1] = 0x82;
-		h[2] = (uint8_t)(n >> 8);
-		h[3] = (uint8_t)n;
-		hl = 4;
-	}
-	put(b, h, hl);
-	put(b, content->p, n);
-}
-
-static void
-tlv_raw(struct buf *b, uint8_t tag, const void *p, size_t n)
-{
-	struct buf c;
-
-	c.len = 0;
-	put(&c, p, n);
-	tlv(b, tag, &c);
-}
+#include "derbuf.h"
 
 static const uint8_t ecdsa_sha256[] = { 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x04,
     0x03, 0x02 };
