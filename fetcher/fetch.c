@@ -452,6 +452,15 @@ fetch_each(struct fetch *f, size_t n, const struct conf *conf,
 			if (completed(multi, x, msg->data.result))
 				over(x->f, &done, n, cb, arg);
 		}
+		/*
+		 * A slot freed and a transfer waits for it: start it now.
+		 * Waiting first would sleep up to the whole wait_ms when
+		 * every transfer in flight has just ended (nothing left to
+		 * wake the poll): 2,000 sources over loopback took 4 to 13 s
+		 * instead of 1 (issue 14).
+		 */
+		if (next < n && active < conf->parallel)
+			continue;
 		/* Wait for traffic, or until the next retry is due. */
 		wait_ms = (int)(wake - crlc_mono_ms());
 		if (done < n && (running > 0 || active == 0) &&

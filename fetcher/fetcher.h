@@ -243,6 +243,10 @@ int	 store_publish(struct store *s, int force, uint64_t *generation,
 size_t	 store_rev_key(const uint8_t prefix[CRLC_PREFIX_LEN],
 	    const uint8_t *serial, size_t len,
 	    uint8_t key[CRLC_PREFIX_LEN + CRLC_SERIAL_MAX]);
+/* The "crlhash" record of a "crl" record (format.h): its CRLs' SHA-256. */
+struct crlc_crl_info;
+void	 store_crl_hash(const struct crlc_crl_info *r,
+	    uint8_t out[CRLC_HASH_LEN]);
 int	 store_scope_key(struct store *s, const X509_NAME *name, X509 *signer,
 	    const char *scope, uint8_t *key, size_t *keylen);
 struct trust;
@@ -262,7 +266,7 @@ struct MDB_txn;
 /* What a publish reads: one read transaction of the working environment. */
 struct publish_src {
 	struct MDB_txn	*txn;
-	unsigned int	 canon, alias, key, rev, crl;	/* MDB_dbi */
+	unsigned int	 canon, alias, key, rev, crl, crlhash;	/* MDB_dbi */
 };
 int	 publish(const char *state_dir, const struct publish_src *src,
 	    uint64_t generation, int64_t created, char *err, size_t errlen);

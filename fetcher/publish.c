@@ -36,8 +36,11 @@
 #define SCOPE_TEMP_PREFIX	".tmp."
 #define TEMP_SUFFIX_LEN		6
 #define SCOPE_NAME_LEN		(2 * CRLC_SCOPE_ID_LEN)
-/* Content ids: SHA-256 of this tag, the "crl" key and value (format.h). */
-#define CONTENT_ID_TAG		"crlcache scope 3"
+/*
+ * Content ids: SHA-256 of this tag, the "crl" key, its header and the
+ * "crlhash" of the rest (format.h PUBLISH).
+ */
+#define CONTENT_ID_TAG		"crlcache scope 3b"
 /* The "crl" value's fetchedAt, left out of the content id. */
 #define FETCHED_AT_OFF		24
 #define FETCHED_AT_LEN		8
@@ -66,8 +69,9 @@
 #define SCOPE_NOS		(CRLC_SCOPE_NO_MAX + 1)
 /*
  * Bytes of the working map read before they are let go (map_release):
- * a publish reads every stored CRL to compute content ids, and its RSS
- * must not grow to the size of the working environment.
+ * a publish reads the stored CRLs of the scopes it writes (and all of
+ * them when "crlhash" records are missing), and its RSS must not grow to
+ * the size of the working environment.
  */
 #define RELEASE_BYTES		((size_t)16 << 20)
 
@@ -275,22 +279,34 @@ read_keys(struct publish *p)
 	return rc == MDB_NOTFOUND ? 0 : fail_lmdb(p, CRLC_DB_KEY, rc);
 }
 
-/* The content id of a "crl" record (format.h PUBLISH). */
+/*
+ * The content id of a "crl" record (format.h PUBLISH): from its header
+ * and its "crlhash" record, so that the stored CRLs are not read; a
+ * record without one (a damaged working environment) is hashed here.
+ */
 static void
-content_id(const MDB_val *k, const MDB_val *v, uint8_t id[CRLC_SCOPE_ID_LEN])
+content_id(struct publish *p, const MDB_val *k, const MDB_val *v,
+    const struct crlc_crl_info *ci, uint8_t id[CRLC_SCOPE_ID_LEN])
 {
 	static const uint8_t zero[FETCHED_AT_LEN];
 	const uint8_t *b = v->mv_data;
-	uint8_t h[CRLC_HASH_LEN];
+	uint8_t h[CRLC_HASH_LEN], body[CRLC_HASH_LEN];
+	MDB_val hv;
 	struct iovec iov[] = {
 		{ (void *)CONTENT_ID_TAG, sizeof(CONTENT_ID_TAG) - 1 },
 		{ k->mv_data, k->mv_size },
 		{ (void *)b, FETCHED_AT_OFF },
 		{ (void *)zero, sizeof(zero) },
 		{ (void *)(b + FETCHED_AT_OFF + FETCHED_AT_LEN),
-		    v->mv_size - FETCHED_AT_OFF - FETCHED_AT_LEN },
+		    CRLC_CRL_HDR_LEN - FETCHED_AT_OFF - FETCHED_AT_LEN },
+		{ body, sizeof(body) },
 	};
 
+	if (mdb_get(p->src->txn, p->src->crlhash, (MDB_val *)k, &hv) == 0 &&
+	    hv.mv_size == sizeof(body))
+		memcpy(body, hv.mv_data, sizeof(body));
+	else
+		store_crl_hash(ci, body);
 	crlc_sha256_iov(iov, (int)(sizeof(iov) / sizeof(iov[0])), h);
 	memcpy(id, h, CRLC_SCOPE_ID_LEN);
 }
@@ -610,7 +626,7 @@ scope(struct publish *p, const MDB_val *k, const MDB_val *v)
 	t->source.p = (const uint8_t *)p->sources[i];
 	t->source.len = strlen(p->sources[i]);
 	p->nscopes++;
-	content_id(k, v, t->id);
+	content_id(p, k, v, &ci, t->id);
 	if (keep_add(p, t->id) == -1)
 		return fail(p, "scope ids", ENOMEM);
 	if (scope_file_entries(p, t->id, &t->entries) == 0) {
@@ -625,19 +641,27 @@ static int
 read_scopes(struct publish *p)
 {
 	MDB_cursor *cur;
-	MDB_val k, v;
+	MDB_val k, v, hdr;
+	size_t reused;
 	int rc;
 
 	if ((rc = mdb_cursor_open(p->src->txn, p->src->crl, &cur)) != 0)
 		return fail_lmdb(p, CRLC_DB_CRL, rc);
 	for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0;
 	    rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		reused = p->reused;
 		if (scope(p, &k, &v) == -1) {
 			mdb_cursor_close(cur);
 			return -1;
 		}
 		map_touched(p, &k);
-		map_touched(p, &v);
+		/*
+		 * A kept scope's CRLs were not read (content_id): counting
+		 * them would let go of the pages of the keys still to come.
+		 */
+		hdr.mv_data = v.mv_data;
+		hdr.mv_size = CRLC_CRL_HDR_LEN;
+		map_touched(p, p->reused != reused ? &hdr : &v);
 	}
 	mdb_cursor_close(cur);
 	if (rc != MDB_NOTFOUND)

@@ -29,6 +29,7 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
+#include <crlcache/hash.h>
 #include <crlcache/index.h>
 
 #include "fetcher.h"
@@ -51,7 +52,7 @@ struct store {
 	char		*dir;
 	int		 lockfd;
 	MDB_env		*env;
-	MDB_dbi		 meta, canon, alias, key, rev, crl, source;
+	MDB_dbi		 meta, canon, alias, key, rev, crl, source, crlhash;
 	int		 dirty;		/* changed since the last publish */
 	/*
 	 * A split ingest (struct wtxn) failed and could not be rolled back:
@@ -392,6 +393,8 @@ redact_source_keys(MDB_txn *txn, MDB_dbi dbi)
 }
 
 static int	migrate_v1(struct store *s, MDB_txn *txn);
+static int	hash_crls(struct store *s, MDB_txn *txn);
+static int	mark_dirty(struct store *s, char *err, size_t errlen);
 static int	recover_pending(struct store *s, MDB_txn *txn);
 
 static int
@@ -400,6 +403,7 @@ open_dbs(struct store *s, char *err, size_t errlen)
 	MDB_txn *txn;
 	MDB_val k = { strlen(CRLC_META_FORMAT), CRLC_META_FORMAT }, v;
 	uint8_t fmt[4];
+	uint32_t old;
 	int rc;
 
 	if ((rc = mdb_txn_begin(s->env, NULL, 0, &txn)) != 0) {
@@ -413,20 +417,33 @@ open_dbs(struct store *s, char *err, size_t errlen)
 	    (rc = mdb_dbi_open(txn, CRLC_DB_REV, MDB_CREATE, &s->rev)) != 0 ||
 	    (rc = mdb_dbi_open(txn, CRLC_DB_CRL, MDB_CREATE, &s->crl)) != 0 ||
 	    (rc = mdb_dbi_open(txn, CRLC_DB_SOURCE, MDB_CREATE, &s->source)) != 0 ||
+	    (rc = mdb_dbi_open(txn, CRLC_DB_CRLHASH, MDB_CREATE,
+	    &s->crlhash)) != 0 ||
 	    (rc = redact_source_keys(txn, s->source)) != 0)
 		goto fail;
 	rc = mdb_get(txn, s->meta, &k, &v);
-	if (rc == 0 && v.mv_size == 4 && crlc_get_u32(v.mv_data) == 1) {
-		if ((rc = migrate_v1(s, txn)) != 0) {
+	old = rc == 0 && v.mv_size == 4 ? crlc_get_u32(v.mv_data) : 0;
+	/* format.h VERSIONS: 1 -> 2 (keys by signer), 2 -> 3 ("crlhash"). */
+	if (old >= 1 && old < CRLC_WORK_FORMAT_VERSION) {
+		if ((old == 1 && (rc = migrate_v1(s, txn)) != 0) ||
+		    (rc = hash_crls(s, txn)) != 0) {
 			mdb_txn_abort(txn);
-			lmdb_err(err, errlen, "migrating the working index from "
-			    "format 1", rc);
+			lmdb_err(err, errlen, old == 1 ? "migrating the working "
+			    "index from format 1" : "migrating the working "
+			    "index from format 2", rc);
 			return -1;
 		}
-		logx(1, "working index migrated from format 1 to %u; CRLs "
-		    "are keyed by their signer's key from now on",
-		    CRLC_WORK_FORMAT_VERSION);
-		s->dirty = 1;
+		logx(1, "working index migrated from format %u to %u%s",
+		    (unsigned)old, CRLC_WORK_FORMAT_VERSION, old == 1 ?
+		    "; CRLs are keyed by their signer's key from now on" : "");
+		/*
+		 * Content ids changed: publish the new ones in this run
+		 * (the marker: or the next, if this one is killed).
+		 */
+		if (mark_dirty(s, err, errlen) == -1) {
+			mdb_txn_abort(txn);
+			return -1;
+		}
 		rc = MDB_NOTFOUND;	/* write the new version */
 	}
 	if (rc == 0 && (v.mv_size != 4 ||
@@ -1106,8 +1123,49 @@ copy_body(uint8_t *to, const uint8_t *from, size_t len, int consume)
 }
 
 /*
+ * The "crlhash" record of a "crl" record (format.h): SHA-256 of its
+ * value after the header, source || complete CRL || delta CRL.
+ */
+void
+store_crl_hash(const struct crlc_crl_info *r, uint8_t out[CRLC_HASH_LEN])
+{
+	struct iovec iov[] = {
+		{ (void *)r->source.p, r->source.len },
+		{ (void *)r->der.p, r->der.len },
+		{ (void *)r->delta.p, r->delta.len },
+	};
+
+	crlc_sha256_iov(iov, (int)(sizeof(iov) / sizeof(iov[0])), out);
+}
+
+/* Store the "crlhash" record of the "crl" record key, for r. */
+static int
+put_crl_hash(struct store *s, MDB_txn *txn, const MDB_val *k,
+    const struct crlc_crl_info *r)
+{
+	uint8_t hash[CRLC_HASH_LEN];
+	MDB_val v = { sizeof(hash), hash };
+
+	store_crl_hash(r, hash);
+	return mdb_put(txn, s->crlhash, (MDB_val *)k, &v, 0);
+}
+
+/* Remove a "crl" record and its "crlhash" record together. */
+static int
+del_scope(struct store *s, MDB_txn *txn, MDB_val *k)
+{
+	int rc;
+
+	if ((rc = mdb_del(txn, s->crl, k, NULL)) != 0)
+		return rc;
+	rc = mdb_del(txn, s->crlhash, k, NULL);
+	return rc == MDB_NOTFOUND ? 0 : rc;
+}
+
+/*
  * Serialise the "crl" record (format.h) straight into the space LMDB
- * reserves for it: the signed CRL it carries is not copied twice.
+ * reserves for it: the signed CRL it carries is not copied twice.  Its
+ * "crlhash" record first, while the CRL is still whole (consume).
  */
 static int
 put_scope(struct store *s, MDB_txn *txn, const uint8_t *key, size_t keylen,
@@ -1120,7 +1178,8 @@ put_scope(struct store *s, MDB_txn *txn, const uint8_t *key, size_t keylen,
 	v.mv_size = CRLC_CRL_HDR_LEN + r->source.len + r->der.len + r->delta.len;
 	if (r->der.len > UINT32_MAX || r->delta.len > UINT32_MAX)
 		return EFBIG;
-	if ((rc = mdb_put(txn, s->crl, &k, &v, MDB_RESERVE)) != 0)
+	if ((rc = put_crl_hash(s, txn, &k, r)) != 0 ||
+	    (rc = mdb_put(txn, s->crl, &k, &v, MDB_RESERVE)) != 0)
 		return rc;
 	h = v.mv_data;
 	memset(h, 0, CRLC_CRL_HDR_LEN);
@@ -1487,13 +1546,42 @@ migrate_v1(struct store *s, MDB_txn *txn)
 			ci.entries = count < 0 ? 0 : (uint32_t)count;
 			k.mv_size = lastlen;
 			k.mv_data = last;
-			if ((rc = mdb_del(txn, s->crl, &k, NULL)) == 0)
+			if ((rc = del_scope(s, txn, &k)) == 0)
 				rc = put_scope(s, txn, key, keylen, &ci, 0);
 		}
 		free(copy);
 		if (rc != 0)
 			return rc;
 	}
+}
+
+/*
+ * Work format 2 -> 3: the "crlhash" record of every "crl" record, each
+ * read in place (LMDB's map: nothing is copied, and the pages read are
+ * clean pages of the file, which the kernel may take back).
+ */
+static int
+hash_crls(struct store *s, MDB_txn *txn)
+{
+	struct crlc_crl_info ci;
+	MDB_cursor *cur;
+	MDB_val k, v;
+	int rc;
+
+	if ((rc = mdb_cursor_open(txn, s->crl, &cur)) != 0)
+		return rc;
+	for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0;
+	    rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		if (crlc_crl_decode(k.mv_data, k.mv_size, v.mv_data, v.mv_size,
+		    &ci) == -1) {
+			rc = EINVAL;
+			break;
+		}
+		if ((rc = put_crl_hash(s, txn, &k, &ci)) != 0)
+			break;
+	}
+	mdb_cursor_close(cur);
+	return rc == MDB_NOTFOUND ? 0 : rc;
 }
 
 static X509_CRL *
@@ -1553,7 +1641,7 @@ adopt_one(struct store *s, MDB_txn *txn, const struct trust *t,
 	    ci.der.len)) != 0 ||
 	    (rc = delete_entries(ONE_TXN(s, txn), key, ci.scope_no, ci.delta.p,
 	    ci.delta.len)) != 0 ||
-	    (rc = mdb_del(txn, s->crl, &k, NULL)) != 0)
+	    (rc = del_scope(s, txn, &k)) != 0)
 		goto done;
 	put_prefix(prefix, ci.issuer_id, key_no);
 	memcpy(nkey, prefix, CRLC_PREFIX_LEN);
@@ -1951,7 +2039,7 @@ store_reset_scope(struct store *s, X509 *issuer, const char *scope,
 	    old.der.len)) != 0 ||
 	    (rc = delete_entries(ONE_TXN(s, txn), key, old.scope_no, old.delta.p,
 	    old.delta.len)) != 0 ||
-	    (rc = mdb_del(txn, s->crl, &k, NULL)) != 0) {
+	    (rc = del_scope(s, txn, &k)) != 0) {
 		mdb_txn_abort(txn);
 		free(copy);
 		lmdb_err(err, errlen, "reset scope", rc);
@@ -2063,6 +2151,7 @@ store_publish(struct store *s, int force, uint64_t *generation, char *err,
 	src.key = s->key;
 	src.rev = s->rev;
 	src.crl = s->crl;
+	src.crlhash = s->crlhash;
 	rc = publish(s->dir, &src, *generation, created, err, errlen);
 	mdb_txn_abort(txn);
 	if (rc == -1)

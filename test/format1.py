@@ -28,7 +28,7 @@ def main():
     while lines and lines[0].startswith("VERSION="):
         head, pairs = records(lines)
         db = next((h[9:] for h in head if h.startswith("database=")), "")
-        if db == "key":
+        if db in ("key", "crlhash"):
             continue
         conv = []
         for k, v in pairs:

@@ -7,7 +7,9 @@
 # index without losing a CRL (its records move to the key of the configured
 # CA that verifies them) and publishes format 3, which answers again.  A
 # published format 2 file (nothing to migrate) is replaced by the next
-# update even when no CRL changed.
+# update even when no CRL changed.  A working environment of work format 2
+# (no "crlhash") is migrated to 3 by the next writer, with the same content
+# ids as ingest gives.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_provider.sh"
 command -v mdb_dump >/dev/null && command -v mdb_load >/dev/null ||
@@ -107,4 +109,50 @@ else cat "$W/e" >&2; case_fail publish-cmd "publish failed"; fi
 [ "$(head -c 8 "$STATE/index.mdb")" = CRLCTOP ] && case_ok publish-v3 || case_fail publish-v3 "format 2 file kept"
 [ "$(generation)" -gt "$g" ] && case_ok publish-generation || case_fail publish-generation "generation $(generation), was $g"
 migrated v3-publish
+
+# A working environment of work format 2 (no "crlhash"): the next writer
+# stores every "crl" record's hash, records format 3 and publishes; the
+# publish after that keeps every scope file (the ids are stable).
+mdb_dump -a "$STATE/work" | "$PY" -c '
+import sys
+out, skip, meta, fmt = [], False, False, False
+for line in sys.stdin.read().split("\n"):
+    if line.startswith("VERSION="):
+        skip = meta = False
+    if line == "database=crlhash":
+        skip = True
+        while out and not out[-1].startswith("VERSION="):
+            out.pop()
+        out.pop()
+    if line == "database=meta":
+        meta = True
+    if skip:
+        continue
+    if fmt:
+        line, fmt = " 00000002", False
+    fmt = meta and line == " " + b"format".hex()
+    out.append(line)
+sys.stdout.write("\n".join(out))' >"$W/work2.dump" || fail "work2 dump"
+grep -q crlhash "$W/work2.dump" && fail "work2.dump holds crlhash"
+rm -rf "$STATE/work"; mkdir -m 700 "$STATE/work"
+mdb_load -f "$W/work2.dump" "$STATE/work" || fail "mdb_load (work 2)"
+g=$(generation)
+if cc -v -v publish >"$W/o" 2>"$W/e"; then case_ok publish-work2
+else cat "$W/e" >&2; case_fail publish-work2 "publish failed"; fi
+grep -q 'migrated from format 2 to 3' "$W/e" && case_ok work2-migrated \
+    || { cat "$W/e" >&2; case_fail work2-migrated "no migration"; }
+entries() { mdb_stat -s "$1" "$STATE/work" | sed -n 's/^ *Entries: //p'; }
+[ "$(entries crlhash)" = "$(entries crl)" ] && [ "$(entries crl)" -gt 0 ] && case_ok work2-hashes \
+    || case_fail work2-hashes "crlhash $(entries crlhash), crl $(entries crl)"
+mdb_dump -s meta "$STATE/work" | grep -A1 "^ $(printf format | od -An -tx1 | tr -d ' \n')\$" | tail -1 |
+    grep -q '^ 00000003$' && case_ok work2-format || case_fail work2-format "work format not 3"
+[ "$(generation)" -gt "$g" ] && case_ok work2-generation || case_fail work2-generation "not published"
+# the hashes the migration computed are those ingest stored: the same ids
+# (a format 2 writer's ids, of another definition, would all be new)
+grep -q 'scope files 0 written' "$W/e" && case_ok work2-same-ids \
+    || { cat "$W/e" >&2; case_fail work2-same-ids "scope files rewritten"; }
+migrated v3-work2
+cc -v -v publish >"$W/o" 2>"$W/e" || { cat "$W/e" >&2; fail "publish after the migration"; }
+grep -q 'scope files 0 written, 3 unchanged' "$W/e" && case_ok work3-ids-stable \
+    || { cat "$W/e" >&2; case_fail work3-ids-stable "scope files rewritten"; }
 finish

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Conditional GET: a second update against an unchanged server sends a
 # conditional request, gets 304, reports 0 updated / 1 unchanged, keeps the
-# generation and does not republish index.mdb.
+# generation and does not republish index.mdb.  One at a time, transfers
+# follow each other without a pause.
 . "$(dirname "$0")/lib.sh"
 served_int_crl
 
@@ -39,4 +40,24 @@ assert_exit 0 cc update
 assert_grep '1 sources, 1 updated, 0 unchanged, 0 failed' "$W/last.err"
 g3=$(generation); [ "$g3" -gt "$g2" ] || fail "generation did not increase after a real change ($g2 -> $g3)"
 check_is revoked 1 "$PKI/rev2.pem"
+
+# The next transfer starts as soon as a slot frees (issue 14): with
+# parallel = 1 the fetcher used to wait about 1 s for traffic that could
+# not come after each transfer.  PACE_SOURCES unchanged sources must take
+# well under PACE_SOURCES seconds (about 0.1 s each here).
+PACE_SOURCES=12
+urls=()
+for i in $(seq 1 $PACE_SOURCES); do
+    serve "$W/int.crl" "pace/$i.crl"
+    urls+=("url = $BASE_URL/pace/$i.crl")
+done
+write_conf "${urls[@]}" "anchor = $PKI/root/cert.pem" "untrusted = $PKI/int/cert.pem" \
+    "parallel = 1"
+assert_exit 0 cc update
+t0=$(date +%s%N)
+assert_exit 0 cc update
+ms=$((($(date +%s%N) - t0) / 1000000))
+assert_grep "$PACE_SOURCES sources, 0 updated, $PACE_SOURCES unchanged, 0 failed" "$W/last.err"
+note "$PACE_SOURCES conditional GETs one at a time: $ms ms"
+[ "$ms" -lt $((PACE_SOURCES * 1000 / 2)) ] || fail "$PACE_SOURCES unchanged sources took $ms ms"
 finish

@@ -18,7 +18,7 @@
  *	renamed into place; a published file is never modified (PUBLISH).  A
  *	reader that opened the old top keeps a consistent old generation.
  *	The fetcher's private working environment, STATE_DIR/work/ (mode
- *	0700), is LMDB, format 2 (CRLC_WORK_FORMAT_VERSION, NAMED DATABASES):
+ *	0700), is LMDB, format 3 (CRLC_WORK_FORMAT_VERSION, NAMED DATABASES):
  *	no reader ever opens it.
  *
  *	Readers do not trust the path (crlc_index_open(), <crlcache/index.h>):
@@ -195,8 +195,15 @@
  *	DATABASES below, CRLC_WORK_FORMAT_VERSION), and publishes from one
  *	read transaction of it, under its writer lock (STATE_DIR/lock):
  *	1. Each "crl" record, in key order, has a CONTENT ID: the first
- *	   CRLC_SCOPE_ID_LEN bytes of SHA-256("crlcache scope 3" || its key
- *	   || its value with fetchedAt (value offsets 24..31) zeroed).  Key
+ *	   CRLC_SCOPE_ID_LEN bytes of SHA-256("crlcache scope 3b" || its key
+ *	   || its CRLC_CRL_HDR_LEN-byte header with fetchedAt (offsets
+ *	   24..31) zeroed || the SHA-256 of the rest of its value, which
+ *	   "crlhash" holds).  So a publish reads the 104-byte headers, not
+ *	   the stored CRLs (300 MB at Web PKI scale, issue 14), and hashes
+ *	   a CRL only when it is ingested.  (Format 3 writers before work
+ *	   format 3 hashed the whole value under the tag "crlcache scope 3":
+ *	   their scope files are written once more under the new ids, and
+ *	   the old ones collected.)  Key
  *	   and value decide every byte of the scope file: its entries are
  *	   those the stored complete and delta CRLs list ("rev").  When
  *	   STATE_DIR/scope/<hex id> exists, a regular file whose header
@@ -258,8 +265,14 @@
  *	partitions that do not cover it.  Formats 1 and 2 published one LMDB
  *	file under the same name; readers refuse it (CRLC_E_FORMAT, "run
  *	`crlcache update`") and the next update or import publishes format
- *	3 (PUBLISH).  The working environment keeps format 2
- *	(CRLC_WORK_FORMAT_VERSION): issuers by name and key ("key"), one
+ *	3 (PUBLISH).  The working environment is of format 3
+ *	(CRLC_WORK_FORMAT_VERSION): format 2 and "crlhash", the hash of
+ *	every "crl" record's CRLs that content ids are made of.  A working
+ *	environment of format 2 (no "crlhash") is migrated when the
+ *	fetcher opens it (store.c): every "crl" record's hash is computed
+ *	and stored, once; a writer of work format 2 refuses a format 3
+ *	one ("move it away to rebuild").  Format 2 has issuers by name and
+ *	key ("key"), one
  *	revocation record per CRL scope that lists a serial, serials longer
  *	than CRLC_SERIAL_MAX octets by their hash.  A working environment of
  *	format 1 (no "key" database; "crl" and "rev" keys start with the u32
@@ -271,7 +284,7 @@
  *	configured CA certificate whose key verifies the stored CRL.
  *
  * NAMED DATABASES (CRLC_DB_*)
- *	Of the working environment STATE_DIR/work/ (LMDB, format 2), which
+ *	Of the working environment STATE_DIR/work/ (LMDB, format 3), which
  *	only the fetcher opens; a publish derives the files above from them.
  *
  *   "meta"	key: ASCII name, value: as listed
@@ -390,6 +403,14 @@
  *		  ("user:pass" in http: //user:pass@host/x becomes "***"):
  *		  the file is world-readable.
  *
+ *   "crlhash"	(work format 3) one record per "crl" record, written and
+ *		removed with it (in the same transaction)
+ *		key: the "crl" key
+ *		value: SHA-256 (CRLC_HASH_LEN bytes) of the "crl" value from
+ *		offset CRLC_CRL_HDR_LEN: source || complete CRL || delta CRL
+ *		A publish finding none (or one of another length) hashes the
+ *		value itself.
+ *
  *   "source"	one record per configured URL, for `status` and for
  *		conditional GET.  PRIVATE: only the working environment
  *		(STATE_DIR/work/, mode 0700) holds it; a publish leaves it
@@ -420,10 +441,10 @@
 #define CRLC_FORMAT_VERSION	3u
 /*
  * The LMDB layout of the fetcher's private working environment
- * (STATE_DIR/work/), the format 2 databases below: a format 3 publish
- * changes only the published files.
+ * (STATE_DIR/work/), the format 3 databases below (format 2 and
+ * "crlhash"): a format 3 publish changes only the published files.
  */
-#define CRLC_WORK_FORMAT_VERSION 2u
+#define CRLC_WORK_FORMAT_VERSION 3u
 
 #define CRLC_DB_META	"meta"
 #define CRLC_DB_CANON	"canon"
@@ -432,8 +453,9 @@
 #define CRLC_DB_KEY	"key"
 #define CRLC_DB_CRL	"crl"
 #define CRLC_DB_SOURCE	"source"	/* working environment only */
-/* maxdbs of the working environment (7 names). */
-#define CRLC_NUM_DBS	7
+#define CRLC_DB_CRLHASH	"crlhash"	/* working environment only */
+/* maxdbs of the working environment (8 names). */
+#define CRLC_NUM_DBS	8
 
 #define CRLC_META_FORMAT	"format"
 #define CRLC_META_GENERATION	"generation"

@@ -16,6 +16,12 @@
 #   - the whole `openssl verify` process with that index (bench_process)
 #
 #   test/bench/scale.sh
+#   SCALE_HTTPD=nginx test/bench/scale.sh
+#
+# The server is test/httpd.py (Python, one thread per connection), or
+# with SCALE_HTTPD=nginx the same files served by nginx (conditional
+# GETs answered natively): the difference between the two is the
+# server's, what is left the fetcher's.
 #
 # The data set takes about a minute to make and 300 MB: it is kept in
 # $CRLCACHE_BENCH_CACHE (default test/bench/.cache) under a name that
@@ -26,6 +32,7 @@
 . "$(dirname "$0")/common.sh"
 SCALE_HOST=${SCALE_HOST:-127.20.14.5}
 SCALE_PORT=${SCALE_PORT:-18014}
+SCALE_HTTPD=${SCALE_HTTPD:-httpd.py}
 . "$ROOT/test/bench/scale_data.sh"
 CACHE=${CRLCACHE_BENCH_CACHE:-$ROOT/test/bench/.cache}
 # A cached data set is made anew after half its CRLs' validity.
@@ -52,12 +59,56 @@ cc -std=c11 -D_GNU_SOURCE -O2 -I"$ROOT/include" -o scale_lookup "$ROOT/test/benc
 # What is served: links to the cached CRLs (copies across file systems),
 # so that M1's is replaced here only.
 cp -al "$D/www" www 2>/dev/null || { rm -rf www; cp -a "$D/www" www; }
-python3 "$ROOT/test/httpd.py" --root www --bind "$SCALE_HOST" --port "$SCALE_PORT" \
-    --port-file port --log httpd.log 2>httpd.err &
-httpd=$!
-trap 'kill $httpd 2>/dev/null; rm -rf "$W"' EXIT
-for _ in $(seq 1 100); do [ -s port ] && break; sleep 0.05; done
-[ -s port ] || { echo "scale.sh: httpd did not start: $(cat httpd.err)" >&2; exit 1; }
+# The fetch of URL path $1 that scale.sh expects, in the server's log.
+fetched() {
+	if [ "$SCALE_HTTPD" = nginx ]; then
+		grep -q "\"GET $1 HTTP/1.1\" 200 " httpd.log
+	else
+		grep -q " $1 200" httpd.log
+	fi
+}
+case $SCALE_HTTPD in
+httpd.py)
+	python3 "$ROOT/test/httpd.py" --root www --bind "$SCALE_HOST" --port "$SCALE_PORT" \
+	    --port-file port --log httpd.log 2>httpd.err &
+	httpd=$!
+	trap 'kill $httpd 2>/dev/null; rm -rf "$W"' EXIT
+	for _ in $(seq 1 100); do [ -s port ] && break; sleep 0.05; done
+	;;
+nginx)
+	command -v nginx >/dev/null || { echo "scale.sh: nginx is not installed (test/deps.sh)" >&2; exit 1; }
+	# Its workers may run as another account: they must reach www/.
+	chmod 711 "$W"
+	mkdir -p nginx.tmp
+	cat >nginx.conf <<NGINX
+worker_processes 2;
+daemon off;
+pid $W/nginx.pid;
+error_log $W/httpd.err;
+events { worker_connections 256; }
+http {
+	access_log $W/httpd.log;
+	client_body_temp_path $W/nginx.tmp;
+	proxy_temp_path $W/nginx.tmp;
+	fastcgi_temp_path $W/nginx.tmp;
+	uwsgi_temp_path $W/nginx.tmp;
+	scgi_temp_path $W/nginx.tmp;
+	# One connection per parallel transfer for the whole run.
+	keepalive_requests 100000;
+	server {
+		listen $SCALE_HOST:$SCALE_PORT;
+		root $W/www;
+	}
+}
+NGINX
+	nginx -e "$W/httpd.err" -c "$W/nginx.conf" 2>>httpd.err &
+	httpd=$!
+	trap 'kill $httpd 2>/dev/null; wait $httpd 2>/dev/null; rm -rf "$W"' EXIT
+	for _ in $(seq 1 100); do [ -s nginx.pid ] && echo "$SCALE_PORT" >port && break; sleep 0.05; done
+	;;
+*) echo "scale.sh: SCALE_HTTPD is httpd.py or nginx" >&2; exit 1 ;;
+esac
+[ -s port ] || { echo "scale.sh: $SCALE_HTTPD did not start: $(cat httpd.err)" >&2; exit 1; }
 {
 	sed 's/^/url = /' "$D/urls"
 	echo "anchor = $D/anchors.pem"
@@ -76,7 +127,7 @@ published() { find st -path st/work -prune -o -type f -printf '%i %s\n' | sort; 
 published >published.before
 bench_measure changed "${upd[@]}"
 published >published.after
-grep -q ' /other/M1.crl 200' httpd.log || { echo "scale.sh: M1 was not fetched again" >&2; exit 1; }
+fetched /other/M1.crl || { echo "scale.sh: M1 was not fetched again" >&2; exit 1; }
 # The publish step alone, without the 2,000 conditional GETs: every scope
 # file kept (content ids of all 2,000 CRLs, the top file written).
 bench_measure publish "$CRLCACHE" -c scale.conf --state-dir st publish
@@ -114,6 +165,7 @@ cat lookup.out
 lk() { awk -v k="$1" '$1 == k { print $2 }' lookup.out; }
 
 S="8,000,000 revocations in 2,000 CRLs"
+[ "$SCALE_HTTPD" = nginx ] && S="$S, served by nginx"
 mib() { printf '%.0f' "$(echo "$1 / 1024" | bc -l)"; }
 mb() { printf '%.1f' "$(echo "$1 / 1000000" | bc -l)"; }
 {
