@@ -187,6 +187,9 @@ _newkey() {     # _newkey TYPE OUT
         ec521) openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-521 -out "$2" 2>/dev/null ;;
         rsa-pss) openssl genpkey -algorithm RSA-PSS -pkeyopt rsa_keygen_bits:2048 -out "$2" 2>/dev/null ;;
         ed25519|ed448|sm2) openssl genpkey -algorithm "$1" -out "$2" 2>/dev/null ;;
+        # OpenSSL 3.5+: FIPS 204 and FIPS 205 keys.
+        ml-dsa-44|ml-dsa-65|ml-dsa-87|slh-dsa-*)
+             openssl genpkey -algorithm "${1^^}" -out "$2" 2>/dev/null ;;
         # OpenSSL 3.0 generates a DSA key from parameters only.
         dsa) openssl genpkey -genparam -algorithm DSA -pkeyopt dsa_paramgen_bits:2048 \
                  -out "$2.params" 2>/dev/null &&
