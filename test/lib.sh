@@ -304,13 +304,17 @@ pki_ca() {
     _issue "$parent" "$PKI/$name/req.pem" "$PKI/$name/cert.pem" "$PKI/$name/ext.cnf"
 }
 
-# pki_leaf NAME CA SUBJ [cdp=URL]... [aia=URL]  -> $PKI/NAME.pem, $PKI/NAME.key
-# aia= adds an authorityInfoAccess caIssuers URI.
+# pki_leaf NAME CA SUBJ [cdp=URL]... [aia=URL] [noakid=1]  -> $PKI/NAME.pem, $PKI/NAME.key
+# aia= adds an authorityInfoAccess caIssuers URI; noakid=1 omits the
+# authorityKeyIdentifier.
 pki_leaf() {
-    local name=$1 ca=$2 subj=$3 aia="" a; shift 3
+    local name=$1 ca=$2 subj=$3 aia="" akid=1 a; shift 3
     local cdps=()
     for a in "$@"; do
-        case $a in cdp=*) cdps+=("${a#cdp=}") ;; aia=*) aia=${a#aia=} ;; esac
+        case $a in
+            cdp=*) cdps+=("${a#cdp=}") ;; aia=*) aia=${a#aia=} ;;
+            noakid=1) akid=0 ;;
+        esac
     done
     _newkey ec "$PKI/$name.key"
     openssl req -new -config "$(_req_conf utf8only)" -key "$PKI/$name.key" -subj "$subj" \
@@ -322,7 +326,7 @@ pki_leaf() {
         echo "keyUsage = critical,digitalSignature"
         echo "extendedKeyUsage = serverAuth"
         echo "subjectKeyIdentifier = hash"
-        echo "authorityKeyIdentifier = keyid"
+        [ "$akid" = 0 ] || echo "authorityKeyIdentifier = keyid"
         _cdp_line ${cdps[@]+"${cdps[@]}"}
         [ -z "$aia" ] || echo "authorityInfoAccess = caIssuers;URI:$aia"
     } >"$PKI/$name.ext"
