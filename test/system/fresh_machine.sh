@@ -216,7 +216,7 @@ cp -a "$A" "$B" || fail "copying the root"
 
 clone() {           # clone ROOT DIR: a fresh clone of HEAD at /root/DIR in ROOT
     cp "$TOP/crlcache.bundle" "$1/root/crlcache.bundle" &&
-    inroot "$1" "git -c advice.detachedHead=false clone -q /root/crlcache.bundle /root/$2 && cd /root/$2 && test \$(git rev-parse HEAD) = $HEAD"
+    inroot "$1" "git -c advice.detachedHead=false -c init.defaultBranch=main clone -q /root/crlcache.bundle /root/$2 && cd /root/$2 && test \$(git rev-parse HEAD) = $HEAD"
 }
 
 note "machine A: make demo, then make check in the same clone"
