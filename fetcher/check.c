@@ -174,7 +174,11 @@ check_one(struct crlc_index *idx, STACK_OF(X509) *certs, X509 *x,
 		printf(" revoked=%s reason=%s", a, crlc_reason_name(v.reason));
 		break;
 	case CRLC_UNKNOWN:
-		if (!v.issuer_held)
+		if (v.crl_issuer_ambiguous)
+			printf(" (a cRLIssuer of its distribution points has "
+			    "several keys in the index: which one signs its "
+			    "indirect CRLs is not known");
+		else if (!v.issuer_held)
 			printf(" (no CRL of this issuer in the index");
 		else if (crlc_dp_count(&t) == 0)
 			printf(" (the index holds CRLs of this issuer, none that "

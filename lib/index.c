@@ -50,8 +50,21 @@
  */
 #define KEY_WALK_MAX	64
 
-/* Scopes that may cover one certificate: its complete CRL, each DP name. */
-#define COVER_MAX	(1 + 3 * CRLC_TBS_MAX_DP)
+/*
+ * Scopes that may cover one certificate: its complete CRL, each DP name,
+ * and for each name of a DP with a cRLIssuer that issuer's complete
+ * indirect CRL and the indirect CRL of the name.
+ */
+#define COVER_MAX	(1 + 3 * CRLC_TBS_MAX_DP + 2 * CRLC_TBS_MAX_DP)
+
+/*
+ * A covering scope: its SCOPE record, and whether the certificate is
+ * looked up there as another issuer's (format.h INDIRECT CRLS).
+ */
+struct cover {
+	uint64_t	 at;
+	int		 foreign;
+};
 
 /* What a lookup needs to know about an issuer before its serial. */
 struct issuer_info {
@@ -654,6 +667,32 @@ crlc_serial_key(const uint8_t *serial, size_t len, uint8_t out[CRLC_SERIAL_MAX])
 }
 
 void
+crlc_foreign_form(const uint8_t canon[CRLC_HASH_LEN], const uint8_t *serial,
+    size_t len, uint8_t out[CRLC_FOREIGN_FORM_LEN])
+{
+	struct iovec iov[2] = { { (void *)canon, CRLC_HASH_LEN },
+	    { (void *)serial, len } };
+
+	out[0] = 0;
+	out[1] = 1;
+	crlc_sha256_iov(iov, 2, out + 2);
+}
+
+int
+crlc_is_foreign_form(const uint8_t *form, size_t len)
+{
+	return len == CRLC_FOREIGN_FORM_LEN && form[0] == 0 && form[1] == 1;
+}
+
+void
+crlc_foreign_slot(const uint8_t form[CRLC_FOREIGN_FORM_LEN],
+    uint8_t slot[CRLC_SLOT_LEN])
+{
+	memcpy(slot, form + 2, CRLC_SLOT_INLINE);
+	slot[CRLC_SLOT_INLINE] = CRLC_SLOT_FOREIGN;
+}
+
+void
 crlc_scope_slot(const uint8_t *serial, size_t len, uint8_t slot[CRLC_SLOT_LEN])
 {
 	uint8_t h[CRLC_HASH_LEN];
@@ -1039,34 +1078,125 @@ crlc_index_issuer(struct crlc_index *idx, const struct crlc_span *name,
 	return 0;
 }
 
-/*
- * The SCOPE records that cover cert (RFC 5280 6.3.3 (b)): the complete
- * CRL of the issuer key, then the partition of each distribution point
- * name, each if its IDP flags admit the certificate, each once.
- */
+/* Add SCOPE record at to cover[0..n) unless there; the new n. */
 static size_t
-covering(const struct crlc_index *idx, const struct issuer_info *info,
-    const struct crlc_tbs *cert, uint64_t cover[COVER_MAX])
+cover_add(struct cover cover[COVER_MAX], size_t n, uint64_t at, int foreign)
 {
-	uint8_t prefix[CRLC_PREFIX_LEN], uri[CRLC_SCOPE_URI_MAX];
-	size_t i, j, n = 0, ulen;
+	size_t j;
+
+	for (j = 0; j < n; j++)
+		if (cover[j].at == at && cover[j].foreign == foreign)
+			return n;
+	if (n < COVER_MAX)
+		cover[n++] = (struct cover){ at, foreign };
+	return n;
+}
+
+/* Does issuer id have more than one KEY record? */
+static int
+keys_several(const struct crlc_index *idx, uint32_t id)
+{
+	uint8_t kk[CRLC_ISSUER_ID_LEN];
 	uint64_t at;
 
-	if (info->full != 0 &&
+	crlc_put_u32(kk, id);
+	return table_find(&idx->key, CRLC_KEY_REC_LEN, kk, CRLC_ISSUER_ID_LEN,
+	    &at) && at + 1 < idx->key.n &&
+	    crlc_get_u32(idx->key.p + (at + 1) * CRLC_KEY_REC_LEN) == id;
+}
+
+/*
+ * The scopes of the distribution points with a cRLIssuer (RFC 5280
+ * 6.3.3 (b)(1)): of the CRL issuer the cRLIssuer names, by its Name
+ * (ALIAS, else CANON) and its only key (or key number 0: a dedicated CRL
+ * signer), its indirect CRLs (IDP indirectCRL) whose IDP names the
+ * distribution point's name, or has none (6.3.3 (b)(2)(i)).  A CRL
+ * issuer with several keys is not used: nothing says which of them
+ * signs the CRLs that cover this certificate (*ambiguous).
+ */
+static size_t
+covering_indirect(struct crlc_index *idx, const struct crlc_tbs *cert,
+    struct cover cover[COVER_MAX], size_t n, int *ambiguous)
+{
+	uint8_t prefix[CRLC_PREFIX_LEN], uri[CRLC_SCOPE_URI_MAX];
+	const struct crlc_tbs_idp *d;
+	struct issuer_info x;
+	const uint8_t *r;
+	uint64_t at;
+	size_t i, ulen;
+
+	for (i = 0; i < cert->nind; i++) {
+		d = &cert->ind[i];
+		issuer_lookup(idx, &d->crl_issuer, NULL, &x);
+		if (x.id == 0)
+			continue;
+		if (keys_several(idx, x.id)) {
+			*ambiguous = 1;
+			continue;
+		}
+		if (x.full != 0) {
+			r = scope_rec(idx, x.full - 1);
+			if ((r[10] & CRLC_CRL_INDIRECT) && flags_cover(r[10], cert))
+				n = cover_add(cover, n, x.full - 1, 1);
+		}
+		put_prefix(prefix, x.id, x.key_no);
+		if (crlc_ind_scope(d, uri, sizeof(uri), &ulen) == -1 ||
+		    ulen == 0 || !scope_find(idx, prefix, uri, ulen, &at))
+			continue;
+		r = scope_rec(idx, at);
+		if ((r[10] & CRLC_CRL_INDIRECT) && flags_cover(r[10], cert))
+			n = cover_add(cover, n, at, 1);
+	}
+	return n;
+}
+
+/*
+ * The SCOPE records that cover cert (RFC 5280 6.3.3 (b)): the complete
+ * CRL of the issuer key, unless every distribution point of the
+ * certificate names a cRLIssuer; the partition of each distribution
+ * point name; the indirect CRLs of the cRLIssuers (covering_indirect);
+ * each if its IDP flags admit the certificate, each once.
+ */
+static size_t
+covering(struct crlc_index *idx, const struct issuer_info *info,
+    const struct crlc_tbs *cert, struct cover cover[COVER_MAX],
+    int *ambiguous)
+{
+	uint8_t prefix[CRLC_PREFIX_LEN], uri[CRLC_SCOPE_URI_MAX];
+	size_t i, n = 0, ulen;
+	uint64_t at;
+
+	if (info->full != 0 && !cert->dp_indirect_only &&
 	    flags_cover(scope_rec(idx, info->full - 1)[10], cert))
-		cover[n++] = info->full - 1;
+		n = cover_add(cover, n, info->full - 1, 0);
 	put_prefix(prefix, info->id, info->key_no);
-	for (i = 0; i < crlc_dp_count(cert) && n < COVER_MAX; i++) {
+	for (i = 0; info->id != 0 && i < crlc_dp_count(cert); i++) {
 		if (crlc_dp_scope(cert, i, uri, sizeof(uri), &ulen) == -1 ||
 		    !scope_find(idx, prefix, uri, ulen, &at) ||
 		    !flags_cover(scope_rec(idx, at)[10], cert))
 			continue;
-		for (j = 0; j < n && cover[j] != at; j++)
-			;
-		if (j == n)
-			cover[n++] = at;
+		n = cover_add(cover, n, at, 0);
 	}
+	if (cert->nind > 0)
+		n = covering_indirect(idx, cert, cover, n, ambiguous);
 	return n;
+}
+
+/*
+ * The slot cert has among another issuer's entries of an indirect CRL
+ * (format.h INDIRECT CRLS); -1 when its issuer Name has no canonical
+ * form.
+ */
+static int
+foreign_slot(const struct crlc_tbs *cert, uint8_t slot[CRLC_SLOT_LEN])
+{
+	uint8_t canon[CRLC_HASH_LEN], form[CRLC_FOREIGN_FORM_LEN];
+
+	if (crlc_name_canon_hash(cert->issuer.p, cert->issuer.len, canon) == -1)
+		return -1;
+	crlc_foreign_form(canon, cert->serial.p, cert->serial.len, form);
+	crlc_foreign_slot(form, slot);
+	return 0;
 }
 
 int
@@ -1074,38 +1204,47 @@ crlc_index_lookup(struct crlc_index *idx, const struct crlc_tbs *cert,
     const struct crlc_issuer_key *ik, int64_t now, int64_t grace,
     struct crlc_verdict *out)
 {
-	uint8_t slot[CRLC_SLOT_LEN];
-	uint64_t cover[COVER_MAX];
+	uint8_t slot[CRLC_SLOT_LEN], fslot[CRLC_SLOT_LEN];
+	struct cover cover[COVER_MAX];
 	const struct scope_map *m;
 	const uint8_t *e, *r;
 	struct issuer_info info;
 	size_t i, n;
-	int failed = 0;
+	int failed = 0, have_fslot = -1;
 
 	memset(out, 0, sizeof(*out));
 	out->state = CRLC_UNKNOWN;
 	out->reason = -1;
 	issuer_lookup(idx, &cert->issuer, ik, &info);
-	if (info.id == 0)
+	if (info.id == 0 && cert->nind == 0)
 		return 0;	/* issuer not in the index: unknown */
-	if ((n = covering(idx, &info, cert, cover)) == 0) {
-		out->issuer_held = 1;
+	if ((n = covering(idx, &info, cert, cover,
+	    &out->crl_issuer_ambiguous)) == 0) {
+		out->issuer_held = info.id != 0;
 		return 0;
 	}
+	out->issuer_held = 1;
 	/* Freshness: of the complete CRL when it covers, as before. */
-	r = scope_rec(idx, cover[0]);
+	r = scope_rec(idx, cover[0].at);
 	out->this_update = crlc_get_i64(r + 20);
 	out->next_update = crlc_get_i64(r + 28);
 	if (cert->serial.len > 0) {
 		crlc_scope_slot(cert->serial.p, cert->serial.len, slot);
 		for (i = 0; i < n; i++) {
-			/* A scope file that cannot be read is an error, never
-			   "not revoked"; a revocation elsewhere still counts. */
-			if ((m = scope_get(idx, cover[i])) == NULL) {
+			if (cover[i].foreign && have_fslot == -1)
+				have_fslot = foreign_slot(cert, fslot) == 0;
+			if (cover[i].foreign && !have_fslot) {
 				failed = 1;
 				continue;
 			}
-			if ((e = entry_find(m, slot)) != NULL) {
+			/* A scope file that cannot be read is an error, never
+			   "not revoked"; a revocation elsewhere still counts. */
+			if ((m = scope_get(idx, cover[i].at)) == NULL) {
+				failed = 1;
+				continue;
+			}
+			if ((e = entry_find(m, cover[i].foreign ? fslot :
+			    slot)) != NULL) {
 				out->state = CRLC_REVOKED;
 				out->revoked_at = crlc_get_i64(e + 24);
 				out->reason = e[32] == CRLC_REASON_NONE ? -1 :

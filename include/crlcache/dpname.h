@@ -55,4 +55,14 @@ size_t	crlc_dp_count(const struct crlc_tbs *cert);
 int	crlc_dp_scope(const struct crlc_tbs *cert, size_t i, uint8_t *out,
 	    size_t size, size_t *len);
 
+/*
+ * The scope of a distribution point name with a cRLIssuer (struct
+ * crlc_tbs_idp) among its CRL issuer's scopes: a URI, or a directoryName
+ * scope (nameRelativeToCRLIssuer made full with the cRLIssuer's Name);
+ * *len 0 for CRLC_DPN_NONE (the complete CRL).  0, or -1 as
+ * crlc_dp_scope().
+ */
+int	crlc_ind_scope(const struct crlc_tbs_idp *d, uint8_t *out, size_t size,
+	    size_t *len);
+
 #endif /* CRLCACHE_DPNAME_H */

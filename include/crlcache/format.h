@@ -485,6 +485,8 @@
 #define CRLC_SERIAL_MAX		64
 /* The serial form of a longer serial: 00 00 || SHA-256. */
 #define CRLC_SERIAL_HASHED_LEN	(2 + CRLC_HASH_LEN)
+/* The form of another issuer's certificate (INDIRECT CRLS): 00 01 || hash. */
+#define CRLC_FOREIGN_FORM_LEN	(2 + CRLC_HASH_LEN)
 /* RFC 5280 5.2.3: CRL numbers are at most 20 octets (21 with a sign 00). */
 #define CRLC_CRLNUM_MAX		21
 /* LMDB's default compile-time key limit is 511; scope keys must fit. */
@@ -503,6 +505,7 @@
 #define CRLC_CRL_USER_ONLY	0x01	/* IDP onlyContainsUserCerts */
 #define CRLC_CRL_CA_ONLY	0x02	/* IDP onlyContainsCACerts */
 #define CRLC_CRL_HAS_DELTA	0x04	/* a delta CRL is applied */
+#define CRLC_CRL_INDIRECT	0x20	/* IDP indirectCRL (INDIRECT CRLS) */
 
 #define CRLC_SRC_HDR_LEN	36
 
@@ -550,6 +553,8 @@
 #define CRLC_SLOT_LEN		24
 #define CRLC_SLOT_INLINE	(CRLC_SLOT_LEN - 1)
 #define CRLC_SLOT_HASHED	0xff
+/* The slot of an entry about another issuer's certificate (INDIRECT CRLS). */
+#define CRLC_SLOT_FOREIGN	0xfe
 
 /*
  * Map size of the fetcher's working environment (LMDB records it in the
