@@ -1,7 +1,8 @@
 /*
  * libFuzzer target: the TBSCertificate recogniser, the Name
  * canonicaliser and the distribution point scopes (a relative name made
- * full), the parsers that run inside every program's signature
+ * full; the names of distribution points with a cRLIssuer and their
+ * CRL issuers), the parsers that run inside every program's signature
  * verification.  Input: anything (seeded with real
  * certificates); a certificate is also split into its TBS first.
  */
@@ -34,6 +35,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		(void)crlc_validity_check(&t, &v);
 		for (i = 0; i < crlc_dp_count(&t); i++)
 			(void)crlc_dp_scope(&t, i, scope, sizeof(scope), &len);
+		for (i = 0; i < t.nind; i++) {
+			(void)crlc_ind_scope(&t.ind[i], scope, sizeof(scope),
+			    &len);
+			(void)crlc_name_canon_hash(t.ind[i].crl_issuer.p,
+			    t.ind[i].crl_issuer.len, hash);
+		}
 	} else
 		(void)crlc_name_canon_hash(data, size, hash);
 	return 0;
