@@ -100,7 +100,10 @@ why_unknown(const struct crlc_tbs *cert, const struct crlc_verdict *v,
 	char name[NAME_TEXT_MAX];
 	size_t i;
 
-	if (!v->issuer_held)
+	if (v->crl_issuer_ambiguous)
+		snprintf(buf, size, "a cRLIssuer of its distribution points has "
+		    "several keys in the index");
+	else if (!v->issuer_held)
 		snprintf(buf, size, "no CRL of this issuer in the index");
 	else if (cert->ndp > 0) {
 		/* the certificate's bytes: printable ASCII only in a log line */

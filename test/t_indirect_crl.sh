@@ -119,6 +119,18 @@ if imp "$W/xdd.crl"; then case_fail delta-mixed "accepted"
 else grep -q "indirectCRL" "$W/imp.out" && case_ok "delta differing in indirectCRL refused" \
     || case_fail delta-mixed "refused for another reason: $(cat "$W/imp.out")"; fi
 
+# --- a second key of the name "Test X" signs a CRL: which key signs the
+# indirect CRLs of the cRLIssuer is no longer known, so "unknown"
+pki_ca x2 root "/CN=Test X/O=crlcache tests"
+pki_gencrl x2 "$W/x2.crl" number=30
+cat "$PKI/x2/cert.pem" >>"$W/cas.pem"
+imp "$W/x2.crl" || case_fail x2-import "$(cat "$W/imp.out")"
+check_is_soft unknown 2 --chain "$W/ychain.pem" "$PKI/y_rev.pem" &&
+    grep -q "several keys" "$W/check.out" && case_ok "cRLIssuer with two keys: unknown" \
+    || case_fail two-keys "not unknown for its several keys"
+check_is_soft good 0 --chain "$W/xchain.pem" "$PKI/x_same.pem" && case_ok "x_same still good by its own key" \
+    || case_fail x_same-two-keys "not good"
+
 # --- certificateIssuer where RFC 5280 5.3.3 does not allow it
 STATE=$W/state2
 imp "$W/root.crl" || fail "root CRL: $(cat "$W/imp.out")"
