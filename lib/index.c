@@ -1112,11 +1112,14 @@ keys_several(const struct crlc_index *idx, uint32_t id)
  * signer), its indirect CRLs (IDP indirectCRL) whose IDP names the
  * distribution point's name, or has none (6.3.3 (b)(2)(i)).  A CRL
  * issuer with several keys is not used: nothing says which of them
- * signs the CRLs that cover this certificate (*ambiguous).
+ * signs the CRLs that cover this certificate (*ambiguous).  The
+ * certificate is another issuer's there unless the cRLIssuer is its own
+ * issuer, own_id (which RFC 5280 4.2.1.13 tells CAs not to write): the
+ * CRL then lists it as its own, without certificateIssuer.
  */
 static size_t
 covering_indirect(struct crlc_index *idx, const struct crlc_tbs *cert,
-    struct cover cover[COVER_MAX], size_t n, int *ambiguous)
+    uint32_t own_id, struct cover cover[COVER_MAX], size_t n, int *ambiguous)
 {
 	uint8_t prefix[CRLC_PREFIX_LEN], uri[CRLC_SCOPE_URI_MAX];
 	const struct crlc_tbs_idp *d;
@@ -1137,7 +1140,8 @@ covering_indirect(struct crlc_index *idx, const struct crlc_tbs *cert,
 		if (x.full != 0) {
 			r = scope_rec(idx, x.full - 1);
 			if ((r[10] & CRLC_CRL_INDIRECT) && flags_cover(r[10], cert))
-				n = cover_add(cover, n, x.full - 1, 1);
+				n = cover_add(cover, n, x.full - 1,
+				    x.id != own_id);
 		}
 		put_prefix(prefix, x.id, x.key_no);
 		if (crlc_ind_scope(d, uri, sizeof(uri), &ulen) == -1 ||
@@ -1145,7 +1149,7 @@ covering_indirect(struct crlc_index *idx, const struct crlc_tbs *cert,
 			continue;
 		r = scope_rec(idx, at);
 		if ((r[10] & CRLC_CRL_INDIRECT) && flags_cover(r[10], cert))
-			n = cover_add(cover, n, at, 1);
+			n = cover_add(cover, n, at, x.id != own_id);
 	}
 	return n;
 }
@@ -1178,7 +1182,8 @@ covering(struct crlc_index *idx, const struct issuer_info *info,
 		n = cover_add(cover, n, at, 0);
 	}
 	if (cert->nind > 0)
-		n = covering_indirect(idx, cert, cover, n, ambiguous);
+		n = covering_indirect(idx, cert, info->id, cover, n,
+		    ambiguous);
 	return n;
 }
 

@@ -48,6 +48,9 @@ pki_leaf x_rev x "/CN=x-rev.test" cdp="$XURL"
 leaf_ind y_good y "/CN=y-good.test" "$XURL"
 leaf_ind y_delta y "/CN=y-delta.test" "$XURL"
 leaf_ind y_part y "/CN=y-part.test" "$YURL"
+# X names itself as cRLIssuer (RFC 5280 4.2.1.13 says to omit it): its CRL
+# lists the certificate as its own, without certificateIssuer
+leaf_ind x_self x "/CN=x-self.test" "$XURL"
 openssl x509 -in "$PKI/y_rev.pem" -noout -text | grep -q "CRL Issuer" || fail "no cRLIssuer in y_rev"
 cat "$PKI/x/cert.pem" "$PKI/y/cert.pem" >"$W/cas.pem"
 cat "$PKI/y/cert.pem" >"$W/ychain.pem"; cat "$PKI/x/cert.pem" >"$W/xchain.pem"
@@ -60,6 +63,7 @@ add_foreign() {  # add_foreign IN OUT CERT [FLAW]: revoke CERT (of another CA) i
 
 # --- X's indirect CRL: its own x_rev, then y_rev of Y (certificateIssuer)
 pki_revoke x "$PKI/x_rev.pem"
+pki_revoke x "$PKI/x_self.pem"
 pki_gencrl x "$W/x0.crl" idp="$XURL" indirect=1 number=10
 add_foreign "$W/x0.crl" "$W/x.crl" "$PKI/y_rev.pem"
 crl_text "$W/x.crl" | grep -q "Indirect CRL" || fail "no indirectCRL in x.crl"
@@ -77,6 +81,8 @@ check_is_soft good 0 --chain "$W/xchain.pem" "$PKI/x_same.pem" && case_ok "x_sam
     || case_fail x_same "X's own certificate with Y's revoked serial not good"
 check_is_soft revoked 1 --chain "$W/xchain.pem" "$PKI/x_rev.pem" && case_ok "x_rev revoked" \
     || case_fail x_rev "X's own entry in its indirect CRL not revoked"
+check_is_soft revoked 1 --chain "$W/xchain.pem" "$PKI/x_self.pem" && case_ok "x_self (cRLIssuer its own issuer) revoked" \
+    || case_fail x_self "X's own entry missed through its own cRLIssuer"
 cc status >"$W/status.out" 2>&1
 grep -q "+indirect" "$W/status.out" && case_ok "status shows +indirect" \
     || case_fail status "no +indirect: $(cat "$W/status.out")"
