@@ -103,6 +103,9 @@ why_unknown(const struct crlc_tbs *cert, const struct crlc_verdict *v,
 	if (v->crl_issuer_ambiguous)
 		snprintf(buf, size, "a cRLIssuer of its distribution points has "
 		    "several keys in the index");
+	else if (cert->dp_indirect_only)
+		snprintf(buf, size, "no indirect CRL of the cRLIssuer of its "
+		    "distribution points in the index (RFC 5280 6.3.3 (b)(1))");
 	else if (!v->issuer_held)
 		snprintf(buf, size, "no CRL of this issuer in the index");
 	else if (cert->ndp > 0) {
