@@ -790,7 +790,10 @@ struct entry_ref {
  */
 #define CERT_ISSUERS_MAX	255
 struct cert_issuers {
-	uint8_t		 own[CRLC_HASH_LEN];
+	struct crlc_span issuer;	/* the CRL's issuer Name */
+	uint8_t		 own[CRLC_HASH_LEN];	/* its canonical hash, once
+						   an entry names an issuer */
+	int		 own_known;
 	size_t		 n;
 	uint8_t		 canon[CERT_ISSUERS_MAX + 1][CRLC_HASH_LEN];
 };
@@ -806,10 +809,13 @@ cert_issuer_index(struct cert_issuers *ci, const struct crlc_span *name,
 	uint8_t h[CRLC_HASH_LEN];
 	size_t i;
 
-	if (crlc_name_canon_hash(name->p, name->len, h) == -1) {
+	if (crlc_name_canon_hash(name->p, name->len, h) == -1 ||
+	    (!ci->own_known && crlc_name_canon_hash(ci->issuer.p,
+	    ci->issuer.len, ci->own) == -1)) {
 		*rc = EINVAL;
 		return -1;
 	}
+	ci->own_known = 1;
 	if (memcmp(h, ci->own, CRLC_HASH_LEN) == 0)
 		return 0;
 	for (i = 1; i <= ci->n; i++)
@@ -943,10 +949,10 @@ entry_refs(struct wtxn *w, const struct crlc_crl *crl, size_t cap,
 	*out = NULL;
 	*n = 0;
 	ci->n = 0;
+	ci->own_known = 0;
 	if (crl->revoked.len > UINT32_MAX)
 		return EFBIG;
-	if (crlc_name_canon_hash(crl->issuer.p, crl->issuer.len, ci->own) == -1)
-		return EINVAL;
+	ci->issuer = crl->issuer;
 	/* calloc maps a large array: pages never written stay unmapped */
 	refs = xcalloc(cap > 0 ? cap : 1, sizeof(*refs));
 	for (;;) {
