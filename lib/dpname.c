@@ -104,9 +104,12 @@ crlc_dp_scope(const struct crlc_tbs *cert, size_t i, uint8_t *out,
 	char dn[CRLC_SCOPE_DIRNAME_LEN + 1];
 
 	if (i < cert->ndp) {
-		/* A URI that poses as a directoryName scope matches nothing. */
+		/* A URI that poses as a directoryName scope, or holds a 00
+		   (scope keys end in 00 || reasons, <crlcache/reasons.h>),
+		   matches nothing. */
 		if (cert->dp[i].len > size ||
-		    crlc_scope_is_dirname(cert->dp[i].p, cert->dp[i].len))
+		    crlc_scope_is_dirname(cert->dp[i].p, cert->dp[i].len) ||
+		    memchr(cert->dp[i].p, 0, cert->dp[i].len) != NULL)
 			return -1;
 		memcpy(out, cert->dp[i].p, cert->dp[i].len);
 		*len = cert->dp[i].len;
@@ -128,4 +131,16 @@ crlc_dp_scope(const struct crlc_tbs *cert, size_t i, uint8_t *out,
 	memcpy(out, dn, CRLC_SCOPE_DIRNAME_LEN);
 	*len = CRLC_SCOPE_DIRNAME_LEN;
 	return 0;
+}
+
+unsigned
+crlc_dp_reasons(const struct crlc_tbs *cert, size_t i)
+{
+	if (i < cert->ndp)
+		return cert->dp_reasons[i];
+	i -= cert->ndp;
+	if (i < cert->ndpdir)
+		return cert->dpdir_reasons[i];
+	i -= cert->ndpdir;
+	return i < cert->ndprel ? cert->dprel_reasons[i] : 0;
 }
