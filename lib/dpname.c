@@ -10,6 +10,7 @@
 
 #include <crlcache/dpname.h>
 #include <crlcache/name.h>
+#include <crlcache/reasons.h>
 
 int
 crlc_scope_dirname(const uint8_t *der, size_t len,
@@ -104,12 +105,14 @@ crlc_dp_scope(const struct crlc_tbs *cert, size_t i, uint8_t *out,
 	char dn[CRLC_SCOPE_DIRNAME_LEN + 1];
 
 	if (i < cert->ndp) {
-		/* A URI that poses as a directoryName scope, or holds a 00
-		   (scope keys end in 00 || reasons, <crlcache/reasons.h>),
-		   matches nothing. */
+		/* A URI that poses as a directoryName scope, or as a name
+		   with a reasons suffix (00 || mask, <crlcache/reasons.h>:
+		   no stored key has a 00 elsewhere), matches nothing. */
 		if (cert->dp[i].len > size ||
 		    crlc_scope_is_dirname(cert->dp[i].p, cert->dp[i].len) ||
-		    memchr(cert->dp[i].p, 0, cert->dp[i].len) != NULL)
+		    (cert->dp[i].len >= CRLC_REASONS_SUFFIX_LEN &&
+		    cert->dp[i].p[cert->dp[i].len -
+		    CRLC_REASONS_SUFFIX_LEN] == 0))
 			return -1;
 		memcpy(out, cert->dp[i].p, cert->dp[i].len);
 		*len = cert->dp[i].len;
@@ -137,10 +140,11 @@ unsigned
 crlc_dp_reasons(const struct crlc_tbs *cert, size_t i)
 {
 	if (i < cert->ndp)
-		return cert->dp_reasons[i];
+		return CRLC_REASONS_ALL & ~(unsigned)cert->dp_unnamed[i];
 	i -= cert->ndp;
 	if (i < cert->ndpdir)
-		return cert->dpdir_reasons[i];
+		return CRLC_REASONS_ALL & ~(unsigned)cert->dpdir_unnamed[i];
 	i -= cert->ndpdir;
-	return i < cert->ndprel ? cert->dprel_reasons[i] : 0;
+	return i < cert->ndprel ? CRLC_REASONS_ALL &
+	    ~(unsigned)cert->dprel_unnamed[i] : 0;
 }

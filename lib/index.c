@@ -922,7 +922,8 @@ scope_of_name(const struct crlc_index *idx, uint64_t i,
 		return 0;
 	r = scope_rec(idx, i);
 	u = scope_uri_len(r);
-	if (memcmp(r, prefix, CRLC_PREFIX_LEN) != 0)
+	/* the prefix as one u64, as crlc_scope_cmp(): no call */
+	if (crlc_get_u64(r) != crlc_get_u64(prefix))
 		return 0;
 	if (u != ulen && (u != ulen + CRLC_REASONS_SUFFIX_LEN ||
 	    r[CRLC_SCOPE_REC_HDR_LEN + ulen] != 0))

@@ -114,14 +114,14 @@ ext_basic_constraints(struct der v, struct crlc_tbs *out)
 }
 
 static void
-span_add(struct crlc_span *v, uint16_t *reasons, size_t *n,
+span_add(struct crlc_span *v, uint16_t *unnamed, size_t *n,
     const struct der *d, unsigned mask)
 {
 	if (*n == CRLC_TBS_MAX_DP)
 		return;
 	v[*n].p = d->p;
 	v[*n].len = (size_t)(d->end - d->p);
-	reasons[*n] = (uint16_t)mask;
+	unnamed[*n] = (uint16_t)(CRLC_REASONS_ALL & ~mask);
 	(*n)++;
 }
 
@@ -181,7 +181,7 @@ ext_crl_dp(struct der v, struct crlc_tbs *out)
 			if (der_expect(&dpn, TAG_CTX_CONS(1), &name) == -1)
 				return;
 			if (!has_issuer)
-				span_add(out->dprel, out->dprel_reasons,
+				span_add(out->dprel, out->dprel_unnamed,
 				    &out->ndprel, &name, mask);
 			continue;
 		}
@@ -191,14 +191,14 @@ ext_crl_dp(struct der v, struct crlc_tbs *out)
 			if (der_read(&full, &tag, &name) == -1)
 				return;
 			if (tag == TAG_CTX_PRIM(6))
-				span_add(out->dp, out->dp_reasons, &out->ndp,
+				span_add(out->dp, out->dp_unnamed, &out->ndp,
 				    &name, mask);
 			/* [4] EXPLICIT Name: exactly one SEQUENCE */
 			rest = name;
 			if (tag == TAG_CTX_CONS(4) &&
 			    der_expect(&rest, TAG_SEQUENCE, &dpn) == 0 &&
 			    rest.p == rest.end)
-				span_add(out->dpdir, out->dpdir_reasons,
+				span_add(out->dpdir, out->dpdir_unnamed,
 				    &out->ndpdir, &name, mask);
 		}
 	}

@@ -50,12 +50,14 @@ struct crlc_tbs {
 	struct crlc_span dprel[CRLC_TBS_MAX_DP];
 	size_t		 ndprel;
 	/*
-	 * The reasons of the DistributionPoint each name above comes from
-	 * (<crlcache/reasons.h> mask; CRLC_REASONS_ALL when it has none)
+	 * The reasons the DistributionPoint each name above comes from does
+	 * NOT name (<crlcache/reasons.h> mask): 0 when it has no reasons
+	 * field, so that a zeroed crlc_tbs names every reason
+	 * (crlc_dp_reasons())
 	 */
-	uint16_t	 dp_reasons[CRLC_TBS_MAX_DP];
-	uint16_t	 dpdir_reasons[CRLC_TBS_MAX_DP];
-	uint16_t	 dprel_reasons[CRLC_TBS_MAX_DP];
+	uint16_t	 dp_unnamed[CRLC_TBS_MAX_DP];
+	uint16_t	 dpdir_unnamed[CRLC_TBS_MAX_DP];
+	uint16_t	 dprel_unnamed[CRLC_TBS_MAX_DP];
 	int		 is_ca;		/* basicConstraints cA TRUE */
 	int		 cabf_policy;	/* certificatePolicies has a CA/B OID */
 };
