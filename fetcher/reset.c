@@ -38,7 +38,7 @@ cmd_reset(const char *state_dir, int argc, char **argv)
 	struct store *s = NULL;
 	struct store_reset held;
 	char name[256], num[2 * CRLC_CRLNUM_MAX + 1], tu[32], err[ERRLEN];
-	char rtext[CRLC_REASONS_TEXT_MAX];
+	char rtext[10 + CRLC_REASONS_TEXT_MAX];
 	unsigned reasons = CRLC_REASONS_ALL;
 	uint64_t gen;
 	int ch, rc, ret = 4;
@@ -64,7 +64,12 @@ cmd_reset(const char *state_dir, int argc, char **argv)
 		    "[--reasons LIST]");
 		goto done;
 	}
-	crlc_reasons_format(reasons, rtext, sizeof(rtext));
+	/* a reason partition is named in the messages, after its scope */
+	rtext[0] = '\0';
+	if (reasons != CRLC_REASONS_ALL) {
+		memcpy(rtext, ", reasons ", 11);
+		crlc_reasons_format(reasons, rtext + 10, sizeof(rtext) - 10);
+	}
 	if (certs == NULL || certs_load(issuer, certs) == -1)
 		goto done;
 	if (sk_X509_num(certs) != 1) {
@@ -84,9 +89,8 @@ cmd_reset(const char *state_dir, int argc, char **argv)
 		goto done;
 	}
 	if (rc == 0) {
-		logx(0, "reset: no CRL held for issuer %s, scope %s, "
-		    "reasons %s", name, scope != NULL ? scope : "all",
-		    reasons == CRLC_REASONS_ALL ? "all" : rtext);
+		logx(0, "reset: no CRL held for issuer %s, scope %s%s", name,
+		    scope != NULL ? scope : "all", rtext);
 		ret = 1;
 		goto done;
 	}
@@ -97,18 +101,17 @@ cmd_reset(const char *state_dir, int argc, char **argv)
 	format_time(held.this_update, tu, sizeof(tu));
 	if (store_publish(s, 0, &gen, err, sizeof(err)) == -1) {
 		/* the working index changed: the next publish carries it */
-		logx(0, "reset: issuer %s, scope %s removed from the working "
+		logx(0, "reset: issuer %s, scope %s%s removed from the working "
 		    "index, not published: %s", name, scope != NULL ? scope :
-		    "all", err);
+		    "all", rtext, err);
 		goto done;
 	}
 	if (!log_syslog)
 		openlog("crlcache", LOG_PID, LOG_DAEMON);
 	log_syslog = 1;
-	logx(1, "reset: issuer %s, scope %s, reasons %s: removed CRL number "
-	    "%s (thisUpdate %s, %u entries); published generation %llu",
-	    name, scope != NULL ? scope : "all", reasons == CRLC_REASONS_ALL ?
-	    "all" : rtext, num, tu, held.entries,
+	logx(1, "reset: issuer %s, scope %s%s: removed CRL number %s "
+	    "(thisUpdate %s, %u entries); published generation %llu",
+	    name, scope != NULL ? scope : "all", rtext, num, tu, held.entries,
 	    (unsigned long long)gen);
 	ret = 0;
 done:

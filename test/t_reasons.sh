@@ -107,6 +107,8 @@ cc reset --issuer "$PKI/int/cert.pem" >"$W/reset.out" 2>&1
 [ $? -eq 1 ] && case_ok "reset without --reasons: no complete CRL for all reasons held" \
     || case_fail reset-all "$(cat "$W/reset.out")"
 assert_exit 0 cc reset --issuer "$PKI/int/cert.pem" --reasons "cACompromise,keyCompromise"
+grep -q 'scope all, reasons keyCompromise,cACompromise: removed CRL number 05 ' "$W/last.err" \
+    && case_ok "reset --reasons: the log names the partition" || case_fail reset-log "$(cat "$W/last.err")"
 check_is_soft unknown 2 "$PKI/good.pem" && grep -q 'only some reasons: affiliationChanged' "$W/check.out" \
     && case_ok "reset --reasons: that partition forgotten, good leaf unknown again" \
     || case_fail reset-kc "$(cat "$W/check.out")"
