@@ -99,6 +99,7 @@ struct crlc_index {
 	const uint8_t	*sdata;		/* SCOPE_DATA */
 	uint64_t	 sdata_len;
 	uint64_t	 revoked;	/* sum of the SCOPE records' entries */
+	int		 some_reasons;	/* a SCOPE record is a reason partition */
 	/* One per SCOPE record: NULL until a lookup maps it. */
 	_Atomic(struct scope_map *) *maps;
 	int		 scopefd;	/* O_PATH of SCOPE_DIR, or -1 */
@@ -562,6 +563,7 @@ scopes_ok(struct crlc_index *idx)
 			return 0;
 		prev = r;
 		idx->revoked += crlc_get_u32(r + 16);
+		idx->some_reasons |= r[14] != 0 || r[15] != 0;
 	}
 	return 1;
 }
@@ -1120,7 +1122,7 @@ struct cover {
  * sort right after it).  A record reached again adds its reasons.  0, or
  * -1 when more records than NAME_SCOPES_MAX or COVER_MAX (unknown).
  */
-static int
+static inline int
 name_cover(const struct crlc_index *idx, uint64_t at,
     const uint8_t prefix[CRLC_PREFIX_LEN], const uint8_t *uri, size_t ulen,
     unsigned dp_reasons, const struct crlc_tbs *cert, struct cover *cover,
@@ -1129,8 +1131,10 @@ name_cover(const struct crlc_index *idx, uint64_t at,
 	const uint8_t *r;
 	unsigned interim;
 	size_t k, j;
+	/* without reason partitions a name has one record at most */
+	uint64_t last = idx->some_reasons ? idx->sidx.n : at + 1;
 
-	for (k = 0; at + k < idx->sidx.n &&
+	for (k = 0; at + k < last &&
 	    scope_of_name(idx, at + k, prefix, uri, ulen); k++) {
 		if (k == NAME_SCOPES_MAX)
 			return -1;
@@ -1172,7 +1176,9 @@ covering(const struct crlc_index *idx, const struct issuer_info *info,
 	for (i = 0; i < crlc_dp_count(cert); i++) {
 		if (crlc_dp_scope(cert, i, uri, sizeof(uri), &ulen) == -1)
 			continue;
-		(void)scope_find(idx, prefix, uri, ulen, &at);
+		if (!scope_find(idx, prefix, uri, ulen, &at) &&
+		    !idx->some_reasons)
+			continue;
 		if (name_cover(idx, at, prefix, uri, ulen,
 		    crlc_dp_reasons(cert, i), cert, cover, n) == -1)
 			return -1;
@@ -1186,7 +1192,7 @@ covering(const struct crlc_index *idx, const struct issuer_info *info,
  * assembled from several partitions, of the one whose nextUpdate comes
  * first (each must be current, RFC 5280 6.3.3 (a)).
  */
-static void
+static inline void
 cover_times(const struct crlc_index *idx, const struct cover *cover,
     size_t n, struct crlc_verdict *out)
 {
