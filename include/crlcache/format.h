@@ -200,15 +200,18 @@
  *	mask when the mask is not CRLC_REASONS_ALL; a CRL for every reason
  *	(no onlySomeReasons, or one naming them all) has no suffix and its
  *	key is that of format 3 before reasons: the format version did not
- *	change.  No scope name holds a 00 byte (URIs and directoryName
- *	scopes are text; a certificate's URI with a 00 matches nothing), so
+ *	change.  No scope name holds a 00 byte (the fetcher takes no IDP
+ *	URI with one, directoryName scopes are text; a certificate's URI
+ *	with a 00 where a suffix would start matches nothing), so
  *	a name's records -- for every reason, then its reason partitions --
  *	are adjacent in key order.  A delta CRL is applied onto the base of
  *	its own key: it has its base's reasons (RFC 5280 5.2.4).
  *	Lookup (RFC 5280 6.3.3 (d), (j)-(k)): every record of a name that
  *	covers the certificate (the complete CRL's, each distribution point
- *	name's, at most 255 per name, else unknown) adds an interim mask, the
- *	record's reasons AND those of the certificate's distribution point
+ *	name's, at most 255 per name and 64 in all, else unknown; an index
+ *	with no reason partition walks one record per name) adds an interim
+ *	mask, the record's reasons AND those of the certificate's
+ *	distribution point
  *	(4.2.1.13 reasons; none named: every reason; the complete CRL: every
  *	reason); an empty interim mask does not cover.  A serial any covering
  *	record lists is revoked; else good (or stale) only when the interim
