@@ -141,8 +141,9 @@ dp_rest(struct der rest, unsigned *mask, int *has_issuer)
 	while (rest.p < rest.end) {
 		if (der_read(&rest, &tag, &v) == -1)
 			return -1;
-		if (tag == TAG_CTX_PRIM(1) &&
-		    crlc_reasons_parse(v.p, (size_t)(v.end - v.p), mask) == -1)
+		/* [1] IMPLICIT BIT STRING: primitive (X.690 8.6.3, DER) */
+		if (tag == TAG_CTX_CONS(1) || (tag == TAG_CTX_PRIM(1) &&
+		    crlc_reasons_parse(v.p, (size_t)(v.end - v.p), mask) == -1))
 			return -1;
 		if (tag == TAG_CTX_CONS(2))
 			*has_issuer = 1;
