@@ -30,7 +30,8 @@ ingest_buffer(struct store *s, const struct trust *t, const char *source,
 		goto done;
 	res = store_ingest(s, &c, err, errlen);
 	if (res != INGEST_FAILED && key != NULL)
-		(void)store_scope_key(s, c.issuer_name, c.issuer, c.scope, key,
+		(void)store_scope_key(s, c.issuer_name, c.issuer, c.scope,
+		    c.reasons, key,
 		    keylen);
 done:
 	crl_free(&c);

@@ -10,6 +10,7 @@
 
 #include <crlcache/dpname.h>
 #include <crlcache/name.h>
+#include <crlcache/reasons.h>
 
 int
 crlc_scope_dirname(const uint8_t *der, size_t len,
@@ -104,9 +105,14 @@ crlc_dp_scope(const struct crlc_tbs *cert, size_t i, uint8_t *out,
 	char dn[CRLC_SCOPE_DIRNAME_LEN + 1];
 
 	if (i < cert->ndp) {
-		/* A URI that poses as a directoryName scope matches nothing. */
+		/* A URI that poses as a directoryName scope, or as a name
+		   with a reasons suffix (00 || mask, <crlcache/reasons.h>:
+		   no stored key has a 00 elsewhere), matches nothing. */
 		if (cert->dp[i].len > size ||
-		    crlc_scope_is_dirname(cert->dp[i].p, cert->dp[i].len))
+		    crlc_scope_is_dirname(cert->dp[i].p, cert->dp[i].len) ||
+		    (cert->dp[i].len >= CRLC_REASONS_SUFFIX_LEN &&
+		    cert->dp[i].p[cert->dp[i].len -
+		    CRLC_REASONS_SUFFIX_LEN] == 0))
 			return -1;
 		memcpy(out, cert->dp[i].p, cert->dp[i].len);
 		*len = cert->dp[i].len;
@@ -128,4 +134,17 @@ crlc_dp_scope(const struct crlc_tbs *cert, size_t i, uint8_t *out,
 	memcpy(out, dn, CRLC_SCOPE_DIRNAME_LEN);
 	*len = CRLC_SCOPE_DIRNAME_LEN;
 	return 0;
+}
+
+unsigned
+crlc_dp_reasons(const struct crlc_tbs *cert, size_t i)
+{
+	if (i < cert->ndp)
+		return CRLC_REASONS_ALL & ~(unsigned)cert->dp_unnamed[i];
+	i -= cert->ndp;
+	if (i < cert->ndpdir)
+		return CRLC_REASONS_ALL & ~(unsigned)cert->dpdir_unnamed[i];
+	i -= cert->ndpdir;
+	return i < cert->ndprel ? CRLC_REASONS_ALL &
+	    ~(unsigned)cert->dprel_unnamed[i] : 0;
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include <crlcache/civil.h>
+#include <crlcache/reasons.h>
 #include <crlcache/tbs.h>
 
 #include "der.h"
@@ -113,13 +114,41 @@ ext_basic_constraints(struct der v, struct crlc_tbs *out)
 }
 
 static void
-span_add(struct crlc_span *v, size_t *n, const struct der *d)
+span_add(struct crlc_span *v, uint16_t *unnamed, size_t *n,
+    const struct der *d, unsigned mask)
 {
 	if (*n == CRLC_TBS_MAX_DP)
 		return;
 	v[*n].p = d->p;
 	v[*n].len = (size_t)(d->end - d->p);
+	unnamed[*n] = (uint16_t)(CRLC_REASONS_ALL & ~mask);
 	(*n)++;
+}
+
+/*
+ * The [1] reasons of a DistributionPoint after its distributionPoint
+ * (RFC 5280 4.2.1.13; absent: all reasons), and whether a [2] cRLIssuer
+ * follows.  -1 when malformed.
+ */
+static int
+dp_rest(struct der rest, unsigned *mask, int *has_issuer)
+{
+	struct der v;
+	unsigned tag;
+
+	*mask = CRLC_REASONS_ALL;
+	*has_issuer = 0;
+	while (rest.p < rest.end) {
+		if (der_read(&rest, &tag, &v) == -1)
+			return -1;
+		/* [1] IMPLICIT BIT STRING: primitive (X.690 8.6.3, DER) */
+		if (tag == TAG_CTX_CONS(1) || (tag == TAG_CTX_PRIM(1) &&
+		    crlc_reasons_parse(v.p, (size_t)(v.end - v.p), mask) == -1))
+			return -1;
+		if (tag == TAG_CTX_CONS(2))
+			*has_issuer = 1;
+	}
+	return 0;
 }
 
 /*
@@ -136,7 +165,8 @@ static void
 ext_crl_dp(struct der v, struct crlc_tbs *out)
 {
 	struct der seq, dp, dpn, full, name, rest;
-	unsigned tag;
+	unsigned tag, mask;
+	int has_issuer;
 
 	if (der_expect(&v, TAG_SEQUENCE, &seq) == -1)
 		return;
@@ -145,18 +175,15 @@ ext_crl_dp(struct der v, struct crlc_tbs *out)
 			return;
 		if (!der_peek(&dp, TAG_CTX_CONS(0)))
 			continue;
-		if (der_expect(&dp, TAG_CTX_CONS(0), &dpn) == -1)
+		if (der_expect(&dp, TAG_CTX_CONS(0), &dpn) == -1 ||
+		    dp_rest(dp, &mask, &has_issuer) == -1)
 			return;
 		if (der_peek(&dpn, TAG_CTX_CONS(1))) {
 			if (der_expect(&dpn, TAG_CTX_CONS(1), &name) == -1)
 				return;
-			/* [1] reasons, [2] cRLIssuer may follow */
-			for (rest = dp, tag = 0; rest.p < rest.end &&
-			    tag != TAG_CTX_CONS(2); )
-				if (der_read(&rest, &tag, &full) == -1)
-					return;
-			if (tag != TAG_CTX_CONS(2))
-				span_add(out->dprel, &out->ndprel, &name);
+			if (!has_issuer)
+				span_add(out->dprel, out->dprel_unnamed,
+				    &out->ndprel, &name, mask);
 			continue;
 		}
 		if (der_expect(&dpn, TAG_CTX_CONS(0), &full) == -1)
@@ -165,13 +192,15 @@ ext_crl_dp(struct der v, struct crlc_tbs *out)
 			if (der_read(&full, &tag, &name) == -1)
 				return;
 			if (tag == TAG_CTX_PRIM(6))
-				span_add(out->dp, &out->ndp, &name);
+				span_add(out->dp, out->dp_unnamed, &out->ndp,
+				    &name, mask);
 			/* [4] EXPLICIT Name: exactly one SEQUENCE */
 			rest = name;
 			if (tag == TAG_CTX_CONS(4) &&
 			    der_expect(&rest, TAG_SEQUENCE, &dpn) == 0 &&
 			    rest.p == rest.end)
-				span_add(out->dpdir, &out->ndpdir, &name);
+				span_add(out->dpdir, out->dpdir_unnamed,
+				    &out->ndpdir, &name, mask);
 		}
 	}
 }

@@ -4,13 +4,15 @@
 # CRLs PKITS builds to be unusable must be rejected with the right reason;
 # then `crlcache check` must agree with PKITS on the revocation, CRL,
 # name-chaining, distribution point and delta-CRL tests (sections 4.3, 4.4,
-# 4.14.1-4.14.14, 4.15): a path PKITS calls invalid for revocation reasons
+# 4.14.1-4.14.21, 4.15): a path PKITS calls invalid for revocation reasons
 # is never "good", a valid one is.  Distribution points match by URI,
-# directoryName and nameRelativeToCRLIssuer (RFC 5280 6.3.3 (b)(2)).
-# Features crlcache refuses on purpose (indirect CRLs and cRLIssuer,
-# onlySomeReasons: PKITS 4.14.15-4.14.35; onlyContainsAttributeCerts; DSA
-# parameter inheritance) are rejected and leave their certificates
-# "unknown", never "good".
+# directoryName and nameRelativeToCRLIssuer (RFC 5280 6.3.3 (b)(2)); CRLs
+# partitioned by reason (onlySomeReasons, 4.14.15-4.14.21) answer good only
+# when together they cover every reason (6.3.3 (d), (j)-(k)).
+# Features crlcache refuses on purpose (indirect CRLs and cRLIssuer:
+# PKITS 4.14.22-4.14.35; onlyContainsAttributeCerts; DSA parameter
+# inheritance) are rejected and leave their certificates "unknown", never
+# "good".
 . "$(dirname "$0")/lib.sh"
 need_crlcache
 V=$(/usr/bin/python3 -c 'import cryptography_vectors, os; print(os.path.dirname(cryptography_vectors.__file__))' 2>/dev/null)
@@ -43,7 +45,6 @@ declare -A reason=(
     [SeparateCertificateandCRLKeysCA2CRL.crl]='in its chain is revoked'
     [indirectCRLCA1CRL.crl]='indirect CRL'
     [indirectCRLCA5CRL.crl]='indirect CRL entry'
-    [onlySomeReasonsCA1compromiseCRL.crl]='onlySomeReasons'
     [onlyContainsAttributeCertsCACRL.crl]='onlyContainsAttributeCerts'
 )
 accepted=0 rejected=0
@@ -127,14 +128,20 @@ InvalidonlyContainsUserCertsTest11EE 2 onlyContainsUserCertsCACert
 InvalidonlyContainsCACertsTest12EE 2 onlyContainsCACertsCACert
 ValidonlyContainsCACertsTest13EE 0 onlyContainsCACertsCACert
 InvalidonlyContainsAttributeCertsTest14EE 2 onlyContainsAttributeCertsCACert
+InvalidonlySomeReasonsTest15EE 1 onlySomeReasonsCA1Cert
+InvalidonlySomeReasonsTest16EE 1 onlySomeReasonsCA1Cert
+InvalidonlySomeReasonsTest17EE 2 onlySomeReasonsCA2Cert
+ValidonlySomeReasonsTest18EE 0 onlySomeReasonsCA3Cert
+ValidonlySomeReasonsTest19EE 0 onlySomeReasonsCA4Cert
+InvalidonlySomeReasonsTest20EE 1 onlySomeReasonsCA4Cert
+InvalidonlySomeReasonsTest21EE 1 onlySomeReasonsCA4Cert
 TABLE
 
-# PKITS 4.14.15-4.14.35 need what crlcache refuses on purpose: CRLs
-# partitioned by reason (onlySomeReasons, 4.14.15-4.14.21) and indirect
+# PKITS 4.14.22-4.14.35 need what crlcache refuses on purpose: indirect
 # CRLs (indirectCRL, certificateIssuer entries, distribution points with a
-# cRLIssuer: 4.14.22-4.14.35).  Those CRLs are rejected above, so no path
-# PKITS calls invalid may be "good"; the valid ones stay "unknown".
-for f in "$W"/pem/*onlySomeReasonsTest*EE.pem "$W"/pem/*IDPwithindirectCRLTest*EE.pem \
+# cRLIssuer).  Those CRLs are rejected above, so no path PKITS calls
+# invalid may be "good"; the valid ones stay "unknown".
+for f in "$W"/pem/*IDPwithindirectCRLTest*EE.pem \
     "$W"/pem/*cRLIssuerTest*EE.pem; do
     ee=$(basename "$f" .pem)
     cc check "$f" >"$W/check.out" 2>&1; rc=$?

@@ -49,6 +49,15 @@ struct crlc_tbs {
 	 */
 	struct crlc_span dprel[CRLC_TBS_MAX_DP];
 	size_t		 ndprel;
+	/*
+	 * The reasons the DistributionPoint each name above comes from does
+	 * NOT name (<crlcache/reasons.h> mask): 0 when it has no reasons
+	 * field, so that a zeroed crlc_tbs names every reason
+	 * (crlc_dp_reasons())
+	 */
+	uint16_t	 dp_unnamed[CRLC_TBS_MAX_DP];
+	uint16_t	 dpdir_unnamed[CRLC_TBS_MAX_DP];
+	uint16_t	 dprel_unnamed[CRLC_TBS_MAX_DP];
 	int		 is_ca;		/* basicConstraints cA TRUE */
 	int		 cabf_policy;	/* certificatePolicies has a CA/B OID */
 };

@@ -1,7 +1,8 @@
 /*
  * libFuzzer target: the TBSCertificate recogniser, the Name
- * canonicaliser and the distribution point scopes (a relative name made
- * full), the parsers that run inside every program's signature
+ * canonicaliser, the distribution point scopes (a relative name made
+ * full) and reasons, and the ReasonFlags and IDP onlySomeReasons readers
+ * (lib/reasons.c), the parsers that run inside every program's signature
  * verification.  Input: anything (seeded with real
  * certificates); a certificate is also split into its TBS first.
  */
@@ -10,6 +11,7 @@
 
 #include <crlcache/dpname.h>
 #include <crlcache/name.h>
+#include <crlcache/reasons.h>
 #include <crlcache/tbs.h>
 #include <crlcache/validity.h>
 
@@ -23,7 +25,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t i, len;
 	struct crlc_span tbs;
 	struct crlc_tbs t;
+	unsigned mask;
 
+	(void)crlc_reasons_parse(data, size, &mask);
+	(void)crlc_idp_reasons(data, size, &mask);
 	if (crlc_cert_tbs(data, size, &tbs) == 0) {
 		data = tbs.p;
 		size = tbs.len;
@@ -32,8 +37,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		(void)crlc_name_canon_hash(t.issuer.p, t.issuer.len, hash);
 		(void)crlc_name_canon_hash(t.subject.p, t.subject.len, hash);
 		(void)crlc_validity_check(&t, &v);
-		for (i = 0; i < crlc_dp_count(&t); i++)
+		for (i = 0; i < crlc_dp_count(&t); i++) {
 			(void)crlc_dp_scope(&t, i, scope, sizeof(scope), &len);
+			mask = crlc_dp_reasons(&t, i);
+			if (mask & ~CRLC_REASONS_ALL)
+				__builtin_trap();	/* unknown bits never kept */
+		}
 	} else
 		(void)crlc_name_canon_hash(data, size, hash);
 	return 0;
