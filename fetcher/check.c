@@ -22,6 +22,7 @@
 
 #include <crlcache/dpname.h>
 #include <crlcache/index.h>
+#include <crlcache/reasons.h>
 #include <crlcache/tbs.h>
 #include <crlcache/validity.h>
 
@@ -135,7 +136,7 @@ check_one(struct crlc_index *idx, STACK_OF(X509) *certs, X509 *x,
 	struct crlc_tbs t;
 	struct crlc_verdict v;
 	struct crlc_validity val;
-	char a[32], b[32], vtext[160];
+	char a[32], b[32], vtext[160], rtext[CRLC_REASONS_TEXT_MAX];
 	int64_t now = at_or_now(at);
 	int len, rc, exempt = 0, ret = -1;
 
@@ -184,7 +185,11 @@ check_one(struct crlc_index *idx, STACK_OF(X509) *certs, X509 *x,
 			    "(b)(1))");
 		else if (!v.issuer_held)
 			printf(" (no CRL of this issuer in the index");
-		else if (crlc_dp_count(&t) == 0 && t.nind == 0)
+		else if (v.reasons != 0) {
+			crlc_reasons_format(v.reasons, rtext, sizeof(rtext));
+			printf(" (the CRLs of this issuer in the index cover "
+			    "this certificate for only some reasons: %s", rtext);
+		} else if (crlc_dp_count(&t) == 0 && t.nind == 0)
 			printf(" (the index holds CRLs of this issuer, none that "
 			    "covers a %s certificate without a distribution "
 			    "point", t.is_ca ? "CA" : "user");

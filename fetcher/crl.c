@@ -22,6 +22,7 @@
 #include <openssl/x509v3.h>
 
 #include <crlcache/index.h>
+#include <crlcache/reasons.h>
 #include <crlcache/tbs.h>
 
 #include "fetcher.h"
@@ -85,6 +86,7 @@ crl_parse(struct crl *c, const char *source, const uint8_t *buf, size_t len,
 	BIO *bio = NULL;
 
 	memset(c, 0, sizeof(*c));
+	c->reasons = CRLC_REASONS_ALL;
 	c->source = xstrdup(source);
 	if (len == 0) {
 		snprintf(err, errlen, "empty file or body");
@@ -264,6 +266,36 @@ read_numbers(struct crl *c, char *err, size_t errlen)
 }
 
 /*
+ * RFC 5280 5.2.5 onlySomeReasons, read strictly from the extension's DER
+ * (lib/reasons.c): the CRL answers for those reasons only, and its scope
+ * key says which (<crlcache/reasons.h>).  Unknown bits add no reason; a
+ * CRL left with none answers for nothing and is refused.
+ */
+static int
+idp_reasons(struct crl *c, char *err, size_t errlen)
+{
+	const ASN1_OCTET_STRING *v;
+	X509_EXTENSION *ext;
+	int at;
+
+	at = X509v3_get_ext_by_NID(c->exts, NID_issuing_distribution_point, -1);
+	if (at < 0 || (ext = X509v3_get_ext(c->exts, at)) == NULL ||
+	    (v = X509_EXTENSION_get_data(ext)) == NULL ||
+	    crlc_idp_reasons(ASN1_STRING_get0_data(v),
+	    (size_t)ASN1_STRING_length(v), &c->reasons) == -1) {
+		snprintf(err, errlen, "malformed issuingDistributionPoint "
+		    "onlySomeReasons (RFC 5280 4.2.1.13, 5.2.5)");
+		return -1;
+	}
+	if (c->reasons == 0) {
+		snprintf(err, errlen, "IDP onlySomeReasons names no revocation "
+		    "reason (RFC 5280 5.2.5)");
+		return -1;
+	}
+	return 0;
+}
+
+/*
  * RFC 5280 5.2.5 issuingDistributionPoint.  The scope we index is a
  * name of its distributionPoint (idp_scope(), idp.c); for a CRL fetched
  * from a URL a fullName URI must be the URL (partitioned CRLs: CA/B BR
@@ -295,11 +327,13 @@ read_idp(struct crl *c, const char *url, char *err, size_t errlen)
 	}
 	if (idp == NULL)
 		return 0;
-	if (idp->onlysomereasons != NULL || idp->onlyattr) {
-		snprintf(err, errlen, "IDP onlySomeReasons/onlyContainsAttributeCerts "
-		    "partition not supported");
+	if (idp->onlyattr) {
+		snprintf(err, errlen, "IDP onlyContainsAttributeCerts partition "
+		    "not supported");
 		goto done;
 	}
+	if (idp_reasons(c, err, errlen) == -1)
+		goto done;
 	if (idp->onlyuser && idp->onlyCA) {
 		snprintf(err, errlen, "IDP claims both onlyContainsUserCerts and "
 		    "onlyContainsCACerts (RFC 5280 5.2.5)");

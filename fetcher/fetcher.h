@@ -204,6 +204,8 @@ struct crl {
 	const char	*scope;
 	int		 keep_body;
 	unsigned	 idp_flags;	/* CRLC_CRL_USER_ONLY / CA_ONLY / INDIRECT */
+	unsigned	 reasons;	/* IDP onlySomeReasons, or
+					   CRLC_REASONS_ALL (<crlcache/reasons.h>) */
 };
 /* idp.c: the scopes of a partitioned CRL (<crlcache/dpname.h>) */
 int	 idp_scope(const DIST_POINT_NAME *dpn, const X509_NAME *issuer,
@@ -259,7 +261,7 @@ struct crlc_crl_info;
 void	 store_crl_hash(const struct crlc_crl_info *r,
 	    uint8_t out[CRLC_HASH_LEN]);
 int	 store_scope_key(struct store *s, const X509_NAME *name, X509 *signer,
-	    const char *scope, uint8_t *key, size_t *keylen);
+	    const char *scope, unsigned reasons, uint8_t *key, size_t *keylen);
 struct trust;
 int	 store_adopt_legacy(struct store *s, const struct trust *t);
 /* What store_reset_scope removed. */
@@ -270,7 +272,7 @@ struct store_reset {
 	size_t		 numlen;
 };
 int	 store_reset_scope(struct store *s, X509 *issuer, const char *scope,
-	    struct store_reset *held, char *err, size_t errlen);
+	    unsigned reasons, struct store_reset *held, char *err, size_t errlen);
 
 /* publish.c: a publish of index format 3 (format.h PUBLISH) */
 struct MDB_txn;

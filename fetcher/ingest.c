@@ -39,7 +39,8 @@ ingest_buffer(struct store *s, const struct trust *t, const char *source,
 	} while (res != INGEST_FAILED && ++i < c.nscopes);
 	c.scope = c.nscopes > 0 ? c.scopes[0] : NULL;
 	if (res != INGEST_FAILED && key != NULL)
-		(void)store_scope_key(s, c.issuer_name, c.issuer, c.scope, key,
+		(void)store_scope_key(s, c.issuer_name, c.issuer, c.scope,
+		    c.reasons, key,
 		    keylen);
 done:
 	crl_free(&c);

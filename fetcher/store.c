@@ -32,6 +32,7 @@
 #include <crlcache/hash.h>
 #include <crlcache/index.h>
 #include <crlcache/name.h>
+#include <crlcache/reasons.h>
 
 #include "fetcher.h"
 
@@ -305,16 +306,19 @@ read_end(struct store *s, MDB_txn *txn)
 /* The "crl" key of a scope: prefix (issuer id || key number) || URI. */
 static int
 scope_key(const uint8_t prefix[CRLC_PREFIX_LEN], const char *scope,
-    uint8_t *key, size_t *keylen)
+    unsigned reasons, uint8_t *key, size_t *keylen)
 {
 	size_t slen = scope != NULL ? strlen(scope) : 0;
 
-	if (slen > CRLC_SCOPE_URI_MAX)
+	if (slen > CRLC_SCOPE_URI_MAX || (reasons != CRLC_REASONS_ALL &&
+	    slen > CRLC_SCOPE_URI_MAX - CRLC_REASONS_SUFFIX_LEN))
 		return -1;
 	memcpy(key, prefix, CRLC_PREFIX_LEN);
 	if (slen > 0)
 		memcpy(key + CRLC_PREFIX_LEN, scope, slen);
 	*keylen = CRLC_PREFIX_LEN + slen;
+	/* onlySomeReasons: the name, then 00 || u16 mask (format.h "crl") */
+	*keylen += crlc_scope_put_reasons(key + *keylen, reasons);
 	return 0;
 }
 
@@ -1358,7 +1362,9 @@ admissible(const struct store *s, const struct crl *c,
 	int cmp;
 
 	if (c->is_delta) {
-		/* RFC 5280 5.2.4, 5.2.5: a delta's scope is its base's */
+		/* The scope key holds the reasons: the base found has the
+		   delta's scope and reasons (RFC 5280 5.2.4, 5.2.5); its
+		   indirectCRL must be the base's too */
 		if (have && (old->flags & CRLC_CRL_INDIRECT) !=
 		    (c->idp_flags & CRLC_CRL_INDIRECT)) {
 			snprintf(err, errlen, "delta CRL and its base CRL differ in "
@@ -1367,7 +1373,9 @@ admissible(const struct store *s, const struct crl *c,
 		}
 		if (!have || numcmp(old->base.p, old->base.len, c->base, c->baselen) < 0) {
 			snprintf(err, errlen, "delta CRL needs base CRL number >= its "
-			    "BaseCRLNumber, which is not held (RFC 5280 5.2.4)");
+			    "BaseCRLNumber, with the same scope%s, which is not "
+			    "held (RFC 5280 5.2.4)", c->reasons != CRLC_REASONS_ALL ?
+			    " and onlySomeReasons (5.2.5)" : "");
 			return -1;
 		}
 		cmp = numcmp(c->number, c->numlen, held, heldlen);
@@ -1443,7 +1451,7 @@ ingest_txn(struct store *s, struct wtxn *w, const struct crl *c, char *err,
 		return INGEST_FAILED;
 	}
 	put_prefix(prefix, id, key_no);
-	if (scope_key(prefix, c->scope, key, &keylen) == -1) {
+	if (scope_key(prefix, c->scope, c->reasons, key, &keylen) == -1) {
 		snprintf(err, errlen, "IDP URI too long");
 		return INGEST_FAILED;
 	}
@@ -2100,7 +2108,7 @@ store_put_source(struct store *s, const char *url, const struct source_rec *rec)
  */
 int
 store_reset_scope(struct store *s, X509 *issuer, const char *scope,
-    struct store_reset *held, char *err, size_t errlen)
+    unsigned reasons, struct store_reset *held, char *err, size_t errlen)
 {
 	uint8_t key[CRLC_KEY_MAX];
 	size_t keylen;
@@ -2111,8 +2119,8 @@ store_reset_scope(struct store *s, X509 *issuer, const char *scope,
 	int rc;
 
 	memset(held, 0, sizeof(*held));
-	if (store_scope_key(s, X509_get_subject_name(issuer), issuer, scope, key,
-	    &keylen) == -1)
+	if (store_scope_key(s, X509_get_subject_name(issuer), issuer, scope, reasons,
+	    key, &keylen) == -1)
 		return 0;	/* issuer never seen, or scope too long */
 	if ((rc = batch_end(s)) != 0 ||
 	    (rc = mdb_txn_begin(s->env, NULL, 0, &txn)) != 0) {
@@ -2277,7 +2285,7 @@ store_publish(struct store *s, int force, uint64_t *generation, char *err,
  */
 int
 store_scope_key(struct store *s, const X509_NAME *name, X509 *signer,
-    const char *scope, uint8_t *key, size_t *keylen)
+    const char *scope, unsigned reasons, uint8_t *key, size_t *keylen)
 {
 	uint8_t canon[CRLC_HASH_LEN], kk[CRLC_ISSUER_ID_LEN + CRLC_HASH_LEN];
 	uint8_t prefix[CRLC_PREFIX_LEN];
@@ -2300,7 +2308,7 @@ store_scope_key(struct store *s, const X509_NAME *name, X509 *signer,
 		    v.mv_size >= CRLC_KEY_NO_LEN)
 			key_no = crlc_get_u32(v.mv_data);
 		put_prefix(prefix, id, key_no);
-		ret = scope_key(prefix, scope, key, keylen);
+		ret = scope_key(prefix, scope, reasons, key, keylen);
 	}
 	read_end(s, txn);
 	return ret;

@@ -10,6 +10,7 @@
 
 #include <crlcache/dpname.h>
 #include <crlcache/name.h>
+#include <crlcache/reasons.h>
 
 int
 crlc_scope_dirname(const uint8_t *der, size_t len,
@@ -97,11 +98,17 @@ crlc_dp_count(const struct crlc_tbs *cert)
 	return cert->ndp + cert->ndpdir + cert->ndprel;
 }
 
-/* A URI as a scope; one that poses as a directoryName scope matches nothing. */
+/*
+ * A URI as a scope.  One that poses as a directoryName scope, or as a
+ * name with a reasons suffix (00 || mask, <crlcache/reasons.h>: no
+ * stored key has a 00 elsewhere), matches nothing.
+ */
 static int
 uri_scope(const struct crlc_span *uri, uint8_t *out, size_t size, size_t *len)
 {
-	if (uri->len > size || crlc_scope_is_dirname(uri->p, uri->len))
+	if (uri->len > size || crlc_scope_is_dirname(uri->p, uri->len) ||
+	    (uri->len >= CRLC_REASONS_SUFFIX_LEN &&
+	    uri->p[uri->len - CRLC_REASONS_SUFFIX_LEN] == 0))
 		return -1;
 	memcpy(out, uri->p, uri->len);
 	*len = uri->len;
@@ -166,4 +173,17 @@ crlc_ind_scope(const struct crlc_tbs_idp *d, uint8_t *out, size_t size,
 		return -1;
 	}
 	return dirname_out(dn, out, size, len);
+}
+
+unsigned
+crlc_dp_reasons(const struct crlc_tbs *cert, size_t i)
+{
+	if (i < cert->ndp)
+		return CRLC_REASONS_ALL & ~(unsigned)cert->dp_unnamed[i];
+	i -= cert->ndp;
+	if (i < cert->ndpdir)
+		return CRLC_REASONS_ALL & ~(unsigned)cert->dpdir_unnamed[i];
+	i -= cert->ndpdir;
+	return i < cert->ndprel ? CRLC_REASONS_ALL &
+	    ~(unsigned)cert->dprel_unnamed[i] : 0;
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include <crlcache/civil.h>
+#include <crlcache/reasons.h>
 #include <crlcache/tbs.h>
 
 #include "der.h"
@@ -113,12 +114,14 @@ ext_basic_constraints(struct der v, struct crlc_tbs *out)
 }
 
 static void
-span_add(struct crlc_span *v, size_t *n, const struct der *d)
+span_add(struct crlc_span *v, uint16_t *unnamed, size_t *n,
+    const struct der *d, unsigned mask)
 {
 	if (*n == CRLC_TBS_MAX_DP)
 		return;
 	v[*n].p = d->p;
 	v[*n].len = (size_t)(d->end - d->p);
+	unnamed[*n] = (uint16_t)(CRLC_REASONS_ALL & ~mask);
 	(*n)++;
 }
 
@@ -134,7 +137,7 @@ is_dirname(unsigned tag, const struct der *name)
 
 static void
 ind_add(struct crlc_tbs *out, const struct crlc_span *crl_issuer,
-    enum crlc_dpn_kind kind, const struct der *name)
+    enum crlc_dpn_kind kind, const struct der *name, unsigned mask)
 {
 	struct crlc_tbs_idp *d;
 
@@ -145,17 +148,19 @@ ind_add(struct crlc_tbs *out, const struct crlc_span *crl_issuer,
 	d->kind = kind;
 	d->name.p = name != NULL ? name->p : NULL;
 	d->name.len = name != NULL ? (size_t)(name->end - name->p) : 0;
+	d->unnamed = (uint16_t)(CRLC_REASONS_ALL & ~mask);
 }
 
 /*
  * The names of one DistributionPointName ::= CHOICE { [0] fullName
  * GeneralNames, [1] nameRelativeToCRLIssuer RDN }: URIs ([6]) and
- * directoryNames ([4]) of fullName, or the RDN.  crl_issuer NULL: the
- * distribution point has no cRLIssuer, its names go to dp, dpdir and
- * dprel; else to ind.  -1 when malformed.
+ * directoryNames ([4]) of fullName, or the RDN, with the reasons mask of
+ * their DistributionPoint.  crl_issuer NULL: the distribution point has
+ * no cRLIssuer, its names go to dp, dpdir and dprel; else to ind.  -1
+ * when malformed.
  */
 static int
-dpn_names(struct der dpn, const struct crlc_span *crl_issuer,
+dpn_names(struct der dpn, const struct crlc_span *crl_issuer, unsigned mask,
     struct crlc_tbs *out)
 {
 	struct der full, name;
@@ -165,9 +170,10 @@ dpn_names(struct der dpn, const struct crlc_span *crl_issuer,
 		if (der_expect(&dpn, TAG_CTX_CONS(1), &name) == -1)
 			return -1;
 		if (crl_issuer != NULL)
-			ind_add(out, crl_issuer, CRLC_DPN_REL, &name);
+			ind_add(out, crl_issuer, CRLC_DPN_REL, &name, mask);
 		else
-			span_add(out->dprel, &out->ndprel, &name);
+			span_add(out->dprel, out->dprel_unnamed, &out->ndprel,
+			    &name, mask);
 		return 0;
 	}
 	if (der_expect(&dpn, TAG_CTX_CONS(0), &full) == -1)
@@ -177,14 +183,18 @@ dpn_names(struct der dpn, const struct crlc_span *crl_issuer,
 			return -1;
 		if (tag == TAG_CTX_PRIM(6)) {
 			if (crl_issuer != NULL)
-				ind_add(out, crl_issuer, CRLC_DPN_URI, &name);
+				ind_add(out, crl_issuer, CRLC_DPN_URI, &name,
+				    mask);
 			else
-				span_add(out->dp, &out->ndp, &name);
+				span_add(out->dp, out->dp_unnamed, &out->ndp,
+				    &name, mask);
 		} else if (is_dirname(tag, &name)) {
 			if (crl_issuer != NULL)
-				ind_add(out, crl_issuer, CRLC_DPN_DIR, &name);
+				ind_add(out, crl_issuer, CRLC_DPN_DIR, &name,
+				    mask);
 			else
-				span_add(out->dpdir, &out->ndpdir, &name);
+				span_add(out->dpdir, out->dpdir_unnamed,
+				    &out->ndpdir, &name, mask);
 		}
 	}
 	return 0;
@@ -193,20 +203,20 @@ dpn_names(struct der dpn, const struct crlc_span *crl_issuer,
 /*
  * RFC 5280 4.2.1.13: CRLDistributionPoints ::= SEQUENCE OF
  * DistributionPoint { [0] distributionPoint DistributionPointName,
- * [1] reasons, [2] cRLIssuer GeneralNames }.  A distribution point
- * without cRLIssuer is served by the certificate issuer: its names go to
- * dp, dpdir and dprel.  One with a cRLIssuer is served by the indirect
- * CRLs of that issuer (5.2.5, 6.3.3 (b)(1)): its names, and the
- * cRLIssuer's first directoryName, go to ind -- a fullName there must
- * never match the certificate issuer's own partitions.  Anything
- * malformed stops collection.
+ * [1] reasons ReasonFlags (absent: all reasons), [2] cRLIssuer
+ * GeneralNames }.  A distribution point without cRLIssuer is served by
+ * the certificate issuer: its names go to dp, dpdir and dprel.  One with
+ * a cRLIssuer is served by the indirect CRLs of that issuer (5.2.5,
+ * 6.3.3 (b)(1)): its names, and the cRLIssuer's first directoryName, go
+ * to ind -- a fullName there must never match the certificate issuer's
+ * own partitions.  Anything malformed stops collection.
  */
 static void
 ext_crl_dp(struct der v, struct crlc_tbs *out)
 {
 	struct der seq, dp, dpn = { NULL, NULL }, iss = { NULL, NULL }, c;
 	struct crlc_span crl_issuer;
-	unsigned tag;
+	unsigned tag, mask;
 	int has_dpn, has_iss, direct = 0;
 
 	if (der_expect(&v, TAG_SEQUENCE, &seq) == -1)
@@ -215,12 +225,21 @@ ext_crl_dp(struct der v, struct crlc_tbs *out)
 		if (der_expect(&seq, TAG_SEQUENCE, &dp) == -1)
 			return;
 		has_dpn = has_iss = 0;
+		mask = CRLC_REASONS_ALL;
 		while (dp.p < dp.end) {
 			if (der_read(&dp, &tag, &c) == -1)
 				return;
 			if (tag == TAG_CTX_CONS(0)) {
 				dpn = c;
 				has_dpn = 1;
+			} else if (tag == TAG_CTX_PRIM(1)) {
+				if (crlc_reasons_parse(c.p, (size_t)(c.end - c.p),
+				    &mask) == -1)
+					return;
+			} else if (tag == TAG_CTX_CONS(1)) {
+				/* [1] IMPLICIT BIT STRING: primitive (X.690
+				   8.6.3, DER) */
+				return;
 			} else if (tag == TAG_CTX_CONS(2)) {
 				iss = c;
 				has_iss = 1;
@@ -229,7 +248,7 @@ ext_crl_dp(struct der v, struct crlc_tbs *out)
 		if (!has_iss) {
 			out->dp_indirect_only = 0;
 			direct = 1;
-			if (has_dpn && dpn_names(dpn, NULL, out) == -1)
+			if (has_dpn && dpn_names(dpn, NULL, mask, out) == -1)
 				return;
 			continue;
 		}
@@ -247,8 +266,8 @@ ext_crl_dp(struct der v, struct crlc_tbs *out)
 		if (crl_issuer.len == 0)
 			continue;
 		if (!has_dpn)
-			ind_add(out, &crl_issuer, CRLC_DPN_NONE, NULL);
-		else if (dpn_names(dpn, &crl_issuer, out) == -1)
+			ind_add(out, &crl_issuer, CRLC_DPN_NONE, NULL, mask);
+		else if (dpn_names(dpn, &crl_issuer, mask, out) == -1)
 			return;
 	}
 }

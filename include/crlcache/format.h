@@ -70,7 +70,9 @@
  *		        complete CRL, no IDP distributionPoint)
  *		 10 u8  flags (CRLC_CRL_*; CRLC_CRL_INDIRECT: INDIRECT CRLS)
  *		 11 u8 0
- *		 12 u16 scope number          14 u16 0
+ *		 12 u16 scope number
+ *		 14 u16 reasons: the onlySomeReasons mask of the key's
+ *		        reasons suffix (REASONS), 0 for a key without one
  *		 16 u32 entries of its scope file
  *		 20 i64 thisUpdate   28 i64 nextUpdate (0: absent)
  *		 36 i64 fetchedAt    44 i64 delta thisUpdate
@@ -80,8 +82,9 @@
  *		 82 u8  base CRL number length, 83 u8[21] the number
  *		104 u8[CRLC_SCOPE_ID_LEN] scope file id
  *		120 u32 S, source length
- *		124 U bytes scope URI (the "crl" key's scope part), S bytes
- *		    source (a URL's userinfo redacted)
+ *		124 U bytes scope URI (the "crl" key's scope part, its
+ *		    reasons suffix included), S bytes source (a URL's
+ *		    userinfo redacted)
  *		The KEY of a record is (issuer id, key number, scope URI); the
  *		records are strictly ascending by crlc_scope_cmp(): memcmp of
  *		the 8 bytes (issuer id, key number), then of the URIs over the
@@ -156,7 +159,9 @@
  *	each required id once), every ALIAS, CANON and KEY record in strict
  *	order with ids and SKI lengths in range, every SCOPE_INDEX offset
  *	inside SCOPE_DATA with its record, URI (<= CRLC_SCOPE_URI_MAX),
- *	numbers (<= CRLC_CRLNUM_MAX) and source inside it, the SCOPE
+ *	numbers (<= CRLC_CRLNUM_MAX) and source inside it, its reasons
+ *	field equal to its key's (0 without a suffix; else the suffix's
+ *	mask, not 0, no bit outside CRLC_REASONS_ALL: REASONS), the SCOPE
  *	records in strict key order.  Any failure is CRLC_E_CORRUPT.  Why a
  *	private copy: whatever happens to index.mdb afterwards -- a `cp`
  *	over it, a truncation, an editor -- changes neither what the checks
@@ -186,6 +191,38 @@
  *	renames new files there -- while a program has it mapped can still
  *	fault that program (SIGBUS past a shorter end) or mislead it;
  *	only the crlcache account or root can do that (FILE).
+ *
+ * REASONS
+ *	(<crlcache/reasons.h>, lib/reasons.c)  A CRL may answer for some
+ *	revocation reasons only: its IDP's onlySomeReasons (RFC 5280 5.2.5),
+ *	a ReasonFlags BIT STRING (4.2.1.13) read as strict DER.  Its mask
+ *	holds ReasonFlags bit i as 1 << i for keyCompromise (1) ..
+ *	aACompromise (8), CRLC_REASONS_ALL (0x01fe) being every reason; bit
+ *	0 (unused) and unknown bits add no reason, and a CRL left with no
+ *	reason is refused.  Its scope key (the "crl" key, the SCOPE record's
+ *	key) is its distribution point name followed by the SUFFIX 00 || u16
+ *	mask when the mask is not CRLC_REASONS_ALL; a CRL for every reason
+ *	(no onlySomeReasons, or one naming them all) has no suffix and its
+ *	key is that of format 3 before reasons: the format version did not
+ *	change.  No scope name holds a 00 byte (the fetcher takes no IDP
+ *	URI with one, directoryName scopes are text; a certificate's URI
+ *	with a 00 where a suffix would start matches nothing), so
+ *	a name's records -- for every reason, then its reason partitions --
+ *	are adjacent in key order.  A delta CRL is applied onto the base of
+ *	its own key: it has its base's reasons (RFC 5280 5.2.4).
+ *	Lookup (RFC 5280 6.3.3 (d), (j)-(k)): every record of a name that
+ *	covers the certificate (the complete CRL's, each distribution point
+ *	name's, at most 255 per name and 64 in all, else unknown; an index
+ *	with no reason partition walks one record per name) adds an interim
+ *	mask, the record's reasons AND those of the certificate's
+ *	distribution point
+ *	(4.2.1.13 reasons; none named: every reason; the complete CRL: every
+ *	reason); an empty interim mask does not cover.  A serial any covering
+ *	record lists is revoked; else good (or stale) only when the interim
+ *	masks together make CRLC_REASONS_ALL, and unknown otherwise.  The
+ *	times reported, and staleness, are those of the first record that
+ *	covers every reason alone, else of the record whose nextUpdate comes
+ *	first.
  *
  * BYTE ORDER
  *	Every integer stored in a key or a value is big-endian (network
@@ -425,6 +462,9 @@
  *		  (<crlcache/dpname.h>; no URI RFC 5280 4.2.1.6 allows starts
  *		  with "#").  Readers try every URI, directoryName and
  *		  relative name of the certificate's distribution points.
+ *		  A CRL whose IDP has onlySomeReasons (RFC 5280 5.2.5)
+ *		  other than every reason has that name (empty or not)
+ *		  followed by a reasons suffix (REASONS).
  *		value: CRLC_CRL_HDR_LEN header, then variable parts
  *		  0  u8   record version, 2 (1 in format 1: key without the
  *		          key number, offset 2 reserved)

@@ -41,7 +41,11 @@ struct crlc_verdict {
 	int64_t		this_update;	/* covering CRL, when one exists */
 	int64_t		next_update;	/* covering CRL, 0 if it has none */
 	int		issuer_held;	/* UNKNOWN: the index holds CRLs of the
-					   issuer, none covers this certificate */
+					   issuer, none covers this certificate
+					   for every reason */
+	unsigned	reasons;	/* UNKNOWN: the reasons the covering CRLs
+					   cover it for (<crlcache/reasons.h>
+					   mask; 0: none covers) */
 	int		crl_issuer_ambiguous; /* a cRLIssuer of the certificate
 					   has several keys in the index: its
 					   CRLs were not used */
@@ -166,7 +170,11 @@ struct crlc_crl_info {
 	uint32_t	 issuer_id;
 	uint32_t	 key_no;	/* format 1: 0 */
 	unsigned	 scope_no;	/* format 1: 0 */
-	struct crlc_span scope;		/* IDP URI, empty: whole issuer */
+	struct crlc_span scope;		/* the key's scope part: IDP name and
+					   reasons suffix (format.h) */
+	struct crlc_span name;		/* IDP name, empty: whole issuer */
+	unsigned	 reasons;	/* onlySomeReasons mask, or
+					   CRLC_REASONS_ALL (<crlcache/reasons.h>) */
 	unsigned	 flags;		/* CRLC_CRL_* */
 	uint32_t	 entries;
 	int64_t		 this_update, next_update, fetched_at;

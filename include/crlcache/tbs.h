@@ -43,6 +43,8 @@ struct crlc_tbs_idp {
 					   directoryName: its Name TLV */
 	struct crlc_span name;
 	enum crlc_dpn_kind kind;
+	uint16_t	 unnamed;	/* the reasons its DistributionPoint
+					   does NOT name, as dp_unnamed */
 };
 
 struct crlc_tbs {
@@ -70,6 +72,15 @@ struct crlc_tbs {
 	 */
 	struct crlc_span dprel[CRLC_TBS_MAX_DP];
 	size_t		 ndprel;
+	/*
+	 * The reasons the DistributionPoint each name above comes from does
+	 * NOT name (<crlcache/reasons.h> mask): 0 when it has no reasons
+	 * field, so that a zeroed crlc_tbs names every reason
+	 * (crlc_dp_reasons())
+	 */
+	uint16_t	 dp_unnamed[CRLC_TBS_MAX_DP];
+	uint16_t	 dpdir_unnamed[CRLC_TBS_MAX_DP];
+	uint16_t	 dprel_unnamed[CRLC_TBS_MAX_DP];
 	/* names of distribution points with a cRLIssuer (at most
 	   CRLC_TBS_MAX_DP; a cRLIssuer without a directoryName is skipped) */
 	struct crlc_tbs_idp ind[CRLC_TBS_MAX_DP];
