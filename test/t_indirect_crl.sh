@@ -126,6 +126,30 @@ if imp "$W/xdd.crl"; then case_fail delta-mixed "accepted"
 else grep -q "indirectCRL" "$W/imp.out" && case_ok "delta differing in indirectCRL refused" \
     || case_fail delta-mixed "refused for another reason: $(cat "$W/imp.out")"; fi
 
+# --- indirect CRLs partitioned by reason (RFC 5280 5.2.5 onlySomeReasons):
+# the cover walk takes the reasons of X's indirect partitions for Y's
+# certificate as for X's own: good only once every reason is covered
+XR=http://127.0.0.1:9/x-reasons.crl
+leaf_ind y_rgood y "/CN=y-rgood.test" "$XR"
+leaf_ind y_rrev y "/CN=y-rrev.test" "$XR"
+reasons_idp() {  # reasons_idp LIST: an indirect IDP for XR with onlySomeReasons LIST
+    printf 'issuingDistributionPoint = critical,@idp_r\n[ idp_r ]\nfullname = URI:%s\nindirectCRL = TRUE\nonlysomereasons = %s' "$XR" "$1"
+}
+KC="keyCompromise, CACompromise"
+OTHER="affiliationChanged, superseded, cessationOfOperation, certificateHold, privilegeWithdrawn, AACompromise"
+pki_gencrl x "$W/xr-kc0.crl" number=40 db="$W/empty.txt" ext="$(reasons_idp "$KC")"
+add_foreign "$W/xr-kc0.crl" "$W/xr-kc.crl" "$PKI/y_rrev.pem"
+pki_gencrl x "$W/xr-other.crl" number=41 db="$W/empty.txt" ext="$(reasons_idp "$OTHER")"
+imp "$W/xr-kc.crl" || case_fail xr-kc-import "$(cat "$W/imp.out")"
+check_is_soft unknown 2 --chain "$W/ychain.pem" "$PKI/y_rgood.pem" &&
+    grep -q "only some reasons" "$W/check.out" && case_ok "one reason partition of X: y_rgood unknown (only some reasons)" \
+    || case_fail xr-kc-only "not unknown for only some reasons"
+check_is_soft revoked 1 --chain "$W/ychain.pem" "$PKI/y_rrev.pem" && case_ok "y_rrev revoked by X's keyCompromise partition" \
+    || case_fail xr-rrev "not revoked"
+imp "$W/xr-other.crl" || case_fail xr-other-import "$(cat "$W/imp.out")"
+check_is_soft good 0 --chain "$W/ychain.pem" "$PKI/y_rgood.pem" && case_ok "both reason partitions of X: y_rgood good" \
+    || case_fail xr-both "not good"
+
 # --- a second key of the name "Test X" signs a CRL: which key signs the
 # indirect CRLs of the cRLIssuer is no longer known, so "unknown"
 pki_ca x2 root "/CN=Test X/O=crlcache tests"
