@@ -9,6 +9,7 @@
  * lengths are checked against the enclosing element before use, only the
  * DER definite forms are accepted, and nothing is allocated.
  */
+#include <stddef.h>
 #include <string.h>
 
 #include <crlcache/civil.h>
@@ -381,7 +382,8 @@ crlc_tbs_parse(const uint8_t *der, size_t len, struct crlc_tbs *out)
 	long version = 0;
 	int bad_time = 0;
 
-	memset(out, 0, sizeof(*out));
+	/* all but ind[], read only below nind (<crlcache/tbs.h>) */
+	memset(out, 0, offsetof(struct crlc_tbs, ind));
 	if (der == NULL)
 		return -1;
 	top.p = der;

@@ -81,18 +81,23 @@ struct crlc_tbs {
 	uint16_t	 dp_unnamed[CRLC_TBS_MAX_DP];
 	uint16_t	 dpdir_unnamed[CRLC_TBS_MAX_DP];
 	uint16_t	 dprel_unnamed[CRLC_TBS_MAX_DP];
-	/* names of distribution points with a cRLIssuer (at most
-	   CRLC_TBS_MAX_DP; a cRLIssuer without a directoryName is skipped) */
-	struct crlc_tbs_idp ind[CRLC_TBS_MAX_DP];
-	size_t		 nind;
+	int		 is_ca;		/* basicConstraints cA TRUE */
+	int		 cabf_policy;	/* certificatePolicies has a CA/B OID */
 	/*
 	 * crlDistributionPoints is present and every distribution point in
 	 * it has a cRLIssuer: no CRL of the certificate's issuer itself
 	 * covers it (RFC 5280 6.3.3 (b)(1)), not even a complete one
 	 */
 	int		 dp_indirect_only;
-	int		 is_ca;		/* basicConstraints cA TRUE */
-	int		 cabf_policy;	/* certificatePolicies has a CA/B OID */
+	/* names of distribution points with a cRLIssuer (at most
+	   CRLC_TBS_MAX_DP; a cRLIssuer without a directoryName is skipped) */
+	size_t		 nind;
+	/*
+	 * Last: crlc_tbs_parse() zeroes the fields before it only (every
+	 * verification parses a certificate; few have one): ind[i] is set
+	 * for i < nind, the rest is undefined
+	 */
+	struct crlc_tbs_idp ind[CRLC_TBS_MAX_DP];
 };
 
 /*
