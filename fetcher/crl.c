@@ -137,7 +137,8 @@ crl_free(struct crl *c)
 	X509_NAME_free(c->issuer_name);
 	sk_X509_EXTENSION_pop_free(c->exts, X509_EXTENSION_free);
 	X509_free(c->issuer);
-	free(c->scope);
+	while (c->nscopes > 0)
+		free(c->scopes[--c->nscopes]);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -178,11 +179,6 @@ check_extensions(const struct crl *c, char *err, size_t errlen)
 		return -1;
 	}
 	/* The entry extensions were read by crlc_crl_parse (lib/tbs.c). */
-	if (c->p.entry_cert_issuer) {
-		snprintf(err, errlen, "indirect CRL entry "
-		    "(certificateIssuer, RFC 5280 5.3.3) not supported");
-		return -1;
-	}
 	if (c->p.entry_unknown_critical.len > 0) {
 		q = c->p.entry_unknown_critical.p;
 		obj = d2i_ASN1_OBJECT(NULL, &q,
@@ -314,17 +310,23 @@ read_idp(struct crl *c, const char *url, char *err, size_t errlen)
 
 	idp = X509V3_get_d2i(c->exts, NID_issuing_distribution_point, &crit,
 	    NULL);
-	if (idp == NULL) {
-		if (crit != -1) {
-			snprintf(err, errlen, "malformed issuingDistributionPoint");
-			return -1;
-		}
-		return 0;
+	if (idp == NULL && crit != -1) {
+		snprintf(err, errlen, "malformed issuingDistributionPoint");
+		return -1;
 	}
-	if (idp->indirectCRL) {
-		snprintf(err, errlen, "indirect CRL (RFC 5280 5.2.5) not supported");
+	/*
+	 * RFC 5280 5.3.3: certificateIssuer only in an indirect CRL; one
+	 * elsewhere would make us read another issuer's entry as one about
+	 * the CRL issuer's own certificate.
+	 */
+	if (c->p.entry_cert_issuer && (idp == NULL || !idp->indirectCRL)) {
+		snprintf(err, errlen, "indirect CRL entry (certificateIssuer) in "
+		    "a CRL whose issuingDistributionPoint does not assert "
+		    "indirectCRL (RFC 5280 5.3.3, 5.2.5)");
 		goto done;
 	}
+	if (idp == NULL)
+		return 0;
 	if (idp->onlyattr) {
 		snprintf(err, errlen, "IDP onlyContainsAttributeCerts partition "
 		    "not supported");
@@ -337,12 +339,16 @@ read_idp(struct crl *c, const char *url, char *err, size_t errlen)
 		    "onlyContainsCACerts (RFC 5280 5.2.5)");
 		goto done;
 	}
+	/* RFC 5280 5.2.5: an indirect CRL may list other issuers'
+	   certificates (format.h INDIRECT CRLS) */
 	c->idp_flags = (idp->onlyuser ? CRLC_CRL_USER_ONLY : 0) |
-	    (idp->onlyCA ? CRLC_CRL_CA_ONLY : 0);
+	    (idp->onlyCA ? CRLC_CRL_CA_ONLY : 0) |
+	    (idp->indirectCRL ? CRLC_CRL_INDIRECT : 0);
 	if (idp->distpoint != NULL &&
 	    idp_scope(idp->distpoint, c->issuer_name, url,
-	    c->is_delta, &c->scope, err, errlen) == -1)
+	    c->is_delta, c->scopes, &c->nscopes, err, errlen) == -1)
 		goto done;
+	c->scope = c->nscopes > 0 ? c->scopes[0] : NULL;
 	ret = 0;
 done:
 	ISSUING_DIST_POINT_free(idp);

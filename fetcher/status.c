@@ -81,15 +81,17 @@ is_stale(const struct status_walk *w, int64_t next_update)
  * What a scope is: "full" (no IDP distributionPoint: every certificate
  * of the issuer) or "partition", restricted to "user-only" or "CA-only"
  * certificates by the IDP, "+some-reasons" by its onlySomeReasons (RFC
- * 5280 5.2.5), "+delta" when a delta CRL is applied.
+ * 5280 5.2.5), "+indirect" for an indirect CRL (IDP indirectCRL,
+ * format.h INDIRECT CRLS), "+delta" when a delta CRL is applied.
  */
 static void
 scope_kind(const struct crlc_crl_info *ci, char *buf, size_t size)
 {
-	snprintf(buf, size, "%s%s%s%s", ci->name.len == 0 ? "full" : "partition",
+	snprintf(buf, size, "%s%s%s%s%s", ci->name.len == 0 ? "full" : "partition",
 	    ci->flags & CRLC_CRL_USER_ONLY ? "+user-only" :
 	    ci->flags & CRLC_CRL_CA_ONLY ? "+CA-only" : "",
 	    ci->reasons != CRLC_REASONS_ALL ? "+some-reasons" : "",
+	    ci->flags & CRLC_CRL_INDIRECT ? "+indirect" : "",
 	    ci->delta.len > 0 ? "+delta" : "");
 }
 

@@ -53,7 +53,8 @@
 
 /*
  * Scopes that may cover one certificate: its complete CRL, each DP name,
- * each for all reasons or for some (RFC 5280 5.2.5 onlySomeReasons); a
+ * each for all reasons or for some (RFC 5280 5.2.5 onlySomeReasons), and
+ * those of the cRLIssuers of its distribution points (indirect CRLs); a
  * certificate that more would cover is answered unknown.
  */
 #define COVER_MAX	64
@@ -694,6 +695,32 @@ crlc_serial_key(const uint8_t *serial, size_t len, uint8_t out[CRLC_SERIAL_MAX])
 }
 
 void
+crlc_foreign_form(const uint8_t canon[CRLC_HASH_LEN], const uint8_t *serial,
+    size_t len, uint8_t out[CRLC_FOREIGN_FORM_LEN])
+{
+	struct iovec iov[2] = { { (void *)canon, CRLC_HASH_LEN },
+	    { (void *)serial, len } };
+
+	out[0] = 0;
+	out[1] = 1;
+	crlc_sha256_iov(iov, 2, out + 2);
+}
+
+int
+crlc_is_foreign_form(const uint8_t *form, size_t len)
+{
+	return len == CRLC_FOREIGN_FORM_LEN && form[0] == 0 && form[1] == 1;
+}
+
+void
+crlc_foreign_slot(const uint8_t form[CRLC_FOREIGN_FORM_LEN],
+    uint8_t slot[CRLC_SLOT_LEN])
+{
+	memcpy(slot, form + 2, CRLC_SLOT_INLINE);
+	slot[CRLC_SLOT_INLINE] = CRLC_SLOT_FOREIGN;
+}
+
+void
 crlc_scope_slot(const uint8_t *serial, size_t len, uint8_t slot[CRLC_SLOT_LEN])
 {
 	uint8_t h[CRLC_HASH_LEN];
@@ -1108,25 +1135,31 @@ crlc_index_issuer(struct crlc_index *idx, const struct crlc_span *name,
 	return 0;
 }
 
-/* A scope that covers a certificate, for these reasons (RFC 5280
-   6.3.3 (d): interim_reasons_mask). */
+/*
+ * A scope that covers a certificate, for these reasons (RFC 5280
+ * 6.3.3 (d): interim_reasons_mask), and whether the certificate is looked
+ * up there as another issuer's (format.h INDIRECT CRLS).
+ */
 struct cover {
 	uint64_t	at;		/* SCOPE record */
 	unsigned	reasons;
+	int		foreign;
 };
 
 /*
  * Add the SCOPE records of name uri[0..ulen) that cover cert for some of
  * dp_reasons, from record at, the name's lower bound: its record for all
  * reasons and its reason partitions (the name and a reasons suffix, which
- * sort right after it).  A record reached again adds its reasons.  0, or
- * -1 when more records than NAME_SCOPES_MAX or COVER_MAX (unknown).
+ * sort right after it); only indirect CRLs (IDP indirectCRL) when
+ * indirect, the certificate looked up there as another issuer's when
+ * foreign.  A record reached again adds its reasons.  0, or -1 when more
+ * records than NAME_SCOPES_MAX or COVER_MAX (unknown).
  */
 static inline int
 name_cover(const struct crlc_index *idx, uint64_t at,
     const uint8_t prefix[CRLC_PREFIX_LEN], const uint8_t *uri, size_t ulen,
-    unsigned dp_reasons, const struct crlc_tbs *cert, struct cover *cover,
-    size_t *n)
+    unsigned dp_reasons, const struct crlc_tbs *cert, int indirect,
+    int foreign, struct cover *cover, size_t *n)
 {
 	const uint8_t *r;
 	unsigned interim;
@@ -1140,29 +1173,98 @@ name_cover(const struct crlc_index *idx, uint64_t at,
 			return -1;
 		r = scope_rec(idx, at + k);
 		if ((interim = scope_reasons(r) & dp_reasons) == 0 ||
-		    !flags_cover(r[10], cert))
+		    !flags_cover(r[10], cert) ||
+		    (indirect && !(r[10] & CRLC_CRL_INDIRECT)))
 			continue;
-		for (j = 0; j < *n && cover[j].at != at + k; j++)
+		for (j = 0; j < *n && (cover[j].at != at + k ||
+		    cover[j].foreign != foreign); j++)
 			;
 		if (j == COVER_MAX)
 			return -1;
 		if (j == *n)
-			cover[(*n)++] = (struct cover){ at + k, 0 };
+			cover[(*n)++] = (struct cover){ at + k, 0, foreign };
 		cover[j].reasons |= interim;
+	}
+	return 0;
+}
+
+/* Does issuer id have more than one KEY record? */
+static int
+keys_several(const struct crlc_index *idx, uint32_t id)
+{
+	uint8_t kk[CRLC_ISSUER_ID_LEN];
+	uint64_t at;
+
+	crlc_put_u32(kk, id);
+	return table_find(&idx->key, CRLC_KEY_REC_LEN, kk, CRLC_ISSUER_ID_LEN,
+	    &at) && at + 1 < idx->key.n &&
+	    crlc_get_u32(idx->key.p + (at + 1) * CRLC_KEY_REC_LEN) == id;
+}
+
+/*
+ * The scopes of the distribution points with a cRLIssuer (RFC 5280
+ * 6.3.3 (b)(1)): of the CRL issuer the cRLIssuer names, by its Name
+ * (ALIAS, else CANON) and its only key (or key number 0: a dedicated CRL
+ * signer), its indirect CRLs (IDP indirectCRL) whose IDP names the
+ * distribution point's name, or has none (6.3.3 (b)(2)(i)), for the
+ * reasons of the distribution point (name_cover).  A CRL issuer with
+ * several keys is not used: nothing says which of them signs the CRLs
+ * that cover this certificate (*ambiguous).  The certificate is another
+ * issuer's there unless the cRLIssuer is its own issuer, own_id (which
+ * RFC 5280 4.2.1.13 tells CAs not to write): the CRL then lists it as
+ * its own, without certificateIssuer.  0, or -1 as name_cover.
+ */
+static int
+covering_indirect(struct crlc_index *idx, const struct crlc_tbs *cert,
+    uint32_t own_id, struct cover cover[COVER_MAX], size_t *n, int *ambiguous)
+{
+	uint8_t prefix[CRLC_PREFIX_LEN], uri[CRLC_SCOPE_URI_MAX];
+	const struct crlc_tbs_idp *d;
+	struct issuer_info x;
+	unsigned reasons;
+	uint64_t at;
+	size_t i, ulen;
+
+	for (i = 0; i < cert->nind; i++) {
+		d = &cert->ind[i];
+		issuer_lookup(idx, &d->crl_issuer, NULL, &x);
+		if (x.id == 0)
+			continue;
+		if (keys_several(idx, x.id)) {
+			*ambiguous = 1;
+			continue;
+		}
+		reasons = CRLC_REASONS_ALL & ~(unsigned)d->unnamed;
+		put_prefix(prefix, x.id, x.key_no);
+		if (x.full != 0 && name_cover(idx, x.full - 1, prefix, NULL, 0,
+		    reasons, cert, 1, x.id != own_id, cover, n) == -1)
+			return -1;
+		if (crlc_ind_scope(d, uri, sizeof(uri), &ulen) == -1 ||
+		    ulen == 0)
+			continue;
+		if (!scope_find(idx, prefix, uri, ulen, &at) &&
+		    !idx->some_reasons)
+			continue;
+		if (name_cover(idx, at, prefix, uri, ulen, reasons, cert, 1,
+		    x.id != own_id, cover, n) == -1)
+			return -1;
 	}
 	return 0;
 }
 
 /*
  * The SCOPE records that cover cert (RFC 5280 6.3.3 (b)): the complete
- * CRLs of the issuer key, then the partitions of each distribution point
- * name, each if its IDP flags admit the certificate and its reasons meet
- * the distribution point's (6.3.3 (d)), each once.  Their count, or -1
- * when too many.
+ * CRLs of the issuer key, unless every distribution point of the
+ * certificate names a cRLIssuer; then the partitions of each
+ * distribution point name, each if its IDP flags admit the certificate
+ * and its reasons meet the distribution point's (6.3.3 (d)), each once;
+ * then the indirect CRLs of the cRLIssuers (covering_indirect).  0, or
+ * -1 when too many.
  */
 static int
-covering(const struct crlc_index *idx, const struct issuer_info *info,
-    const struct crlc_tbs *cert, struct cover cover[COVER_MAX], size_t *n)
+covering(struct crlc_index *idx, const struct issuer_info *info,
+    const struct crlc_tbs *cert, struct cover cover[COVER_MAX], size_t *n,
+    int *ambiguous)
 {
 	uint8_t prefix[CRLC_PREFIX_LEN], uri[CRLC_SCOPE_URI_MAX];
 	size_t i, ulen;
@@ -1170,19 +1272,23 @@ covering(const struct crlc_index *idx, const struct issuer_info *info,
 
 	*n = 0;
 	put_prefix(prefix, info->id, info->key_no);
-	if (info->full != 0 && name_cover(idx, info->full - 1, prefix, NULL, 0,
-	    CRLC_REASONS_ALL, cert, cover, n) == -1)
+	if (info->full != 0 && !cert->dp_indirect_only &&
+	    name_cover(idx, info->full - 1, prefix, NULL, 0, CRLC_REASONS_ALL,
+	    cert, 0, 0, cover, n) == -1)
 		return -1;
-	for (i = 0; i < crlc_dp_count(cert); i++) {
+	for (i = 0; info->id != 0 && i < crlc_dp_count(cert); i++) {
 		if (crlc_dp_scope(cert, i, uri, sizeof(uri), &ulen) == -1)
 			continue;
 		if (!scope_find(idx, prefix, uri, ulen, &at) &&
 		    !idx->some_reasons)
 			continue;
 		if (name_cover(idx, at, prefix, uri, ulen,
-		    crlc_dp_reasons(cert, i), cert, cover, n) == -1)
+		    crlc_dp_reasons(cert, i), cert, 0, 0, cover, n) == -1)
 			return -1;
 	}
+	if (cert->nind > 0)
+		return covering_indirect(idx, cert, info->id, cover, n,
+		    ambiguous);
 	return 0;
 }
 
@@ -1220,40 +1326,65 @@ cover_times(const struct crlc_index *idx, const struct cover *cover,
 		    cover[0].at) + 20);
 }
 
+/*
+ * The slot cert has among another issuer's entries of an indirect CRL
+ * (format.h INDIRECT CRLS); -1 when its issuer Name has no canonical
+ * form.
+ */
+static int
+foreign_slot(const struct crlc_tbs *cert, uint8_t slot[CRLC_SLOT_LEN])
+{
+	uint8_t canon[CRLC_HASH_LEN], form[CRLC_FOREIGN_FORM_LEN];
+
+	if (crlc_name_canon_hash(cert->issuer.p, cert->issuer.len, canon) == -1)
+		return -1;
+	crlc_foreign_form(canon, cert->serial.p, cert->serial.len, form);
+	crlc_foreign_slot(form, slot);
+	return 0;
+}
+
 int
 crlc_index_lookup(struct crlc_index *idx, const struct crlc_tbs *cert,
     const struct crlc_issuer_key *ik, int64_t now, int64_t grace,
     struct crlc_verdict *out)
 {
-	uint8_t slot[CRLC_SLOT_LEN];
+	uint8_t slot[CRLC_SLOT_LEN], fslot[CRLC_SLOT_LEN];
 	struct cover cover[COVER_MAX];
 	const struct scope_map *m;
 	const uint8_t *e;
 	struct issuer_info info;
 	unsigned reasons = 0;
 	size_t i, n;
-	int failed = 0;
+	int failed = 0, have_fslot = -1;
 
 	memset(out, 0, sizeof(*out));
 	out->state = CRLC_UNKNOWN;
 	out->reason = -1;
 	issuer_lookup(idx, &cert->issuer, ik, &info);
-	if (info.id == 0)
+	if (info.id == 0 && cert->nind == 0)
 		return 0;	/* issuer not in the index: unknown */
-	if (covering(idx, &info, cert, cover, &n) == -1 || n == 0) {
-		out->issuer_held = 1;
+	if (covering(idx, &info, cert, cover, &n,
+	    &out->crl_issuer_ambiguous) == -1 || n == 0) {
+		out->issuer_held = info.id != 0 || n > 0;
 		return 0;
 	}
 	if (cert->serial.len > 0) {
 		crlc_scope_slot(cert->serial.p, cert->serial.len, slot);
 		for (i = 0; i < n; i++) {
+			if (cover[i].foreign && have_fslot == -1)
+				have_fslot = foreign_slot(cert, fslot) == 0;
+			if (cover[i].foreign && !have_fslot) {
+				failed = 1;
+				continue;
+			}
 			/* A scope file that cannot be read is an error, never
 			   "not revoked"; a revocation elsewhere still counts. */
 			if ((m = scope_get(idx, cover[i].at)) == NULL) {
 				failed = 1;
 				continue;
 			}
-			if ((e = entry_find(m, slot)) != NULL) {
+			if ((e = entry_find(m, cover[i].foreign ? fslot :
+			    slot)) != NULL) {
 				cover_times(idx, cover, n, out);
 				out->state = CRLC_REVOKED;
 				out->revoked_at = crlc_get_i64(e + 24);

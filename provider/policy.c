@@ -102,13 +102,21 @@ why_unknown(const struct crlc_tbs *cert, const struct crlc_verdict *v,
 	char name[NAME_TEXT_MAX];
 	size_t i;
 
-	if (!v->issuer_held)
-		snprintf(buf, size, "no CRL of this issuer in the index");
+	if (v->crl_issuer_ambiguous)
+		snprintf(buf, size, "a cRLIssuer of its distribution points has "
+		    "several keys in the index");
 	else if (v->reasons != 0) {
 		crlc_reasons_format(v->reasons, name, sizeof(name));
-		snprintf(buf, size, "the CRLs of this issuer in the index "
-		    "cover this certificate for only some reasons: %s", name);
-	} else if (cert->ndp > 0) {
+		snprintf(buf, size, "the %s in the index cover this "
+		    "certificate for only some reasons: %s",
+		    cert->dp_indirect_only ? "indirect CRLs of its cRLIssuer" :
+		    "CRLs of this issuer", name);
+	} else if (cert->dp_indirect_only)
+		snprintf(buf, size, "no indirect CRL of the cRLIssuer of its "
+		    "distribution points in the index (RFC 5280 6.3.3 (b)(1))");
+	else if (!v->issuer_held)
+		snprintf(buf, size, "no CRL of this issuer in the index");
+	else if (cert->ndp > 0) {
 		/* the certificate's bytes: printable ASCII only in a log line */
 		for (i = 0; i < cert->dp[0].len && i + 1 < sizeof(name); i++)
 			name[i] = cert->dp[0].p[i] >= 0x20 &&

@@ -60,4 +60,14 @@ int	crlc_dp_scope(const struct crlc_tbs *cert, size_t i, uint8_t *out,
  */
 unsigned crlc_dp_reasons(const struct crlc_tbs *cert, size_t i);
 
+/*
+ * The scope of a distribution point name with a cRLIssuer (struct
+ * crlc_tbs_idp) among its CRL issuer's scopes: a URI, or a directoryName
+ * scope (nameRelativeToCRLIssuer made full with the cRLIssuer's Name);
+ * *len 0 for CRLC_DPN_NONE (the complete CRL).  0, or -1 as
+ * crlc_dp_scope().
+ */
+int	crlc_ind_scope(const struct crlc_tbs_idp *d, uint8_t *out, size_t size,
+	    size_t *len);
+
 #endif /* CRLCACHE_DPNAME_H */

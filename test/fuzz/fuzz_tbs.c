@@ -1,8 +1,10 @@
 /*
  * libFuzzer target: the TBSCertificate recogniser, the Name
  * canonicaliser, the distribution point scopes (a relative name made
- * full) and reasons, and the ReasonFlags and IDP onlySomeReasons readers
- * (lib/reasons.c), the parsers that run inside every program's signature
+ * full; the names of distribution points with a cRLIssuer and their CRL
+ * issuers) and reasons, and the ReasonFlags and IDP onlySomeReasons
+ * readers (lib/reasons.c), the parsers that run inside every program's
+ * signature
  * verification.  Input: anything (seeded with real
  * certificates); a certificate is also split into its TBS first.
  */
@@ -42,6 +44,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			mask = crlc_dp_reasons(&t, i);
 			if (mask & ~CRLC_REASONS_ALL)
 				__builtin_trap();	/* unknown bits never kept */
+		}
+		for (i = 0; i < t.nind; i++) {
+			(void)crlc_ind_scope(&t.ind[i], scope, sizeof(scope),
+			    &len);
+			(void)crlc_name_canon_hash(t.ind[i].crl_issuer.p,
+			    t.ind[i].crl_issuer.len, hash);
+			if (t.ind[i].unnamed & ~CRLC_REASONS_ALL)
+				__builtin_trap();
 		}
 	} else
 		(void)crlc_name_canon_hash(data, size, hash);
