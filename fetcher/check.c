@@ -22,6 +22,7 @@
 
 #include <crlcache/dpname.h>
 #include <crlcache/index.h>
+#include <crlcache/reasons.h>
 #include <crlcache/tbs.h>
 #include <crlcache/validity.h>
 
@@ -135,7 +136,7 @@ check_one(struct crlc_index *idx, STACK_OF(X509) *certs, X509 *x,
 	struct crlc_tbs t;
 	struct crlc_verdict v;
 	struct crlc_validity val;
-	char a[32], b[32], vtext[160];
+	char a[32], b[32], vtext[160], rtext[CRLC_REASONS_TEXT_MAX];
 	int64_t now = at_or_now(at);
 	int len, rc, exempt = 0, ret = -1;
 
@@ -174,9 +175,23 @@ check_one(struct crlc_index *idx, STACK_OF(X509) *certs, X509 *x,
 		printf(" revoked=%s reason=%s", a, crlc_reason_name(v.reason));
 		break;
 	case CRLC_UNKNOWN:
-		if (!v.issuer_held)
+		if (v.crl_issuer_ambiguous)
+			printf(" (a cRLIssuer of its distribution points has "
+			    "several keys in the index: which one signs its "
+			    "indirect CRLs is not known");
+		else if (v.reasons != 0) {
+			crlc_reasons_format(v.reasons, rtext, sizeof(rtext));
+			printf(" (the %s in the index cover this certificate "
+			    "for only some reasons: %s", t.dp_indirect_only ?
+			    "indirect CRLs of its cRLIssuer" :
+			    "CRLs of this issuer", rtext);
+		} else if (t.dp_indirect_only)
+			printf(" (no indirect CRL of the cRLIssuer of its "
+			    "distribution points covers it (RFC 5280 6.3.3 "
+			    "(b)(1))");
+		else if (!v.issuer_held)
 			printf(" (no CRL of this issuer in the index");
-		else if (crlc_dp_count(&t) == 0)
+		else if (crlc_dp_count(&t) == 0 && t.nind == 0)
 			printf(" (the index holds CRLs of this issuer, none that "
 			    "covers a %s certificate without a distribution "
 			    "point", t.is_ca ? "CA" : "user");

@@ -22,6 +22,7 @@
 #include <openssl/x509v3.h>
 
 #include <crlcache/index.h>
+#include <crlcache/reasons.h>
 #include <crlcache/tbs.h>
 
 #include "fetcher.h"
@@ -85,6 +86,7 @@ crl_parse(struct crl *c, const char *source, const uint8_t *buf, size_t len,
 	BIO *bio = NULL;
 
 	memset(c, 0, sizeof(*c));
+	c->reasons = CRLC_REASONS_ALL;
 	c->source = xstrdup(source);
 	if (len == 0) {
 		snprintf(err, errlen, "empty file or body");
@@ -135,7 +137,8 @@ crl_free(struct crl *c)
 	X509_NAME_free(c->issuer_name);
 	sk_X509_EXTENSION_pop_free(c->exts, X509_EXTENSION_free);
 	X509_free(c->issuer);
-	free(c->scope);
+	while (c->nscopes > 0)
+		free(c->scopes[--c->nscopes]);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -176,11 +179,6 @@ check_extensions(const struct crl *c, char *err, size_t errlen)
 		return -1;
 	}
 	/* The entry extensions were read by crlc_crl_parse (lib/tbs.c). */
-	if (c->p.entry_cert_issuer) {
-		snprintf(err, errlen, "indirect CRL entry "
-		    "(certificateIssuer, RFC 5280 5.3.3) not supported");
-		return -1;
-	}
 	if (c->p.entry_unknown_critical.len > 0) {
 		q = c->p.entry_unknown_critical.p;
 		obj = d2i_ASN1_OBJECT(NULL, &q,
@@ -268,6 +266,36 @@ read_numbers(struct crl *c, char *err, size_t errlen)
 }
 
 /*
+ * RFC 5280 5.2.5 onlySomeReasons, read strictly from the extension's DER
+ * (lib/reasons.c): the CRL answers for those reasons only, and its scope
+ * key says which (<crlcache/reasons.h>).  Unknown bits add no reason; a
+ * CRL left with none answers for nothing and is refused.
+ */
+static int
+idp_reasons(struct crl *c, char *err, size_t errlen)
+{
+	const ASN1_OCTET_STRING *v;
+	X509_EXTENSION *ext;
+	int at;
+
+	at = X509v3_get_ext_by_NID(c->exts, NID_issuing_distribution_point, -1);
+	if (at < 0 || (ext = X509v3_get_ext(c->exts, at)) == NULL ||
+	    (v = X509_EXTENSION_get_data(ext)) == NULL ||
+	    crlc_idp_reasons(ASN1_STRING_get0_data(v),
+	    (size_t)ASN1_STRING_length(v), &c->reasons) == -1) {
+		snprintf(err, errlen, "malformed issuingDistributionPoint "
+		    "onlySomeReasons (RFC 5280 4.2.1.13, 5.2.5)");
+		return -1;
+	}
+	if (c->reasons == 0) {
+		snprintf(err, errlen, "IDP onlySomeReasons names no revocation "
+		    "reason (RFC 5280 5.2.5)");
+		return -1;
+	}
+	return 0;
+}
+
+/*
  * RFC 5280 5.2.5 issuingDistributionPoint.  The scope we index is a
  * name of its distributionPoint (idp_scope(), idp.c); for a CRL fetched
  * from a URL a fullName URI must be the URL (partitioned CRLs: CA/B BR
@@ -282,33 +310,45 @@ read_idp(struct crl *c, const char *url, char *err, size_t errlen)
 
 	idp = X509V3_get_d2i(c->exts, NID_issuing_distribution_point, &crit,
 	    NULL);
-	if (idp == NULL) {
-		if (crit != -1) {
-			snprintf(err, errlen, "malformed issuingDistributionPoint");
-			return -1;
-		}
+	if (idp == NULL && crit != -1) {
+		snprintf(err, errlen, "malformed issuingDistributionPoint");
+		return -1;
+	}
+	/*
+	 * RFC 5280 5.3.3: certificateIssuer only in an indirect CRL; one
+	 * elsewhere would make us read another issuer's entry as one about
+	 * the CRL issuer's own certificate.
+	 */
+	if (c->p.entry_cert_issuer && (idp == NULL || !idp->indirectCRL)) {
+		snprintf(err, errlen, "indirect CRL entry (certificateIssuer) in "
+		    "a CRL whose issuingDistributionPoint does not assert "
+		    "indirectCRL (RFC 5280 5.3.3, 5.2.5)");
+		goto done;
+	}
+	if (idp == NULL)
 		return 0;
-	}
-	if (idp->indirectCRL) {
-		snprintf(err, errlen, "indirect CRL (RFC 5280 5.2.5) not supported");
+	if (idp->onlyattr) {
+		snprintf(err, errlen, "IDP onlyContainsAttributeCerts partition "
+		    "not supported");
 		goto done;
 	}
-	if (idp->onlysomereasons != NULL || idp->onlyattr) {
-		snprintf(err, errlen, "IDP onlySomeReasons/onlyContainsAttributeCerts "
-		    "partition not supported");
+	if (idp_reasons(c, err, errlen) == -1)
 		goto done;
-	}
 	if (idp->onlyuser && idp->onlyCA) {
 		snprintf(err, errlen, "IDP claims both onlyContainsUserCerts and "
 		    "onlyContainsCACerts (RFC 5280 5.2.5)");
 		goto done;
 	}
+	/* RFC 5280 5.2.5: an indirect CRL may list other issuers'
+	   certificates (format.h INDIRECT CRLS) */
 	c->idp_flags = (idp->onlyuser ? CRLC_CRL_USER_ONLY : 0) |
-	    (idp->onlyCA ? CRLC_CRL_CA_ONLY : 0);
+	    (idp->onlyCA ? CRLC_CRL_CA_ONLY : 0) |
+	    (idp->indirectCRL ? CRLC_CRL_INDIRECT : 0);
 	if (idp->distpoint != NULL &&
 	    idp_scope(idp->distpoint, c->issuer_name, url,
-	    c->is_delta, &c->scope, err, errlen) == -1)
+	    c->is_delta, c->scopes, &c->nscopes, err, errlen) == -1)
 		goto done;
+	c->scope = c->nscopes > 0 ? c->scopes[0] : NULL;
 	ret = 0;
 done:
 	ISSUING_DIST_POINT_free(idp);

@@ -173,6 +173,8 @@ STACK_OF(X509) *trust_candidates(const struct trust *t, const X509_NAME *name);
 int	 trust_chains(const struct trust *t, X509 *x, time_t now, char *why,
 	    size_t whylen);
 
+/* Names of one IDP a CRL is stored under, at most (idp.c). */
+#define IDP_SCOPES_MAX	8
 /* crl.c: one CRL, parsed and verified */
 struct crl {
 	char		*source;	/* file name or URL */
@@ -191,13 +193,24 @@ struct crl {
 	int		 is_delta;
 	uint8_t		 base[CRLC_CRLNUM_MAX];	/* delta: BaseCRLNumber */
 	size_t		 baselen;
-	char		*scope;		/* IDP name (idp.c), NULL: whole issuer */
-	unsigned	 idp_flags;	/* CRLC_CRL_USER_ONLY / CA_ONLY */
+	/*
+	 * The IDP names (idp.c) it is stored under, one "crl" record each;
+	 * none: the whole issuer.  scope is the one being stored (NULL: the
+	 * whole issuer), keep_body: more are to be stored after it, so the
+	 * ingest must not let go of der's pages (store_ingest).
+	 */
+	char		*scopes[IDP_SCOPES_MAX];
+	size_t		 nscopes;
+	const char	*scope;
+	int		 keep_body;
+	unsigned	 idp_flags;	/* CRLC_CRL_USER_ONLY / CA_ONLY / INDIRECT */
+	unsigned	 reasons;	/* IDP onlySomeReasons, or
+					   CRLC_REASONS_ALL (<crlcache/reasons.h>) */
 };
-/* idp.c: the scope of a partitioned CRL (<crlcache/dpname.h>) */
+/* idp.c: the scopes of a partitioned CRL (<crlcache/dpname.h>) */
 int	 idp_scope(const DIST_POINT_NAME *dpn, const X509_NAME *issuer,
-	    const char *url, int is_delta, char **scope, char *err,
-	    size_t errlen);
+	    const char *url, int is_delta, char *scopes[IDP_SCOPES_MAX],
+	    size_t *n, char *err, size_t errlen);
 /*
  * Parse buf (DER, or PEM) without decoding its entries into objects: buf
  * must outlive c when it is DER, since c points into it.
@@ -248,7 +261,7 @@ struct crlc_crl_info;
 void	 store_crl_hash(const struct crlc_crl_info *r,
 	    uint8_t out[CRLC_HASH_LEN]);
 int	 store_scope_key(struct store *s, const X509_NAME *name, X509 *signer,
-	    const char *scope, uint8_t *key, size_t *keylen);
+	    const char *scope, unsigned reasons, uint8_t *key, size_t *keylen);
 struct trust;
 int	 store_adopt_legacy(struct store *s, const struct trust *t);
 /* What store_reset_scope removed. */
@@ -259,7 +272,7 @@ struct store_reset {
 	size_t		 numlen;
 };
 int	 store_reset_scope(struct store *s, X509 *issuer, const char *scope,
-	    struct store_reset *held, char *err, size_t errlen);
+	    unsigned reasons, struct store_reset *held, char *err, size_t errlen);
 
 /* publish.c: a publish of index format 3 (format.h PUBLISH) */
 struct MDB_txn;

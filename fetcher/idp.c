@@ -40,22 +40,26 @@ dirname_scope(const X509_NAME *n)
  * equal to url (the distribution point it was fetched from), else the
  * first; a complete CRL fetched from a URL its IDP does not name is
  * refused, since the certificates that led there name that URL.
- * Without a URI, the first directoryName; nameRelativeToCRLIssuer is
- * made full with the CRL issuer's name (RFC 5280 5.2.5).  One scope per
- * CRL: a CA that names a partition both by URI and by directoryName is
- * matched by certificates that carry the URI.  Returns 0 and *scope, or
- * -1 and err.
+ * Without a URI, each directoryName, up to IDP_SCOPES_MAX (one CRL may
+ * serve several partitions so named: NIST PKITS 4.14.34; a certificate
+ * naming a further one is not covered, "unknown");
+ * nameRelativeToCRLIssuer is made full with the CRL issuer's name (RFC
+ * 5280 5.2.5).  A CA that names a partition both by URI and by
+ * directoryName is matched by certificates that carry the URI.  Returns
+ * 0 and scopes[0..*n), or -1 and err.
  */
 int
 idp_scope(const DIST_POINT_NAME *dpn, const X509_NAME *issuer, const char *url,
-    int is_delta, char **scope, char *err, size_t errlen)
+    int is_delta, char *scopes[IDP_SCOPES_MAX], size_t *n, char *err,
+    size_t errlen)
 {
 	DIST_POINT_NAME *full = NULL;
 	const GENERAL_NAMES *names = dpn->name.fullname;
-	const X509_NAME *dir = NULL;
 	const char *first = NULL;
+	char **scope = &scopes[0];
 	int i, matched = 0;
 
+	*n = 0;
 	*scope = NULL;
 	if (dpn->type != 0) {
 		/* DIST_POINT_set_dpname() wants a mutable copy to fill. */
@@ -75,6 +79,7 @@ idp_scope(const DIST_POINT_NAME *dpn, const X509_NAME *issuer, const char *url,
 			return -1;
 		}
 		DIST_POINT_NAME_free(full);
+		*n = 1;
 		return 0;
 	}
 	for (i = 0; i < sk_GENERAL_NAME_num(names); i++) {
@@ -82,8 +87,6 @@ idp_scope(const DIST_POINT_NAME *dpn, const X509_NAME *issuer, const char *url,
 		const char *uri;
 		int len;
 
-		if (gn->type == GEN_DIRNAME && dir == NULL)
-			dir = gn->d.directoryName;
 		if (gn->type != GEN_URI)
 			continue;
 		uri = (const char *)ASN1_STRING_get0_data(gn->d.uniformResourceIdentifier);
@@ -100,13 +103,20 @@ idp_scope(const DIST_POINT_NAME *dpn, const X509_NAME *issuer, const char *url,
 			first = uri;
 		}
 	}
-	if (first == NULL && dir != NULL) {
-		if ((*scope = dirname_scope(dir)) == NULL) {
+	for (i = 0; first == NULL && i < sk_GENERAL_NAME_num(names) &&
+	    *n < IDP_SCOPES_MAX; i++) {
+		GENERAL_NAME *gn = sk_GENERAL_NAME_value(names, i);
+
+		if (gn->type != GEN_DIRNAME)
+			continue;
+		if ((scopes[*n] = dirname_scope(gn->d.directoryName)) == NULL) {
 			snprintf(err, errlen, "IDP directoryName unusable");
-			return -1;
+			return -1;	/* the caller frees scopes[0..*n) */
 		}
-		return 0;
+		++*n;
 	}
+	if (*n > 0)
+		return 0;
 	if (first == NULL) {
 		snprintf(err, errlen, "IDP fullName has no usable URI or "
 		    "directoryName");
@@ -119,5 +129,6 @@ idp_scope(const DIST_POINT_NAME *dpn, const X509_NAME *issuer, const char *url,
 		return -1;
 	}
 	*scope = xstrdup(first);
+	*n = 1;
 	return 0;
 }

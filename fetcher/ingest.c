@@ -23,14 +23,24 @@ ingest_buffer(struct store *s, const struct trust *t, const char *source,
     size_t *keylen, char *err, size_t errlen)
 {
 	struct crl c;
-	int res = INGEST_FAILED;
+	size_t i = 0;
+	int res = INGEST_FAILED, r;
 
 	if (crl_parse(&c, source, buf, len, err, errlen) == -1 ||
 	    crl_verify(&c, t, url, (time_t)at_or_now(t->at), err, errlen) == -1)
 		goto done;
-	res = store_ingest(s, &c, err, errlen);
+	/* One record per IDP name (idp.c); changed when any changed. */
+	do {
+		c.scope = c.nscopes > 0 ? c.scopes[i] : NULL;
+		c.keep_body = i + 1 < c.nscopes;
+		r = store_ingest(s, &c, err, errlen);
+		res = r == INGEST_FAILED || res == INGEST_FAILED ? r :
+		    r > res ? r : res;
+	} while (res != INGEST_FAILED && ++i < c.nscopes);
+	c.scope = c.nscopes > 0 ? c.scopes[0] : NULL;
 	if (res != INGEST_FAILED && key != NULL)
-		(void)store_scope_key(s, c.issuer_name, c.issuer, c.scope, key,
+		(void)store_scope_key(s, c.issuer_name, c.issuer, c.scope,
+		    c.reasons, key,
 		    keylen);
 done:
 	crl_free(&c);

@@ -400,7 +400,9 @@ form_slot(const uint8_t *form, size_t len, uint8_t slot[CRLC_SLOT_LEN])
 	if (len == CRLC_SERIAL_HASHED_LEN && form[0] == 0 && form[1] == 0) {
 		memcpy(slot, form + 2, CRLC_SLOT_INLINE);
 		slot[CRLC_SLOT_INLINE] = CRLC_SLOT_HASHED;
-	} else
+	} else if (crlc_is_foreign_form(form, len))
+		crlc_foreign_slot(form, slot);	/* INDIRECT CRLS */
+	else
 		crlc_scope_slot(form, len, slot);
 }
 
@@ -443,11 +445,11 @@ collect(struct publish *p, const MDB_val *k, const MDB_val *v, int pass)
 		e.reason = r[i + 10];
 		e.flags = r[i + 11];
 		if (pass == 1) {
-			if (e.slot[CRLC_SLOT_INLINE] != CRLC_SLOT_HASHED &&
+			if (e.slot[CRLC_SLOT_INLINE] <= CRLC_SLOT_INLINE &&
 			    crlc_scope_out_add(w->out, &e) == 0)
 				continue;
 			/* a write error is one; out of slot order: pass 2 */
-			if (e.slot[CRLC_SLOT_INLINE] != CRLC_SLOT_HASHED &&
+			if (e.slot[CRLC_SLOT_INLINE] <= CRLC_SLOT_INLINE &&
 			    errno != EINVAL)
 				return fail(p, SCOPE_NAME, errno);
 			w->sorted = 1;

@@ -20,6 +20,8 @@
 
 #include <openssl/x509.h>
 
+#include <crlcache/reasons.h>
+
 #include "fetcher.h"
 
 int
@@ -28,6 +30,7 @@ cmd_reset(const char *state_dir, int argc, char **argv)
 	static const struct option opts[] = {
 		{ "issuer", required_argument, NULL, 'i' },
 		{ "scope", required_argument, NULL, 'u' },
+		{ "reasons", required_argument, NULL, 'r' },
 		{ NULL, 0, NULL, 0 },
 	};
 	STACK_OF(X509) *certs = sk_X509_new_null();
@@ -35,6 +38,8 @@ cmd_reset(const char *state_dir, int argc, char **argv)
 	struct store *s = NULL;
 	struct store_reset held;
 	char name[256], num[2 * CRLC_CRLNUM_MAX + 1], tu[32], err[ERRLEN];
+	char rtext[10 + CRLC_REASONS_TEXT_MAX];
+	unsigned reasons = CRLC_REASONS_ALL;
 	uint64_t gen;
 	int ch, rc, ret = 4;
 
@@ -43,12 +48,27 @@ cmd_reset(const char *state_dir, int argc, char **argv)
 			issuer = optarg;
 		else if (ch == 'u')
 			scope = optarg;
-		else
+		else if (ch == 'r' && crlc_reasons_from_text(optarg,
+		    &reasons) == 0)
+			continue;
+		else {
+			if (ch == 'r')
+				logx(0, "reset: --reasons: a comma-separated "
+				    "list of RFC 5280 ReasonFlags names "
+				    "(keyCompromise,...), or all");
 			goto done;
+		}
 	}
 	if (issuer == NULL || optind != argc) {
-		logx(0, "usage: crlcache reset --issuer CERT.pem [--scope URI]");
+		logx(0, "usage: crlcache reset --issuer CERT.pem [--scope URI] "
+		    "[--reasons LIST]");
 		goto done;
+	}
+	/* a reason partition is named in the messages, after its scope */
+	rtext[0] = '\0';
+	if (reasons != CRLC_REASONS_ALL) {
+		memcpy(rtext, ", reasons ", 11);
+		crlc_reasons_format(reasons, rtext + 10, sizeof(rtext) - 10);
 	}
 	if (certs == NULL || certs_load(issuer, certs) == -1)
 		goto done;
@@ -63,14 +83,14 @@ cmd_reset(const char *state_dir, int argc, char **argv)
 		logx(0, "%s", err);
 		goto done;
 	}
-	if ((rc = store_reset_scope(s, sk_X509_value(certs, 0), scope, &held, err,
-	    sizeof(err))) == -1) {
+	if ((rc = store_reset_scope(s, sk_X509_value(certs, 0), scope, reasons,
+	    &held, err, sizeof(err))) == -1) {
 		logx(0, "reset: %s", err);
 		goto done;
 	}
 	if (rc == 0) {
-		logx(0, "reset: no CRL held for issuer %s, scope %s", name,
-		    scope != NULL ? scope : "all");
+		logx(0, "reset: no CRL held for issuer %s, scope %s%s", name,
+		    scope != NULL ? scope : "all", rtext);
 		ret = 1;
 		goto done;
 	}
@@ -81,17 +101,17 @@ cmd_reset(const char *state_dir, int argc, char **argv)
 	format_time(held.this_update, tu, sizeof(tu));
 	if (store_publish(s, 0, &gen, err, sizeof(err)) == -1) {
 		/* the working index changed: the next publish carries it */
-		logx(0, "reset: issuer %s, scope %s removed from the working "
+		logx(0, "reset: issuer %s, scope %s%s removed from the working "
 		    "index, not published: %s", name, scope != NULL ? scope :
-		    "all", err);
+		    "all", rtext, err);
 		goto done;
 	}
 	if (!log_syslog)
 		openlog("crlcache", LOG_PID, LOG_DAEMON);
 	log_syslog = 1;
-	logx(1, "reset: issuer %s, scope %s: removed CRL number %s "
+	logx(1, "reset: issuer %s, scope %s%s: removed CRL number %s "
 	    "(thisUpdate %s, %u entries); published generation %llu",
-	    name, scope != NULL ? scope : "all", num, tu, held.entries,
+	    name, scope != NULL ? scope : "all", rtext, num, tu, held.entries,
 	    (unsigned long long)gen);
 	ret = 0;
 done:

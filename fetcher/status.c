@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include <crlcache/index.h>
+#include <crlcache/reasons.h>
 
 #include "fetcher.h"
 
@@ -79,15 +80,35 @@ is_stale(const struct status_walk *w, int64_t next_update)
 /*
  * What a scope is: "full" (no IDP distributionPoint: every certificate
  * of the issuer) or "partition", restricted to "user-only" or "CA-only"
- * certificates by the IDP, "+delta" when a delta CRL is applied.
+ * certificates by the IDP, "+some-reasons" by its onlySomeReasons (RFC
+ * 5280 5.2.5), "+indirect" for an indirect CRL (IDP indirectCRL,
+ * format.h INDIRECT CRLS), "+delta" when a delta CRL is applied.
  */
 static void
 scope_kind(const struct crlc_crl_info *ci, char *buf, size_t size)
 {
-	snprintf(buf, size, "%s%s%s", ci->scope.len == 0 ? "full" : "partition",
+	snprintf(buf, size, "%s%s%s%s%s", ci->name.len == 0 ? "full" : "partition",
 	    ci->flags & CRLC_CRL_USER_ONLY ? "+user-only" :
 	    ci->flags & CRLC_CRL_CA_ONLY ? "+CA-only" : "",
+	    ci->reasons != CRLC_REASONS_ALL ? "+some-reasons" : "",
+	    ci->flags & CRLC_CRL_INDIRECT ? "+indirect" : "",
 	    ci->delta.len > 0 ? "+delta" : "");
+}
+
+/* Prometheus labels of a scope: source, scope and, when some, reasons. */
+static void
+prom_labels(FILE *out, const char *src, size_t srclen,
+    const struct crlc_crl_info *ci, const char *reasons)
+{
+	fputs("{source=", out);
+	prom_str(out, src, srclen);
+	fputs(",scope=", out);
+	prom_str(out, (const char *)ci->name.p, ci->name.len);
+	if (ci->reasons != CRLC_REASONS_ALL) {
+		fputs(",reasons=", out);
+		prom_str(out, reasons, strlen(reasons));
+	}
+	fputs("}", out);
 }
 
 /*
@@ -108,13 +129,18 @@ static int
 print_crl(const struct crlc_crl_info *ci, void *arg)
 {
 	struct status_walk *w = arg;
-	const char *scope = (const char *)ci->scope.p;
-	char tu[32], nu[32], kind[40], ski[2 * CRLC_SKI_MAX + 1], *raw, *src;
+	const char *scope = (const char *)ci->name.p;
+	char tu[32], nu[32], kind[48], ski[2 * CRLC_SKI_MAX + 1], *raw, *src;
+	char reasons[CRLC_REASONS_TEXT_MAX];
 	size_t srclen;
 	int stale = is_stale(w, ci->next_update);
 
 	scope_kind(ci, kind, sizeof(kind));
 	ski_hex(ci, ski, sizeof(ski));
+	if (ci->reasons == CRLC_REASONS_ALL)
+		snprintf(reasons, sizeof(reasons), "all");
+	else
+		crlc_reasons_format(ci->reasons, reasons, sizeof(reasons));
 
 	/* An index an older version published may name a URL's credentials. */
 	raw = xcalloc(1, ci->source.len + 1);
@@ -128,20 +154,24 @@ print_crl(const struct crlc_crl_info *ci, void *arg)
 		format_time(ci->this_update, tu, sizeof(tu));
 		format_time(ci->next_update, nu, sizeof(nu));
 		fprintf(w->out, "crl %.*s scope=%.*s entries=%u thisUpdate=%s "
-		    "nextUpdate=%s kind=%s key=%u%s%s%s%s\n", (int)srclen, src,
-		    ci->scope.len > 0 ? (int)ci->scope.len : 3,
-		    ci->scope.len > 0 ? scope : "all", ci->entries, tu,
+		    "nextUpdate=%s kind=%s key=%u%s%s%s%s%s%s\n", (int)srclen,
+		    src, ci->name.len > 0 ? (int)ci->name.len : 3,
+		    ci->name.len > 0 ? scope : "all", ci->entries, tu,
 		    ci->next_update != 0 ? nu : "none", kind, ci->key_no,
 		    ski[0] != '\0' ? " ski=" : "", ski,
+		    ci->reasons != CRLC_REASONS_ALL ? " reasons=" : "",
+		    ci->reasons != CRLC_REASONS_ALL ? reasons : "",
 		    ci->delta.len > 0 ? " delta" : "", stale ? " stale" : "");
 		break;
 	case OUT_JSON:
 		fprintf(w->out, "%s\n    {\"source\": ", w->n++ ? "," : "");
 		json_str(w->out, src, srclen);
 		fputs(", \"scope\": ", w->out);
-		json_str(w->out, scope, ci->scope.len);
+		json_str(w->out, scope, ci->name.len);
 		fputs(", \"kind\": ", w->out);
 		json_str(w->out, kind, strlen(kind));
+		fputs(", \"reasons\": ", w->out);
+		json_str(w->out, reasons, strlen(reasons));
 		fprintf(w->out, ", \"key\": %u, \"ski\": ", ci->key_no);
 		if (ski[0] != '\0')
 			json_str(w->out, ski, strlen(ski));
@@ -150,7 +180,7 @@ print_crl(const struct crlc_crl_info *ci, void *arg)
 		fprintf(w->out, ", \"partition\": %s, \"user_only\": %s, "
 		    "\"ca_only\": %s, \"entries\": %u, \"this_update\": %lld, "
 		    "\"next_update\": %lld, \"fetched_at\": %lld, \"delta\": %s, "
-		    "\"stale\": %s}", ci->scope.len > 0 ? "true" : "false",
+		    "\"stale\": %s}", ci->name.len > 0 ? "true" : "false",
 		    ci->flags & CRLC_CRL_USER_ONLY ? "true" : "false",
 		    ci->flags & CRLC_CRL_CA_ONLY ? "true" : "false",
 		    ci->entries, (long long)ci->this_update,
@@ -158,20 +188,14 @@ print_crl(const struct crlc_crl_info *ci, void *arg)
 		    ci->delta.len > 0 ? "true" : "false", stale ? "true" : "false");
 		break;
 	case OUT_PROM:
-		fputs("crlcache_crl_next_update_timestamp_seconds{source=", w->out);
-		prom_str(w->out, src, srclen);
-		fputs(",scope=", w->out);
-		prom_str(w->out, scope, ci->scope.len);
-		fprintf(w->out, "} %lld\ncrlcache_crl_stale{source=",
+		fputs("crlcache_crl_next_update_timestamp_seconds", w->out);
+		prom_labels(w->out, src, srclen, ci, reasons);
+		fprintf(w->out, " %lld\ncrlcache_crl_stale",
 		    (long long)ci->next_update);
-		prom_str(w->out, src, srclen);
-		fputs(",scope=", w->out);
-		prom_str(w->out, scope, ci->scope.len);
-		fprintf(w->out, "} %d\ncrlcache_crl_entries{source=", stale);
-		prom_str(w->out, src, srclen);
-		fputs(",scope=", w->out);
-		prom_str(w->out, scope, ci->scope.len);
-		fprintf(w->out, "} %u\n", ci->entries);
+		prom_labels(w->out, src, srclen, ci, reasons);
+		fprintf(w->out, " %d\ncrlcache_crl_entries", stale);
+		prom_labels(w->out, src, srclen, ci, reasons);
+		fprintf(w->out, " %u\n", ci->entries);
 		break;
 	}
 	free(src);

@@ -31,6 +31,8 @@
 
 #include <crlcache/hash.h>
 #include <crlcache/index.h>
+#include <crlcache/name.h>
+#include <crlcache/reasons.h>
 
 #include "fetcher.h"
 
@@ -304,16 +306,19 @@ read_end(struct store *s, MDB_txn *txn)
 /* The "crl" key of a scope: prefix (issuer id || key number) || URI. */
 static int
 scope_key(const uint8_t prefix[CRLC_PREFIX_LEN], const char *scope,
-    uint8_t *key, size_t *keylen)
+    unsigned reasons, uint8_t *key, size_t *keylen)
 {
 	size_t slen = scope != NULL ? strlen(scope) : 0;
 
-	if (slen > CRLC_SCOPE_URI_MAX)
+	if (slen > CRLC_SCOPE_URI_MAX || (reasons != CRLC_REASONS_ALL &&
+	    slen > CRLC_SCOPE_URI_MAX - CRLC_REASONS_SUFFIX_LEN))
 		return -1;
 	memcpy(key, prefix, CRLC_PREFIX_LEN);
 	if (slen > 0)
 		memcpy(key + CRLC_PREFIX_LEN, scope, slen);
 	*keylen = CRLC_PREFIX_LEN + slen;
+	/* onlySomeReasons: the name, then 00 || u16 mask (format.h "crl") */
+	*keylen += crlc_scope_put_reasons(key + *keylen, reasons);
 	return 0;
 }
 
@@ -759,8 +764,10 @@ rev_set(struct store *s, MDB_txn *txn, const uint8_t *key, size_t klen,
 /*
  * A revoked entry of the CRL being written, 8 bytes (a 20,000,000-entry
  * CRL sorts 160 MB of them): where its serial's content octets sit in the
- * revokedCertificates, their length (24 bits), and how many header bytes
- * the entry has before them (8 bits: two DER headers of at most 6).
+ * revokedCertificates, their length (16 bits), the certificate issuer it
+ * is about (8 bits: an index into struct cert_issuers, 0 for the CRL
+ * issuer) and how many header bytes the entry has before them (8 bits:
+ * two DER headers of at most 6).
  */
 struct entry_ref {
 	uint32_t	 at;
@@ -768,18 +775,87 @@ struct entry_ref {
 };
 /*
  * Longest serial the refs carry: RFC 5280 4.1.2.2 allows 20 octets; a
- * CRL with one of 16 MiB is refused as malformed.
+ * CRL with one of 64 KiB is refused as malformed.
  */
-#define REF_SERIAL_MAX	((1u << 24) - 1)
+#define REF_SERIAL_MAX	0xffffu
 #define REF_LEN(r)	((r)->len_hdr & REF_SERIAL_MAX)
+#define REF_ISS(r)	(((r)->len_hdr >> 16) & 0xffu)
 #define REF_HDR(r)	((r)->len_hdr >> 24)
 
 /*
- * LMDB's default key order (memcmp, then the shorter first) of the serial
- * forms, then CRL order.  A serial over CRLC_SERIAL_MAX is keyed 00 00 ||
- * hash, before every other (a minimal INTEGER never starts 00 00); among
- * themselves such serials sort by their bytes, not their hash, and merely
- * end the appending (write_entry).  arg: the revokedCertificates.
+ * The certificate issuers an indirect CRL's certificateIssuer entry
+ * extensions name (RFC 5280 5.3.3), by the canonical hash of the Name
+ * (crlc_name_canon_hash()): canon[1..n].  Index 0 is the CRL issuer
+ * itself -- the entries before the first certificateIssuer and those a
+ * certificateIssuer naming the CRL issuer governs -- whose entries keep
+ * the ordinary serial form; the others are keyed by
+ * crlc_foreign_form() (format.h INDIRECT CRLS).  More distinct issuers
+ * in one CRL are refused (E2BIG).
+ */
+#define CERT_ISSUERS_MAX	255
+struct cert_issuers {
+	struct crlc_span issuer;	/* the CRL's issuer Name */
+	uint8_t		 own[CRLC_HASH_LEN];	/* its canonical hash, once
+						   an entry names an issuer */
+	int		 own_known;
+	size_t		 n;
+	uint8_t		 canon[CERT_ISSUERS_MAX + 1][CRLC_HASH_LEN];
+};
+
+/*
+ * The index in ci of the certificate issuer Name name (a Name TLV),
+ * added when new; -1 and *rc when it cannot be.
+ */
+static int
+cert_issuer_index(struct cert_issuers *ci, const struct crlc_span *name,
+    int *rc)
+{
+	uint8_t h[CRLC_HASH_LEN];
+	size_t i;
+
+	if (crlc_name_canon_hash(name->p, name->len, h) == -1 ||
+	    (!ci->own_known && crlc_name_canon_hash(ci->issuer.p,
+	    ci->issuer.len, ci->own) == -1)) {
+		*rc = EINVAL;
+		return -1;
+	}
+	ci->own_known = 1;
+	if (memcmp(h, ci->own, CRLC_HASH_LEN) == 0)
+		return 0;
+	for (i = 1; i <= ci->n; i++)
+		if (memcmp(h, ci->canon[i], CRLC_HASH_LEN) == 0)
+			return (int)i;
+	if (ci->n == CERT_ISSUERS_MAX) {
+		*rc = E2BIG;
+		return -1;
+	}
+	memcpy(ci->canon[++ci->n], h, CRLC_HASH_LEN);
+	return (int)ci->n;
+}
+
+/* The "rev" key of entry ref's serial under prefix (format.h "rev"). */
+static size_t
+ref_key(const uint8_t prefix[CRLC_PREFIX_LEN], const struct cert_issuers *ci,
+    unsigned iss, const uint8_t *serial, size_t len,
+    uint8_t key[CRLC_PREFIX_LEN + CRLC_SERIAL_MAX])
+{
+	_Static_assert(CRLC_FOREIGN_FORM_LEN <= CRLC_SERIAL_MAX,
+	    "a foreign form fits a rev key");
+	if (iss == 0)
+		return store_rev_key(prefix, serial, len, key);
+	memcpy(key, prefix, CRLC_PREFIX_LEN);
+	crlc_foreign_form(ci->canon[iss], serial, len, key + CRLC_PREFIX_LEN);
+	return CRLC_PREFIX_LEN + CRLC_FOREIGN_FORM_LEN;
+}
+
+/*
+ * By certificate issuer, then LMDB's default key order (memcmp, then the
+ * shorter first) of the serial forms, then CRL order.  A serial over
+ * CRLC_SERIAL_MAX is keyed 00 00 || hash, before every other (a minimal
+ * INTEGER never starts 00 00); among themselves such serials sort by
+ * their bytes, not their hash, and merely end the appending
+ * (write_entry), as the entries of other issuers do (their keys are
+ * hashes).  arg: the revokedCertificates.
  */
 static int
 entry_ref_cmp(const void *a, const void *b, void *arg)
@@ -789,6 +865,8 @@ entry_ref_cmp(const void *a, const void *b, void *arg)
 	uint32_t xn = REF_LEN(x), yn = REF_LEN(y);
 	int xl = xn > CRLC_SERIAL_MAX, yl = yn > CRLC_SERIAL_MAX, c;
 
+	if (REF_ISS(x) != REF_ISS(y))
+		return REF_ISS(x) < REF_ISS(y) ? -1 : 1;
 	if (xl != yl)
 		return xl ? -1 : 1;
 	c = memcmp(revoked + x->at, revoked + y->at, xn < yn ? xn : yn);
@@ -805,8 +883,9 @@ entry_ref_cmp(const void *a, const void *b, void *arg)
  */
 static int
 write_entry(struct store *s, MDB_txn *txn,
-    const uint8_t prefix[CRLC_PREFIX_LEN], unsigned scope_no,
-    const struct crlc_crl_entry *e, int delta, int *append, int64_t *count)
+    const uint8_t prefix[CRLC_PREFIX_LEN], const struct cert_issuers *ci,
+    unsigned iss, unsigned scope_no, const struct crlc_crl_entry *e,
+    int delta, int *append, int64_t *count)
 {
 	uint8_t key[CRLC_PREFIX_LEN + CRLC_SERIAL_MAX], val[CRLC_REV_LEN];
 	MDB_val k = { 0, key }, v = { sizeof(val), val };
@@ -814,7 +893,7 @@ write_entry(struct store *s, MDB_txn *txn,
 
 	if (e->serial.len == 0)
 		return EINVAL;
-	k.mv_size = store_rev_key(prefix, e->serial.p, e->serial.len, key);
+	k.mv_size = ref_key(prefix, ci, iss, e->serial.p, e->serial.len, key);
 	if (delta && e->reason == REASON_REMOVE_FROM_CRL) {
 		if ((rc = rev_set(s, txn, key, k.mv_size, scope_no, NULL,
 		    &had)) == 0 && had)
@@ -862,19 +941,22 @@ write_entry(struct store *s, MDB_txn *txn,
  */
 static int
 entry_refs(struct wtxn *w, const struct crlc_crl *crl, size_t cap,
-    struct entry_ref **out, size_t *n)
+    struct entry_ref **out, size_t *n, struct cert_issuers *ci)
 {
 	struct entry_ref *refs;
 	struct crlc_crl_entry e;
 	struct crlc_span rest = crl->revoked;
 	const uint8_t *at;
 	const char *why;
-	int r;
+	int r, iss = 0, rc = EINVAL;
 
 	*out = NULL;
 	*n = 0;
+	ci->n = 0;
+	ci->own_known = 0;
 	if (crl->revoked.len > UINT32_MAX)
 		return EFBIG;
+	ci->issuer = crl->issuer;
 	/* calloc maps a large array: pages never written stay unmapped */
 	refs = xcalloc(cap > 0 ? cap : 1, sizeof(*refs));
 	for (;;) {
@@ -886,16 +968,23 @@ entry_refs(struct wtxn *w, const struct crlc_crl *crl, size_t cap,
 			r = -1;
 			break;
 		}
+		/* RFC 5280 5.3.3: it names this entry's and the next ones'
+		   certificate issuer */
+		if (e.cert_issuer.len > 0 &&
+		    (iss = cert_issuer_index(ci, &e.cert_issuer, &rc)) == -1) {
+			r = -1;
+			break;
+		}
 		refs[*n].at = (uint32_t)(e.serial.p - crl->revoked.p);
 		refs[*n].len_hdr = (uint32_t)(e.serial.p - at) << 24 |
-		    (uint32_t)e.serial.len;
+		    (uint32_t)iss << 16 | (uint32_t)e.serial.len;
 		if (++*n % MAP_DROP_EVERY == 0 && w->split)
 			map_drop(w->s);
 	}
 	if (r == -1) {
 		free(refs);
 		*n = 0;
-		return EINVAL;
+		return rc;
 	}
 	qsort_r(refs, *n, sizeof(*refs), entry_ref_cmp,
 	    (void *)crl->revoked.p);
@@ -914,6 +1003,7 @@ delete_entries(struct wtxn *w, const uint8_t prefix[CRLC_PREFIX_LEN],
     unsigned scope_no, const uint8_t *der, size_t len)
 {
 	uint8_t key[CRLC_PREFIX_LEN + CRLC_SERIAL_MAX];
+	struct cert_issuers *ci;
 	struct entry_ref *refs;
 	struct crlc_crl crl;
 	const char *why;
@@ -924,15 +1014,19 @@ delete_entries(struct wtxn *w, const uint8_t prefix[CRLC_PREFIX_LEN],
 		return 0;
 	if (crlc_crl_parse_stored(der, len, &crl, &why) == -1)
 		return EINVAL;
+	ci = xcalloc(1, sizeof(*ci));
 	if ((rc = entry_refs(w, &crl, crl.revoked.len / ENTRY_DER_MIN, &refs,
-	    &n)) != 0)
+	    &n, ci)) != 0) {
+		free(ci);
 		return rc;
+	}
 	for (i = 0; i < n && rc == 0; i++)
-		if ((rc = rev_set(w->s, w->txn, key, store_rev_key(prefix,
-		    crl.revoked.p + refs[i].at, REF_LEN(&refs[i]), key),
-		    scope_no, NULL, &had)) == 0)
+		if ((rc = rev_set(w->s, w->txn, key, ref_key(prefix, ci,
+		    REF_ISS(&refs[i]), crl.revoked.p + refs[i].at,
+		    REF_LEN(&refs[i]), key), scope_no, NULL, &had)) == 0)
 			rc = wtxn_step(w);
 	free(refs);
+	free(ci);
 	return rc;
 }
 
@@ -1023,6 +1117,7 @@ static int
 write_entries(struct wtxn *w, const uint8_t prefix[CRLC_PREFIX_LEN],
     unsigned scope_no, const struct crlc_crl *crl, int delta, int64_t *count)
 {
+	struct cert_issuers *ci;
 	struct entry_ref *refs;
 	struct crlc_crl_entry e;
 	struct crlc_span one;
@@ -1034,8 +1129,11 @@ write_entries(struct wtxn *w, const uint8_t prefix[CRLC_PREFIX_LEN],
 		return 0;
 	if (crl->nrevoked > MAX_CRL_ENTRIES)
 		return EFBIG;
-	if ((rc = entry_refs(w, crl, crl->nrevoked, &refs, &n)) != 0)
+	ci = xcalloc(1, sizeof(*ci));
+	if ((rc = entry_refs(w, crl, crl->nrevoked, &refs, &n, ci)) != 0) {
+		free(ci);
 		return rc;
+	}
 	if (n != crl->nrevoked)
 		rc = EINVAL;
 	for (i = 0; i < n && rc == 0; i++) {
@@ -1043,11 +1141,13 @@ write_entries(struct wtxn *w, const uint8_t prefix[CRLC_PREFIX_LEN],
 		one.len = crl->revoked.len - (refs[i].at - REF_HDR(&refs[i]));
 		if (crlc_crl_entry_next(&one, &e, &why) != 1)
 			rc = EINVAL;
-		else if ((rc = write_entry(w->s, w->txn, prefix, scope_no, &e,
-		    delta, &append, count)) == 0)
+		else if ((rc = write_entry(w->s, w->txn, prefix, ci,
+		    REF_ISS(&refs[i]), scope_no, &e, delta, &append,
+		    count)) == 0)
 			rc = wtxn_step(w);
 	}
 	free(refs);
+	free(ci);
 	return rc;
 }
 
@@ -1262,9 +1362,20 @@ admissible(const struct store *s, const struct crl *c,
 	int cmp;
 
 	if (c->is_delta) {
+		/* The scope key holds the reasons: the base found has the
+		   delta's scope and reasons (RFC 5280 5.2.4, 5.2.5); its
+		   indirectCRL must be the base's too */
+		if (have && (old->flags & CRLC_CRL_INDIRECT) !=
+		    (c->idp_flags & CRLC_CRL_INDIRECT)) {
+			snprintf(err, errlen, "delta CRL and its base CRL differ in "
+			    "IDP indirectCRL (RFC 5280 5.2.4, 5.2.5)");
+			return -1;
+		}
 		if (!have || numcmp(old->base.p, old->base.len, c->base, c->baselen) < 0) {
 			snprintf(err, errlen, "delta CRL needs base CRL number >= its "
-			    "BaseCRLNumber, which is not held (RFC 5280 5.2.4)");
+			    "BaseCRLNumber, with the same scope%s, which is not "
+			    "held (RFC 5280 5.2.4)", c->reasons != CRLC_REASONS_ALL ?
+			    " and onlySomeReasons (5.2.5)" : "");
 			return -1;
 		}
 		cmp = numcmp(c->number, c->numlen, held, heldlen);
@@ -1340,7 +1451,7 @@ ingest_txn(struct store *s, struct wtxn *w, const struct crl *c, char *err,
 		return INGEST_FAILED;
 	}
 	put_prefix(prefix, id, key_no);
-	if (scope_key(prefix, c->scope, key, &keylen) == -1) {
+	if (scope_key(prefix, c->scope, c->reasons, key, &keylen) == -1) {
 		snprintf(err, errlen, "IDP URI too long");
 		return INGEST_FAILED;
 	}
@@ -1427,6 +1538,10 @@ ingest_txn(struct store *s, struct wtxn *w, const struct crl *c, char *err,
 	if (rc != 0) {
 		if (rc == EINVAL)
 			snprintf(err, errlen, "malformed revoked entry");
+		else if (rc == E2BIG)
+			snprintf(err, errlen, "indirect CRL names more than %d "
+			    "certificate issuers (RFC 5280 5.3.3) not supported",
+			    CERT_ISSUERS_MAX);
 		else
 			lmdb_err(err, errlen, "write entries", rc);
 		goto done;
@@ -1435,7 +1550,8 @@ ingest_txn(struct store *s, struct wtxn *w, const struct crl *c, char *err,
 	    (uint32_t)count;
 	k.mv_size = strlen(CRLC_META_PENDING);
 	k.mv_data = CRLC_META_PENDING;
-	if ((rc = put_scope(s, w->txn, key, keylen, &rec, w->split)) != 0 ||
+	if ((rc = put_scope(s, w->txn, key, keylen, &rec,
+	    w->split && !c->keep_body)) != 0 ||
 	    (w->committed && (rc = mdb_del(w->txn, s->meta, &k, NULL)) != 0)) {
 		lmdb_err(err, errlen, "write CRL record", rc);
 		goto done;
@@ -1992,7 +2108,7 @@ store_put_source(struct store *s, const char *url, const struct source_rec *rec)
  */
 int
 store_reset_scope(struct store *s, X509 *issuer, const char *scope,
-    struct store_reset *held, char *err, size_t errlen)
+    unsigned reasons, struct store_reset *held, char *err, size_t errlen)
 {
 	uint8_t key[CRLC_KEY_MAX];
 	size_t keylen;
@@ -2003,8 +2119,8 @@ store_reset_scope(struct store *s, X509 *issuer, const char *scope,
 	int rc;
 
 	memset(held, 0, sizeof(*held));
-	if (store_scope_key(s, X509_get_subject_name(issuer), issuer, scope, key,
-	    &keylen) == -1)
+	if (store_scope_key(s, X509_get_subject_name(issuer), issuer, scope, reasons,
+	    key, &keylen) == -1)
 		return 0;	/* issuer never seen, or scope too long */
 	if ((rc = batch_end(s)) != 0 ||
 	    (rc = mdb_txn_begin(s->env, NULL, 0, &txn)) != 0) {
@@ -2169,7 +2285,7 @@ store_publish(struct store *s, int force, uint64_t *generation, char *err,
  */
 int
 store_scope_key(struct store *s, const X509_NAME *name, X509 *signer,
-    const char *scope, uint8_t *key, size_t *keylen)
+    const char *scope, unsigned reasons, uint8_t *key, size_t *keylen)
 {
 	uint8_t canon[CRLC_HASH_LEN], kk[CRLC_ISSUER_ID_LEN + CRLC_HASH_LEN];
 	uint8_t prefix[CRLC_PREFIX_LEN];
@@ -2192,7 +2308,7 @@ store_scope_key(struct store *s, const X509_NAME *name, X509 *signer,
 		    v.mv_size >= CRLC_KEY_NO_LEN)
 			key_no = crlc_get_u32(v.mv_data);
 		put_prefix(prefix, id, key_no);
-		ret = scope_key(prefix, scope, key, keylen);
+		ret = scope_key(prefix, scope, reasons, key, keylen);
 	}
 	read_end(s, txn);
 	return ret;

@@ -10,6 +10,7 @@
 
 #include <crlcache/dpname.h>
 #include <crlcache/name.h>
+#include <crlcache/reasons.h>
 
 int
 crlc_scope_dirname(const uint8_t *der, size_t len,
@@ -97,21 +98,42 @@ crlc_dp_count(const struct crlc_tbs *cert)
 	return cert->ndp + cert->ndpdir + cert->ndprel;
 }
 
+/*
+ * A URI as a scope.  One that poses as a directoryName scope, or as a
+ * name with a reasons suffix (00 || mask, <crlcache/reasons.h>: no
+ * stored key has a 00 elsewhere), matches nothing.
+ */
+static int
+uri_scope(const struct crlc_span *uri, uint8_t *out, size_t size, size_t *len)
+{
+	if (uri->len > size || crlc_scope_is_dirname(uri->p, uri->len) ||
+	    (uri->len >= CRLC_REASONS_SUFFIX_LEN &&
+	    uri->p[uri->len - CRLC_REASONS_SUFFIX_LEN] == 0))
+		return -1;
+	memcpy(out, uri->p, uri->len);
+	*len = uri->len;
+	return 0;
+}
+
+static int
+dirname_out(const char dn[CRLC_SCOPE_DIRNAME_LEN + 1], uint8_t *out,
+    size_t size, size_t *len)
+{
+	if (CRLC_SCOPE_DIRNAME_LEN > size)
+		return -1;
+	memcpy(out, dn, CRLC_SCOPE_DIRNAME_LEN);
+	*len = CRLC_SCOPE_DIRNAME_LEN;
+	return 0;
+}
+
 int
 crlc_dp_scope(const struct crlc_tbs *cert, size_t i, uint8_t *out,
     size_t size, size_t *len)
 {
 	char dn[CRLC_SCOPE_DIRNAME_LEN + 1];
 
-	if (i < cert->ndp) {
-		/* A URI that poses as a directoryName scope matches nothing. */
-		if (cert->dp[i].len > size ||
-		    crlc_scope_is_dirname(cert->dp[i].p, cert->dp[i].len))
-			return -1;
-		memcpy(out, cert->dp[i].p, cert->dp[i].len);
-		*len = cert->dp[i].len;
-		return 0;
-	}
+	if (i < cert->ndp)
+		return uri_scope(&cert->dp[i], out, size, len);
 	i -= cert->ndp;
 	if (i < cert->ndpdir) {
 		if (crlc_scope_dirname(cert->dpdir[i].p, cert->dpdir[i].len,
@@ -123,9 +145,45 @@ crlc_dp_scope(const struct crlc_tbs *cert, size_t i, uint8_t *out,
 			return -1;
 	} else
 		return -1;
-	if (CRLC_SCOPE_DIRNAME_LEN > size)
+	return dirname_out(dn, out, size, len);
+}
+
+int
+crlc_ind_scope(const struct crlc_tbs_idp *d, uint8_t *out, size_t size,
+    size_t *len)
+{
+	char dn[CRLC_SCOPE_DIRNAME_LEN + 1];
+
+	switch (d->kind) {
+	case CRLC_DPN_NONE:
+		*len = 0;
+		return 0;
+	case CRLC_DPN_URI:
+		return uri_scope(&d->name, out, size, len);
+	case CRLC_DPN_DIR:
+		if (crlc_scope_dirname(d->name.p, d->name.len, dn) == -1)
+			return -1;
+		break;
+	case CRLC_DPN_REL:
+		/* RFC 5280 4.2.1.13: relative to the cRLIssuer */
+		if (crlc_scope_relative(&d->crl_issuer, &d->name, dn) == -1)
+			return -1;
+		break;
+	default:
 		return -1;
-	memcpy(out, dn, CRLC_SCOPE_DIRNAME_LEN);
-	*len = CRLC_SCOPE_DIRNAME_LEN;
-	return 0;
+	}
+	return dirname_out(dn, out, size, len);
+}
+
+unsigned
+crlc_dp_reasons(const struct crlc_tbs *cert, size_t i)
+{
+	if (i < cert->ndp)
+		return CRLC_REASONS_ALL & ~(unsigned)cert->dp_unnamed[i];
+	i -= cert->ndp;
+	if (i < cert->ndpdir)
+		return CRLC_REASONS_ALL & ~(unsigned)cert->dpdir_unnamed[i];
+	i -= cert->ndpdir;
+	return i < cert->ndprel ? CRLC_REASONS_ALL &
+	    ~(unsigned)cert->dprel_unnamed[i] : 0;
 }

@@ -29,6 +29,7 @@
 #include <crlcache/index.h>
 #include <crlcache/indexwrite.h>
 #include <crlcache/name.h>
+#include <crlcache/reasons.h>
 
 /* The directory of scope files beside the top file (format.h FILE). */
 #define SCOPE_DIR	"scope"
@@ -50,14 +51,22 @@
  */
 #define KEY_WALK_MAX	64
 
-/* Scopes that may cover one certificate: its complete CRL, each DP name. */
-#define COVER_MAX	(1 + 3 * CRLC_TBS_MAX_DP)
+/*
+ * Scopes that may cover one certificate: its complete CRL, each DP name,
+ * each for all reasons or for some (RFC 5280 5.2.5 onlySomeReasons), and
+ * those of the cRLIssuers of its distribution points (indirect CRLs); a
+ * certificate that more would cover is answered unknown.
+ */
+#define COVER_MAX	64
+/* SCOPE records of one name walked (its reason partitions), at most. */
+#define NAME_SCOPES_MAX	255
 
 /* What a lookup needs to know about an issuer before its serial. */
 struct issuer_info {
 	uint32_t	id;		/* 0: not in the index */
 	uint32_t	key_no;		/* format.h KEY; 0: any key */
-	uint32_t	full;		/* complete CRL: SCOPE record + 1, 0 none */
+	uint32_t	full;		/* complete CRL (the first of its reason
+					   partitions): SCOPE record + 1, 0 none */
 };
 
 struct issuer_entry {
@@ -91,6 +100,7 @@ struct crlc_index {
 	const uint8_t	*sdata;		/* SCOPE_DATA */
 	uint64_t	 sdata_len;
 	uint64_t	 revoked;	/* sum of the SCOPE records' entries */
+	int		 some_reasons;	/* a SCOPE record is a reason partition */
 	/* One per SCOPE record: NULL until a lookup maps it. */
 	_Atomic(struct scope_map *) *maps;
 	int		 scopefd;	/* O_PATH of SCOPE_DIR, or -1 */
@@ -486,6 +496,35 @@ scope_uri_len(const uint8_t *rec)
 	return (uint32_t)rec[8] << 8 | rec[9];
 }
 
+/*
+ * The reasons a SCOPE record covers (offset 14, 0: all; format.h
+ * SCOPE_DATA, <crlcache/reasons.h>).
+ */
+static unsigned
+scope_reasons(const uint8_t *rec)
+{
+	unsigned m = (unsigned)rec[14] << 8 | rec[15];
+
+	return m == 0 ? CRLC_REASONS_ALL : m;
+}
+
+/*
+ * The reasons field of record r with scope key part of length u agrees
+ * with the key: 0 without a reasons suffix, else the suffix's mask, some
+ * reasons and no others (<crlcache/reasons.h>).
+ */
+static int
+scope_reasons_ok(const uint8_t *r, uint32_t u)
+{
+	unsigned field = (unsigned)r[14] << 8 | r[15], key;
+	size_t namelen;
+
+	key = crlc_scope_reasons(r + CRLC_SCOPE_REC_HDR_LEN, u, &namelen);
+	if (key == CRLC_REASONS_ALL)
+		return field == 0;
+	return field == key && key != 0 && (key & ~CRLC_REASONS_ALL) == 0;
+}
+
 /* SCOPE record i (checked at open by scopes_ok()). */
 static const uint8_t *
 scope_rec(const struct crlc_index *idx, uint64_t i)
@@ -516,7 +555,8 @@ scopes_ok(struct crlc_index *idx)
 		if (u > CRLC_SCOPE_URI_MAX || r[60] > CRLC_CRLNUM_MAX ||
 		    r[82] > CRLC_CRLNUM_MAX || crlc_get_u32(r) == 0 ||
 		    idx->sdata_len - off - CRLC_SCOPE_REC_HDR_LEN <
-		    (uint64_t)u + crlc_get_u32(r + 120))
+		    (uint64_t)u + crlc_get_u32(r + 120) ||
+		    !scope_reasons_ok(r, u))
 			return 0;
 		if (prev != NULL && crlc_scope_cmp(prev,
 		    prev + CRLC_SCOPE_REC_HDR_LEN, scope_uri_len(prev), r,
@@ -524,6 +564,7 @@ scopes_ok(struct crlc_index *idx)
 			return 0;
 		prev = r;
 		idx->revoked += crlc_get_u32(r + 16);
+		idx->some_reasons |= r[14] != 0 || r[15] != 0;
 	}
 	return 1;
 }
@@ -651,6 +692,32 @@ crlc_serial_key(const uint8_t *serial, size_t len, uint8_t out[CRLC_SERIAL_MAX])
 	out[0] = out[1] = 0;
 	crlc_sha256(serial, len, out + 2);
 	return CRLC_SERIAL_HASHED_LEN;
+}
+
+void
+crlc_foreign_form(const uint8_t canon[CRLC_HASH_LEN], const uint8_t *serial,
+    size_t len, uint8_t out[CRLC_FOREIGN_FORM_LEN])
+{
+	struct iovec iov[2] = { { (void *)canon, CRLC_HASH_LEN },
+	    { (void *)serial, len } };
+
+	out[0] = 0;
+	out[1] = 1;
+	crlc_sha256_iov(iov, 2, out + 2);
+}
+
+int
+crlc_is_foreign_form(const uint8_t *form, size_t len)
+{
+	return len == CRLC_FOREIGN_FORM_LEN && form[0] == 0 && form[1] == 1;
+}
+
+void
+crlc_foreign_slot(const uint8_t form[CRLC_FOREIGN_FORM_LEN],
+    uint8_t slot[CRLC_SLOT_LEN])
+{
+	memcpy(slot, form + 2, CRLC_SLOT_INLINE);
+	slot[CRLC_SLOT_INLINE] = CRLC_SLOT_FOREIGN;
 }
 
 void
@@ -807,7 +874,10 @@ table_find(const struct table *t, size_t rec, const uint8_t *key,
 	return lo < t->n && memcmp(t->p + lo * rec, key, klen) == 0;
 }
 
-/* The SCOPE record of key (prefix, uri[0..ulen)): 1 and *at, or 0. */
+/*
+ * The SCOPE record of key (prefix, uri[0..ulen)): 1 and *at, or 0 and
+ * *at its lower bound.
+ */
 static int
 scope_find(const struct crlc_index *idx, const uint8_t prefix[CRLC_PREFIX_LEN],
     const uint8_t *uri, size_t ulen, uint64_t *at)
@@ -830,6 +900,7 @@ scope_find(const struct crlc_index *idx, const uint8_t prefix[CRLC_PREFIX_LEN],
 		else
 			hi = mid;
 	}
+	*at = lo;
 	return 0;
 }
 
@@ -863,6 +934,30 @@ flags_cover(unsigned flags, const struct crlc_tbs *cert)
 	if ((flags & CRLC_CRL_CA_ONLY) && !cert->is_ca)
 		return 0;
 	return 1;
+}
+
+/*
+ * Is SCOPE record i one of name uri[0..ulen) under prefix: the name
+ * itself, or the name and a reasons suffix (<crlcache/reasons.h>)?
+ */
+static int
+scope_of_name(const struct crlc_index *idx, uint64_t i,
+    const uint8_t prefix[CRLC_PREFIX_LEN], const uint8_t *uri, size_t ulen)
+{
+	const uint8_t *r;
+	uint32_t u;
+
+	if (i >= idx->sidx.n)
+		return 0;
+	r = scope_rec(idx, i);
+	u = scope_uri_len(r);
+	/* the prefix as one u64, as crlc_scope_cmp(): no call */
+	if (crlc_get_u64(r) != crlc_get_u64(prefix))
+		return 0;
+	if (u != ulen && (u != ulen + CRLC_REASONS_SUFFIX_LEN ||
+	    r[CRLC_SCOPE_REC_HDR_LEN + ulen] != 0))
+		return 0;
+	return ulen == 0 || memcmp(r + CRLC_SCOPE_REC_HDR_LEN, uri, ulen) == 0;
 }
 
 static struct issuer_entry *
@@ -1022,7 +1117,8 @@ issuer_lookup(struct crlc_index *idx, const struct crlc_span *name,
 	if (info->id != 0) {
 		info->key_no = key_lookup(idx, info->id, ik);
 		put_prefix(prefix, info->id, info->key_no);
-		if (scope_find(idx, prefix, NULL, 0, &at))
+		if (scope_find(idx, prefix, NULL, 0, &at) ||
+		    scope_of_name(idx, at, prefix, NULL, 0))
 			info->full = (uint32_t)at + 1;
 	}
 	issuer_remember(idx, w, info);
@@ -1040,33 +1136,211 @@ crlc_index_issuer(struct crlc_index *idx, const struct crlc_span *name,
 }
 
 /*
- * The SCOPE records that cover cert (RFC 5280 6.3.3 (b)): the complete
- * CRL of the issuer key, then the partition of each distribution point
- * name, each if its IDP flags admit the certificate, each once.
+ * A scope that covers a certificate, for these reasons (RFC 5280
+ * 6.3.3 (d): interim_reasons_mask), and whether the certificate is looked
+ * up there as another issuer's (format.h INDIRECT CRLS).
  */
-static size_t
-covering(const struct crlc_index *idx, const struct issuer_info *info,
-    const struct crlc_tbs *cert, uint64_t cover[COVER_MAX])
+struct cover {
+	uint64_t	at;		/* SCOPE record */
+	unsigned	reasons;
+	int		foreign;
+};
+
+/*
+ * Add the SCOPE records of name uri[0..ulen) that cover cert for some of
+ * dp_reasons, from record at, the name's lower bound: its record for all
+ * reasons and its reason partitions (the name and a reasons suffix, which
+ * sort right after it); only indirect CRLs (IDP indirectCRL) when
+ * indirect, the certificate looked up there as another issuer's when
+ * foreign.  A record reached again adds its reasons.  0, or -1 when more
+ * records than NAME_SCOPES_MAX or COVER_MAX (unknown).
+ */
+static inline int
+name_cover(const struct crlc_index *idx, uint64_t at,
+    const uint8_t prefix[CRLC_PREFIX_LEN], const uint8_t *uri, size_t ulen,
+    unsigned dp_reasons, const struct crlc_tbs *cert, int indirect,
+    int foreign, struct cover *cover, size_t *n)
 {
-	uint8_t prefix[CRLC_PREFIX_LEN], uri[CRLC_SCOPE_URI_MAX];
-	size_t i, j, n = 0, ulen;
+	const uint8_t *r;
+	unsigned interim;
+	size_t k, j;
+	/* without reason partitions a name has one record at most */
+	uint64_t last = idx->some_reasons ? idx->sidx.n : at + 1;
+
+	for (k = 0; at + k < last &&
+	    scope_of_name(idx, at + k, prefix, uri, ulen); k++) {
+		if (k == NAME_SCOPES_MAX)
+			return -1;
+		r = scope_rec(idx, at + k);
+		if ((interim = scope_reasons(r) & dp_reasons) == 0 ||
+		    !flags_cover(r[10], cert) ||
+		    (indirect && !(r[10] & CRLC_CRL_INDIRECT)))
+			continue;
+		for (j = 0; j < *n && (cover[j].at != at + k ||
+		    cover[j].foreign != foreign); j++)
+			;
+		if (j == COVER_MAX)
+			return -1;
+		if (j == *n)
+			cover[(*n)++] = (struct cover){ at + k, 0, foreign };
+		cover[j].reasons |= interim;
+	}
+	return 0;
+}
+
+/* Does issuer id have more than one KEY record? */
+static int
+keys_several(const struct crlc_index *idx, uint32_t id)
+{
+	uint8_t kk[CRLC_ISSUER_ID_LEN];
 	uint64_t at;
 
-	if (info->full != 0 &&
-	    flags_cover(scope_rec(idx, info->full - 1)[10], cert))
-		cover[n++] = info->full - 1;
-	put_prefix(prefix, info->id, info->key_no);
-	for (i = 0; i < crlc_dp_count(cert) && n < COVER_MAX; i++) {
-		if (crlc_dp_scope(cert, i, uri, sizeof(uri), &ulen) == -1 ||
-		    !scope_find(idx, prefix, uri, ulen, &at) ||
-		    !flags_cover(scope_rec(idx, at)[10], cert))
+	crlc_put_u32(kk, id);
+	return table_find(&idx->key, CRLC_KEY_REC_LEN, kk, CRLC_ISSUER_ID_LEN,
+	    &at) && at + 1 < idx->key.n &&
+	    crlc_get_u32(idx->key.p + (at + 1) * CRLC_KEY_REC_LEN) == id;
+}
+
+/*
+ * The scopes of the distribution points with a cRLIssuer (RFC 5280
+ * 6.3.3 (b)(1)): of the CRL issuer the cRLIssuer names, by its Name
+ * (ALIAS, else CANON) and its only key (or key number 0: a dedicated CRL
+ * signer), its indirect CRLs (IDP indirectCRL) whose IDP names the
+ * distribution point's name, or has none (6.3.3 (b)(2)(i)), for the
+ * reasons of the distribution point (name_cover).  A CRL issuer with
+ * several keys is not used: nothing says which of them signs the CRLs
+ * that cover this certificate (*ambiguous).  The certificate is another
+ * issuer's there unless the cRLIssuer is its own issuer, own_id (which
+ * RFC 5280 4.2.1.13 tells CAs not to write): the CRL then lists it as
+ * its own, without certificateIssuer.  0, or -1 as name_cover.
+ */
+static int
+covering_indirect(struct crlc_index *idx, const struct crlc_tbs *cert,
+    uint32_t own_id, struct cover cover[COVER_MAX], size_t *n, int *ambiguous)
+{
+	uint8_t prefix[CRLC_PREFIX_LEN], uri[CRLC_SCOPE_URI_MAX];
+	const struct crlc_tbs_idp *d;
+	struct issuer_info x;
+	unsigned reasons;
+	uint64_t at;
+	size_t i, ulen;
+
+	for (i = 0; i < cert->nind; i++) {
+		d = &cert->ind[i];
+		issuer_lookup(idx, &d->crl_issuer, NULL, &x);
+		if (x.id == 0)
 			continue;
-		for (j = 0; j < n && cover[j] != at; j++)
-			;
-		if (j == n)
-			cover[n++] = at;
+		if (keys_several(idx, x.id)) {
+			*ambiguous = 1;
+			continue;
+		}
+		reasons = CRLC_REASONS_ALL & ~(unsigned)d->unnamed;
+		put_prefix(prefix, x.id, x.key_no);
+		if (x.full != 0 && name_cover(idx, x.full - 1, prefix, NULL, 0,
+		    reasons, cert, 1, x.id != own_id, cover, n) == -1)
+			return -1;
+		if (crlc_ind_scope(d, uri, sizeof(uri), &ulen) == -1 ||
+		    ulen == 0)
+			continue;
+		if (!scope_find(idx, prefix, uri, ulen, &at) &&
+		    !idx->some_reasons)
+			continue;
+		if (name_cover(idx, at, prefix, uri, ulen, reasons, cert, 1,
+		    x.id != own_id, cover, n) == -1)
+			return -1;
 	}
-	return n;
+	return 0;
+}
+
+/*
+ * The SCOPE records that cover cert (RFC 5280 6.3.3 (b)): the complete
+ * CRLs of the issuer key, unless every distribution point of the
+ * certificate names a cRLIssuer; then the partitions of each
+ * distribution point name, each if its IDP flags admit the certificate
+ * and its reasons meet the distribution point's (6.3.3 (d)), each once;
+ * then the indirect CRLs of the cRLIssuers (covering_indirect).  0, or
+ * -1 when too many.
+ */
+static int
+covering(struct crlc_index *idx, const struct issuer_info *info,
+    const struct crlc_tbs *cert, struct cover cover[COVER_MAX], size_t *n,
+    int *ambiguous)
+{
+	uint8_t prefix[CRLC_PREFIX_LEN], uri[CRLC_SCOPE_URI_MAX];
+	size_t i, ulen;
+	uint64_t at;
+
+	*n = 0;
+	put_prefix(prefix, info->id, info->key_no);
+	if (info->full != 0 && !cert->dp_indirect_only &&
+	    name_cover(idx, info->full - 1, prefix, NULL, 0, CRLC_REASONS_ALL,
+	    cert, 0, 0, cover, n) == -1)
+		return -1;
+	for (i = 0; info->id != 0 && i < crlc_dp_count(cert); i++) {
+		if (crlc_dp_scope(cert, i, uri, sizeof(uri), &ulen) == -1)
+			continue;
+		if (!scope_find(idx, prefix, uri, ulen, &at) &&
+		    !idx->some_reasons)
+			continue;
+		if (name_cover(idx, at, prefix, uri, ulen,
+		    crlc_dp_reasons(cert, i), cert, 0, 0, cover, n) == -1)
+			return -1;
+	}
+	if (cert->nind > 0)
+		return covering_indirect(idx, cert, info->id, cover, n,
+		    ambiguous);
+	return 0;
+}
+
+/*
+ * The CRL times a verdict reports: of the first scope that covers all
+ * reasons alone (the complete CRL when it covers); else, the reasons
+ * assembled from several partitions, of the one whose nextUpdate comes
+ * first (each must be current, RFC 5280 6.3.3 (a)).
+ */
+static inline void
+cover_times(const struct crlc_index *idx, const struct cover *cover,
+    size_t n, struct crlc_verdict *out)
+{
+	const uint8_t *r, *pick = NULL;
+	int64_t next;
+	size_t i;
+
+	for (i = 0; i < n && pick == NULL; i++)
+		if (cover[i].reasons == CRLC_REASONS_ALL)
+			pick = scope_rec(idx, cover[i].at);
+	for (i = 0; i < n && pick == NULL; i++) {
+		r = scope_rec(idx, cover[i].at);
+		next = crlc_get_i64(r + 28);
+		if (next != 0 && (out->next_update == 0 ||
+		    next < out->next_update)) {
+			out->this_update = crlc_get_i64(r + 20);
+			out->next_update = next;
+		}
+	}
+	if (pick != NULL) {
+		out->this_update = crlc_get_i64(pick + 20);
+		out->next_update = crlc_get_i64(pick + 28);
+	} else if (out->next_update == 0)
+		out->this_update = crlc_get_i64(scope_rec(idx,
+		    cover[0].at) + 20);
+}
+
+/*
+ * The slot cert has among another issuer's entries of an indirect CRL
+ * (format.h INDIRECT CRLS); -1 when its issuer Name has no canonical
+ * form.
+ */
+static int
+foreign_slot(const struct crlc_tbs *cert, uint8_t slot[CRLC_SLOT_LEN])
+{
+	uint8_t canon[CRLC_HASH_LEN], form[CRLC_FOREIGN_FORM_LEN];
+
+	if (crlc_name_canon_hash(cert->issuer.p, cert->issuer.len, canon) == -1)
+		return -1;
+	crlc_foreign_form(canon, cert->serial.p, cert->serial.len, form);
+	crlc_foreign_slot(form, slot);
+	return 0;
 }
 
 int
@@ -1074,38 +1348,44 @@ crlc_index_lookup(struct crlc_index *idx, const struct crlc_tbs *cert,
     const struct crlc_issuer_key *ik, int64_t now, int64_t grace,
     struct crlc_verdict *out)
 {
-	uint8_t slot[CRLC_SLOT_LEN];
-	uint64_t cover[COVER_MAX];
+	uint8_t slot[CRLC_SLOT_LEN], fslot[CRLC_SLOT_LEN];
+	struct cover cover[COVER_MAX];
 	const struct scope_map *m;
-	const uint8_t *e, *r;
+	const uint8_t *e;
 	struct issuer_info info;
+	unsigned reasons = 0;
 	size_t i, n;
-	int failed = 0;
+	int failed = 0, have_fslot = -1;
 
 	memset(out, 0, sizeof(*out));
 	out->state = CRLC_UNKNOWN;
 	out->reason = -1;
 	issuer_lookup(idx, &cert->issuer, ik, &info);
-	if (info.id == 0)
+	if (info.id == 0 && cert->nind == 0)
 		return 0;	/* issuer not in the index: unknown */
-	if ((n = covering(idx, &info, cert, cover)) == 0) {
-		out->issuer_held = 1;
+	if (covering(idx, &info, cert, cover, &n,
+	    &out->crl_issuer_ambiguous) == -1 || n == 0) {
+		out->issuer_held = info.id != 0 || n > 0;
 		return 0;
 	}
-	/* Freshness: of the complete CRL when it covers, as before. */
-	r = scope_rec(idx, cover[0]);
-	out->this_update = crlc_get_i64(r + 20);
-	out->next_update = crlc_get_i64(r + 28);
 	if (cert->serial.len > 0) {
 		crlc_scope_slot(cert->serial.p, cert->serial.len, slot);
 		for (i = 0; i < n; i++) {
-			/* A scope file that cannot be read is an error, never
-			   "not revoked"; a revocation elsewhere still counts. */
-			if ((m = scope_get(idx, cover[i])) == NULL) {
+			if (cover[i].foreign && have_fslot == -1)
+				have_fslot = foreign_slot(cert, fslot) == 0;
+			if (cover[i].foreign && !have_fslot) {
 				failed = 1;
 				continue;
 			}
-			if ((e = entry_find(m, slot)) != NULL) {
+			/* A scope file that cannot be read is an error, never
+			   "not revoked"; a revocation elsewhere still counts. */
+			if ((m = scope_get(idx, cover[i].at)) == NULL) {
+				failed = 1;
+				continue;
+			}
+			if ((e = entry_find(m, cover[i].foreign ? fslot :
+			    slot)) != NULL) {
+				cover_times(idx, cover, n, out);
 				out->state = CRLC_REVOKED;
 				out->revoked_at = crlc_get_i64(e + 24);
 				out->reason = e[32] == CRLC_REASON_NONE ? -1 :
@@ -1116,6 +1396,15 @@ crlc_index_lookup(struct crlc_index *idx, const struct crlc_tbs *cert,
 		if (failed)
 			return -1;
 	}
+	/* RFC 5280 6.3.3 (j)-(k): good only once every reason is covered */
+	for (i = 0; i < n; i++)
+		reasons |= cover[i].reasons;
+	if (reasons != CRLC_REASONS_ALL) {
+		out->issuer_held = 1;
+		out->reasons = reasons;
+		return 0;
+	}
+	cover_times(idx, cover, n, out);
 	out->state = out->next_update != 0 && now > out->next_update + grace ?
 	    CRLC_STALE : CRLC_GOOD;
 	return 0;
@@ -1186,6 +1475,9 @@ scope_decode(const uint8_t *r, struct crlc_crl_info *ci)
 	ci->number = (struct crlc_span){ r + 61, r[60] };
 	ci->base = (struct crlc_span){ r + 83, r[82] };
 	ci->scope = (struct crlc_span){ r + CRLC_SCOPE_REC_HDR_LEN, u };
+	ci->reasons = scope_reasons(r);
+	ci->name = (struct crlc_span){ ci->scope.p, u -
+	    (ci->reasons == CRLC_REASONS_ALL ? 0 : CRLC_REASONS_SUFFIX_LEN) };
 	ci->source = (struct crlc_span){ r + CRLC_SCOPE_REC_HDR_LEN + u,
 	    crlc_get_u32(r + 120) };
 }
@@ -1257,6 +1549,9 @@ crlc_crl_decode(const void *key, size_t keylen, const void *val, size_t vallen,
 	}
 	ci->scope.p = (const uint8_t *)key + plen;
 	ci->scope.len = keylen - plen;
+	ci->reasons = crlc_scope_reasons(ci->scope.p, ci->scope.len,
+	    &ci->name.len);
+	ci->name.p = ci->scope.p;
 	ci->flags = h[1];
 	ci->entries = crlc_get_u32(h + 4);
 	ci->this_update = crlc_get_i64(h + 8);

@@ -13,6 +13,7 @@
 #include <crlcache/format.h>
 #include <crlcache/hash.h>
 #include <crlcache/indexwrite.h>
+#include <crlcache/reasons.h>
 
 /* Every byte of p[0..n) to fd, through short writes and signals. */
 static int
@@ -228,6 +229,22 @@ keys_ok(const struct crlc_top_key *v, size_t n)
 	return 1;
 }
 
+/*
+ * The reasons field of a SCOPE record (format.h offset 14): the mask of
+ * the key's reasons suffix, 0 for all reasons; -1 for a suffix readers
+ * refuse (no reason, or unknown bits: <crlcache/reasons.h>).
+ */
+static int
+scope_reasons_field(const struct crlc_top_scope *s)
+{
+	size_t namelen;
+	unsigned m = crlc_scope_reasons(s->uri.p, s->uri.len, &namelen);
+
+	if (m == CRLC_REASONS_ALL)
+		return 0;
+	return m == 0 || (m & ~CRLC_REASONS_ALL) != 0 ? -1 : (int)m;
+}
+
 /* Bytes of a SCOPE record, or 0 when one of its fields does not fit. */
 static uint64_t
 scope_rec_len(const struct crlc_top_scope *s)
@@ -237,7 +254,7 @@ scope_rec_len(const struct crlc_top_scope *s)
 	    s->scope_no > CRLC_SCOPE_NO_MAX ||
 	    s->number.len > CRLC_CRLNUM_MAX || s->base.len > CRLC_CRLNUM_MAX ||
 	    s->source.len > CRLC_TOP_MAX || (s->source.len > 0 &&
-	    s->source.p == NULL))
+	    s->source.p == NULL) || scope_reasons_field(s) == -1)
 		return 0;
 	return CRLC_SCOPE_REC_HDR_LEN + (uint64_t)s->uri.len + s->source.len;
 }
@@ -253,6 +270,8 @@ scope_encode(uint8_t *p, const struct crlc_top_scope *s)
 	p[10] = (uint8_t)s->flags;
 	p[12] = (uint8_t)(s->scope_no >> 8);
 	p[13] = (uint8_t)s->scope_no;
+	p[14] = (uint8_t)(scope_reasons_field(s) >> 8);
+	p[15] = (uint8_t)scope_reasons_field(s);
 	crlc_put_u32(p + 16, s->entries);
 	crlc_put_i64(p + 20, s->this_update);
 	crlc_put_i64(p + 28, s->next_update);

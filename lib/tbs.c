@@ -9,9 +9,11 @@
  * lengths are checked against the enclosing element before use, only the
  * DER definite forms are accepted, and nothing is allocated.
  */
+#include <stddef.h>
 #include <string.h>
 
 #include <crlcache/civil.h>
+#include <crlcache/reasons.h>
 #include <crlcache/tbs.h>
 
 #include "der.h"
@@ -113,66 +115,161 @@ ext_basic_constraints(struct der v, struct crlc_tbs *out)
 }
 
 static void
-span_add(struct crlc_span *v, size_t *n, const struct der *d)
+span_add(struct crlc_span *v, uint16_t *unnamed, size_t *n,
+    const struct der *d, unsigned mask)
 {
 	if (*n == CRLC_TBS_MAX_DP)
 		return;
 	v[*n].p = d->p;
 	v[*n].len = (size_t)(d->end - d->p);
+	unnamed[*n] = (uint16_t)(CRLC_REASONS_ALL & ~mask);
 	(*n)++;
+}
+
+/* A directoryName GeneralName ([4] EXPLICIT Name): exactly one SEQUENCE. */
+static int
+is_dirname(unsigned tag, const struct der *name)
+{
+	struct der rest = *name, seq;
+
+	return tag == TAG_CTX_CONS(4) &&
+	    der_expect(&rest, TAG_SEQUENCE, &seq) == 0 && rest.p == rest.end;
+}
+
+static void
+ind_add(struct crlc_tbs *out, const struct crlc_span *crl_issuer,
+    enum crlc_dpn_kind kind, const struct der *name, unsigned mask)
+{
+	struct crlc_tbs_idp *d;
+
+	if (out->nind == CRLC_TBS_MAX_DP)
+		return;
+	d = &out->ind[out->nind++];
+	d->crl_issuer = *crl_issuer;
+	d->kind = kind;
+	d->name.p = name != NULL ? name->p : NULL;
+	d->name.len = name != NULL ? (size_t)(name->end - name->p) : 0;
+	d->unnamed = (uint16_t)(CRLC_REASONS_ALL & ~mask);
+}
+
+/*
+ * The names of one DistributionPointName ::= CHOICE { [0] fullName
+ * GeneralNames, [1] nameRelativeToCRLIssuer RDN }: URIs ([6]) and
+ * directoryNames ([4]) of fullName, or the RDN, with the reasons mask of
+ * their DistributionPoint.  crl_issuer NULL: the distribution point has
+ * no cRLIssuer, its names go to dp, dpdir and dprel; else to ind.  -1
+ * when malformed.
+ */
+static int
+dpn_names(struct der dpn, const struct crlc_span *crl_issuer, unsigned mask,
+    struct crlc_tbs *out)
+{
+	struct der full, name;
+	unsigned tag;
+
+	if (der_peek(&dpn, TAG_CTX_CONS(1))) {
+		if (der_expect(&dpn, TAG_CTX_CONS(1), &name) == -1)
+			return -1;
+		if (crl_issuer != NULL)
+			ind_add(out, crl_issuer, CRLC_DPN_REL, &name, mask);
+		else
+			span_add(out->dprel, out->dprel_unnamed, &out->ndprel,
+			    &name, mask);
+		return 0;
+	}
+	if (der_expect(&dpn, TAG_CTX_CONS(0), &full) == -1)
+		return -1;
+	while (full.p < full.end) {
+		if (der_read(&full, &tag, &name) == -1)
+			return -1;
+		if (tag == TAG_CTX_PRIM(6)) {
+			if (crl_issuer != NULL)
+				ind_add(out, crl_issuer, CRLC_DPN_URI, &name,
+				    mask);
+			else
+				span_add(out->dp, out->dp_unnamed, &out->ndp,
+				    &name, mask);
+		} else if (is_dirname(tag, &name)) {
+			if (crl_issuer != NULL)
+				ind_add(out, crl_issuer, CRLC_DPN_DIR, &name,
+				    mask);
+			else
+				span_add(out->dpdir, out->dpdir_unnamed,
+				    &out->ndpdir, &name, mask);
+		}
+	}
+	return 0;
 }
 
 /*
  * RFC 5280 4.2.1.13: CRLDistributionPoints ::= SEQUENCE OF
  * DistributionPoint { [0] distributionPoint DistributionPointName,
- * [1] reasons, [2] cRLIssuer }, DistributionPointName ::= CHOICE {
- * [0] fullName GeneralNames, [1] nameRelativeToCRLIssuer RDN }.  Collect
- * the uniformResourceIdentifier ([6]) and directoryName ([4], EXPLICIT
- * Name) names of fullName, and nameRelativeToCRLIssuer when no cRLIssuer
- * makes it relative to another issuer (indirect CRLs are not indexed);
- * anything malformed stops collection.
+ * [1] reasons ReasonFlags (absent: all reasons), [2] cRLIssuer
+ * GeneralNames }.  A distribution point without cRLIssuer is served by
+ * the certificate issuer: its names go to dp, dpdir and dprel.  One with
+ * a cRLIssuer is served by the indirect CRLs of that issuer (5.2.5,
+ * 6.3.3 (b)(1)): its names, and the cRLIssuer's first directoryName, go
+ * to ind -- a fullName there must never match the certificate issuer's
+ * own partitions.  Anything malformed stops collection.
  */
 static void
 ext_crl_dp(struct der v, struct crlc_tbs *out)
 {
-	struct der seq, dp, dpn, full, name, rest;
-	unsigned tag;
+	struct der seq, dp, dpn = { NULL, NULL }, iss = { NULL, NULL }, c;
+	struct crlc_span crl_issuer;
+	unsigned tag, mask;
+	int has_dpn, has_iss, direct = 0;
 
 	if (der_expect(&v, TAG_SEQUENCE, &seq) == -1)
 		return;
 	while (seq.p < seq.end) {
 		if (der_expect(&seq, TAG_SEQUENCE, &dp) == -1)
 			return;
-		if (!der_peek(&dp, TAG_CTX_CONS(0)))
-			continue;
-		if (der_expect(&dp, TAG_CTX_CONS(0), &dpn) == -1)
-			return;
-		if (der_peek(&dpn, TAG_CTX_CONS(1))) {
-			if (der_expect(&dpn, TAG_CTX_CONS(1), &name) == -1)
+		has_dpn = has_iss = 0;
+		mask = CRLC_REASONS_ALL;
+		while (dp.p < dp.end) {
+			if (der_read(&dp, &tag, &c) == -1)
 				return;
-			/* [1] reasons, [2] cRLIssuer may follow */
-			for (rest = dp, tag = 0; rest.p < rest.end &&
-			    tag != TAG_CTX_CONS(2); )
-				if (der_read(&rest, &tag, &full) == -1)
+			if (tag == TAG_CTX_CONS(0)) {
+				dpn = c;
+				has_dpn = 1;
+			} else if (tag == TAG_CTX_PRIM(1)) {
+				if (crlc_reasons_parse(c.p, (size_t)(c.end - c.p),
+				    &mask) == -1)
 					return;
-			if (tag != TAG_CTX_CONS(2))
-				span_add(out->dprel, &out->ndprel, &name);
+			} else if (tag == TAG_CTX_CONS(1)) {
+				/* [1] IMPLICIT BIT STRING: primitive (X.690
+				   8.6.3, DER) */
+				return;
+			} else if (tag == TAG_CTX_CONS(2)) {
+				iss = c;
+				has_iss = 1;
+			}
+		}
+		if (!has_iss) {
+			out->dp_indirect_only = 0;
+			direct = 1;
+			if (has_dpn && dpn_names(dpn, NULL, mask, out) == -1)
+				return;
 			continue;
 		}
-		if (der_expect(&dpn, TAG_CTX_CONS(0), &full) == -1)
-			return;
-		while (full.p < full.end) {
-			if (der_read(&full, &tag, &name) == -1)
+		out->dp_indirect_only = !direct;
+		/* The cRLIssuer's first directoryName names the CRL issuer. */
+		crl_issuer.len = 0;
+		while (iss.p < iss.end && crl_issuer.len == 0) {
+			if (der_read(&iss, &tag, &c) == -1)
 				return;
-			if (tag == TAG_CTX_PRIM(6))
-				span_add(out->dp, &out->ndp, &name);
-			/* [4] EXPLICIT Name: exactly one SEQUENCE */
-			rest = name;
-			if (tag == TAG_CTX_CONS(4) &&
-			    der_expect(&rest, TAG_SEQUENCE, &dpn) == 0 &&
-			    rest.p == rest.end)
-				span_add(out->dpdir, &out->ndpdir, &name);
+			if (is_dirname(tag, &c)) {
+				crl_issuer.p = c.p;
+				crl_issuer.len = (size_t)(c.end - c.p);
+			}
 		}
+		if (crl_issuer.len == 0)
+			continue;
+		if (!has_dpn)
+			ind_add(out, &crl_issuer, CRLC_DPN_NONE, NULL, mask);
+		else if (dpn_names(dpn, &crl_issuer, mask, out) == -1)
+			return;
 	}
 }
 
@@ -285,7 +382,8 @@ crlc_tbs_parse(const uint8_t *der, size_t len, struct crlc_tbs *out)
 	long version = 0;
 	int bad_time = 0;
 
-	memset(out, 0, sizeof(*out));
+	/* all but ind[], read only below nind (<crlcache/tbs.h>) */
+	memset(out, 0, offsetof(struct crlc_tbs, ind));
 	if (der == NULL)
 		return -1;
 	top.p = der;
@@ -408,10 +506,56 @@ tlv_span(struct der *d, unsigned tag, struct crlc_span *out)
 	return 0;
 }
 
+/*
+ * RFC 5280 5.3.3 certificateIssuer ::= GeneralNames, SEQUENCE SIZE
+ * (1..MAX) OF GeneralName, critical: every GeneralName a well-formed
+ * context-tagged element ([0]..[8]), exactly one of them a directoryName
+ * -- the certificate issuer's DN, which 5.3.3 requires (an entry is
+ * matched by that name; a second DN would make one entry stand for two
+ * issuers, not supported).  seq: the value's element.
+ */
+static int
+cert_issuer(unsigned tag, struct der seq, int crit, struct crlc_crl_entry *e,
+    const char **why)
+{
+	struct der name;
+	unsigned t;
+	int ndir = 0;
+
+	if (!crit)
+		return fail(why, "malformed CRL: certificateIssuer not marked "
+		    "critical (RFC 5280 5.3.3: MUST be critical)");
+	if (tag != TAG_SEQUENCE || seq.p == seq.end)
+		return fail(why, "malformed CRL: certificateIssuer is not "
+		    "GeneralNames (RFC 5280 5.3.3)");
+	while (seq.p < seq.end) {
+		if (der_read(&seq, &t, &name) == -1 ||
+		    (t & 0xc0) != 0x80 || (t & 0x1f) > 8)
+			return fail(why, "malformed CRL: bad GeneralName in "
+			    "certificateIssuer (RFC 5280 4.2.1.6, 5.3.3)");
+		if (t == TAG_CTX_CONS(4)) {
+			if (!is_dirname(t, &name))
+				return fail(why, "malformed CRL: bad directoryName "
+				    "in certificateIssuer (RFC 5280 5.3.3)");
+			e->cert_issuer.p = name.p;
+			e->cert_issuer.len = (size_t)(name.end - name.p);
+			ndir++;
+		}
+	}
+	if (ndir == 0)
+		return fail(why, "certificateIssuer without a directoryName "
+		    "(RFC 5280 5.3.3: MUST include the certificate issuer's "
+		    "distinguished name)");
+	if (ndir > 1)
+		return fail(why, "certificateIssuer with several directoryNames "
+		    "(RFC 5280 5.3.3) not supported");
+	return 0;
+}
+
 /* The value of one crlEntryExtension we understand; -1 when malformed. */
 static int
-entry_ext(const struct der *oid, struct der val, struct crlc_crl_entry *e,
-    unsigned *seen, const char **why)
+entry_ext(const struct der *oid, struct der val, int crit,
+    struct crlc_crl_entry *e, unsigned *seen, const char **why)
 {
 	static const struct {
 		const uint8_t	*oid;
@@ -446,7 +590,7 @@ entry_ext(const struct der *oid, struct der val, struct crlc_crl_entry *e,
 			    "revoked entry (RFC 5280 5.3.1)");
 		e->reason = c.p[0];
 	} else if (known[k].oid == oid_cert_issuer)
-		e->cert_issuer = 1;
+		return cert_issuer(tag, c, crit, e, why);
 	return 0;
 }
 
@@ -486,7 +630,7 @@ crlc_crl_entry_next(struct crlc_span *rest, struct crlc_crl_entry *e,
 			if (ext_read(&exts, &oid, &oid_tlv, &crit, &val) == -1)
 				return fail(why, "malformed CRL: bad CRL entry "
 				    "extension");
-			if ((r = entry_ext(&oid, val, e, &seen, why)) == -1)
+			if ((r = entry_ext(&oid, val, crit, e, &seen, why)) == -1)
 				return -1;
 			if (r == 1 && crit && e->unknown_critical.len == 0) {
 				e->unknown_critical.p = oid_tlv;
@@ -569,7 +713,7 @@ crl_parse(const uint8_t *der, size_t len, struct crlc_crl *out, int walk,
 		rest = out->revoked;
 		while (walk && (r = crlc_crl_entry_next(&rest, &e, why)) == 1) {
 			out->nrevoked++;
-			out->entry_cert_issuer |= e.cert_issuer;
+			out->entry_cert_issuer |= e.cert_issuer.len > 0;
 			if (out->entry_unknown_critical.len == 0)
 				out->entry_unknown_critical = e.unknown_critical;
 		}

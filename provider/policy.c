@@ -15,6 +15,7 @@
 
 #include <crlcache/format.h>
 #include <crlcache/index.h>
+#include <crlcache/reasons.h>
 #include <crlcache/tbs.h>
 #include <crlcache/validity.h>
 
@@ -89,9 +90,10 @@ time_text(int64_t t, char *buf, size_t size)
 }
 
 /*
- * Why no CRL covers cert: none of its issuer is held, or none for its
- * distribution point (the first one named: a URI, a directoryName, or
- * a name relative to the issuer).
+ * Why no CRL covers cert: none of its issuer is held, those held cover
+ * it for some reasons only (RFC 5280 5.2.5 onlySomeReasons), or none is
+ * for its distribution point (the first one named: a URI, a
+ * directoryName, or a name relative to the issuer).
  */
 static void
 why_unknown(const struct crlc_tbs *cert, const struct crlc_verdict *v,
@@ -100,7 +102,19 @@ why_unknown(const struct crlc_tbs *cert, const struct crlc_verdict *v,
 	char name[NAME_TEXT_MAX];
 	size_t i;
 
-	if (!v->issuer_held)
+	if (v->crl_issuer_ambiguous)
+		snprintf(buf, size, "a cRLIssuer of its distribution points has "
+		    "several keys in the index");
+	else if (v->reasons != 0) {
+		crlc_reasons_format(v->reasons, name, sizeof(name));
+		snprintf(buf, size, "the %s in the index cover this "
+		    "certificate for only some reasons: %s",
+		    cert->dp_indirect_only ? "indirect CRLs of its cRLIssuer" :
+		    "CRLs of this issuer", name);
+	} else if (cert->dp_indirect_only)
+		snprintf(buf, size, "no indirect CRL of the cRLIssuer of its "
+		    "distribution points in the index (RFC 5280 6.3.3 (b)(1))");
+	else if (!v->issuer_held)
 		snprintf(buf, size, "no CRL of this issuer in the index");
 	else if (cert->ndp > 0) {
 		/* the certificate's bytes: printable ASCII only in a log line */

@@ -8,6 +8,11 @@ with the issuer's key by the openssl CLI (tests only).
   der_edit.py add-serial CRL.der CAKEY.pem OUT.der HEX
       one more revokedCertificates entry (serial content octets HEX,
       revocationDate = thisUpdate) appended to the CRL
+  der_edit.py add-foreign CRL.der CAKEY.pem OUT.der HEX CERT.pem [FLAW]
+      one more entry like add-serial, with a certificateIssuer (RFC 5280
+      5.3.3) naming CERT.pem's subject: the entry is about a certificate
+      of that issuer.  FLAW: noncritical (the extension not critical),
+      nodirname (a URI instead of the directoryName)
   der_edit.py crl-time CRL.der CAKEY.pem OUT.der thisUpdate|nextUpdate TIME
   der_edit.py cert-time CERT.pem CAKEY.pem OUT.pem notBefore|notAfter TIME
       that time replaced by TIME, taken as it is: 13 characters are a
@@ -92,12 +97,14 @@ def swap_issuer_rdn(fields):
     fields[i] = enc(0x30, b"".join(rdns))
 
 
-def add_serial(hexserial):
+def add_entry(hexserial, exts=b""):
+    """One more revoked entry, revocationDate = thisUpdate, then exts (the
+    crlEntryExtensions element, if any)."""
     def edit(fields):
         # [version], signature, issuer, thisUpdate, [nextUpdate], [revoked], [0] ext
         i = 1 if fields[0][0] == 0x02 else 0
-        this_update = fields[i + 2]
-        entry = enc(0x30, enc(0x02, bytes.fromhex(hexserial)) + this_update)
+        entry = enc(0x30, enc(0x02, bytes.fromhex(hexserial)) +
+                    fields[i + 2] + exts)
         j = i + 3
         if j < len(fields) and fields[j][0] in (0x17, 0x18):
             j += 1
@@ -106,6 +113,24 @@ def add_serial(hexserial):
         else:
             fields.insert(j, enc(0x30, entry))
     return edit
+
+
+def subject_of(cert):
+    # [0] version, serial, signature, issuer, validity, subject
+    fields = children(content(children(content(cert))[0]))
+    return fields[5 if fields[0][0] == 0xA0 else 4]
+
+
+def cert_issuer_ext(name, flaw):
+    """crlEntryExtensions with one certificateIssuer (id-ce 29) naming the
+    DER Name name, broken as flaw says."""
+    gn = enc(0x86, b"http://x.test/") if flaw == "nodirname" \
+        else enc(0xA4, name)
+    ext = enc(0x06, bytes([0x55, 0x1D, 0x1D]))
+    if flaw != "noncritical":
+        ext += enc(0x01, b"\xff")
+    ext += enc(0x04, enc(0x30, gn))
+    return enc(0x30, enc(0x30, ext))
 
 
 def time_tlv(text):
@@ -141,7 +166,14 @@ def main(argv):
         with open(argv[2], "rb") as f:
             der = f.read()
         with open(argv[4], "wb") as f:
-            f.write(resign(der, argv[3], add_serial(argv[5])))
+            f.write(resign(der, argv[3], add_entry(argv[5])))
+    elif len(argv) in (7, 8) and argv[1] == "add-foreign":
+        with open(argv[2], "rb") as f:
+            der = f.read()
+        name = subject_of(pem_read(argv[6]))
+        with open(argv[4], "wb") as f:
+            f.write(resign(der, argv[3], add_entry(argv[5], cert_issuer_ext(
+                name, argv[7] if len(argv) == 8 else ""))))
     elif len(argv) == 7 and argv[1] == "crl-time" and \
             argv[5] in ("thisUpdate", "nextUpdate"):
         with open(argv[2], "rb") as f:

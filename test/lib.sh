@@ -402,13 +402,15 @@ pki_bulk_revoked() {
 #   last=GT next=GT lastUpdate / nextUpdate (YYYYMMDDHHMMSSZ; see gt)
 #   number=HEX      CRL number to use (default: CA's counter, incremented)
 #   idp=URL         issuingDistributionPoint fullName URI (partitioned CRL)
+#   indirect=1      issuingDistributionPoint indirectCRL TRUE (RFC 5280 5.2.5),
+#                   with idp='s fullName if given
 #   delta=N         deltaCRLIndicator (critical) naming base CRL number N (decimal)
 #   ext=LINE        extra raw line for the CRL extension section (repeatable),
 #                   e.g. ext='1.2.3.4.5 = critical,ASN1:UTF8String:x'
 #   noakid=1        omit authorityKeyIdentifier
 #   form=der|pem    output format (default der)
 pki_gencrl() {
-    local ca=$1 out=$2 a conf last="" next="" number="" idp="" delta="" form=der akid=1
+    local ca=$1 out=$2 a conf last="" next="" number="" idp="" delta="" form=der akid=1 ind=0
     shift 2
     local pass=() exts=()
     for a in "$@"; do
@@ -417,7 +419,7 @@ pki_gencrl() {
             last=*) last=${a#last=} ;; next=*) next=${a#next=} ;;
             number=*) number=${a#number=} ;; idp=*) idp=${a#idp=} ;;
             delta=*) delta=${a#delta=} ;; ext=*) exts+=("${a#ext=}") ;;
-            form=*) form=${a#form=} ;; noakid=1) akid=0 ;;
+            form=*) form=${a#form=} ;; noakid=1) akid=0 ;; indirect=1) ind=1 ;;
             *) fail "pki_gencrl: unknown option $a" ;;
         esac
     done
@@ -425,10 +427,14 @@ pki_gencrl() {
     {
         echo "[ crlext ]"
         [ "$akid" = 1 ] && echo "authorityKeyIdentifier = keyid:always"
-        [ -n "$idp" ] && echo "issuingDistributionPoint = critical,@idp_sect"
+        [ -n "$idp$ind" ] && [ "$idp$ind" != 0 ] && echo "issuingDistributionPoint = critical,@idp_sect"
         [ -n "$delta" ] && echo "deltaCRL = critical,ASN1:INTEGER:$delta"
         for a in ${exts[@]+"${exts[@]}"}; do echo "$a"; done
-        if [ -n "$idp" ]; then echo "[ idp_sect ]"; echo "fullname = URI:$idp"; fi
+        if [ -n "$idp$ind" ] && [ "$idp$ind" != 0 ]; then
+            echo "[ idp_sect ]"
+            [ -z "$idp" ] || echo "fullname = URI:$idp"
+            [ "$ind" = 0 ] || echo "indirectCRL = TRUE"
+        fi
     } >>"$conf"
     [ -n "$number" ] && echo "$number" >"$PKI/$ca/crlnumber"
     local certopt=() keyopt=()

@@ -42,7 +42,7 @@ run() {     # run NAME CORPUS [MAX_LEN]
     note "$1: $runs runs clean"
 }
 LIB=("$src/lib/tbs.c" "$src/lib/name.c" "$src/lib/validity.c" "$src/lib/hash.c" "$src/lib/index.c"
-    "$src/lib/dpname.c" "$src/lib/point.c" "$src/lib/civil.c")
+    "$src/lib/dpname.c" "$src/lib/point.c" "$src/lib/civil.c" "$src/lib/reasons.c")
 build fuzz_tbs "$src/test/fuzz/fuzz_tbs.c" "${LIB[@]}"
 CSV=("$src/fetcher/ccadb.c" "$src/fetcher/csv.c" "$src/fetcher/util.c")
 build fuzz_ccadb "$src/test/fuzz/fuzz_ccadb.c" "${CSV[@]}" "${LIB[@]}"
@@ -58,6 +58,7 @@ mkdir -p "$W/certs" "$W/csv" "$W/crls"
 BASE_URL=http://127.0.0.1:9
 std_pki
 # CRL seeds: entries with reasons, PEM and DER, a partition (IDP), a delta,
+# a CRL for some reasons (IDP onlySomeReasons),
 # an empty one; the real CRLs of public CAs (at most 4 KiB each) when the
 # shared test data is beside the clone.
 pki_revoke int "$PKI/rev1.pem" reason=keyCompromise
@@ -66,6 +67,7 @@ pki_gencrl int "$W/crls/int.der"
 pki_gencrl int "$W/crls/int.pem" form=pem
 pki_gencrl int "$W/crls/int-idp.der" idp="$BASE_URL/int.crl"
 pki_gencrl int "$W/crls/int-delta.der" delta=1
+pki_gencrl int "$W/crls/int-reasons.der" ext="$(printf 'issuingDistributionPoint = critical,@idp_r\n[ idp_r ]\nonlysomereasons = keyCompromise, CACompromise')"
 pki_gencrl root "$W/crls/root.der"
 REAL=$src/../shared/testdata/realcrl/crl
 [ -d "$REAL" ] && find "$REAL" -type f -size -4k -exec cp {} "$W/crls/" \;

@@ -54,5 +54,20 @@ size_t	crlc_dp_count(const struct crlc_tbs *cert);
  */
 int	crlc_dp_scope(const struct crlc_tbs *cert, size_t i, uint8_t *out,
 	    size_t size, size_t *len);
+/*
+ * The reasons of the distribution point of cert's i-th name (RFC 5280
+ * 4.2.1.13, <crlcache/reasons.h> mask): CRLC_REASONS_ALL when it has none.
+ */
+unsigned crlc_dp_reasons(const struct crlc_tbs *cert, size_t i);
+
+/*
+ * The scope of a distribution point name with a cRLIssuer (struct
+ * crlc_tbs_idp) among its CRL issuer's scopes: a URI, or a directoryName
+ * scope (nameRelativeToCRLIssuer made full with the cRLIssuer's Name);
+ * *len 0 for CRLC_DPN_NONE (the complete CRL).  0, or -1 as
+ * crlc_dp_scope().
+ */
+int	crlc_ind_scope(const struct crlc_tbs_idp *d, uint8_t *out, size_t size,
+	    size_t *len);
 
 #endif /* CRLCACHE_DPNAME_H */

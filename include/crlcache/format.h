@@ -68,8 +68,11 @@
  *		  0 u32 issuer id (not 0)     4 u32 key number
  *		  8 u16 U, scope URI length (0..CRLC_SCOPE_URI_MAX; 0: the
  *		        complete CRL, no IDP distributionPoint)
- *		 10 u8  flags (CRLC_CRL_*)   11 u8 0
- *		 12 u16 scope number          14 u16 0
+ *		 10 u8  flags (CRLC_CRL_*; CRLC_CRL_INDIRECT: INDIRECT CRLS)
+ *		 11 u8 0
+ *		 12 u16 scope number
+ *		 14 u16 reasons: the onlySomeReasons mask of the key's
+ *		        reasons suffix (REASONS), 0 for a key without one
  *		 16 u32 entries of its scope file
  *		 20 i64 thisUpdate   28 i64 nextUpdate (0: absent)
  *		 36 i64 fetchedAt    44 i64 delta thisUpdate
@@ -79,8 +82,9 @@
  *		 82 u8  base CRL number length, 83 u8[21] the number
  *		104 u8[CRLC_SCOPE_ID_LEN] scope file id
  *		120 u32 S, source length
- *		124 U bytes scope URI (the "crl" key's scope part), S bytes
- *		    source (a URL's userinfo redacted)
+ *		124 U bytes scope URI (the "crl" key's scope part, its
+ *		    reasons suffix included), S bytes source (a URL's
+ *		    userinfo redacted)
  *		The KEY of a record is (issuer id, key number, scope URI); the
  *		records are strictly ascending by crlc_scope_cmp(): memcmp of
  *		the 8 bytes (issuer id, key number), then of the URIs over the
@@ -133,7 +137,10 @@
  *	          L <= CRLC_SLOT_INLINE (23): the octets zero padded to 23
  *	          bytes, then u8 L; longer (hostile or broken CAs): the first
  *	          23 bytes of their SHA-256, then CRLC_SLOT_HASHED (0xff),
- *	          which no inline length is (crlc_scope_slot())
+ *	          which no inline length is (crlc_scope_slot()); an entry
+ *	          about another issuer's certificate (INDIRECT CRLS): the
+ *	          first 23 bytes of its foreign form's hash, then
+ *	          CRLC_SLOT_FOREIGN (0xfe) (crlc_foreign_slot())
  *	 24  i64  revocationDate
  *	 32  u8   reasonCode (RFC 5280 5.3.1), CRLC_REASON_NONE if absent
  *	 33  u8   flags: CRLC_REV_DELTA = listed by the delta CRL
@@ -152,7 +159,9 @@
  *	each required id once), every ALIAS, CANON and KEY record in strict
  *	order with ids and SKI lengths in range, every SCOPE_INDEX offset
  *	inside SCOPE_DATA with its record, URI (<= CRLC_SCOPE_URI_MAX),
- *	numbers (<= CRLC_CRLNUM_MAX) and source inside it, the SCOPE
+ *	numbers (<= CRLC_CRLNUM_MAX) and source inside it, its reasons
+ *	field equal to its key's (0 without a suffix; else the suffix's
+ *	mask, not 0, no bit outside CRLC_REASONS_ALL: REASONS), the SCOPE
  *	records in strict key order.  Any failure is CRLC_E_CORRUPT.  Why a
  *	private copy: whatever happens to index.mdb afterwards -- a `cp`
  *	over it, a truncation, an editor -- changes neither what the checks
@@ -182,6 +191,38 @@
  *	renames new files there -- while a program has it mapped can still
  *	fault that program (SIGBUS past a shorter end) or mislead it;
  *	only the crlcache account or root can do that (FILE).
+ *
+ * REASONS
+ *	(<crlcache/reasons.h>, lib/reasons.c)  A CRL may answer for some
+ *	revocation reasons only: its IDP's onlySomeReasons (RFC 5280 5.2.5),
+ *	a ReasonFlags BIT STRING (4.2.1.13) read as strict DER.  Its mask
+ *	holds ReasonFlags bit i as 1 << i for keyCompromise (1) ..
+ *	aACompromise (8), CRLC_REASONS_ALL (0x01fe) being every reason; bit
+ *	0 (unused) and unknown bits add no reason, and a CRL left with no
+ *	reason is refused.  Its scope key (the "crl" key, the SCOPE record's
+ *	key) is its distribution point name followed by the SUFFIX 00 || u16
+ *	mask when the mask is not CRLC_REASONS_ALL; a CRL for every reason
+ *	(no onlySomeReasons, or one naming them all) has no suffix and its
+ *	key is that of format 3 before reasons: the format version did not
+ *	change.  No scope name holds a 00 byte (the fetcher takes no IDP
+ *	URI with one, directoryName scopes are text; a certificate's URI
+ *	with a 00 where a suffix would start matches nothing), so
+ *	a name's records -- for every reason, then its reason partitions --
+ *	are adjacent in key order.  A delta CRL is applied onto the base of
+ *	its own key: it has its base's reasons (RFC 5280 5.2.4).
+ *	Lookup (RFC 5280 6.3.3 (d), (j)-(k)): every record of a name that
+ *	covers the certificate (the complete CRL's, each distribution point
+ *	name's, at most 255 per name and 64 in all, else unknown; an index
+ *	with no reason partition walks one record per name) adds an interim
+ *	mask, the record's reasons AND those of the certificate's
+ *	distribution point
+ *	(4.2.1.13 reasons; none named: every reason; the complete CRL: every
+ *	reason); an empty interim mask does not cover.  A serial any covering
+ *	record lists is revoked; else good (or stale) only when the interim
+ *	masks together make CRLC_REASONS_ALL, and unknown otherwise.  The
+ *	times reported, and staleness, are those of the first record that
+ *	covers every reason alone, else of the record whose nextUpdate comes
+ *	first.
  *
  * BYTE ORDER
  *	Every integer stored in a key or a value is big-endian (network
@@ -256,6 +297,48 @@
  *	that opens (an LMDB file of formats 1 and 2, which readers refuse,
  *	or a damaged one) is published anew by the next update or import
  *	even when nothing changed.
+ *
+ * INDIRECT CRLS
+ *	(RFC 5280 5.2.5 indirectCRL, 5.3.3 certificateIssuer, 4.2.1.13
+ *	cRLIssuer.)  A CRL whose issuingDistributionPoint asserts indirectCRL
+ *	is stored like any other, under its issuer's id and key number, with
+ *	CRLC_CRL_INDIRECT in its flags ("crl" offset 1, SCOPE record offset
+ *	10; `crlcache status` kind "+indirect").  Its entries before the
+ *	first certificateIssuer, and those a certificateIssuer naming the CRL
+ *	issuer itself governs (5.3.3: it applies to its entry and all that
+ *	follow up to the next one), are about the CRL issuer's own
+ *	certificates: ordinary "rev" keys and slots.  An entry about another
+ *	issuer's certificate is keyed apart, so that it never matches a
+ *	lookup of the CRL issuer's own serial: "rev" serial form 00 01 ||
+ *	SHA-256(canonical hash of the certificate issuer's Name (the
+ *	certificateIssuer's one directoryName) || the serial's content
+ *	octets) (CRLC_FOREIGN_FORM_LEN bytes, crlc_foreign_form(); no valid
+ *	serial starts 00 01, DER forbids it), its scope file slot the first
+ *	23 bytes of that hash then CRLC_SLOT_FOREIGN.  The writer refuses a
+ *	certificateIssuer in a CRL without indirectCRL, one that is not
+ *	critical, one without a directoryName or with several, more than 255
+ *	distinct certificate issuers in one CRL, and a delta CRL whose
+ *	indirectCRL differs from its base's.  An IDP with no URI and several
+ *	directoryNames is stored once under each, up to 8 (one "crl" record
+ *	and scope each; PKITS 4.14.34).
+ *	Readers: a certificate's distribution point with a cRLIssuer is
+ *	served only by that issuer's indirect CRLs (RFC 5280 6.3.3 (b)(1)):
+ *	its names never match the certificate issuer's own scopes, and a
+ *	certificate all of whose distribution points have a cRLIssuer is not
+ *	covered by its issuer's complete CRL either.  The CRL issuer is the
+ *	cRLIssuer's first directoryName, found by name (ALIAS, else CANON)
+ *	with its only key number (or 0, a dedicated CRL signer); a name with
+ *	several keys is not used (unknown: nothing says which key signs
+ *	those CRLs).  Its scopes that cover are those with CRLC_CRL_INDIRECT
+ *	and IDP flags that admit the certificate: the complete one (no IDP
+ *	name), and the one of each distribution point name (a
+ *	nameRelativeToCRLIssuer made full with the cRLIssuer's Name); the
+ *	certificate is looked up there by its foreign slot.  No format
+ *	version change: a reader that predates this ignores the flag, so an
+ *	indirect CRL covers, for it, the CRL issuer's own certificates only
+ *	(correct), and no lookup of it can meet a foreign slot (0xfe is no
+ *	slot it computes) -- it answers certificates of other issuers as it
+ *	did before the indirect CRL was stored.
  *
  * VERSIONS
  *	Format 3 (CRLC_FORMAT_VERSION) is the top file and scope files above;
@@ -349,7 +432,9 @@
  *		allows 20 octets; CAs that break it still list them) as
  *		CRLC_SERIAL_HASHED_LEN bytes 00 00 || SHA-256 of its content
  *		octets, which no valid serial is (DER forbids a leading 00
- *		before a byte below 80) -- crlc_serial_key()
+ *		before a byte below 80) -- crlc_serial_key(); a serial of
+ *		another issuer listed by an indirect CRL as 00 01 || SHA-256
+ *		(INDIRECT CRLS)
  *		value: one or more CRLC_REV_LEN-byte records, one per CRL scope
  *		of this issuer and key that lists the serial, in no order:
  *		  0  u16  scope number of the "crl" record (its offset 2)
@@ -377,6 +462,9 @@
  *		  (<crlcache/dpname.h>; no URI RFC 5280 4.2.1.6 allows starts
  *		  with "#").  Readers try every URI, directoryName and
  *		  relative name of the certificate's distribution points.
+ *		  A CRL whose IDP has onlySomeReasons (RFC 5280 5.2.5)
+ *		  other than every reason has that name (empty or not)
+ *		  followed by a reasons suffix (REASONS).
  *		value: CRLC_CRL_HDR_LEN header, then variable parts
  *		  0  u8   record version, 2 (1 in format 1: key without the
  *		          key number, offset 2 reserved)
@@ -485,6 +573,8 @@
 #define CRLC_SERIAL_MAX		64
 /* The serial form of a longer serial: 00 00 || SHA-256. */
 #define CRLC_SERIAL_HASHED_LEN	(2 + CRLC_HASH_LEN)
+/* The form of another issuer's certificate (INDIRECT CRLS): 00 01 || hash. */
+#define CRLC_FOREIGN_FORM_LEN	(2 + CRLC_HASH_LEN)
 /* RFC 5280 5.2.3: CRL numbers are at most 20 octets (21 with a sign 00). */
 #define CRLC_CRLNUM_MAX		21
 /* LMDB's default compile-time key limit is 511; scope keys must fit. */
@@ -503,6 +593,7 @@
 #define CRLC_CRL_USER_ONLY	0x01	/* IDP onlyContainsUserCerts */
 #define CRLC_CRL_CA_ONLY	0x02	/* IDP onlyContainsCACerts */
 #define CRLC_CRL_HAS_DELTA	0x04	/* a delta CRL is applied */
+#define CRLC_CRL_INDIRECT	0x20	/* IDP indirectCRL (INDIRECT CRLS) */
 
 #define CRLC_SRC_HDR_LEN	36
 
@@ -550,6 +641,8 @@
 #define CRLC_SLOT_LEN		24
 #define CRLC_SLOT_INLINE	(CRLC_SLOT_LEN - 1)
 #define CRLC_SLOT_HASHED	0xff
+/* The slot of an entry about another issuer's certificate (INDIRECT CRLS). */
+#define CRLC_SLOT_FOREIGN	0xfe
 
 /*
  * Map size of the fetcher's working environment (LMDB records it in the

@@ -41,7 +41,14 @@ struct crlc_verdict {
 	int64_t		this_update;	/* covering CRL, when one exists */
 	int64_t		next_update;	/* covering CRL, 0 if it has none */
 	int		issuer_held;	/* UNKNOWN: the index holds CRLs of the
-					   issuer, none covers this certificate */
+					   issuer, none covers this certificate
+					   for every reason */
+	unsigned	reasons;	/* UNKNOWN: the reasons the covering CRLs
+					   cover it for (<crlcache/reasons.h>
+					   mask; 0: none covers) */
+	int		crl_issuer_ambiguous; /* a cRLIssuer of the certificate
+					   has several keys in the index: its
+					   CRLs were not used */
 };
 
 /*
@@ -122,6 +129,22 @@ size_t		 crlc_serial_key(const uint8_t *serial, size_t len,
 		    uint8_t out[CRLC_SERIAL_MAX]);
 
 /*
+ * The "rev" serial form (format.h INDIRECT CRLS) of an indirect CRL's
+ * entry about the certificate serial[0..len) of the issuer whose Name has
+ * the canonical hash canon (crlc_name_canon_hash()): 00 01 || SHA-256(
+ * canon || serial), which no serial form of the CRL issuer's own
+ * certificates is.  Its scope file slot: crlc_foreign_slot().
+ */
+void		 crlc_foreign_form(const uint8_t canon[CRLC_HASH_LEN],
+		    const uint8_t *serial, size_t len,
+		    uint8_t out[CRLC_FOREIGN_FORM_LEN]);
+/* 1 when form[0..len) is a crlc_foreign_form(). */
+int		 crlc_is_foreign_form(const uint8_t *form, size_t len);
+/* The slot of a foreign form: its first 23 hash bytes, CRLC_SLOT_FOREIGN. */
+void		 crlc_foreign_slot(const uint8_t form[CRLC_FOREIGN_FORM_LEN],
+		    uint8_t slot[CRLC_SLOT_LEN]);
+
+/*
  * The issuer id (the u32 of format.h) of the issuer Name DER name: by its
  * exact encoding, else by its canonical form; 0 when no CRL of that issuer
  * is in the index.  Returns 0.
@@ -147,7 +170,11 @@ struct crlc_crl_info {
 	uint32_t	 issuer_id;
 	uint32_t	 key_no;	/* format 1: 0 */
 	unsigned	 scope_no;	/* format 1: 0 */
-	struct crlc_span scope;		/* IDP URI, empty: whole issuer */
+	struct crlc_span scope;		/* the key's scope part: IDP name and
+					   reasons suffix (format.h) */
+	struct crlc_span name;		/* IDP name, empty: whole issuer */
+	unsigned	 reasons;	/* onlySomeReasons mask, or
+					   CRLC_REASONS_ALL (<crlcache/reasons.h>) */
 	unsigned	 flags;		/* CRLC_CRL_* */
 	uint32_t	 entries;
 	int64_t		 this_update, next_update, fetched_at;

@@ -24,6 +24,29 @@ struct crlc_span {
 /* Distribution point URIs kept per certificate; more are ignored. */
 #define CRLC_TBS_MAX_DP		4
 
+/*
+ * A name of a distribution point that carries a cRLIssuer (RFC 5280
+ * 4.2.1.13): its CRLs are the cRLIssuer's indirect CRLs (5.2.5, 6.3.3
+ * (b)(1)), never the certificate issuer's own, so these are kept apart
+ * from dp, dpdir and dprel.
+ */
+enum crlc_dpn_kind {
+	CRLC_DPN_NONE,		/* no distributionPoint: the cRLIssuer's
+				   indirect CRL without an IDP name */
+	CRLC_DPN_URI,		/* fullName URI: name is its IA5String octets */
+	CRLC_DPN_DIR,		/* fullName directoryName: the Name TLV */
+	CRLC_DPN_REL,		/* nameRelativeToCRLIssuer, relative to the
+				   cRLIssuer: the RDN's content octets */
+};
+struct crlc_tbs_idp {
+	struct crlc_span crl_issuer;	/* the cRLIssuer's first
+					   directoryName: its Name TLV */
+	struct crlc_span name;
+	enum crlc_dpn_kind kind;
+	uint16_t	 unnamed;	/* the reasons its DistributionPoint
+					   does NOT name, as dp_unnamed */
+};
+
 struct crlc_tbs {
 	struct crlc_span serial;	/* INTEGER content octets */
 	/*
@@ -49,8 +72,32 @@ struct crlc_tbs {
 	 */
 	struct crlc_span dprel[CRLC_TBS_MAX_DP];
 	size_t		 ndprel;
+	/*
+	 * The reasons the DistributionPoint each name above comes from does
+	 * NOT name (<crlcache/reasons.h> mask): 0 when it has no reasons
+	 * field, so that a zeroed crlc_tbs names every reason
+	 * (crlc_dp_reasons())
+	 */
+	uint16_t	 dp_unnamed[CRLC_TBS_MAX_DP];
+	uint16_t	 dpdir_unnamed[CRLC_TBS_MAX_DP];
+	uint16_t	 dprel_unnamed[CRLC_TBS_MAX_DP];
 	int		 is_ca;		/* basicConstraints cA TRUE */
 	int		 cabf_policy;	/* certificatePolicies has a CA/B OID */
+	/*
+	 * crlDistributionPoints is present and every distribution point in
+	 * it has a cRLIssuer: no CRL of the certificate's issuer itself
+	 * covers it (RFC 5280 6.3.3 (b)(1)), not even a complete one
+	 */
+	int		 dp_indirect_only;
+	/* names of distribution points with a cRLIssuer (at most
+	   CRLC_TBS_MAX_DP; a cRLIssuer without a directoryName is skipped) */
+	size_t		 nind;
+	/*
+	 * Last: crlc_tbs_parse() zeroes the fields before it only (every
+	 * verification parses a certificate; few have one): ind[i] is set
+	 * for i < nind, the rest is undefined
+	 */
+	struct crlc_tbs_idp ind[CRLC_TBS_MAX_DP];
 };
 
 /*
@@ -110,7 +157,12 @@ struct crlc_crl_entry {
 	struct crlc_span serial;	/* INTEGER content octets, minimal */
 	int64_t		 revoked_at;	/* revocationDate */
 	int		 reason;	/* reasonCode 0..10 or CRLC_CRL_REASON_NONE */
-	int		 cert_issuer;	/* certificateIssuer present (5.3.3) */
+	/*
+	 * certificateIssuer (5.3.3) of this entry, which also names the
+	 * issuer of every following entry up to the next one: the Name TLV
+	 * of its only directoryName; len 0: the entry has none
+	 */
+	struct crlc_span cert_issuer;
 	struct crlc_span unknown_critical; /* OID TLV of the first critical
 					   extension not understood; len 0:
 					   none */
@@ -140,6 +192,10 @@ int	crlc_crl_parse_stored(const uint8_t *der, size_t len,
  * reasonCode (5.3.1), invalidityDate (5.3.2), holdInstructionCode and
  * certificateIssuer (5.3.3) are understood; an extension twice in one
  * entry is malformed (RFC 5280 4.2 applies to CRL entries by 5.3).
+ * certificateIssuer is read strictly: critical (5.3.3 MUST), GeneralNames
+ * of well-formed GeneralName elements with exactly one directoryName
+ * (the certificate issuer's DN, which 5.3.3 requires; several are not
+ * supported), else the CRL is refused.
  */
 int	crlc_crl_entry_next(struct crlc_span *rest, struct crlc_crl_entry *e,
 	    const char **why);

@@ -24,7 +24,8 @@ static const uint8_t unknown_oid[] = { 0x2a, 0x03, 0x04 };
 enum flaw {
 	NONE, SERIAL_PADDED, REASON_BIG, REASON_TWICE, UNUSED_BITS,
 	VERSION_1, TRAILING, CERT_ISSUER, UNKNOWN_CRITICAL, BAD_DATE,
-	EMPTY_ENTRY_EXTS, NFLAWS
+	EMPTY_ENTRY_EXTS, CI_EMPTY, CI_NO_DIRNAME, CI_TWO_DIRNAMES,
+	CI_NOT_CRITICAL, CI_UNIVERSAL, CI_BAD_DIRNAME, CI_NOT_SEQUENCE, NFLAWS
 };
 
 static void
@@ -40,6 +41,37 @@ extension(struct buf *b, const uint8_t *oid, size_t oidlen, int critical,
 		tlv_raw(&e, 0x01, &t, 1);
 	tlv(&e, 0x04, value);
 	tlv(b, 0x30, &e);
+}
+
+/*
+ * A certificateIssuer (RFC 5280 5.3.3) into exts: GeneralNames of a URI
+ * and the directoryName CN=Other CA, or broken as f says.
+ */
+static void
+cert_issuer(struct buf *exts, enum flaw f)
+{
+	struct buf gns, val, dn, rdn, atv, dir;
+
+	gns.len = val.len = dn.len = rdn.len = atv.len = dir.len = 0;
+	tlv_raw(&atv, 0x06, cn, sizeof(cn));
+	tlv_raw(&atv, 0x0c, "Other CA", 8);
+	tlv(&rdn, 0x30, &atv);
+	tlv(&dn, 0x31, &rdn);
+	tlv(&dir, 0x30, &dn);
+	if (f == CI_BAD_DIRNAME)
+		put(&dir, "\x05\x00", 2);	/* [4] holds more than a Name */
+	tlv_raw(&gns, 0x86, "http://x/", 9);
+	if (f != CI_NO_DIRNAME)
+		tlv(&gns, 0xa4, &dir);
+	if (f == CI_TWO_DIRNAMES)
+		tlv(&gns, 0xa4, &dir);
+	if (f == CI_UNIVERSAL)
+		tlv_raw(&gns, 0x05, "", 0);
+	if (f == CI_EMPTY)
+		gns.len = 0;
+	tlv(&val, f == CI_NOT_SEQUENCE ? 0x31 : 0x30, &gns);
+	extension(exts, cert_issuer_oid, sizeof(cert_issuer_oid),
+	    f != CI_NOT_CRITICAL, &val);
 }
 
 /* One revoked entry: serial, UTCTime, optional reasonCode. */
@@ -60,10 +92,8 @@ entry(struct buf *b, const uint8_t *serial, size_t slen, int reason,
 		if (f == REASON_TWICE)
 			extension(&exts, reason_oid, sizeof(reason_oid), 0, &val);
 	}
-	if (f == CERT_ISSUER) {
-		tlv_raw(&val2, 0x30, "", 0);
-		extension(&exts, cert_issuer_oid, sizeof(cert_issuer_oid), 1, &val2);
-	}
+	if (f == CERT_ISSUER || (f >= CI_EMPTY && f <= CI_NOT_SEQUENCE))
+		cert_issuer(&exts, f);
 	if (f == UNKNOWN_CRITICAL) {
 		tlv_raw(&val2, 0x05, "", 0);
 		extension(&exts, unknown_oid, sizeof(unknown_oid), 1, &val2);
@@ -170,6 +200,26 @@ test_stored(void)
 	CHECK(crlc_crl_parse_stored(b.p, b.len - 1, &c, &why) == -1);
 }
 
+/* The third entry's certificateIssuer names CN=Other CA: its Name TLV. */
+static void
+test_cert_issuer_entry(const struct crlc_crl *c)
+{
+	static const uint8_t other[] = { 0x30, 0x13, 0x31, 0x11, 0x30, 0x0f,
+	    0x06, 0x03, 0x55, 0x04, 0x03, 0x0c, 0x08, 'O', 't', 'h', 'e', 'r',
+	    ' ', 'C', 'A' };
+	struct crlc_span rest = c->revoked;
+	struct crlc_crl_entry e;
+	const char *why;
+
+	CHECK(crlc_crl_entry_next(&rest, &e, &why) == 1 &&
+	    e.cert_issuer.len == 0);
+	CHECK(crlc_crl_entry_next(&rest, &e, &why) == 1 &&
+	    e.cert_issuer.len == 0);
+	CHECK(crlc_crl_entry_next(&rest, &e, &why) == 1);
+	CHECK(e.cert_issuer.len == sizeof(other) &&
+	    memcmp(e.cert_issuer.p, other, sizeof(other)) == 0);
+}
+
 static void
 test_flaws(void)
 {
@@ -182,9 +232,10 @@ test_flaws(void)
 		build(&b, (enum flaw)f);
 		why = NULL;
 		if (f == CERT_ISSUER) {
-			/* well formed: the caller refuses indirect CRLs */
+			/* well formed: the caller decides (an indirect CRL) */
 			CHECK(crlc_crl_parse(b.p, b.len, &c, &why) == 0);
 			CHECK(c.entry_cert_issuer);
+			test_cert_issuer_entry(&c);
 		} else if (f == UNKNOWN_CRITICAL) {
 			CHECK(crlc_crl_parse(b.p, b.len, &c, &why) == 0);
 			CHECK(c.entry_unknown_critical.len == 5 &&

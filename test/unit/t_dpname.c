@@ -4,8 +4,10 @@
  * nameRelativeToCRLIssuer naming the same full name give the same scope,
  * the same one the fetcher computes from OpenSSL's own expansion
  * (DIST_POINT_set_dpname), names match in their canonical form, a
- * relative name under a cRLIssuer is not collected, and a URI posing as
- * a directoryName scope matches nothing.
+ * relative name under a cRLIssuer is not collected among the issuer's
+ * own names but among the indirect ones (relative to the cRLIssuer), as
+ * are the names of every distribution point with a cRLIssuer, and a URI
+ * posing as a directoryName scope matches nothing.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,10 +99,31 @@ dp_relative(const char *rdncn, int crl_issuer)
 	return dp;
 }
 
-static X509 *
-make_cert(EVP_PKEY *key)
+/* A cRLIssuer of issuer + CN=cnv onto dp. */
+static DIST_POINT *
+with_crl_issuer(DIST_POINT *dp, const char *cnv)
 {
-	STACK_OF(DIST_POINT) *dps = sk_DIST_POINT_new_null();
+	GENERAL_NAME *gn = GENERAL_NAME_new();
+	X509_NAME *n = issuer_name();
+
+	X509_NAME_add_entry_by_txt(n, "CN", MBSTRING_ASC,
+	    (const unsigned char *)cnv, -1, -1, 0);
+	/* a URI first: the directoryName is what names the CRL issuer */
+	dp->CRLissuer = sk_GENERAL_NAME_new_null();
+	gn->type = GEN_URI;
+	gn->d.uniformResourceIdentifier = ASN1_IA5STRING_new();
+	ASN1_STRING_set(gn->d.uniformResourceIdentifier, "http://x/", -1);
+	sk_GENERAL_NAME_push(dp->CRLissuer, gn);
+	gn = GENERAL_NAME_new();
+	gn->type = GEN_DIRNAME;
+	gn->d.directoryName = n;
+	sk_GENERAL_NAME_push(dp->CRLissuer, gn);
+	return dp;
+}
+
+static X509 *
+sign_with_dps(EVP_PKEY *key, STACK_OF(DIST_POINT) *dps)
+{
 	X509 *x = X509_new();
 	X509_NAME *n = issuer_name();
 
@@ -112,9 +135,6 @@ make_cert(EVP_PKEY *key)
 	X509_gmtime_adj(X509_getm_notBefore(x), 0);
 	X509_gmtime_adj(X509_getm_notAfter(x), 86400);
 	X509_set_pubkey(x, key);
-	sk_DIST_POINT_push(dps, dp_full("#dirName:0000", "CRL1"));
-	sk_DIST_POINT_push(dps, dp_relative("crl1", 0));
-	sk_DIST_POINT_push(dps, dp_relative("CRL2", 1));
 	if (!X509_add1_ext_i2d(x, NID_crl_distribution_points, dps, 0,
 	    X509V3_ADD_DEFAULT) || !X509_sign(x, key, EVP_sha256())) {
 		fprintf(stderr, "cannot build the certificate\n");
@@ -122,6 +142,77 @@ make_cert(EVP_PKEY *key)
 	}
 	sk_DIST_POINT_pop_free(dps, DIST_POINT_free);
 	return x;
+}
+
+/*
+ * Distribution points with a cRLIssuer (RFC 5280 4.2.1.13): kept apart
+ * (ind), never among the issuer's own names; the CRL issuer is the
+ * cRLIssuer's directoryName; a relative name is relative to it.
+ */
+static void
+test_indirect(EVP_PKEY *key)
+{
+	STACK_OF(DIST_POINT) *dps = sk_DIST_POINT_new_null();
+	char want[CRLC_SCOPE_DIRNAME_LEN + 1], rel[CRLC_SCOPE_DIRNAME_LEN + 1];
+	uint8_t got[CRLC_SCOPE_URI_MAX];
+	unsigned char *der = NULL, *name;
+	DIST_POINT *bare = DIST_POINT_new();
+	struct crlc_span tbs, rdn;
+	struct crlc_tbs t;
+	size_t len;
+	X509 *x;
+	int n;
+
+	sk_DIST_POINT_push(dps, with_crl_issuer(dp_full("http://ind/a.crl",
+	    "IND"), "Other"));
+	sk_DIST_POINT_push(dps, with_crl_issuer(dp_relative("Part", 0),
+	    "Other"));
+	sk_DIST_POINT_push(dps, with_crl_issuer(bare, "Other"));
+	x = sign_with_dps(key, dps);
+	n = i2d_X509(x, &der);
+	CHECK(n > 0 && crlc_cert_tbs(der, (size_t)n, &tbs) == 0);
+	CHECK(crlc_tbs_parse(tbs.p, tbs.len, &t) == 0);
+	CHECK(t.ndp == 0 && t.ndpdir == 0 && t.ndprel == 0);
+	CHECK(crlc_dp_count(&t) == 0);
+	CHECK(t.dp_indirect_only == 1);
+	CHECK(t.nind == 4);
+	CHECK(t.ind[0].kind == CRLC_DPN_URI && t.ind[1].kind == CRLC_DPN_DIR &&
+	    t.ind[2].kind == CRLC_DPN_REL && t.ind[3].kind == CRLC_DPN_NONE);
+	/* the CRL issuer: issuer + CN=Other */
+	name = full_der("Other", &n);
+	CHECK(t.ind[0].crl_issuer.len == (size_t)n &&
+	    memcmp(t.ind[0].crl_issuer.p, name, (size_t)n) == 0);
+	CHECK(t.ind[3].crl_issuer.len == (size_t)n);
+	/* the relative name is relative to the cRLIssuer */
+	rdn = t.ind[2].name;
+	CHECK(crlc_scope_relative(&t.ind[2].crl_issuer, &rdn, want) == 0);
+	CHECK(crlc_ind_scope(&t.ind[2], got, sizeof(got), &len) == 0 &&
+	    len == CRLC_SCOPE_DIRNAME_LEN && memcmp(got, want, len) == 0);
+	CHECK(crlc_scope_relative(&t.issuer, &rdn, rel) == 0 &&
+	    strcmp(rel, want) != 0);
+	OPENSSL_free(name);
+	CHECK(crlc_ind_scope(&t.ind[0], got, sizeof(got), &len) == 0 &&
+	    len == 16 && memcmp(got, "http://ind/a.crl", 16) == 0);
+	name = full_der("IND", &n);
+	CHECK(crlc_scope_dirname(name, (size_t)n, want) == 0);
+	CHECK(crlc_ind_scope(&t.ind[1], got, sizeof(got), &len) == 0 &&
+	    len == CRLC_SCOPE_DIRNAME_LEN && memcmp(got, want, len) == 0);
+	OPENSSL_free(name);
+	CHECK(crlc_ind_scope(&t.ind[3], got, sizeof(got), &len) == 0 &&
+	    len == 0);
+	OPENSSL_free(der);
+	X509_free(x);
+}
+
+static X509 *
+make_cert(EVP_PKEY *key)
+{
+	STACK_OF(DIST_POINT) *dps = sk_DIST_POINT_new_null();
+
+	sk_DIST_POINT_push(dps, dp_full("#dirName:0000", "CRL1"));
+	sk_DIST_POINT_push(dps, dp_relative("crl1", 0));
+	sk_DIST_POINT_push(dps, dp_relative("CRL2", 1));
+	return sign_with_dps(key, dps);
 }
 
 /* The fetcher's way (fetcher/idp.c): OpenSSL makes the relative name full. */
@@ -165,6 +256,9 @@ main(void)
 	CHECK(crlc_tbs_parse(tbs.p, tbs.len, &t) == 0);
 	CHECK(t.ndp == 1 && t.ndpdir == 1 && t.ndprel == 1);
 	CHECK(crlc_dp_count(&t) == 3);
+	/* the relative name under a cRLIssuer: an indirect one */
+	CHECK(t.nind == 1 && t.ind[0].kind == CRLC_DPN_REL &&
+	    t.dp_indirect_only == 0);
 
 	/* A URI that poses as a directoryName scope is no scope. */
 	CHECK(crlc_dp_scope(&t, 0, got, sizeof(got), &len) == -1 ||
@@ -198,6 +292,7 @@ main(void)
 
 	OPENSSL_free(der);
 	X509_free(x);
+	test_indirect(key);
 	EVP_PKEY_free(key);
 	return check_result();
 }
