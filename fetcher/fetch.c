@@ -228,6 +228,12 @@ setup(struct xfer *x)
 		return -1;
 	curl_easy_setopt(e, CURLOPT_URL, x->f->via != NULL ? x->f->via :
 	    x->f->url);
+	/*
+	 * The path as the CRL distribution point wrote it: curl 8 also
+	 * removes dot segments written as %2e (RFC 3986 5.2.4), which would
+	 * fetch another resource than the one the mirror names (mirror.c).
+	 */
+	curl_easy_setopt(e, CURLOPT_PATH_AS_IS, 1L);
 	curl_easy_setopt(e, CURLOPT_PRIVATE, x);
 #if LIBCURL_VERSION_NUM >= 0x075500
 	curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");

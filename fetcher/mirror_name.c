@@ -146,7 +146,9 @@ mirror_name_parse(const char *url, struct mirror_name *m, const char **why)
 	if ((u = curl_url()) == NULL)
 		return -1;
 	if (!is_http_url(url, strlen(url)) ||
-	    curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK ||
+	    /* Dot segments, %2e ones too (curl 8), are for split_path to
+	     * refuse, not for curl to resolve away. */
+	    curl_url_set(u, CURLUPART_URL, url, CURLU_PATH_AS_IS) != CURLUE_OK ||
 	    curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) != CURLUE_OK ||
 	    curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK ||
 	    curl_url_get(u, CURLUPART_PATH, &path, 0) != CURLUE_OK)

@@ -9,7 +9,9 @@
  * on the stack, once per key object: EC and EdDSA keys give their
  * public point (crlc_key_point(): EC uncompressed), RSA keys n and e,
  * from which the DER RSAPublicKey (RFC 8017 A.1.1) is rebuilt, DSA keys
- * y, the DER INTEGER DSAPublicKey (RFC 3279 2.3.2).
+ * y, the DER INTEGER DSAPublicKey (RFC 3279 2.3.2), and any other key
+ * its raw public key (OpenSSL 3.5's ML-DSA, FIPS 204, and SLH-DSA,
+ * FIPS 205, whose subjectPublicKey is that key, RFC 5280 4.1.2.7).
  */
 #include <string.h>
 
@@ -30,6 +32,12 @@
 #define EXPONENT_MAX	64
 /* SEQUENCE { INTEGER n, INTEGER e }: three headers of at most 4 bytes. */
 #define RSAPUB_MAX	(3 * 4 + 1 + MODULUS_MAX + 1 + EXPONENT_MAX)
+/*
+ * Largest raw public key: ML-DSA-87's (FIPS 204 table 2: 2592 bytes);
+ * SLH-DSA's are at most 64 (FIPS 205 table 2).
+ */
+#define RAWPUB_MAX	2592
+#define PUB_MAX		(RSAPUB_MAX > RAWPUB_MAX ? RSAPUB_MAX : RAWPUB_MAX)
 
 enum { KEYID_UNSET, KEYID_BUSY, KEYID_READY, KEYID_NONE };
 
@@ -121,7 +129,7 @@ get_sized(struct crlc_key *k, OSSL_PARAM p[], uint8_t *const buf[],
 
 /* DER RSAPublicKey of an RSA keydata; 0 when it has no n and e. */
 static size_t
-rsa_public_key(struct crlc_key *k, uint8_t out[RSAPUB_MAX])
+rsa_public_key(struct crlc_key *k, uint8_t out[PUB_MAX])
 {
 	uint8_t n[MODULUS_MAX], e[EXPONENT_MAX], body[RSAPUB_MAX];
 	uint8_t *const buf[] = { n, e };
@@ -146,7 +154,7 @@ rsa_public_key(struct crlc_key *k, uint8_t out[RSAPUB_MAX])
 
 /* DER INTEGER y of a DSA keydata; 0 when it has none. */
 static size_t
-dsa_public_key(struct crlc_key *k, uint8_t out[RSAPUB_MAX])
+dsa_public_key(struct crlc_key *k, uint8_t out[PUB_MAX])
 {
 	uint8_t y[MODULUS_MAX];
 	uint8_t *const buf[] = { y };
@@ -162,10 +170,29 @@ dsa_public_key(struct crlc_key *k, uint8_t out[RSAPUB_MAX])
 	return put_integer(out, y, p[0].data_size);
 }
 
+/*
+ * The raw public key of a keydata, beyond crlc_key_point()'s reach (an
+ * ML-DSA key is longer than a point); 0 when it has none or a longer one.
+ */
+static size_t
+raw_public_key(struct crlc_key *k, uint8_t out[PUB_MAX])
+{
+	uint8_t *const buf[] = { out };
+	const size_t cap[] = { RAWPUB_MAX };
+	OSSL_PARAM p[] = {
+		OSSL_PARAM_octet_string(OSSL_PKEY_PARAM_PUB_KEY, NULL, 0),
+		OSSL_PARAM_END
+	};
+
+	if (!get_sized(k, p, buf, cap))
+		return 0;
+	return p[0].data_size;
+}
+
 static int
 compute(struct crlc_key *k, uint8_t id[CRLC_HASH_LEN])
 {
-	uint8_t pub[RSAPUB_MAX];
+	uint8_t pub[PUB_MAX];
 	size_t len;
 
 	if (k->impl->get_params == NULL)
@@ -176,7 +203,8 @@ compute(struct crlc_key *k, uint8_t id[CRLC_HASH_LEN])
 	 */
 	if ((len = crlc_key_point(k->impl->get_params, k->kd, pub)) == 0 &&
 	    (len = rsa_public_key(k, pub)) == 0 &&
-	    (len = dsa_public_key(k, pub)) == 0)
+	    (len = dsa_public_key(k, pub)) == 0 &&
+	    (len = raw_public_key(k, pub)) == 0)
 		return -1;
 	crlc_sha256(pub, len, id);
 	return 0;

@@ -64,13 +64,17 @@ struct crlc_conf {
  * The slots are fixed: the thunks in sig.c and keymgmt.c are generated per
  * slot.  OpenSSL 3.0's default provider needs 6 signature and 7 keymgmt
  * slots (RSA, ECDSA, ED25519, ED448, DSA, SM2; RSA-PSS and EC keys too);
- * a key type beyond the last slot is reported at init as not covered.
+ * 3.5's adds ML-DSA-44/65/87 (FIPS 204) and the 12 SLH-DSA parameter sets
+ * (FIPS 205): 22 of each.  A key type beyond the last slot is reported at
+ * init as not covered ("no room"), so the count leaves room for more.
  */
-#define SIG_MAX		12
-#define KM_MAX		12
+#define SIG_MAX		32
+#define KM_MAX		32
 /* X(N) for every slot number, to generate the per-slot thunks. */
 #define CRLC_SLOTS(X)	X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) \
-			X(10) X(11)
+			X(10) X(11) X(12) X(13) X(14) X(15) X(16) X(17) \
+			X(18) X(19) X(20) X(21) X(22) X(23) X(24) X(25) \
+			X(26) X(27) X(28) X(29) X(30) X(31)
 
 /* The default provider's functions for one signature algorithm. */
 struct sig_impl {
@@ -86,6 +90,12 @@ struct sig_impl {
 	OSSL_FUNC_signature_digest_verify_update_fn	*digest_verify_update;
 	OSSL_FUNC_signature_digest_verify_final_fn	*digest_verify_final;
 	OSSL_FUNC_signature_digest_verify_fn		*digest_verify;
+#ifdef OSSL_FUNC_SIGNATURE_VERIFY_MESSAGE_INIT
+	/* OpenSSL 3.4+: verifying a whole message (EVP_PKEY_verify_message_init) */
+	OSSL_FUNC_signature_verify_message_init_fn	*verify_message_init;
+	OSSL_FUNC_signature_verify_message_update_fn	*verify_message_update;
+	OSSL_FUNC_signature_verify_message_final_fn	*verify_message_final;
+#endif
 	OSSL_FUNC_signature_get_ctx_params_fn		*get_ctx_params;
 	OSSL_FUNC_signature_gettable_ctx_params_fn	*gettable_ctx_params;
 	OSSL_FUNC_signature_set_ctx_params_fn		*set_ctx_params;
@@ -130,7 +140,7 @@ struct crlc_keycache {
 	struct crlc_kshare *_Atomic	 slot[CRLC_KEYCACHE_SLOTS];
 };
 
-/* Room for one operation's dispatch table (ours have at most 20). */
+/* Room for one operation's dispatch table (ours have at most 22). */
 #define CRLC_DISPATCH_MAX	32
 
 /* One provider instance: one per library context that loads us. */

@@ -163,6 +163,20 @@ sig_impl_fill(struct sig_impl *s, const OSSL_DISPATCH *d)
 			SET(s->digest_verify,
 			    OSSL_FUNC_signature_digest_verify_fn);
 			break;
+#ifdef OSSL_FUNC_SIGNATURE_VERIFY_MESSAGE_INIT
+		case OSSL_FUNC_SIGNATURE_VERIFY_MESSAGE_INIT:
+			SET(s->verify_message_init,
+			    OSSL_FUNC_signature_verify_message_init_fn);
+			break;
+		case OSSL_FUNC_SIGNATURE_VERIFY_MESSAGE_UPDATE:
+			SET(s->verify_message_update,
+			    OSSL_FUNC_signature_verify_message_update_fn);
+			break;
+		case OSSL_FUNC_SIGNATURE_VERIFY_MESSAGE_FINAL:
+			SET(s->verify_message_final,
+			    OSSL_FUNC_signature_verify_message_final_fn);
+			break;
+#endif
 		case OSSL_FUNC_SIGNATURE_GET_CTX_PARAMS:
 			SET(s->get_ctx_params,
 			    OSSL_FUNC_signature_get_ctx_params_fn);

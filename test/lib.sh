@@ -187,6 +187,9 @@ _newkey() {     # _newkey TYPE OUT
         ec521) openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-521 -out "$2" 2>/dev/null ;;
         rsa-pss) openssl genpkey -algorithm RSA-PSS -pkeyopt rsa_keygen_bits:2048 -out "$2" 2>/dev/null ;;
         ed25519|ed448|sm2) openssl genpkey -algorithm "$1" -out "$2" 2>/dev/null ;;
+        # OpenSSL 3.5+: FIPS 204 and FIPS 205 keys.
+        ml-dsa-44|ml-dsa-65|ml-dsa-87|slh-dsa-*)
+             openssl genpkey -algorithm "${1^^}" -out "$2" 2>/dev/null ;;
         # OpenSSL 3.0 generates a DSA key from parameters only.
         dsa) openssl genpkey -genparam -algorithm DSA -pkeyopt dsa_paramgen_bits:2048 \
                  -out "$2.params" 2>/dev/null &&
@@ -301,13 +304,17 @@ pki_ca() {
     _issue "$parent" "$PKI/$name/req.pem" "$PKI/$name/cert.pem" "$PKI/$name/ext.cnf"
 }
 
-# pki_leaf NAME CA SUBJ [cdp=URL]... [aia=URL]  -> $PKI/NAME.pem, $PKI/NAME.key
-# aia= adds an authorityInfoAccess caIssuers URI.
+# pki_leaf NAME CA SUBJ [cdp=URL]... [aia=URL] [noakid=1]  -> $PKI/NAME.pem, $PKI/NAME.key
+# aia= adds an authorityInfoAccess caIssuers URI; noakid=1 omits the
+# authorityKeyIdentifier.
 pki_leaf() {
-    local name=$1 ca=$2 subj=$3 aia="" a; shift 3
+    local name=$1 ca=$2 subj=$3 aia="" akid=1 a; shift 3
     local cdps=()
     for a in "$@"; do
-        case $a in cdp=*) cdps+=("${a#cdp=}") ;; aia=*) aia=${a#aia=} ;; esac
+        case $a in
+            cdp=*) cdps+=("${a#cdp=}") ;; aia=*) aia=${a#aia=} ;;
+            noakid=1) akid=0 ;;
+        esac
     done
     _newkey ec "$PKI/$name.key"
     openssl req -new -config "$(_req_conf utf8only)" -key "$PKI/$name.key" -subj "$subj" \
@@ -319,7 +326,7 @@ pki_leaf() {
         echo "keyUsage = critical,digitalSignature"
         echo "extendedKeyUsage = serverAuth"
         echo "subjectKeyIdentifier = hash"
-        echo "authorityKeyIdentifier = keyid"
+        [ "$akid" = 0 ] || echo "authorityKeyIdentifier = keyid"
         _cdp_line ${cdps[@]+"${cdps[@]}"}
         [ -z "$aia" ] || echo "authorityInfoAccess = caIssuers;URI:$aia"
     } >"$PKI/$name.ext"

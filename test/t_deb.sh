@@ -93,9 +93,13 @@ CHANGES=$(echo "$W"/crlcache_*_*.changes)
 [ -f "$DEB" ] || fail "not one .deb in $W: $DEB"
 [ -f "$CHANGES" ] || fail "not one .changes in $W: $CHANGES"
 dpkg-deb -c "$DEB" | awk '{ print $6 }' | sed -e 's|^\.||' -e 's|/$||' | grep . >"$W/contents"
+# The units: /lib/systemd/system on Debian 12, /usr/lib/systemd/system where
+# debhelper has dh_movetousr (Debian 13, debian/rules).
+UNITDIR=/lib/systemd/system
+command -v dh_movetousr >/dev/null && UNITDIR=/usr/lib/systemd/system
 for f in /usr/bin/crlcache "$MODDIR/crlcache.so" "$SNIPPET" /etc/crlcache/crlcache.conf \
-    /etc/cron.d/crlcache /lib/systemd/system/crlcache-update.service \
-    /lib/systemd/system/crlcache-update.timer /usr/share/man/man1/crlcache.1.gz \
+    /etc/cron.d/crlcache $UNITDIR/crlcache-update.service \
+    $UNITDIR/crlcache-update.timer /usr/share/man/man1/crlcache.1.gz \
     /usr/share/man/man5/crlcache.conf.5.gz /usr/share/man/man7/crlcache-provider.7.gz; do
     grep -qxF "$f" "$W/contents" || { cat "$W/contents" >&2; fail "the package lacks $f"; }
 done

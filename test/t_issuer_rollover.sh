@@ -16,13 +16,13 @@ pki_gencrl root "$W/root.crl"
 write_conf "# empty"
 ROOT=$PKI/root/cert.pem
 
-# pair P SUBJ KEYTYPE: CAs ${P}inta and ${P}intb named SUBJ with different
-# keys of KEYTYPE (pki_ca's, or ec-compressed: P-256 keys whose
-# certificates hold the compressed point, RFC 5480 2.2), each issuing
-# serials 1000 and 1001 (${P}a1000 ...): A revokes its 1000, B its 1001;
-# $W/untrusted.pem holds the two CAs.
+# pair P SUBJ KEYTYPE [LEAF-OPTION]: CAs ${P}inta and ${P}intb named SUBJ
+# with different keys of KEYTYPE (pki_ca's, or ec-compressed: P-256 keys
+# whose certificates hold the compressed point, RFC 5480 2.2), each issuing
+# serials 1000 and 1001 (${P}a1000 ..., with pki_leaf's LEAF-OPTION): A
+# revokes its 1000, B its 1001; $W/untrusted.pem holds the two CAs.
 pair() {
-    local p=$1 subj=$2 kt=$3 k
+    local p=$1 subj=$2 kt=$3 leafopt=${4-} k
     for k in a b; do
         if [ "$kt" = ec-compressed ]; then
             _newkey ec "$W/${p}$k.key"
@@ -38,8 +38,8 @@ pair() {
     cmp -s <(openssl x509 -in "$PKI/${p}inta/cert.pem" -noout -pubkey) \
            <(openssl x509 -in "$PKI/${p}intb/cert.pem" -noout -pubkey) && fail "the two CAs share a key"
     for k in a b; do
-        pki_leaf "${p}${k}1000" "${p}int$k" "/CN=${k}1000.test" cdp="$BASE_URL/roll.crl"
-        pki_leaf "${p}${k}1001" "${p}int$k" "/CN=${k}1001.test" cdp="$BASE_URL/roll.crl"
+        pki_leaf "${p}${k}1000" "${p}int$k" "/CN=${k}1000.test" cdp="$BASE_URL/roll.crl" ${leafopt:+"$leafopt"}
+        pki_leaf "${p}${k}1001" "${p}int$k" "/CN=${k}1001.test" cdp="$BASE_URL/roll.crl" ${leafopt:+"$leafopt"}
     done
     [ "$(serial_of "$PKI/${p}a1000.pem")" = "$(serial_of "$PKI/${p}b1000.pem")" ] || fail "serials differ"
     pki_revoke "${p}inta" "$PKI/${p}a1000.pem"
@@ -145,4 +145,26 @@ key_case ed- "/CN=Roll Ed25519 CA" ed25519
 # hashes the certificate's bytes, the provider the key object the verifier
 # decoded from them; both must name one key (format.h "key").
 key_case ecc- "/CN=Roll EC compressed CA" ec-compressed
+# Case 6: ML-DSA-65 CAs (OpenSSL 3.5+; FIPS 204) whose leaves carry no
+# authorityKeyIdentifier: only the verifying key's identity, the SHA-256
+# of its raw 1952-byte public key, tells the provider which key's CRLs
+# answer (without it: unknown, refused under on_unknown = deny).
+if openssl list -key-managers 2>/dev/null | grep -qiw ml-dsa-65; then
+    pair mldsa- "/CN=Roll ML-DSA CA" ml-dsa-65 noakid=1
+    pki_gencrl mldsa-inta "$W/mldsa-a.crl" number=01
+    pki_gencrl mldsa-intb "$W/mldsa-b.crl" number=01
+    STATE=$W/state-mldsa
+    import_both mldsa mldsa-
+    for leaf in a1000:revoked a1001:good b1000:good b1001:revoked; do
+        want=${leaf#*:}; leaf=mldsa-${leaf%%:*}
+        cl_verify "$PKI/$leaf.pem" --set on_unknown=deny
+        if [ "$want" = revoked ]; then
+            if [ "$CLIENT_RC" -ne 0 ] && grep -q 'certificate is revoked' "$W/client.out"; then case_ok "mldsa-provider-$leaf"
+            else cat "$W/client.out" >&2; case_fail "mldsa-provider-$leaf" "verify did not fail as revoked"; fi
+        elif [ "$CLIENT_RC" -eq 0 ]; then case_ok "mldsa-provider-$leaf"
+        else cat "$W/client.out" >&2; case_fail "mldsa-provider-$leaf" "verify failed"; fi
+    done
+else
+    note "ML-DSA case skipped: openssl $(openssl version | cut -d' ' -f2) has no ML-DSA"
+fi
 finish

@@ -31,13 +31,18 @@ want_err() {
 want_ok() {
     if [ "$VRC" -eq 0 ] && grep -q ': OK$' "$W/v.out"; then case_ok "$1"; else case_fail "$1" "wanted OK, exit $VRC"; fi
 }
-# storeutl_count [exec args] -- [options] URI: sets SRC (exit) and N ("Total found: N")
+# storeutl_count [exec args] -- [options] URI: sets SRC (exit) and N, the
+# objects listed ("1: CRL" lines).  OpenSSL 3.0 ends with "Total found: N"
+# even for 0, 3.5 prints that line only for N > 0: where it is printed it
+# must agree with the lines counted.
 storeutl_count() {
-    local sets=()
+    local sets=() total
     while [ "$1" != -- ]; do sets+=("$1"); shift; done; shift
     px ${sets[@]+"${sets[@]}"} -- openssl storeutl "$@" >"$W/s.out" 2>&1
     SRC=$?
-    N=$(sed -n 's/^Total found: //p' "$W/s.out")
+    N=$(grep -cE '^[0-9]+: [A-Za-z]' "$W/s.out")
+    total=$(sed -n 's/^Total found: //p' "$W/s.out")
+    [ -z "$total" ] || [ "$total" = "$N" ] || N="$N listed, but 'Total found: $total'"
 }
 
 # 1. Listing: the three CRLs, whatever follows the scheme.

@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
-# The README's two commands on a fresh Debian 12, for real.  Nothing on this
-# host is removed or downgraded: it builds a bookworm root with
+# The README's two commands on a fresh Debian 12 (or, with --suite, another
+# Debian release), for real.  Nothing on this host is removed or downgraded:
+# it builds a root of the suite (bookworm unless --suite SUITE, e.g.
+# --suite trixie for Debian 13 with OpenSSL 3.5 and curl 8.14) with
 # `debootstrap --variant=minbase` in a temporary directory (the mirror is the
 # one this host's apt uses, read from /etc/apt/sources.list and
-# /etc/apt/sources.list.d/ at run time), installs make, gcc and git in it
+# /etc/apt/sources.list.d/ at run time; for another suite the host's entries
+# are taken with their suite name replaced, "bookworm-security" becoming
+# "trixie-security"), installs make, gcc and git in it
 # (--no-install-recommends: those three and what they depend on, nothing
 # else), copies that root once, and then, as root inside each copy
 # (chroot; /proc, /sys, /dev, /dev/pts, /dev/shm of its own; the host's
 # network, of which the tests use only 127.0.0.1), in a fresh `git clone` of
-# this repository's HEAD:
+# this repository's HEAD (bundled when the script starts, so the commit tested
+# is the one checked out then, whatever happens to the work tree meanwhile):
 #   machine A: `make demo` as the machine's first command, then `make check`
 #              in the same clone: the README's order, as a reader runs it;
 #   machine B: `make check` as the machine's first command, so that the first
@@ -21,17 +26,23 @@
 # It needs root, network access to that Debian mirror and about 3 GB in
 # ${TMPDIR:-/var/tmp}; it installs debootstrap on this host if missing.  It
 # is not part of `make check` and runs only when asked:
-#   sudo CRLCACHE_FRESH_MACHINE=1 bash test/system/fresh_machine.sh [--keep]
+#   sudo CRLCACHE_FRESH_MACHINE=1 bash test/system/fresh_machine.sh [--keep] [--suite SUITE]
 set -u
-[ "${CRLCACHE_FRESH_MACHINE:-}" = 1 ] || { echo "set CRLCACHE_FRESH_MACHINE=1 to build Debian 12 roots on this host" >&2; exit 77; }
+[ "${CRLCACHE_FRESH_MACHINE:-}" = 1 ] || { echo "set CRLCACHE_FRESH_MACHINE=1 to build Debian roots on this host" >&2; exit 77; }
 [ "$(id -u)" -eq 0 ] || { echo "run as root" >&2; exit 77; }
-keep=0
-case "${1:-}" in
-    --keep) keep=1 ;;
-    "") ;;
-    *) echo "usage: $0 [--keep]" >&2; exit 2 ;;
-esac
-SUITE=bookworm
+usage() { echo "usage: $0 [--keep] [--suite SUITE]" >&2; exit 2; }
+keep=0 SUITE=bookworm
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --keep) keep=1 ;;
+        --suite) [ $# -ge 2 ] || usage; SUITE=$2; shift ;;
+        --suite=*) SUITE=${1#--suite=} ;;
+        *) usage ;;
+    esac
+    shift
+done
+# A Debian code name: it becomes part of apt lines and of a path.
+printf '%s\n' "$SUITE" | grep -Eqx '[a-z]+' || { echo "suite '$SUITE' is not a Debian code name" >&2; exit 2; }
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
 export LC_ALL=C
 
@@ -70,7 +81,12 @@ host_sources() {
             END { flush() }' "$f"
     done
 }
-SOURCES=$(host_sources | awk -v s="$SUITE" '$2 == s || $2 == s "-updates" || $2 == s "-security"' | awk '!seen[$0]++')
+# The host's release is the suite of its first entry without a "-" suffix;
+# for another suite its entries are taken with the code name replaced.
+HOST_SUITE=$(host_sources | awk '$2 !~ /-/ { print $2; exit }')
+SOURCES=$(host_sources | awk -v h="$HOST_SUITE" -v s="$SUITE" '
+    $2 == h || $2 == h "-updates" || $2 == h "-security" { sub("^" h, s, $2); print }
+    $2 == s || $2 == s "-updates" || $2 == s "-security" { print }' | awk '!seen[$0]++')
 MIRROR=$(printf '%s\n' "$SOURCES" | awk -v s="$SUITE" '$2 == s { print $1; exit }')
 [ -n "$MIRROR" ] || fail "no '$SUITE' entry in this host's apt sources to take the mirror from"
 # An apt proxy of the host's is needed the same way by debootstrap and by apt in the roots.
@@ -124,6 +140,9 @@ trap cleanup EXIT
 trap 'exit 129' HUP
 trap 'exit 130' INT
 trap 'exit 143' TERM
+# HEAD now: the clones are of this commit even if the work tree moves on
+# during the half hour this takes.
+git -C "$SRC" bundle create "$TOP/crlcache.bundle" HEAD 2>/dev/null || fail "git bundle"
 
 # ---------------------------------------------------------------- helpers
 TIMES=()
@@ -195,10 +214,9 @@ note "fresh root: $(inroot "$A" "dpkg-query -W -f '\${Status}\n' | grep -c 'ok i
 release "$A"
 cp -a "$A" "$B" || fail "copying the root"
 
-git -C "$SRC" bundle create "$TOP/crlcache.bundle" HEAD 2>/dev/null || fail "git bundle"
 clone() {           # clone ROOT DIR: a fresh clone of HEAD at /root/DIR in ROOT
     cp "$TOP/crlcache.bundle" "$1/root/crlcache.bundle" &&
-    inroot "$1" "git -c advice.detachedHead=false clone -q /root/crlcache.bundle /root/$2 && cd /root/$2 && test \$(git rev-parse HEAD) = $HEAD"
+    inroot "$1" "git -c advice.detachedHead=false -c init.defaultBranch=main clone -q /root/crlcache.bundle /root/$2 && cd /root/$2 && test \$(git rev-parse HEAD) = $HEAD"
 }
 
 note "machine A: make demo, then make check in the same clone"
