@@ -205,6 +205,22 @@ check_whole(struct sig_ctx *c, int ret, const unsigned char *sig,
 }
 
 /*
+ * The end of a streamed verification the default provider found good
+ * (ret > 0): the index's verdict when the captured data is a whole
+ * TBSCertificate.  A bad signature fails anyway; only a good one is worth
+ * a lookup.
+ */
+static int
+check_captured(struct sig_ctx *c, int ret, const unsigned char *sig,
+    size_t siglen)
+{
+	if (ret > 0 && c->cap == CAP_ON && c->len == c->want)
+		ret = crlc_policy_check(c->prov, c->buf, c->len, sig, siglen,
+		    c->key);
+	return ret;
+}
+
+/*
  * After verify_init tbs is a digest (capture off); after
  * verify_message_init it is the whole message.
  */
@@ -261,14 +277,9 @@ static int
 sig_digest_verify_final(void *vctx, const unsigned char *sig, size_t siglen)
 {
 	struct sig_ctx *c = vctx;
-	int ret;
 
-	ret = c->impl->digest_verify_final(c->inner, sig, siglen);
-	/* A bad signature fails anyway; only a good one is worth a lookup. */
-	if (ret > 0 && c->cap == CAP_ON && c->len == c->want)
-		ret = crlc_policy_check(c->prov, c->buf, c->len, sig, siglen,
-		    c->key);
-	return ret;
+	return check_captured(c, c->impl->digest_verify_final(c->inner, sig,
+	    siglen), sig, siglen);
 }
 
 static int
@@ -311,13 +322,9 @@ static int
 sig_verify_message_final(void *vctx)
 {
 	struct sig_ctx *c = vctx;
-	int ret;
 
-	ret = c->impl->verify_message_final(c->inner);
-	if (ret > 0 && c->cap == CAP_ON && c->len == c->want)
-		ret = crlc_policy_check(c->prov, c->buf, c->len, NULL, 0,
-		    c->key);
-	return ret;
+	return check_captured(c, c->impl->verify_message_final(c->inner),
+	    NULL, 0);
 }
 #define SIG_MESSAGE_FNS							\
 	FN(VERIFY_MESSAGE_INIT, sig_verify_message_init),		\
