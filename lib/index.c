@@ -1188,6 +1188,25 @@ name_cover(const struct crlc_index *idx, uint64_t at,
 	return 0;
 }
 
+/*
+ * name_cover() for the distribution point name uri[0..ulen): from its
+ * SCOPE record, or, where reason partitions exist, from the lower bound
+ * its partitions sort after.
+ */
+static inline int
+dp_cover(const struct crlc_index *idx, const uint8_t prefix[CRLC_PREFIX_LEN],
+    const uint8_t *uri, size_t ulen, unsigned dp_reasons,
+    const struct crlc_tbs *cert, int indirect, int foreign,
+    struct cover *cover, size_t *n)
+{
+	uint64_t at;
+
+	if (!scope_find(idx, prefix, uri, ulen, &at) && !idx->some_reasons)
+		return 0;
+	return name_cover(idx, at, prefix, uri, ulen, dp_reasons, cert,
+	    indirect, foreign, cover, n);
+}
+
 /* Does issuer id have more than one KEY record? */
 static int
 keys_several(const struct crlc_index *idx, uint32_t id)
@@ -1222,7 +1241,6 @@ covering_indirect(struct crlc_index *idx, const struct crlc_tbs *cert,
 	const struct crlc_tbs_idp *d;
 	struct issuer_info x;
 	unsigned reasons;
-	uint64_t at;
 	size_t i, ulen;
 
 	for (i = 0; i < cert->nind; i++) {
@@ -1242,10 +1260,7 @@ covering_indirect(struct crlc_index *idx, const struct crlc_tbs *cert,
 		if (crlc_ind_scope(d, uri, sizeof(uri), &ulen) == -1 ||
 		    ulen == 0)
 			continue;
-		if (!scope_find(idx, prefix, uri, ulen, &at) &&
-		    !idx->some_reasons)
-			continue;
-		if (name_cover(idx, at, prefix, uri, ulen, reasons, cert, 1,
+		if (dp_cover(idx, prefix, uri, ulen, reasons, cert, 1,
 		    x.id != own_id, cover, n) == -1)
 			return -1;
 	}
@@ -1268,7 +1283,6 @@ covering(struct crlc_index *idx, const struct issuer_info *info,
 {
 	uint8_t prefix[CRLC_PREFIX_LEN], uri[CRLC_SCOPE_URI_MAX];
 	size_t i, ulen;
-	uint64_t at;
 
 	*n = 0;
 	put_prefix(prefix, info->id, info->key_no);
@@ -1279,11 +1293,8 @@ covering(struct crlc_index *idx, const struct issuer_info *info,
 	for (i = 0; info->id != 0 && i < crlc_dp_count(cert); i++) {
 		if (crlc_dp_scope(cert, i, uri, sizeof(uri), &ulen) == -1)
 			continue;
-		if (!scope_find(idx, prefix, uri, ulen, &at) &&
-		    !idx->some_reasons)
-			continue;
-		if (name_cover(idx, at, prefix, uri, ulen,
-		    crlc_dp_reasons(cert, i), cert, 0, 0, cover, n) == -1)
+		if (dp_cover(idx, prefix, uri, ulen, crlc_dp_reasons(cert, i),
+		    cert, 0, 0, cover, n) == -1)
 			return -1;
 	}
 	if (cert->nind > 0)
