@@ -23,6 +23,11 @@ Failure injection by path prefix:
     /redirect-to/HOST:PORT/rest
                           302 to http://HOST:PORT/rest (HOST: a 127.x address)
 --bind ADDR listens on another loopback address (127.0.0.0/8 only).
+--delay SECONDS holds every answer that long after its request arrived, as
+a network round trip would (benchmarks at Internet latency): each
+connection has its own thread, so delays overlap and do not serialise;
+connections are kept alive across requests (HTTP/1.1, RFC 9112 9.3).
+--connections FILE gets a line per connection accepted.
 Basic authentication for a fixed URL: if ROOT/<path>.auth exists, its first
 line is USER:PASSWORD, and a request without exactly those credentials gets 401.
 Failure injection for a fixed URL: if ROOT/<path>.status exists, its first word
@@ -189,6 +194,8 @@ class Handler(BaseHTTPRequestHandler):
         self.do_GET()
 
     def do_GET(self):
+        if self.server.delay > 0:
+            time.sleep(self.server.delay)
         path = self.path
         parts = path.split("?", 1)[0].split("/")
         # parts[0] == "" because the path starts with "/"
@@ -236,6 +243,18 @@ class Handler(BaseHTTPRequestHandler):
 class Server(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
+    # socketserver's default backlog of 5 drops the SYNs of a client that
+    # opens dozens of connections at once (each retried after 1 s).
+    request_queue_size = 128
+    delay = 0.0
+    connections = None
+
+    def process_request(self, request, client_address):
+        if self.connections is not None:
+            with _log_lock:
+                with open(self.connections, "a") as f:
+                    f.write("%s:%d\n" % client_address[:2])
+        super().process_request(request, client_address)
 
 
 def run(srv, port_file, log):
@@ -263,12 +282,16 @@ def main():
     ap.add_argument("--port", type=int, default=0)
     ap.add_argument("--max-age", type=int, default=None)
     ap.add_argument("--bind", default="127.0.0.1")
+    ap.add_argument("--delay", type=float, default=0.0)
+    ap.add_argument("--connections", default=None)
     a = ap.parse_args()
     if not a.bind.startswith("127."):
         ap.error("--bind: loopback (127.0.0.0/8) only")
     srv = Server((a.bind, a.port), Handler)
     srv.root = os.path.realpath(a.root)
     srv.max_age = a.max_age
+    srv.delay = a.delay
+    srv.connections = a.connections
     return run(srv, a.port_file, a.log)
 
 

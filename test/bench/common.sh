@@ -229,11 +229,48 @@ bench_median() {
 # bench_measure NAME CMD...: run CMD under /usr/bin/time in a shell that
 # then reads its own /proc/PID/io, which holds the counts of its reaped
 # children; NAME.m gets "seconds peak-RSS-kB write_bytes" (bytes the
-# command and its children sent, or will send, to storage).
+# command and its children sent, or will send, to storage), NAME.cpu its
+# CPU seconds (user + system).
 bench_measure() {
 	local name=$1; shift
-	bash -c '/usr/bin/time -f "%e %M" -o "$0.time" "$@" || exit 1
+	bash -c '/usr/bin/time -f "%e %M %U %S" -o "$0.time" "$@" || exit 1
 	    awk "/^write_bytes/ { print \$2 }" /proc/$$/io >"$0.io"' "$name" "$@" ||
 	    { echo "failed: $*" >&2; exit 1; }
-	echo "$(tail -n 1 "$name.time") $(cat "$name.io")" >"$name.m"
+	tail -n 1 "$name.time" | awk -v wb="$(cat "$name.io")" '{ print $1, $2, wb }' >"$name.m"
+	tail -n 1 "$name.time" | awk '{ printf "%.2f\n", $3 + $4 }' >"$name.cpu"
+}
+
+# published_files STATE_DIR: inode and size of every file of the state
+# directory but work/; a file an update wrote has a new inode (or size).
+published_files() {
+	find "$1" -path "$1/work" -prune -o -type f -printf '%i %s\n' | sort
+}
+
+# written_bytes BEFORE AFTER: bytes of the files in AFTER that are not in
+# BEFORE (two published_files lists).
+written_bytes() {
+	comm -13 "$1" "$2" | awk '{ s += $2 } END { print s + 0 }'
+}
+
+# bench_data NAME MAX_AGE EXTRA MAKER RECIPE...: D, a data set made by
+# `MAKER DIR` (it writes DIR/made, the time it was made, last), kept in
+# $CRLCACHE_BENCH_CACHE (default test/bench/.cache) under NAME and a name
+# that changes with the files of its RECIPE and the text EXTRA, and made
+# anew when older than MAX_AGE seconds.  Other data sets of NAME go.
+bench_data() {
+	local name=$1 max_age=$2 extra=$3 maker=$4 cache key t0
+	shift 4
+	cache=${CRLCACHE_BENCH_CACHE:-$ROOT/test/bench/.cache}
+	key=$({ cat "$@"; echo "$extra"; } | sha256sum | cut -c1-16)
+	D=$cache/$name-$key
+	if [ -s "$D/made" ] && (($(date +%s) - $(cat "$D/made") <= max_age)); then
+		echo "data set: $D (cached)"
+		return 0
+	fi
+	mkdir -p "$cache"
+	rm -rf "$cache/$name"-*
+	t0=$(date +%s)
+	"$maker" "$D" >/dev/null
+	[ -s "$D/made" ] || { echo "$name: making the data set failed" >&2; exit 1; }
+	echo "data set made in $(($(date +%s) - t0)) s: $D"
 }

@@ -34,23 +34,9 @@ SCALE_HOST=${SCALE_HOST:-127.20.14.5}
 SCALE_PORT=${SCALE_PORT:-18014}
 SCALE_HTTPD=${SCALE_HTTPD:-httpd.py}
 . "$ROOT/test/bench/scale_data.sh"
-CACHE=${CRLCACHE_BENCH_CACHE:-$ROOT/test/bench/.cache}
 # A cached data set is made anew after half its CRLs' validity.
-CACHE_MAX_AGE=$((SCALE_CRL_DAYS * 86400 / 2))
-
-key=$(cat "$ROOT/test/bench/scale_data.sh" "$ROOT/test/bench/scale_gen.c" |
-    { cat; echo "$SCALE_HOST:$SCALE_PORT"; } | sha256sum | cut -c1-16)
-D=$CACHE/scale-$key
-if [ ! -s "$D/made" ] || (($(date +%s) - $(cat "$D/made") > CACHE_MAX_AGE)); then
-	mkdir -p "$CACHE"
-	rm -rf "$CACHE"/scale-*
-	t0=$(date +%s)
-	scale_data "$D" >/dev/null
-	[ -s "$D/made" ] || { echo "scale.sh: making the data set failed" >&2; exit 1; }
-	echo "data set made in $(($(date +%s) - t0)) s: $D"
-else
-	echo "data set: $D (cached)"
-fi
+bench_data scale $((SCALE_CRL_DAYS * 86400 / 2)) "$SCALE_HOST:$SCALE_PORT" scale_data \
+    "$ROOT/test/bench/scale_data.sh" "$ROOT/test/bench/scale_gen.c"
 echo "$(wc -l <"$D/urls") CRLs, $(du -sb "$D/www" | cut -f1) bytes"
 
 cc -std=c11 -D_GNU_SOURCE -O2 -I"$ROOT/include" -o scale_lookup "$ROOT/test/bench/scale_lookup.c" \
@@ -122,11 +108,9 @@ bench_measure full "${upd[@]}"
 bench_measure same "${upd[@]}"
 rm www/other/M1.crl
 cp "$D/changed/M1.crl" www/other/M1.crl
-# The published files: a file the update wrote has a new inode (or size).
-published() { find st -path st/work -prune -o -type f -printf '%i %s\n' | sort; }
-published >published.before
+published_files st >published.before
 bench_measure changed "${upd[@]}"
-published >published.after
+published_files st >published.after
 fetched /other/M1.crl || { echo "scale.sh: M1 was not fetched again" >&2; exit 1; }
 # The publish step alone, without the 2,000 conditional GETs: every scope
 # file kept (content ids of all 2,000 CRLs, the top file written).
@@ -137,7 +121,7 @@ read -r same_s same_kb same_wb <same.m
 read -r changed_s changed_kb changed_wb <changed.m
 read -r publish_s publish_kb publish_wb <publish.m
 crl_b=$(stat -c %s "$D/changed/M1.crl")
-pub_wb=$(comm -13 published.before published.after | awk '{ s += $2 } END { print s + 0 }')
+pub_wb=$(written_bytes published.before published.after)
 index_b=$(du -sb --exclude=work st | cut -f1)
 work_b=$(du -sb st/work | cut -f1)
 www_b=$(du -sb "$D/www" | cut -f1)
