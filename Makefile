@@ -62,6 +62,8 @@ test/unit/t_%: test/unit/t_%.c test/unit/check.h test/unit/derbuf.h $(LIB_SRCS) 
 test/unit/t_keycache: provider/keycache.c
 # t_at builds fetcher/at.c in.
 test/unit/t_at: fetcher/at.c fetcher/fetcher.h
+# t_hostq builds fetcher/hostq.c in.
+test/unit/t_hostq: fetcher/hostq.c fetcher/fetcher.h
 
 unit: $(UNIT_BINS)
 
@@ -93,9 +95,9 @@ bench: deps
 # JSON to BENCH_JSON.
 BENCH_ROWS = test/bench/.rows
 BENCH_JSON = test/bench/results.json
-# The Web PKI scale data set (scale.sh) is kept between runs in
+# The Web PKI scale data sets (scale.sh, webpki.sh) are kept between runs in
 # CRLCACHE_BENCH_CACHE, by default test/bench/.cache.
-BENCH_SCRIPTS = handshake verify process hint ingest index_open scale
+BENCH_SCRIPTS = handshake verify process hint ingest index_open scale webpki
 bench-run: all
 	@rm -f $(BENCH_ROWS)
 	@set -e; for b in $(BENCH_SCRIPTS); do \

@@ -316,6 +316,20 @@ int	 fetch_each(struct fetch *f, size_t n, const struct conf *conf,
 	    void (*cb)(struct fetch *, void *), void *arg);
 void	 fetch_free(struct fetch *f);
 
+/*
+ * hostq.c: which transfer starts next, host by host (scheme, host and
+ * port of urls[i]): at most budget transfers at once to an http host,
+ * tls_budget to an https one, the hosts taking turns.
+ */
+struct hostq;
+struct hostq *hostq_new(const char *const *urls, size_t n, long budget,
+	    long tls_budget);
+/* The next transfer whose host has room (0), or none now (-1). */
+int	 hostq_next(struct hostq *q, size_t *transfer);
+/* A transfer hostq_next gave is over: its host has room again. */
+void	 hostq_done(struct hostq *q, size_t transfer);
+void	 hostq_free(struct hostq *q);
+
 /* mirror_name.c: names on a mirror (`crlcache mirror`, `mirror =`) */
 /* Components of a name: scheme, host[:port] and 30 path segments; CRL
    URLs in the Web PKI have 1 to 4. */
