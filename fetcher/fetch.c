@@ -499,10 +499,9 @@ fetch_each(struct fetch *f, size_t n, const struct conf *conf,
 			} else
 				active++;
 		}
-		for (k = 0; busy < FETCH_SLOTS && hostq_next(q, &i) == 0; k++) {
-			while (slots[k].f != NULL)
-				k++;
-			x = &slots[k];
+		while (busy < FETCH_SLOTS && hostq_next(q, &i) == 0) {
+			for (x = slots; x->f != NULL; x++)
+				continue;	/* a free one: busy < FETCH_SLOTS */
 			x->f = &f[i];
 			x->conf = conf;
 			busy++;

@@ -23,17 +23,6 @@ WEBPKI_SHARD_MAX=200		# entries of a non-empty partition at most
 WEBPKI_CHANGE_EVERY=100		# 1% of the partitions change
 WEBPKI_CRL_DAYS=60
 
-# webpki_host ISSUER: the host that serves ISSUER's partitions.
-webpki_host() {
-	local -a hosts
-	read -r -a hosts <<<"$WEBPKI_HOSTS"
-	case $1 in
-	R*) echo "${hosts[$(((${1#R} - 1) / 2))]}" ;;
-	E*) echo "${hosts[$(((${1#E} - 1) / 2 + 4))]}" ;;
-	*) echo "${hosts[0]}" ;;
-	esac
-}
-
 webpki_data() {
 	local d=$1 this next seed=1 i h shards
 	mkdir -p "$d/changed"
@@ -49,7 +38,7 @@ webpki_data() {
 	cat R?.pem E?.pem B?.pem >untrusted.pem
 	# The plan: OUT CERT KEY ENTRIES SEED NUMBER THIS NEXT IDP (scale_gen.c);
 	# OUT is www/HOST/PATH.
-	h=$(webpki_host X1)
+	h=${WEBPKI_HOSTS%% *}
 	: >plan
 	for i in X1 X2 B; do
 		echo "www/$h/$i.crl $i.pem $i.key 5 $((seed++)) 1 $this $next -" >>plan
@@ -58,15 +47,14 @@ webpki_data() {
 		echo "www/$h/big/B$i.crl B$i.pem B$i.key $WEBPKI_BIG $((seed++)) 1 $this $next -" >>plan
 	done
 	shards=$((WEBPKI_CRLS - 6))
-	awk -v n="$shards" -v max="$WEBPKI_SHARD_MAX" -v seed="$seed" 'BEGIN { srand(22)
+	# Partition j: issuer R1..R8, E1..E8 in turn, host k / 2 of the 8.
+	awk -v n="$shards" -v max="$WEBPKI_SHARD_MAX" -v seed="$seed" -v this="$this" \
+	    -v next_="$next" -v hosts="$WEBPKI_HOSTS" 'BEGIN { srand(22); split(hosts, h, " ")
 	    for (j = 0; j < n; j++) {
-		k = j % 16; ca = (k < 8) ? "R" (k + 1) : "E" (k - 7)
+		k = j % 16; ca = (k < 8) ? "R" (k + 1) : "E" (k - 7); host = h[int(k / 2) + 1]
 		e = (rand() < 0.25) ? 0 : 1 + int(rand() * max)
-		print ca, int(j / 16), e, seed + j } }' >shards
-	while read -r ca k e s; do
-		h=$(webpki_host "$ca")
-		echo "www/$h/$ca/$k.crl $ca.pem $ca.key $e $s 1 $this $next http://$h/$ca/$k.crl"
-	done <shards >>plan
+		path = host "/" ca "/" int(j / 16) ".crl"
+		print "www/" path, ca ".pem", ca ".key", e, seed + j, 1, this, next_, "http://" path } }' >>plan
 	awk -v t=$((this + 1800)) -v every="$WEBPKI_CHANGE_EVERY" \
 	    'NR > 6 && (NR - 7) % every == 0 { $1 = "changed/" $1; $4 += 5; $6 = 2; $7 = t; print }' \
 	    plan >plan.changed
