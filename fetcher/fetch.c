@@ -37,7 +37,7 @@
 #include "fetcher.h"
 #include "guard.h"
 
-/* Reused connections are checked before each request: CURLOPT_PREREQFUNCTION. */
+/* Reused connections are checked before each request (PREREQFUNCTION). */
 #if LIBCURL_VERSION_NUM < 0x075000
 #error "libcurl 7.80 or later is needed (CURLOPT_PREREQFUNCTION)"
 #endif
@@ -214,7 +214,8 @@ aim(struct xfer *x, const char *url)
 	const char *proxy;
 
 	if (guard_target(url, &t) == -1) {
-		x->stop = "not an http or https URL with a host";
+		x->stop = x->hops > 0 ? "redirect to a URL that is not http or "
+		    "https" : "not an http or https URL with a host";
 		return -1;
 	}
 	proxy = guard_proxy(&t);

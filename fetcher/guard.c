@@ -20,7 +20,7 @@
  * resolver gives them, before any request.  A name the proxy resolves
  * otherwise (split DNS, rebinding between the two lookups) escapes this
  * check: the proxy's own rules must refuse private destinations
- * (docs/many-hosts.md).
+ * (crlcache.conf(5), allow_private_urls).
  */
 #include <arpa/inet.h>
 #include <ctype.h>
