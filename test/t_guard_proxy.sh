@@ -25,24 +25,12 @@ pki_gencrl int "$W/int.crl"
 serve "$W/int.crl" int.crl
 
 # A second server on 127.0.0.2 holding the CRL.
-mkdir -p "$W/www2"
+httpd2_start
 cp "$W/int.crl" "$W/www2/int.crl"
-python3 "$TESTDIR/httpd.py" --bind 127.0.0.2 --root "$W/www2" --port-file "$W/httpd2.port" \
-    --log "$W/httpd2.log" 2>"$W/httpd2.err" &
-bg_register $!
-for _ in $(seq 1 100); do [ -s "$W/httpd2.port" ] && break; sleep 0.05; done
-[ -s "$W/httpd2.port" ] || { cat "$W/httpd2.err"; skip "cannot listen on 127.0.0.2"; }
-OTHER=127.0.0.2:$(cat "$W/httpd2.port")
 : >"$W/httpd2.log"
 
 # A plain forwarding proxy on 127.0.0.1 (loopback origins only).
-AP_LOG=$W/proxy.log
-python3 "$TESTDIR/alterproxy.py" --faithful --port-file "$W/proxy.port" --log "$AP_LOG" \
-    2>"$W/proxy.err" &
-bg_register $!
-for _ in $(seq 1 100); do [ -s "$W/proxy.port" ] && break; sleep 0.05; done
-[ -s "$W/proxy.port" ] || { cat "$W/proxy.err" >&2; fail "alterproxy.py did not start"; }
-PROXY=http://127.0.0.1:$(cat "$W/proxy.port")
+proxy_start --faithful
 : >"$AP_LOG"
 DEAD=http://127.0.0.1:$(closed_port)
 

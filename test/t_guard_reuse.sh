@@ -31,15 +31,9 @@ assert_grep 'hca.crl: refused: a learned URL may reach only public addresses' "$
 case_ok "a learned URL does not ride a configured URL's connection"
 
 # 2. a configured private host, then a redirect to it from another source
-mkdir -p "$W/www2"
+httpd2_start
 cp "$W/int.crl" "$W/www2/int.crl"
 cp "$W/int.crl" "$W/www2/int2.crl"
-python3 "$TESTDIR/httpd.py" --bind 127.0.0.2 --root "$W/www2" --port-file "$W/httpd2.port" \
-    --log "$W/httpd2.log" 2>"$W/httpd2.err" &
-bg_register $!
-for _ in $(seq 1 100); do [ -s "$W/httpd2.port" ] && break; sleep 0.05; done
-[ -s "$W/httpd2.port" ] || { cat "$W/httpd2.err"; skip "cannot listen on 127.0.0.2"; }
-OTHER=127.0.0.2:$(cat "$W/httpd2.port")
 rm -rf "$STATE"
 # Sources are fetched in URL order: http://127.0.0.2 before http://localhost.
 write_conf "url = http://$OTHER/int.crl" \

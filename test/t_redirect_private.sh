@@ -12,17 +12,11 @@ httpd_start
 std_pki
 pki_revoke int "$PKI/rev1.pem"
 pki_gencrl int "$W/int.crl"
+serve "$W/int.crl" int.crl
 
 # A second server on 127.0.0.2 holding the CRL.
-mkdir -p "$W/www2"
+httpd2_start
 cp "$W/int.crl" "$W/www2/int.crl"
-serve "$W/int.crl" int.crl
-python3 "$TESTDIR/httpd.py" --bind 127.0.0.2 --root "$W/www2" --port-file "$W/httpd2.port" \
-    --log "$W/httpd2.log" 2>"$W/httpd2.err" &
-bg_register $!
-for _ in $(seq 1 100); do [ -s "$W/httpd2.port" ] && break; sleep 0.05; done
-[ -s "$W/httpd2.port" ] || { cat "$W/httpd2.err"; skip "cannot listen on 127.0.0.2"; }
-OTHER=127.0.0.2:$(cat "$W/httpd2.port")
 trust=("anchor = $PKI/root/cert.pem" "untrusted = $PKI/int/cert.pem")
 
 write_conf "url = $BASE_URL/redirect-to/$OTHER/int.crl" "${trust[@]}"

@@ -11,98 +11,96 @@
 #include "check.h"
 #include "../../fetcher/guard.c"
 
-static const char *const vars[] = { "http_proxy", "HTTP_PROXY",
-    "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY", "no_proxy",
-    "NO_PROXY" };
+/*
+ * One step: set the variable ("NAME=VALUE"; "NAME" alone unsets it, NULL
+ * leaves all as they are), then url must get want: the proxy, "-" for
+ * direct, "!" for a URL refused.
+ */
+struct step {
+	const char	*set;
+	const char	*url;
+	const char	*want;
+};
+
+static const struct step steps[] = {
+	{ NULL, "http://crl.example/a.crl", "-" },
+	/* per scheme: https_proxy is not for http */
+	{ "https_proxy=http://s:1", "http://crl.example/a.crl", "-" },
+	{ NULL, "https://crl.example/a.crl", "http://s:1" },
+	/* HTTP_PROXY is never read (a CGI program's Proxy: header) */
+	{ "HTTP_PROXY=http://cgi:1", "http://crl.example/a.crl", "-" },
+	{ "http_proxy=http://h:1", "HTTP://crl.example/a.crl", "http://h:1" },
+	{ "https_proxy", "https://crl.example/", "-" },
+	{ "HTTPS_PROXY=http://S:1", "https://crl.example/", "http://S:1" },
+	/* an empty variable counts as unset */
+	{ "https_proxy=", "https://crl.example/", "http://S:1" },
+	{ "http_proxy", "http://crl.example/", "-" },
+	{ "ALL_PROXY=socks5h://A:1", "http://crl.example/", "socks5h://A:1" },
+	{ "all_proxy=http://a:1", "http://crl.example/", "http://a:1" },
+	{ NULL, "https://crl.example/", "http://S:1" },
+	{ NULL, "ftp://crl.example/", "!" },
+	{ NULL, "http://[::1/", "!" },
+	/* no_proxy: names with their subdomains, addresses, CIDR blocks */
+	{ "http_proxy=http://h:1", "http://example.com/", "http://h:1" },
+	{ "no_proxy=example.com, .internal.,10.0.0.0/8 ::1 192.0.2.7",
+	  "http://example.com/", "-" },
+	{ NULL, "http://EXAMPLE.com./", "-" },
+	{ NULL, "http://crl.example.com/", "-" },
+	{ NULL, "http://notexample.com/", "http://h:1" },
+	{ NULL, "http://example.com.evil/", "http://h:1" },
+	{ NULL, "http://a.b.internal/", "-" },
+	{ NULL, "http://internal/", "-" },
+	{ NULL, "http://10.1.2.3/", "-" },
+	{ NULL, "http://11.1.2.3/", "http://h:1" },
+	{ NULL, "http://192.0.2.7/", "-" },
+	{ NULL, "http://192.0.2.8/", "http://h:1" },
+	{ NULL, "http://[::1]:8080/", "-" },
+	{ NULL, "http://[::2]/", "http://h:1" },
+	/* an address matches literal addresses only: no lookup */
+	{ "no_proxy=127.0.0.1", "http://localhost/", "http://h:1" },
+	{ "no_proxy=*", "http://anything.example/", "-" },
+	/* "*" only alone */
+	{ "no_proxy=*.example", "http://a.example/", "http://h:1" },
+	{ "no_proxy=", "http://example.com/", "http://h:1" },
+	{ "NO_PROXY=example.com", "http://example.com/", "-" },
+	/* lower case first */
+	{ "no_proxy=other.example", "http://example.com/", "http://h:1" },
+	{ "no_proxy=10.0.0.0/33,10.0.0.0/x", "http://10.0.0.1/", "http://h:1" },
+	{ "no_proxy=2001:db8::/32", "http://[2001:db8:1::5]/", "-" },
+	{ NULL, "http://[2001:db9::5]/", "http://h:1" },
+};
 
 static void
-clear(void)
+check_proxy(void)
 {
+	static const char *const vars[] = { "http_proxy", "HTTP_PROXY",
+	    "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY",
+	    "no_proxy", "NO_PROXY" };
+	struct guard_target t;
+	const char *got, *eq;
+	char name[32];
 	size_t i;
 
 	for (i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
 		unsetenv(vars[i]);
-}
-
-/* The proxy for url, or "-" for direct, or "!" for a URL refused. */
-static const char *
-proxy_of(const char *url)
-{
-	static struct guard_target t;
-	const char *p;
-
-	if (guard_target(url, &t) == -1)
-		return "!";
-	p = guard_proxy(&t);
-	return p != NULL ? p : "-";
-}
-
-#define PROXY_IS(url, want)	CHECK(strcmp(proxy_of(url), want) == 0)
-
-static void
-check_schemes(void)
-{
-	clear();
-	PROXY_IS("http://crl.example/a.crl", "-");
-	setenv("https_proxy", "http://s:1", 1);
-	PROXY_IS("http://crl.example/a.crl", "-");	/* per scheme */
-	PROXY_IS("https://crl.example/a.crl", "http://s:1");
-	setenv("HTTP_PROXY", "http://cgi:1", 1);
-	PROXY_IS("http://crl.example/a.crl", "-");	/* never HTTP_PROXY */
-	setenv("http_proxy", "http://h:1", 1);
-	PROXY_IS("HTTP://crl.example/a.crl", "http://h:1");
-	clear();
-	setenv("HTTPS_PROXY", "http://S:1", 1);
-	PROXY_IS("https://crl.example/", "http://S:1");
-	setenv("https_proxy", "", 1);		/* empty counts as unset */
-	PROXY_IS("https://crl.example/", "http://S:1");
-	setenv("ALL_PROXY", "socks5h://A:1", 1);
-	PROXY_IS("http://crl.example/", "socks5h://A:1");
-	setenv("all_proxy", "http://a:1", 1);
-	PROXY_IS("http://crl.example/", "http://a:1");
-	PROXY_IS("https://crl.example/", "http://S:1");
-	PROXY_IS("ftp://crl.example/", "!");
-	PROXY_IS("http://[::1/", "!");
-}
-
-static void
-check_no_proxy(void)
-{
-	clear();
-	setenv("http_proxy", "http://h:1", 1);
-	setenv("no_proxy", "example.com, .internal.,10.0.0.0/8 ::1 192.0.2.7",
-	    1);
-	PROXY_IS("http://example.com/", "-");
-	PROXY_IS("http://EXAMPLE.com./", "-");
-	PROXY_IS("http://crl.example.com/", "-");
-	PROXY_IS("http://notexample.com/", "http://h:1");
-	PROXY_IS("http://example.com.evil/", "http://h:1");
-	PROXY_IS("http://a.b.internal/", "-");
-	PROXY_IS("http://internal/", "-");
-	PROXY_IS("http://10.1.2.3/", "-");
-	PROXY_IS("http://11.1.2.3/", "http://h:1");
-	PROXY_IS("http://192.0.2.7/", "-");
-	PROXY_IS("http://192.0.2.8/", "http://h:1");
-	PROXY_IS("http://[::1]:8080/", "-");
-	PROXY_IS("http://[::2]/", "http://h:1");
-	/* An address pattern matches literal addresses only: no lookup. */
-	setenv("no_proxy", "127.0.0.1", 1);
-	PROXY_IS("http://localhost/", "http://h:1");
-	setenv("no_proxy", "*", 1);
-	PROXY_IS("http://anything.example/", "-");
-	setenv("no_proxy", "*.example", 1);	/* "*" only alone */
-	PROXY_IS("http://a.example/", "http://h:1");
-	setenv("no_proxy", "", 1);
-	setenv("NO_PROXY", "example.com", 1);
-	PROXY_IS("http://example.com/", "-");
-	setenv("no_proxy", "other.example", 1);	/* lower case first */
-	PROXY_IS("http://example.com/", "http://h:1");
-	setenv("no_proxy", "10.0.0.0/33,10.0.0.0/x", 1);
-	PROXY_IS("http://10.0.0.1/", "http://h:1");
-	setenv("no_proxy", "2001:db8::/32", 1);
-	PROXY_IS("http://[2001:db8:1::5]/", "-");
-	PROXY_IS("http://[2001:db9::5]/", "http://h:1");
-	clear();
+	for (i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		eq = steps[i].set != NULL ? strchr(steps[i].set, '=') : NULL;
+		if (eq != NULL) {
+			snprintf(name, sizeof(name), "%.*s",
+			    (int)(eq - steps[i].set), steps[i].set);
+			setenv(name, eq + 1, 1);
+		} else if (steps[i].set != NULL)
+			unsetenv(steps[i].set);
+		if (guard_target(steps[i].url, &t) == -1)
+			got = "!";
+		else if ((got = guard_proxy(&t)) == NULL)
+			got = "-";
+		if (strcmp(got, steps[i].want) != 0) {
+			fprintf(stderr, "step %zu: %s: %s, wanted %s\n", i,
+			    steps[i].url, got, steps[i].want);
+			CHECK(0);
+		}
+	}
 }
 
 /* Through a proxy: literal hosts, learned or redirected or neither. */
@@ -142,8 +140,7 @@ check_host(void)
 int
 main(void)
 {
-	check_schemes();
-	check_no_proxy();
+	check_proxy();
 	check_host();
 	return check_result();
 }
