@@ -119,8 +119,8 @@ become_owner(const char *state_dir, int allow_root)
 	    state_owner(state_dir, &uid, &gid) == -1)
 		return -1;
 	if (uid != 0 && allow_root) {
-		logx(0, "%s belongs to uid %lu: --allow-root is for a state "
-		    "directory root owns; run as that user", state_dir,
+		logx(0, "the state in %s belongs to uid %lu: --allow-root is "
+		    "for a state directory root owns; run as that user", state_dir,
 		    (unsigned long)uid);
 		return -1;
 	}
