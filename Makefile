@@ -89,8 +89,8 @@ bench: deps
 	@$(MAKE) --no-print-directory bench-run
 
 # Each benchmark appends its measured rows to BENCH_ROWS; table.sh prints
-# them as one markdown table (with issue 14's targets) and writes them as
-# JSON to BENCH_JSON.
+# them as one markdown table (with the target each row must meet) and
+# writes them as JSON to BENCH_JSON.
 BENCH_ROWS = test/bench/.rows
 BENCH_JSON = test/bench/results.json
 # The Web PKI scale data set (scale.sh) is kept between runs in

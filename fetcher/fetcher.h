@@ -215,8 +215,8 @@ int	 idp_scope(const DIST_POINT_NAME *dpn, const X509_NAME *issuer,
  * Parse buf (DER, or PEM) without decoding its entries into objects: buf
  * must outlive c when it is DER, since c points into it.
  */
-int	 crl_parse(struct crl *c, const char *source, const uint8_t *buf,
-	    size_t len, char *err, size_t errlen);
+int	 crl_from_buffer(struct crl *c, const char *source,
+	    const uint8_t *buf, size_t len, char *err, size_t errlen);
 int	 crl_verify(struct crl *c, const struct trust *t, const char *url,
 	    time_t now, char *err, size_t errlen);
 void	 crl_free(struct crl *c);

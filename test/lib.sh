@@ -518,12 +518,9 @@ stock_cnf() {
     cp "$stock" "$W/openssl.cnf"
     en() { "$CRLCACHE" --state-dir "$STATE" "$@" --openssl-cnf "$W/openssl.cnf"; }
 }
-# need_testdata VAR PATH WHAT: VAR is ../shared/testdata/PATH beside the
-# clone (real data kept outside the repository, read-only in CI), or skip.
-need_testdata() {
-    printf -v "$1" '%s' "$TESTDIR/../../shared/testdata/$2"
-    [ -e "${!1}" ] || skip "no ../shared/testdata/$2 beside the clone ($3)"
-}
+# DATA: outside test data kept in the tree (test/data/*/README.md or
+# SOURCES.md say where each file came from).
+DATA=$TESTDIR/data
 STATE=$W/state
 CONF=$W/crlcache.conf
 # cc ARGS...: crlcache with the test's state dir and config

@@ -9,7 +9,8 @@
 # The "without" and "with" columns are the same measurement without and
 # with crlcache (or, for a row whose baseline is another program or a
 # size, that baseline); a figure without a baseline has "-" there and as
-# its ratio (JSON null).  The target is issue 14's, "-" where it sets none.
+# its ratio (JSON null).  The target is what the row must meet
+# (docs/performance.md), "-" where none is set.
 set -eu
 rows=$1 json=$2
 echo "| what | without | with crlcache | ratio | target |"
