@@ -561,11 +561,15 @@ void	 directory_free(struct directory *d);
 struct hint_tally {
 	size_t	scanned;	/* entries looked at this run */
 	size_t	taken;		/* well-formed certificates returned */
-	size_t	malformed;	/* refused: name, type, size or content */
-	size_t	dropped;	/* over the per-run limit, removed unread */
+	size_t	malformed;	/* refused: type, size or content */
+	size_t	repeated;	/* a hint its writer already left this run */
+	size_t	dropped;	/* over a per-run limit, removed unread */
 	size_t	stuck;		/* could not be removed */
 };
-/* Create the spool (mode 1733) if it is missing or wrong.  0 or -1. */
+/*
+ * Create the spool (mode 3733, this account's group) if it is missing or
+ * wrong.  0, or -1 (logged) also when another account owns it.
+ */
 int	 hints_prepare(const char *state_dir);
 /*
  * Swap the spool for an empty one and return the well-formed hints of

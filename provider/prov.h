@@ -277,13 +277,15 @@ void	crlc_raise(struct crlc_prov *prov, const char *file, int line,
 /*
  * hint.c: leave the certificate rebuilt from tbs (a TBSCertificate),
  * sigalg (its signature AlgorithmIdentifier) and sig (the signature
- * value) in the spool directory, for the fetcher to prove and enrol.
- * Silent: any failure, EEXIST included, leaves no hint and errno as it
- * was.  crlc_hint_spool() writes the spool of an index path into out:
- * the directory "hints" beside it; 0, or -1 when it does not fit.
+ * value) in the spool directory, for the fetcher to prove and enrol;
+ * only into a spool that index's owner owns.  Silent: any failure leaves
+ * no hint and errno as it was.  crlc_hint_spool() writes the spool of an
+ * index path into out: the directory "hints" beside it; 0, or -1 when it
+ * does not fit.
  */
-void	crlc_hint_leave(const char *spool, const struct crlc_span *tbs,
-	    const struct crlc_span *sigalg, const struct crlc_span *sig);
+void	crlc_hint_leave(const char *spool, const char *index,
+	    const struct crlc_span *tbs, const struct crlc_span *sigalg,
+	    const struct crlc_span *sig);
 int	crlc_hint_spool(const char *index, char *out, size_t size);
 
 /* snapshot.c: the process-wide, refcounted view of one index file. */
