@@ -146,6 +146,13 @@ proxy_start() {
     [ -s "$W/proxy.port" ] || { cat "$W/proxy.err" >&2; fail "alterproxy.py did not start"; }
     PROXY=http://127.0.0.1:$(cat "$W/proxy.port")
 }
+# update_with VAR=VALUE...: crlcache -v update with exactly these proxy
+# variables (every other one unset, no_proxy included) -> $W/u.out
+update_with() {
+    env -u http_proxy -u https_proxy -u HTTPS_PROXY -u all_proxy -u ALL_PROXY \
+        -u no_proxy -u NO_PROXY "$@" "$CRLCACHE" --state-dir "$STATE" -c "$CONF" -v update \
+        >"$W/u.out" 2>&1
+}
 # A port on 127.0.0.1 with nothing listening (bound, then closed).
 closed_port() {
     python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'
