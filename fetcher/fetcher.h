@@ -215,8 +215,8 @@ int	 idp_scope(const DIST_POINT_NAME *dpn, const X509_NAME *issuer,
  * Parse buf (DER, or PEM) without decoding its entries into objects: buf
  * must outlive c when it is DER, since c points into it.
  */
-int	 crl_parse(struct crl *c, const char *source, const uint8_t *buf,
-	    size_t len, char *err, size_t errlen);
+int	 crl_from_buffer(struct crl *c, const char *source,
+	    const uint8_t *buf, size_t len, char *err, size_t errlen);
 int	 crl_verify(struct crl *c, const struct trust *t, const char *url,
 	    time_t now, char *err, size_t errlen);
 void	 crl_free(struct crl *c);
@@ -553,11 +553,15 @@ void	 directory_free(struct directory *d);
 struct hint_tally {
 	size_t	scanned;	/* entries looked at this run */
 	size_t	taken;		/* well-formed certificates returned */
-	size_t	malformed;	/* refused: name, type, size or content */
-	size_t	dropped;	/* over the per-run limit, removed unread */
+	size_t	malformed;	/* refused: type, size or content */
+	size_t	repeated;	/* a hint its writer already left this run */
+	size_t	dropped;	/* over a per-run limit, removed unread */
 	size_t	stuck;		/* could not be removed */
 };
-/* Create the spool (mode 1733) if it is missing or wrong.  0 or -1. */
+/*
+ * Create the spool (mode 3733, this account's group) if it is missing or
+ * wrong.  0, or -1 (logged) also when another account owns it.
+ */
 int	 hints_prepare(const char *state_dir);
 /*
  * Swap the spool for an empty one and return the well-formed hints of

@@ -613,7 +613,7 @@ reject_expect() {
 # named by the DER's SHA-256), creating the spool like the fetcher does.
 hint() {
     local der=$W/hint.der sum
-    mkdir -p "$STATE/hints"; chmod 1733 "$STATE/hints"
+    mkdir -p "$STATE/hints"; chmod 3733 "$STATE/hints"
     openssl x509 -in "$1" -outform DER -out "$der" || fail "hint: cannot convert $1"
     sum=$(sha256sum "$der" | cut -d' ' -f1)
     cp "$der" "$STATE/hints/$sum.crt"

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The 8 CRL cases of the public x509-limbo suite (test/data/limbo/
-# cases.json, limbo's own schema; its README.md says where it came from) through the fetcher: each
-# case's CRLs are imported with its trusted certificates as anchors and its
-# untrusted intermediates as --untrusted, into a fresh state directory, and
+# cases.json, limbo's own schema; its README.md says where it came from)
+# through the fetcher: each case's CRLs are imported with its trusted
+# certificates as anchors and its untrusted intermediates as --untrusted,
+# into a fresh state directory, and
 # `crlcache check` looks its peer certificate up.  SUCCESS must give
 # import exit 0 and check "good"; FAILURE must give check "revoked", or
 # "unknown" because import refused the CRL.  limbo's validation_time is not
