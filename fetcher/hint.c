@@ -273,15 +273,20 @@ spool_create(const char *path)
 		logx(0, "%s: %s", path, strerror(errno));
 		return -1;
 	}
+	/* Said before opening: another user's 1733 spool cannot be read. */
+	if (lstat(path, &sb) == 0 && sb.st_uid != geteuid()) {
+		logx(0, "%s belongs to uid %lu, not to this account: hints are "
+		    "not used until it is removed", path,
+		    (unsigned long)sb.st_uid);
+		return -1;
+	}
 	if ((fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC)) == -1 || fstat(fd, &sb) == -1) {
 		logx(0, "%s: %s", path, strerror(errno));
 		goto done;
 	}
 	if (sb.st_uid != geteuid()) {
-		logx(0, "%s belongs to uid %lu, not to this account: hints are "
-		    "not used until it is removed", path,
-		    (unsigned long)sb.st_uid);
+		logx(0, "%s: replaced while opened; not used", path);
 		goto done;
 	}
 	/* chown clears the setgid bit: the group first, then the mode. */
