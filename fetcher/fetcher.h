@@ -391,14 +391,14 @@ struct cmd_ctx {
 int	 state_enter(struct cmd_ctx *c, enum state_access access,
 	    const char *state_dir, int allow_root);
 /*
- * read(state_dir, out, rarg) in a child running as the state's owner
+ * reader(state_dir, out, rarg) in a child running as the state's owner
  * (when root calls; as the caller otherwise): the only code that sees
  * the path of a STATE_READS command.  consume(in, carg) gets what the
  * child writes to out; with consume NULL, out is the child's stdout.
- * Returns read's exit code 0..254; -1 when the child could not be run,
+ * Returns reader's exit code 0..254; -1 when the child could not be run,
  * failed, or consume returned -1.
  */
-int	 as_state_owner(const struct cmd_ctx *c, int (*read)(const char *state_dir,
+int	 as_state_owner(const struct cmd_ctx *c, int (*reader)(const char *state_dir,
 	    FILE *out, void *arg), void *rarg,
 	    int (*consume)(FILE *in, void *arg), void *carg);
 /* A consume for as_state_owner(): copies everything to the FILE * arg. */
