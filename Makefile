@@ -91,8 +91,8 @@ bench: deps
 	@$(MAKE) --no-print-directory bench-run
 
 # Each benchmark appends its measured rows to BENCH_ROWS; table.sh prints
-# them as one markdown table (with issue 14's targets) and writes them as
-# JSON to BENCH_JSON.
+# them as one markdown table (with the target each row must meet) and
+# writes them as JSON to BENCH_JSON.
 BENCH_ROWS = test/bench/.rows
 BENCH_JSON = test/bench/results.json
 # The Web PKI scale data set (scale.sh) is kept between runs in
@@ -151,13 +151,14 @@ install: all
 	    "$(DESTDIR)$(CRONDIR)"
 	@# Made once: an existing state directory is the crlcache account's,
 	@# and root follows nothing in it (install -d would chmod a planted link).
-	@# The hint spool: every local user may leave a hint, none may list.
+	@# The hint spool: every local user may leave a hint, none may list;
+	@# setgid, so that each hint gets the crlcache group and only it reads.
 	@if [ -e "$(DESTDIR)$(STATEDIR)" ] || [ -L "$(DESTDIR)$(STATEDIR)" ]; then \
 	    echo "crlcache: keeping $(DESTDIR)$(STATEDIR)"; \
 	else \
 	    echo "$(INSTALL) -d -m 755 $(DESTDIR)$(STATEDIR)"; \
 	    $(INSTALL) -d -m 755 "$(DESTDIR)$(STATEDIR)" && \
-	    $(INSTALL) -d -m 1733 "$(DESTDIR)$(STATEDIR)/hints" || exit 1; \
+	    $(INSTALL) -d -m 3733 "$(DESTDIR)$(STATEDIR)/hints" || exit 1; \
 	fi
 	$(INSTALL) -m 755 fetcher/crlcache "$(DESTDIR)$(BINDIR)/crlcache"
 	$(INSTALL) -m 644 provider/crlcache.so "$(DESTDIR)$(MODULESDIR)/crlcache.so"
@@ -189,8 +190,9 @@ install: all
 	        adduser --system --group --home $(STATEDIR) --no-create-home crlcache || exit 1; \
 	    fi; \
 	    if [ "$$(stat -c %u $(STATEDIR))" -eq 0 ]; then \
-	        echo "chown -h crlcache:crlcache $(STATEDIR) $(STATEDIR)/hints"; \
-	        chown -h crlcache:crlcache $(STATEDIR) $(STATEDIR)/hints || exit 1; \
+	        echo "chown -h crlcache:crlcache $(STATEDIR) $(STATEDIR)/hints; chmod 3733 $(STATEDIR)/hints"; \
+	        chown -h crlcache:crlcache $(STATEDIR) $(STATEDIR)/hints && \
+	        chmod 3733 $(STATEDIR)/hints || exit 1; \
 	    fi; \
 	    if [ -d /run/systemd/system ]; then \
 	        echo "systemctl daemon-reload; systemctl enable --now crlcache-update.timer"; \

@@ -1,5 +1,6 @@
 /*
- * crlcache.conf: "key = value" lines, '#' comments, keys as in README.
+ * crlcache.conf: "key = value" lines, '#' comments, keys as in
+ * crlcache.conf(5).
  *
  * Copyright the crlcache authors. Licensed under the Apache License 2.0.
  */

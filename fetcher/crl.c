@@ -76,8 +76,8 @@ numcmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen)
  * are decoded with it: the issuer Name and the crlExtensions.
  */
 int
-crl_parse(struct crl *c, const char *source, const uint8_t *buf, size_t len,
-    char *err, size_t errlen)
+crl_from_buffer(struct crl *c, const char *source, const uint8_t *buf,
+    size_t len, char *err, size_t errlen)
 {
 	const unsigned char *q;
 	const char *why = NULL;

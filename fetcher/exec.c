@@ -4,25 +4,29 @@
  *
  * Copyright the crlcache authors. Licensed under the Apache License 2.0.
  *
- * The configuration is a real file, TMPDIR/crlcache-exec.XXXXXX/openssl.cnf
+ * The configuration is a real file, BASE/crlcache-exec.XXXXXX/openssl.cnf
  * (directory 0711, file 0644), so that the program's children find it
  * too, even when they close inherited descriptors (Python's subprocess
  * does) or run as another user (setpriv, a server's workers).  The file
  * holds paths and settings, no secret: what matters is that nobody else
- * can change or replace it, and only we can write to the directory.  The program replaces crlcache in the same process (same pid);
- * a cleaner started before that, outside the program's session and not
- * its child, waits for the program to exit and removes the file and the
- * directory.  The file lives exactly as long as the program: a
- * grandchild still running after the program exited keeps the provider
- * it has loaded, but one that initialises OpenSSL after that point finds
- * no file and runs without it (use `crlcache enable` for services that
- * daemonise).
+ * can change or replace it.  The program replaces crlcache in the same
+ * process (same pid); a cleaner started before that, outside the
+ * program's session and not its child, waits for the program to exit
+ * and removes the file and the directory.  A grandchild still running
+ * after the program exited keeps the provider it has loaded, and one
+ * that initialises OpenSSL after that point still has the name in
+ * OPENSSL_CONF: BASE is therefore a directory in which nobody but the
+ * caller and root can ever create that name again (see private_base),
+ * never a shared /tmp, so such a late reader finds no file and runs
+ * without the provider (use `crlcache enable` for services that
+ * daemonise), never someone else's configuration.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <poll.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +48,9 @@
 #endif
 
 #define CONF_NAME	"openssl.cnf"
+/* root's private directories: /run is root's, and emptied at boot. */
+#define RUN_DIR		"/run"
+#define RUN_NAME	"crlcache"
 /*
  * Without pidfd_open (kernels before 5.3, or a seccomp filter refusing
  * it), the cleaner looks for the program's exit this often: the file
@@ -119,35 +126,137 @@ struct tmpconf {
 };
 
 /*
- * A directory under TMPDIR or /tmp (mkdtemp, then 0711: others may reach
+ * Whether nobody but us and root can create, rename or remove an entry
+ * in sb's directory: owned by one of us, writable by nobody else.  The
+ * sticky bit is not enough: /tmp's own cleaners (systemd-tmpfiles ages
+ * it) remove what we leave there, and then anyone may recreate the name
+ * a long-lived descendant still has in OPENSSL_CONF.
+ */
+static int
+owned_closed(const struct stat *sb)
+{
+	return S_ISDIR(sb->st_mode) && (sb->st_uid == 0 ||
+	    sb->st_uid == geteuid()) && (sb->st_mode & (S_IWGRP | S_IWOTH)) == 0;
+}
+
+/*
+ * path resolved into real (len bytes), when it and every directory above
+ * it are owned_closed: then no name under it can ever be claimed by
+ * another user, even after we remove it.  0 or -1.
+ */
+static int
+private_dir(const char *path, char *real, size_t len)
+{
+	char buf[PATH_MAX];
+	struct stat sb;
+	size_t i, n;
+	char c;
+
+	if (path == NULL || *path != '/' || realpath(path, buf) == NULL ||
+	    (n = strlen(buf)) >= len)
+		return -1;
+	if (lstat("/", &sb) == -1 || !owned_closed(&sb))
+		return -1;
+	/* Each component below /: realpath left no link, lstat sees it. */
+	for (i = 2; i <= n; i++) {
+		if (i < n && buf[i] != '/')
+			continue;
+		c = buf[i];
+		buf[i] = '\0';
+		if (lstat(buf, &sb) == -1 || !owned_closed(&sb))
+			return -1;
+		buf[i] = c;
+	}
+	memcpy(real, buf, n + 1);
+	return 0;
+}
+
+/*
+ * parent/name, made with mode when missing (exactly mode, whatever the
+ * umask), then private_dir into out.  0 or -1.
+ */
+static int
+private_subdir(const char *parent, const char *name, mode_t mode, char *out,
+    size_t len)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", parent, name) >=
+	    sizeof(path))
+		return -1;
+	if (mkdir(path, mode) == 0) {
+		if ((fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+		    O_CLOEXEC)) == -1)
+			return -1;
+		if (fchmod(fd, mode) == -1) {
+			close(fd);
+			return -1;
+		}
+		close(fd);
+	} else if (errno != EEXIST)
+		return -1;
+	return private_dir(path, out, len);
+}
+
+/*
+ * Where the private directory goes: a directory in which only we (or
+ * root) can ever create the name OPENSSL_CONF holds, since a descendant
+ * may read that name long after the cleaner removed it.  TMPDIR when it
+ * is such a directory; for root, /run/crlcache (0711: a program that
+ * switches to another user still reaches its file); for anyone else,
+ * XDG_RUNTIME_DIR, then ~/.cache/crlcache.  0 or -1 (explained).
+ */
+static int
+private_base(char *out, size_t len)
+{
+	const char *tmpdir = getenv("TMPDIR");
+	const struct passwd *pw;
+	char home[PATH_MAX];
+
+	if (private_dir(tmpdir, out, len) == 0)
+		return 0;
+	if (tmpdir != NULL)
+		logx(2, "exec: TMPDIR %s: someone else can create entries in it "
+		    "or above it; not used", tmpdir);
+	if (geteuid() == 0) {
+		if (private_dir(RUN_DIR, home, sizeof(home)) == 0 &&
+		    private_subdir(home, RUN_NAME, 0711, out, len) == 0)
+			return 0;
+		logx(0, "exec: %s/%s: not a directory only root can write to "
+		    "(%s); set TMPDIR to one", RUN_DIR, RUN_NAME, strerror(errno));
+		return -1;
+	}
+	if (private_dir(getenv("XDG_RUNTIME_DIR"), out, len) == 0)
+		return 0;
+	if ((pw = getpwuid(geteuid())) != NULL &&
+	    private_dir(pw->pw_dir, home, sizeof(home)) == 0 &&
+	    private_subdir(home, ".cache", 0700, home, sizeof(home)) == 0 &&
+	    private_subdir(home, "crlcache", 0711, out, len) == 0)
+		return 0;
+	logx(0, "exec: no directory only you can write to (TMPDIR, "
+	    "XDG_RUNTIME_DIR, ~/.cache/crlcache: each must be owned by you "
+	    "or root, and so must every directory above it, and writable by "
+	    "nobody else); set TMPDIR to one");
+	return -1;
+}
+
+/*
+ * A directory under private_base (mkdtemp, then 0711: others may reach
  * the file, not list or change the directory), and in it an empty file,
  * 0644.
  */
 static FILE *
 tmpconf_create(struct tmpconf *t)
 {
-	const char *base = getenv("TMPDIR");
-	struct stat sb;
+	char base[PATH_MAX];
 	FILE *f = NULL;
 	int fd;
 
 	t->dfd = -1;
 	t->dir[0] = '\0';
-	if (base == NULL || *base != '/')
-		base = "/tmp";
-	/*
-	 * The program reads the file by its path: nobody else may be able to
-	 * rename our directory away (someone else's writable directory
-	 * without the sticky bit), or they could hand it a configuration.
-	 */
-	if (stat(base, &sb) == -1 || !S_ISDIR(sb.st_mode) ||
-	    (sb.st_uid != geteuid() && sb.st_uid != 0) ||
-	    ((sb.st_mode & (S_IWGRP | S_IWOTH)) != 0 &&
-	    (sb.st_mode & S_ISVTX) == 0)) {
-		logx(0, "exec: %s: not a directory only its owner (or root) "
-		    "can rename entries in; set TMPDIR", base);
+	if (private_base(base, sizeof(base)) == -1)
 		return NULL;
-	}
 	if ((size_t)snprintf(t->dir, sizeof(t->dir), "%s/crlcache-exec.XXXXXX",
 	    base) >= sizeof(t->dir) ||
 	    (size_t)snprintf(t->file, sizeof(t->file), "%s/" CONF_NAME,
@@ -346,8 +455,9 @@ spawn_cleaner(struct tmpconf *t)
 }
 
 int
-cmd_exec(const char *state_dir, int argc, char **argv)
+cmd_exec(const struct cmd_ctx *c, int argc, char **argv)
 {
+	const char *state_dir = c->state_dir;
 	static const struct option opts[] = {
 		{ "module", required_argument, NULL, 'm' },
 		{ "set", required_argument, NULL, 's' },

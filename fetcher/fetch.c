@@ -463,7 +463,7 @@ fetch_each(struct fetch *f, size_t n, const struct conf *conf,
 		 * Waiting first would sleep up to the whole wait_ms when
 		 * every transfer in flight has just ended (nothing left to
 		 * wake the poll): 2,000 sources over loopback took 4 to 13 s
-		 * instead of 1 (issue 14).
+		 * instead of 1.
 		 */
 		if (next < n && active < conf->parallel)
 			continue;

@@ -26,7 +26,7 @@ ingest_buffer(struct store *s, const struct trust *t, const char *source,
 	size_t i = 0;
 	int res = INGEST_FAILED, r;
 
-	if (crl_parse(&c, source, buf, len, err, errlen) == -1 ||
+	if (crl_from_buffer(&c, source, buf, len, err, errlen) == -1 ||
 	    crl_verify(&c, t, url, (time_t)at_or_now(t->at), err, errlen) == -1)
 		goto done;
 	/* One record per IDP name (idp.c); changed when any changed. */

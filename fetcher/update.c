@@ -289,9 +289,10 @@ settle_one(struct fetch *f, void *arg)
 }
 
 int
-cmd_update(const char *state_dir, const struct conf *conf, int argc,
-    char **argv)
+cmd_update(const struct cmd_ctx *c, int argc, char **argv)
 {
+	const char *state_dir = c->state_dir;
+	const struct conf *conf = c->conf;
 	static const struct option opts[] = {
 		{ "refresh-directory", no_argument, NULL, 'r' },
 		{ NULL, 0, NULL, 0 },

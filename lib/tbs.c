@@ -643,9 +643,12 @@ crlc_crl_entry_next(struct crlc_span *rest, struct crlc_crl_entry *e,
 	return 1;
 }
 
-/* walk: read every revoked entry (nrevoked and the summaries). */
+/*
+ * Recognise a CRL's DER in place; walk: also read every revoked entry
+ * (nrevoked and the summaries), which a stored CRL needs not.
+ */
 static int
-crl_parse(const uint8_t *der, size_t len, struct crlc_crl *out, int walk,
+crl_recognise(const uint8_t *der, size_t len, struct crlc_crl *out, int walk,
     const char **why)
 {
 	struct der top, cl, tbs, c, exts, oid, val;
@@ -742,12 +745,12 @@ int
 crlc_crl_parse(const uint8_t *der, size_t len, struct crlc_crl *out,
     const char **why)
 {
-	return crl_parse(der, len, out, 1, why);
+	return crl_recognise(der, len, out, 1, why);
 }
 
 int
 crlc_crl_parse_stored(const uint8_t *der, size_t len, struct crlc_crl *out,
     const char **why)
 {
-	return crl_parse(der, len, out, 0, why);
+	return crl_recognise(der, len, out, 0, why);
 }

@@ -7,28 +7,38 @@
  *
  * CONTRACT WITH THE FETCHER
  *	The spool is the directory HINTS_DIR next to the index file, mode
- *	1733, owned by the crlcache account, created by the fetcher.  One
- *	file per certificate: its DER, named by the lowercase hex SHA-256 of
- *	that DER followed by HINT_SUFFIX, mode 0644.
+ *	3733 (setgid, sticky, nobody but its owner may list it), owned by
+ *	the index's owner (the crlcache account), created by the fetcher.
+ *	One file per certificate: its DER, under a name of random hex
+ *	(HINT_RAND octets) followed by HINT_SUFFIX, mode 0640.  The setgid
+ *	bit gives the file the spool's group (the fetcher's), so the fetcher
+ *	reads it and no other user does.  <crlcache/hint.h> has the whole
+ *	contract.
  *
  * WHY SO CAREFUL
  *	This runs inside every OpenSSL program, root daemons included, and
- *	writes into a directory that the network-facing crlcache account
- *	controls (DESIGN 8).  So it follows no symlink (directory and file
- *	are opened O_NOFOLLOW), never opens an existing name (O_CREAT |
- *	O_EXCL: no planted file, FIFO or hard link is ever written) and
- *	writes once.  The directory is opened O_PATH: a 1733 directory is
- *	not readable by the users who create files in it, so O_RDONLY would
- *	fail for everybody but root and its owner.  A spool that group or
- *	others may list is not used: it would tell every local user which
- *	certificates the other users' programs verify.
+ *	writes into a directory that every local user can write to and that
+ *	the network-facing crlcache account controls (DESIGN 8).  So it
+ *	follows no symlink (directory and file are opened O_NOFOLLOW), never
+ *	opens an existing name (O_CREAT | O_EXCL: no planted file, FIFO or
+ *	hard link is ever written) and writes once.  The directory is opened
+ *	O_PATH: a 3733 directory is not readable by the users who create
+ *	files in it, so O_RDONLY would fail for everybody but root and its
+ *	owner.  A spool is used only when the index's owner owns it (a local
+ *	user who made "hints" first in a shared state directory would read
+ *	what root's programs verify), when neither group nor others may list
+ *	it and when it is setgid (else the file's group would be the
+ *	writer's).  The name is random and fresh for each hint: another user
+ *	can neither test whether a certificate was hinted nor take the name
+ *	first; a name that exists is never waited for, a new one is drawn.
  *
  * WHY SO QUIET
  *	It runs in the middle of a handshake.  Any failure drops the hint
  *	without a word and errno is left as it was: a sandboxed or
  *	unprivileged program, a host without the fetcher, a full disk give
- *	no hint and no other difference.  EEXIST is success: the same
- *	certificate was hinted before.
+ *	no hint and no other difference.  The checks of the spool and the
+ *	random name cost syscalls on this path only: a hint is left once per
+ *	issuer and process, never on the common, covered path.
  *
  * WHAT IS WRITTEN
  *	The signature check holds the TBSCertificate and the signature
@@ -42,27 +52,35 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include <crlcache/hash.h>
 #include <crlcache/hint.h>
 
 #include "prov.h"
 
 #define HINTS_DIR	CRLC_HINTS_DIR
 #define HINT_SUFFIX	CRLC_HINT_SUFFIX
-/* Hex SHA-256, the suffix and the terminating NUL. */
-#define HINT_NAME_SIZE	(2 * CRLC_HASH_LEN + sizeof(HINT_SUFFIX))
+#define HINT_RAND	CRLC_HINT_RAND
+/* Hex of the random octets, the suffix and the terminating NUL. */
+#define HINT_NAME_SIZE	(2 * HINT_RAND + sizeof(HINT_SUFFIX))
 /*
- * The fetcher runs as another account than most writers (root daemons,
- * users): it must be able to read the file.  Nothing in it is secret.
+ * Read by the spool's group (the fetcher's, through the setgid bit),
+ * never by other users: a hint says what this user's programs verified.
  */
-#define HINT_MODE	0644
+#define HINT_MODE	CRLC_HINT_MODE
+/*
+ * Names drawn for one hint.  128 random bits do not collide by chance:
+ * a name that exists was planted or guessed, and the next draw is as
+ * unguessable.  A few draws, so that no spool can make a program loop.
+ */
+#define HINT_NAME_TRIES	4
 /*
  * Longest signature value a certificate is rebuilt around.  An RSA
  * signature is as long as the modulus, and OpenSSL verifies moduli of
@@ -144,20 +162,23 @@ cert_der(struct cert_der *c, const struct crlc_span *tbs,
 	return 0;
 }
 
-/* "<hex SHA-256 of the DER>.crt" */
-static void
-hint_name(const struct cert_der *c, char name[HINT_NAME_SIZE])
+/* "<random hex>.crt"; -1 when the kernel has no randomness to give. */
+static int
+hint_name(char name[HINT_NAME_SIZE])
 {
 	static const char hex[] = "0123456789abcdef";
-	uint8_t h[CRLC_HASH_LEN];
+	uint8_t r[HINT_RAND];
 	size_t i;
 
-	crlc_sha256_iov(c->iov, PIECES, h);
-	for (i = 0; i < CRLC_HASH_LEN; i++) {
-		name[2 * i] = hex[h[i] >> 4];
-		name[2 * i + 1] = hex[h[i] & 0x0f];
+	/* GRND_NONBLOCK: early at boot, no hint rather than a stall. */
+	if (getrandom(r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r))
+		return -1;
+	for (i = 0; i < HINT_RAND; i++) {
+		name[2 * i] = hex[r[i] >> 4];
+		name[2 * i + 1] = hex[r[i] & 0x0f];
 	}
-	memcpy(name + 2 * CRLC_HASH_LEN, HINT_SUFFIX, sizeof(HINT_SUFFIX));
+	memcpy(name + 2 * HINT_RAND, HINT_SUFFIX, sizeof(HINT_SUFFIX));
+	return 0;
 }
 
 /*
@@ -174,35 +195,48 @@ fits_rlimit(size_t len)
 	    (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur >= len);
 }
 
-/* The spool directory, never through a symlink and never listable. */
+/*
+ * The spool directory: never through a symlink, owned by the index's
+ * owner, never listable by others, setgid.
+ */
 static int
-spool_open(const char *spool)
+spool_open(const char *spool, const char *index)
 {
-	struct stat sb;
+	struct stat sb, ib;
 	int dfd;
 
 	if ((dfd = open(spool, O_PATH | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC)) == -1)
 		return -1;
-	if (fstat(dfd, &sb) == -1 || (sb.st_mode & (S_IRGRP | S_IROTH)) != 0) {
+	if (fstat(dfd, &sb) == -1 || stat(index, &ib) == -1 ||
+	    sb.st_uid != ib.st_uid ||
+	    (sb.st_mode & (S_IRGRP | S_IROTH)) != 0 ||
+	    (sb.st_mode & S_ISGID) == 0) {
 		close(dfd);
 		return -1;
 	}
 	return dfd;
 }
 
-/* Create name in the spool and write c into it, or leave nothing. */
+/* Create a fresh name in the spool and write c into it, or leave nothing. */
 static void
-spool_write(int dfd, const char *name, const struct cert_der *c)
+spool_write(int dfd, const struct cert_der *c)
 {
+	char name[HINT_NAME_SIZE];
 	ssize_t n;
-	int fd;
+	int fd = -1, tries;
 
-	/* EEXIST (hinted before) and every other failure: nothing to do. */
-	if ((fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-	    O_NONBLOCK | O_CLOEXEC, HINT_MODE)) == -1)
+	for (tries = 0; fd == -1 && tries < HINT_NAME_TRIES; tries++) {
+		if (hint_name(name) == -1)
+			return;
+		fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL |
+		    O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, HINT_MODE);
+		if (fd == -1 && errno != EEXIST)
+			return;
+	}
+	if (fd == -1)
 		return;
-	/* The umask may have taken the bits the fetcher reads with. */
+	/* The umask may have taken the group's read bit. */
 	if (fchmod(fd, HINT_MODE) == -1 ||
 	    (n = writev(fd, c->iov, PIECES)) == -1 || (size_t)n != c->len)
 		(void)unlinkat(dfd, name, 0);	/* no half certificate */
@@ -223,20 +257,19 @@ crlc_hint_spool(const char *index, char *out, size_t size)
 }
 
 void
-crlc_hint_leave(const char *spool, const struct crlc_span *tbs,
-    const struct crlc_span *sigalg, const struct crlc_span *sig)
+crlc_hint_leave(const char *spool, const char *index,
+    const struct crlc_span *tbs, const struct crlc_span *sigalg,
+    const struct crlc_span *sig)
 {
-	char name[HINT_NAME_SIZE];
 	struct cert_der c;
 	int saved = errno, dfd;
 
 	if (cert_der(&c, tbs, sigalg, sig) == -1 || !fits_rlimit(c.len))
 		goto done;
 	/* Programs that cannot reach the spool stop at this one call. */
-	if ((dfd = spool_open(spool)) == -1)
+	if ((dfd = spool_open(spool, index)) == -1)
 		goto done;
-	hint_name(&c, name);
-	spool_write(dfd, name, &c);
+	spool_write(dfd, &c);
 	close(dfd);
 done:
 	errno = saved;

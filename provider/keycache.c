@@ -1,5 +1,5 @@
 /*
- * The keys our key manager imported lately (issue 14: EC import cost).
+ * The keys our key manager imported lately (importing an EC key is costly).
  *
  * Copyright the crlcache authors. Licensed under the Apache License 2.0.
  *

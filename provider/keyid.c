@@ -101,7 +101,7 @@ put_integer(uint8_t *out, const uint8_t *p, size_t n)
  * sizes, then their values into buf[i], at most cap[i] bytes.  OpenSSL
  * writes a BIGNUM padded to the whole buffer it is given, one byte at a
  * time in constant time: a buffer of MODULUS_MAX for a 256-byte modulus
- * made most of the cost of a key's identity (issue 14, process start).
+ * made most of the cost of a key's identity, paid by every process start.
  */
 static int
 get_sized(struct crlc_key *k, OSSL_PARAM p[], uint8_t *const buf[],

@@ -299,7 +299,8 @@ hint(struct crlc_prov *prov, const struct crlc_tbs *cert,
 	if (prov->conf.spool[0] == '\0' ||
 	    !first_sighting(&hinted, issuer_fingerprint(cert)))
 		return;
-	crlc_hint_leave(prov->conf.spool, tbs, &cert->sigalg, sig);
+	crlc_hint_leave(prov->conf.spool, prov->conf.index, tbs, &cert->sigalg,
+	    sig);
 }
 
 /* The index's verdict on cert, applied per mode / on_stale / on_unknown. */

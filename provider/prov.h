@@ -210,8 +210,8 @@ const uint8_t	*crlc_key_id(struct crlc_key *k, uint8_t scratch[CRLC_HASH_LEN]);
  * keyid.c: k's identity from the parameters of its import, kept when
  * they hold it as is (an EC point in the uncompressed form, which the
  * export to us encoded anyway): asked of the key later, the point costs
- * the default provider an affine conversion (issue 14, about 50k
- * instructions per P-256 key).  Otherwise crlc_key_id() computes it.
+ * the default provider an affine conversion (about 50k instructions
+ * per P-256 key, on every handshake).  Otherwise crlc_key_id() computes it.
  */
 void		 crlc_key_id_offer(struct crlc_key *k, const OSSL_PARAM params[]);
 
@@ -250,8 +250,8 @@ const struct km_impl	*crlc_km_first_impl(int alg);
  * provider.c: the default provider's context every forwarded call runs
  * in (see struct crlc_prov).  Its digest and parameter fetches then use
  * the program's warm library context instead of filling the private
- * one's name map and method store in each process (issue 14: process
- * start).  The code is the same either way: "default" is built in.
+ * one's name map and method store in each process (a cost every
+ * process start would pay).  The code is the same either way: "default" is built in.
  */
 void			*crlc_work_ctx(struct crlc_prov *prov);
 
@@ -277,13 +277,15 @@ void	crlc_raise(struct crlc_prov *prov, const char *file, int line,
 /*
  * hint.c: leave the certificate rebuilt from tbs (a TBSCertificate),
  * sigalg (its signature AlgorithmIdentifier) and sig (the signature
- * value) in the spool directory, for the fetcher to prove and enrol.
- * Silent: any failure, EEXIST included, leaves no hint and errno as it
- * was.  crlc_hint_spool() writes the spool of an index path into out:
- * the directory "hints" beside it; 0, or -1 when it does not fit.
+ * value) in the spool directory, for the fetcher to prove and enrol;
+ * only into a spool that index's owner owns.  Silent: any failure leaves
+ * no hint and errno as it was.  crlc_hint_spool() writes the spool of an
+ * index path into out: the directory "hints" beside it; 0, or -1 when it
+ * does not fit.
  */
-void	crlc_hint_leave(const char *spool, const struct crlc_span *tbs,
-	    const struct crlc_span *sigalg, const struct crlc_span *sig);
+void	crlc_hint_leave(const char *spool, const char *index,
+	    const struct crlc_span *tbs, const struct crlc_span *sigalg,
+	    const struct crlc_span *sig);
 int	crlc_hint_spool(const char *index, char *out, size_t size);
 
 /* snapshot.c: the process-wide, refcounted view of one index file. */

@@ -44,7 +44,7 @@ crlc_km_first_impl(int alg)
 /*
  * "RSA:rsaEncryption:1.2..." names "RSA" first; want[0..n) is a first
  * name (the caller measures it once for a whole table: every process
- * that loads us runs these loops, issue 14 process start).
+ * that loads us runs these loops at start).
  */
 static int
 first_name_is(const char *names, const char *want, size_t n)
@@ -291,8 +291,8 @@ sig_slot(struct crlc_prov *p, const OSSL_ALGORITHM *sigs, const char *name,
  * Load the default provider into a private library context and build
  * our algorithm tables from its: every key type a certificate can carry
  * that has a signature algorithm, and those signature algorithms, so
- * that no certificate signature passes unseen (issue 11 item 7: DSA and
- * SM2 did).  Not the child libctx: that one resolves back into this
+ * that no certificate signature passes unseen (a fixed list let DSA and
+ * SM2 through).  Not the child libctx: that one resolves back into this
  * provider and recurses.
  */
 static int

@@ -518,12 +518,9 @@ stock_cnf() {
     cp "$stock" "$W/openssl.cnf"
     en() { "$CRLCACHE" --state-dir "$STATE" "$@" --openssl-cnf "$W/openssl.cnf"; }
 }
-# need_testdata VAR PATH WHAT: VAR is ../shared/testdata/PATH beside the
-# clone (real data kept outside the repository, read-only in CI), or skip.
-need_testdata() {
-    printf -v "$1" '%s' "$TESTDIR/../../shared/testdata/$2"
-    [ -e "${!1}" ] || skip "no ../shared/testdata/$2 beside the clone ($3)"
-}
+# DATA: outside test data kept in the tree (test/data/*/README.md or
+# SOURCES.md say where each file came from).
+DATA=$TESTDIR/data
 STATE=$W/state
 CONF=$W/crlcache.conf
 # cc ARGS...: crlcache with the test's state dir and config
@@ -616,7 +613,7 @@ reject_expect() {
 # named by the DER's SHA-256), creating the spool like the fetcher does.
 hint() {
     local der=$W/hint.der sum
-    mkdir -p "$STATE/hints"; chmod 1733 "$STATE/hints"
+    mkdir -p "$STATE/hints"; chmod 3733 "$STATE/hints"
     openssl x509 -in "$1" -outform DER -out "$der" || fail "hint: cannot convert $1"
     sum=$(sha256sum "$der" | cut -d' ' -f1)
     cp "$der" "$STATE/hints/$sum.crt"

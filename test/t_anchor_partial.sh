@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# An intermediate CA named as --anchor (issue 11 item 10): the CRL it
+# An intermediate CA named as --anchor: the CRL it
 # signs is accepted with a partial chain ending at it (OpenSSL's
 # -partial_chain), with or without its root among the untrusted
 # certificates, and `check` answers from it; a certificate that is

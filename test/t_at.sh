@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# --at TIME (issue 11 item 11) on a generated PKI: a CRL whose validity
+# --at TIME on a generated PKI: a CRL whose validity
 # ended days ago is stale now and good / revoked at an instant inside it,
 # for check and status alike; import --at before the issuer existed
 # refuses it; the RFC 3339 forms and seconds name the same instant; an

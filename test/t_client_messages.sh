@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The table "What clients print for a revoked certificate" in README.md is
+# The table "What clients print for a revoked certificate" in
+# docs/how-it-works.md is
 # what the clients print: each client of the table runs under `crlcache
 # exec` against a revoked server (TLS 1.2 and 1.3 where the client lets us
 # choose), and every `quoted` text of its row must be in its output, or one
@@ -10,12 +11,12 @@
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_provider.sh"
 
-README=$TESTDIR/../README.md
-[ -r "$README" ] || skip "no README.md beside the tests"
+TABLE_DOC=$TESTDIR/../docs/how-it-works.md
+[ -r "$TABLE_DOC" ] || fail "no $TABLE_DOC"
 awk '/^### What clients print for a revoked certificate/ { on = 1; next }
      on && /^#/ { exit }
-     on && /^\| `/ { print }' "$README" >"$W/table"
-[ -s "$W/table" ] || fail "no client table in README.md"
+     on && /^\| `/ { print }' "$TABLE_DOC" >"$W/table"
+[ -s "$W/table" ] || fail "no client table in docs/how-it-works.md"
 
 tls_pki
 tls_import
@@ -49,7 +50,7 @@ while IFS= read -r row; do
         run "$client" "$v"; rc=$?
         [ "$rc" -eq 77 ] && { note "$client not installed: its row is not checked"; continue 2; }
         [ "$rc" -eq 78 ] && { note "$client cannot load the provider here (see t_provider_node): its row is not checked"; continue 2; }
-        [ "$rc" -eq 2 ] && { case_fail "$client" "README row for a client this test does not know"; continue 2; }
+        [ "$rc" -eq 2 ] && { case_fail "$client" "a row of the table for a client this test does not know"; continue 2; }
         printf '    %s:\n' "$label"; grep -v '^crlcache: ' "$W/client.out" | head -3 | sed 's/^/    | /'
         case $cell in
             *"it accepts"*)
@@ -70,7 +71,7 @@ while IFS= read -r row; do
                     [ "$found" -eq 1 ] || { missing=1; printf '    missing: %s\n' "$group"; }
                 done < <(printf '%s\n' "$cell" | grep -oE '`[^`]*`( or `[^`]*`)*')
                 [ "$missing" -eq 0 ] && case_ok "$label prints what the table says" \
-                    || case_fail "$label" "output differs from README's table" ;;
+                    || case_fail "$label" "output differs from the table" ;;
         esac
         checked=$((checked + 1))
     done

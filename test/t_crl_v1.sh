@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # v1 CRLs (no version field, no extensions; RFC 5280 5.1.2.1) -- the
-# decision of README "What is checked before a CRL changes anything": a v1
-# CRL is accepted and ordered by thisUpdate alone (an older one is a
-# rollback), but once the scope holds a numbered (v2) CRL an unnumbered one
+# decision of docs/how-it-works.md "What is checked before a CRL changes
+# anything": a v1 CRL is accepted and ordered by thisUpdate alone (an
+# older one is a rollback), but once the scope holds a numbered (v2) CRL an unnumbered one
 # is refused and the data kept.
 . "$(dirname "$0")/lib.sh"
 offline_pki

@@ -127,8 +127,8 @@ dpkg -L crlcache >"$W/files"
 getent passwd crlcache >/dev/null || fail "no crlcache user after install"
 [ "$(stat -c '%U:%G %a' "$STATEDIR")" = "crlcache:crlcache 755" ] ||
     fail "$STATEDIR: $(stat -c '%U:%G %a' "$STATEDIR"), wanted crlcache:crlcache 755"
-[ "$(stat -c '%U:%G %a' "$STATEDIR/hints")" = "crlcache:crlcache 1733" ] ||
-    fail "$STATEDIR/hints: $(stat -c '%U:%G %a' "$STATEDIR/hints"), wanted crlcache:crlcache 1733"
+[ "$(stat -c '%U:%G %a' "$STATEDIR/hints")" = "crlcache:crlcache 3733" ] ||
+    fail "$STATEDIR/hints: $(stat -c '%U:%G %a' "$STATEDIR/hints"), wanted crlcache:crlcache 3733"
 cmp -s "$CNF" "$W/openssl.cnf.orig" || fail "dpkg -i changed $CNF"
 assert_grep "^module = $MODDIR/crlcache\.so\$" "$SNIPPET"
 case_ok "install"

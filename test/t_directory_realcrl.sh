@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # The issuer directory with real data: a CCADB in the real report formats
-# built from real public CA certificates (../shared/testdata/realcrl, see
+# built from real public CA certificates (test/data/realcrl, see
 # its SOURCES.md), their real CRLs served from 127.0.0.1.  With only the
 # roots as anchors and enroll = all, the Belgian Citizen CA's real CRL
 # (9257 entries) is verified through the directory's intermediate; real
 # certificates that are expired or do not chain to an anchor here stay out.
 . "$(dirname "$0")/lib.sh"
-need_testdata REAL realcrl "real CRLs of public CAs"
+REAL=$DATA/realcrl
 need_crlcache
 httpd_start
 CA=$REAL/ca

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Disk full during publish (issue 12, "Also"): the state directory is a
+# Disk full during publish: the state directory is a
 # small tmpfs (mounted by the test; root only).  With the space nearly
 # used up, an update whose new CRL fits the working index but not the
 # files it publishes (index.mdb and the CRL's scope file) fails, says "No

@@ -7,7 +7,7 @@
 #   - an issuer found only through the hint's caIssuers URL is fetched,
 #     proven and enrolled;
 #   - a hint signed by an unknown key with the same issuer name, a hint
-#     whose content does not match its name, a symlink, a FIFO and a
+#     with bytes after its certificate, a symlink, a FIFO and a
 #     directory: nothing fetched, the symlink's target untouched;
 #   - a CDP on a loopback address without allow_private_urls: refused
 #     before any connection;
@@ -44,7 +44,7 @@ hint "$PKI/a1.pem" >/dev/null
 assert_exit 0 cc -v update
 assert_grep 'update: 1 sources, 1 updated' "$W/last.err"
 [ -z "$(ls -A "$STATE/hints")" ] || fail "the spool was not emptied"
-[ "$(stat -c %a "$STATE/hints")" = 1733 ] || fail "spool mode is not 1733"
+[ "$(stat -c %a "$STATE/hints")" = 3733 ] || fail "spool mode is not 3733"
 check_is revoked 1 "$PKI/a2.pem"
 check_is good 0 "$PKI/a1.pem"
 grep -q '^issuer ' "$STATE/work/enrolled" || fail "no issuer in work/enrolled"

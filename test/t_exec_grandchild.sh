@@ -10,7 +10,8 @@
 # is not the program's child, sits in a session of its own, kills
 # nothing (a grandchild outliving the program keeps running) and exits
 # with the program, with a pidfd or, without one (test/nopidfd.c), by
-# polling; the program keeps crlcache's pid and its exit status.
+# polling; the program keeps crlcache's pid and its exit status.  TMPDIR
+# is used only when nobody else can create entries in or above it.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_provider.sh"
 command -v curl >/dev/null || skip "no curl"
@@ -153,16 +154,25 @@ else
     case_fail poll "cannot build test/nopidfd.c"
 fi
 
-# TMPDIR: a directory others may rename entries in is refused; the private
-# directory is made under a good one.
+# TMPDIR is used only when nobody else can create entries in it or in a
+# directory above it: not a world-writable one, not even a private one in
+# /tmp (a cleaner of /tmp may remove it, and then anyone may recreate it);
+# one under /run is.  (The late-reader case: t_exec_late_reader.)
 mkdir -p "$W/tmp-open" "$W/tmp-ok"
 chmod 0777 "$W/tmp-open"; chmod 0700 "$W/tmp-ok"
-TMPDIR=$W/tmp-open px -- true 2>"$W/tmpdir.err"; rc=$?
-[ "$rc" -eq 4 ] && grep -q 'set TMPDIR' "$W/tmpdir.err" && case_ok "a world-writable TMPDIR without the sticky bit is refused" \
-    || case_fail tmpdir "exit $rc with a world-writable non-sticky TMPDIR"
-out=$(TMPDIR=$W/tmp-ok px -- sh -c 'echo $OPENSSL_CONF')
-case $out in "$W/tmp-ok/crlcache-exec."*/openssl.cnf) case_ok "the private directory is made under TMPDIR" ;;
-    *) case_fail tmpdir "OPENSSL_CONF=$out" ;; esac
+for d in tmp-open tmp-ok; do
+    out=$(TMPDIR=$W/$d px -- sh -c 'echo $OPENSSL_CONF' 2>&1)
+    case $out in "$W/$d/"*) case_fail tmpdir "TMPDIR $d used: $out" ;;
+        */crlcache-exec.*/openssl.cnf) case_ok "TMPDIR $d (under /tmp) is not used" ;;
+        *) case_fail tmpdir "OPENSSL_CONF=$out" ;; esac
+done
+if [ "$(id -u)" -eq 0 ]; then
+    run=$(mktemp -d /run/crlcache-t_exec_grandchild.XXXXXX)
+    out=$(TMPDIR=$run px -- sh -c 'echo $OPENSSL_CONF')
+    case $out in "$run/crlcache-exec."*/openssl.cnf) case_ok "the private directory is made under a private TMPDIR" ;;
+        *) case_fail tmpdir "OPENSSL_CONF=$out" ;; esac
+    rm -rf "$run"
+fi
 
 # A command substitution (waits for EOF on the pipe) returns at once.
 t0=$(date +%s%N)

@@ -59,8 +59,7 @@ BASE_URL=http://127.0.0.1:9
 std_pki
 # CRL seeds: entries with reasons, PEM and DER, a partition (IDP), a delta,
 # a CRL for some reasons (IDP onlySomeReasons),
-# an empty one; the real CRLs of public CAs (at most 4 KiB each) when the
-# shared test data is beside the clone.
+# an empty one; the real CRLs of public CAs (at most 4 KiB each).
 pki_revoke int "$PKI/rev1.pem" reason=keyCompromise
 pki_revoke int "$PKI/rev2.pem" reason=certificateHold
 pki_gencrl int "$W/crls/int.der"
@@ -69,8 +68,7 @@ pki_gencrl int "$W/crls/int-idp.der" idp="$BASE_URL/int.crl"
 pki_gencrl int "$W/crls/int-delta.der" delta=1
 pki_gencrl int "$W/crls/int-reasons.der" ext="$(printf 'issuingDistributionPoint = critical,@idp_r\n[ idp_r ]\nonlysomereasons = keyCompromise, CACompromise')"
 pki_gencrl root "$W/crls/root.der"
-REAL=$src/../shared/testdata/realcrl/crl
-[ -d "$REAL" ] && find "$REAL" -type f -size -4k -exec cp {} "$W/crls/" \;
+find "$src/test/data/realcrl/crl" -type f -size -4k -exec cp {} "$W/crls/" \;
 note "CRL seeds: $(ls "$W/crls" | wc -l)"
 for c in "$PKI"/*.pem "$PKI"/root/cert.pem "$PKI"/int/cert.pem; do
     openssl x509 -in "$c" -outform DER -out "$W/certs/$(basename "$(dirname "$c")")-$(basename "$c").der" 2>/dev/null

@@ -14,7 +14,7 @@ pki_gencrl int "$W/int.crl"
 serve "$W/int.crl" int.crl
 write_conf "anchor = $PKI/root/cert.pem" "untrusted = $PKI/int/cert.pem" \
     "allow_private_urls = yes"
-mkdir -p "$STATE/hints"; chmod 1733 "$STATE/hints"
+mkdir -p "$STATE/hints"; chmod 3733 "$STATE/hints"
 # 100,000 files with well-formed names and content that matches no name
 python3 - "$STATE/hints" <<'PY'
 import os, sys

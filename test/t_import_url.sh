@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# import --url (issue 11 item 9): a partitioned CRL file whose IDP names
+# import --url: a partitioned CRL file whose IDP names
 # two URIs is indexed under the first unless --url says which one it was
 # fetched from; a --url its IDP does not name refuses it (RFC 5280 5.2.5);
 # --url applies to the file after it only.

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# A damaged index never crashes a program that reads it (issue 12 item 4;
-# format 3, format.h READER CHECKS).  The top file (index.mdb): truncated
+# A damaged index never crashes a program that reads it (format 3,
+# format.h READER CHECKS).  The top file (index.mdb): truncated
 # anywhere, garbage over its head, and 300 random single-bit flips -- each
 # refused: `crlcache check` of a revoked leaf exits 4 naming the index,
 # `openssl verify` (every tenth trial, and every truncation) passes through

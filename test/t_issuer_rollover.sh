@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 11 item 1: two intermediates named "CN=Roll CA" with different keys
+# Two intermediates named "CN=Roll CA" with different keys
 # (a key rollover: "renew with new key").  Each issues serial 1000 and 1001
 # and signs its own CRL: key A revokes its 1000, key B its 1001.  The answer
 # for a certificate must come from the CRLs of the key that issued it, both

@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
-# The 8 CRL cases of the public x509-limbo suite (shared/testdata/
-# x509-limbo-crl/cases.json, limbo's own schema) through the fetcher: each
-# case's CRLs are imported with its trusted certificates as anchors and its
-# untrusted intermediates as --untrusted, into a fresh state directory, and
+# The 8 CRL cases of the public x509-limbo suite (test/data/limbo/
+# cases.json, limbo's own schema; its README.md says where it came from)
+# through the fetcher: each case's CRLs are imported with its trusted
+# certificates as anchors and its untrusted intermediates as --untrusted,
+# into a fresh state directory, and
 # `crlcache check` looks its peer certificate up.  SUCCESS must give
 # import exit 0 and check "good"; FAILURE must give check "revoked", or
 # "unknown" because import refused the CRL.  limbo's validation_time is not
 # used: crlcache judges CRLs at the current time, and every certificate and
 # CRL of these cases is valid from 1970 to 2969 (checked below).
-# CI has a read-only copy of shared/ next to the repository clone.
 . "$(dirname "$0")/lib.sh"
 need_crlcache
-need_testdata LIMBO x509-limbo-crl/cases.json "the x509-limbo CRL cases"
+LIMBO=$DATA/limbo/cases.json
 command -v python3 >/dev/null || skip "python3 not available to read cases.json"
 write_conf "# x509-limbo"
 python3 - "$LIMBO" "$W/cases" >"$W/cases.lst" <<'PY' || fail "cannot read $LIMBO"

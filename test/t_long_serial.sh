@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 11 item 3: a CRL that lists one serial longer than 64 octets (RFC 5280
+# A CRL that lists one serial longer than 64 octets (RFC 5280
 # 4.1.2.2 allows 20; some CAs break it) among normal entries.  The entry must
 # not make the CRL be refused, and a certificate with that serial is revoked
 # (the index keys it by its hash, format.h) for `check` and the provider.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 11 item 4: a CA (a root here) whose name has a multi-valued RDN (O=..+CN=..) and
+# A CA (a root here) whose name has a multi-valued RDN (O=..+CN=..) and
 # whose leaves spell their issuer with the AVAs in another encoded order than
 # its certificate and its CRL do.  OpenSSL matches the names (x509_name_canon
 # sorts the AVAs of a RDN), so the CRL covers the leaves for `check` and the

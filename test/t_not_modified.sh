@@ -41,7 +41,7 @@ assert_grep '1 sources, 1 updated, 0 unchanged, 0 failed' "$W/last.err"
 g3=$(generation); [ "$g3" -gt "$g2" ] || fail "generation did not increase after a real change ($g2 -> $g3)"
 check_is revoked 1 "$PKI/rev2.pem"
 
-# The next transfer starts as soon as a slot frees (issue 14): with
+# The next transfer starts as soon as a slot frees: with
 # parallel = 1 the fetcher used to wait about 1 s for traffic that could
 # not come after each transfer.  PACE_SOURCES unchanged sources must take
 # well under PACE_SOURCES seconds (about 0.1 s each here).

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# A program under an address-space limit is still protected (issue 12,
-# item 3).  Readers used to map the writer's 8 GiB (CRLC_MAP_SIZE, from the
+# A program under an address-space limit is still protected.
+# Readers used to map the writer's 8 GiB (CRLC_MAP_SIZE, from the
 # meta page): under `ulimit -v` (systemd LimitAS=, limits.conf `as`) the map
 # failed and the program ran without revocation checks.  The map is now the
 # size of the file.  Under 6 GiB and 1 GiB limits: `openssl verify` under

@@ -7,7 +7,7 @@
 # CRL; under the provider `openssl verify` accepts the good leaf and
 # refuses the revoked one with crlcache's reason, and OpenSSL really used
 # the algorithm.  DSA and SM2 passed unseen before the provider wrapped the
-# default provider's whole signature table (issue 11 item 7); on OpenSSL
+# default provider's whole signature table; on OpenSSL
 # 3.5 revoked ML-DSA and SLH-DSA leaves were accepted: 12 slots were too
 # few for its 22 signature key types, and an ML-DSA key (up to 2592 bytes)
 # had no identity.  No key type may be reported as "no room".

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Hints ("installed means protected"): when a program verifies a
 # certificate that no CRL in the index covers, the provider leaves the
-# certificate in the spool beside the index (STATE/hints, mode 1733, made
-# by the fetcher; made here by hand) as its DER, named sha256(DER).crt,
-# once per issuer and process.  A covered certificate leaves nothing.  A
-# missing, unwritable, listable or symlinked spool, a symlink or FIFO
-# planted at the hint's name, a small RLIMIT_FSIZE: the program verifies
-# exactly as before, says nothing more, and nothing is written through a
-# link.
+# certificate in the spool beside the index (STATE/hints, mode 3733, made
+# by the fetcher; made here by hand) as its DER, mode 0640, under a fresh
+# random name, once per issuer and process.  A covered certificate leaves
+# nothing.  Another user can neither read a hint, nor find it by the
+# certificate's hash, nor stop it by taking names first.  A missing,
+# unwritable, listable, not setgid or symlinked spool, one the index's
+# owner does not own, a small RLIMIT_FSIZE: the program verifies exactly
+# as before, says nothing more, and nothing is written through a link.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_provider.sh"
 command -v setpriv >/dev/null || skip "setpriv (util-linux) not installed"
@@ -35,17 +36,29 @@ prov_assert_active
 SPOOL=$STATE/hints
 
 show() { sed 's/^/    | /' "$1"; }
-spool_new() { rm -rf "$SPOOL"; mkdir -m "${1:-1733}" "$SPOOL"; }
+spool_new() { rm -rf "$SPOOL"; mkdir -m "${1:-3733}" "$SPOOL"; chmod "${1:-3733}" "$SPOOL"; }
 spool_list() { ls -A "$SPOOL" 2>/dev/null | sort | tr '\n' ' '; }
 der() { openssl x509 -in "$PKI/$1.pem" -outform DER; }
-hint_of() { echo "$(der "$1" | sha256sum | cut -c1-64).crt"; }
-# hint_is NAME: the spool holds exactly NAME's hint, its DER byte for byte.
+hash_name() { echo "$(der "$1" | sha256sum | cut -c1-64).crt"; }
+# hints_of NAME: the spool's files holding NAME's DER byte for byte.
+hints_of() {
+    local f
+    der "$1" >"$W/want.der"
+    for f in "$SPOOL"/*.crt; do
+        [ -f "$f" ] && [ ! -L "$f" ] && cmp -s "$W/want.der" "$f" && basename "$f"
+    done
+}
+# hint_is NAME [OTHERS]: the spool holds NAME's hint, its DER byte for byte,
+# under a random name, mode 0640, and OTHERS entries besides (0 unless told).
 hint_is() {
-    local h; h=$(hint_of "$1")
-    [ "$(spool_list)" = "$h " ] || { echo "spool: $(spool_list), wanted $h" >&2; return 1; }
-    der "$1" | cmp -s - "$SPOOL/$h" || { echo "hint differs from the DER" >&2; return 1; }
+    local h n; h=$(hints_of "$1"); n=$(ls -A "$SPOOL" | wc -l)
+    [ "$(printf '%s\n' "$h" | grep -c .)" = 1 ] && [ "$n" = $((1 + ${2:-0})) ] \
+        || { echo "spool: $(spool_list), hint of $1: '$h'" >&2; return 1; }
+    [[ $h =~ ^[0-9a-f]{32}\.crt$ ]] || { echo "name $h is not 32 random hex digits" >&2; return 1; }
     openssl x509 -inform DER -in "$SPOOL/$h" -noout || return 1
-    [ "$(stat -c %a "$SPOOL/$h")" = 644 ] || { echo "mode $(stat -c %a "$SPOOL/$h")" >&2; return 1; }
+    [ "$(stat -c %a "$SPOOL/$h")" = 640 ] || { echo "mode $(stat -c %a "$SPOOL/$h")" >&2; return 1; }
+    [ "$(stat -c %g "$SPOOL/$h")" = "$(stat -c %g "$SPOOL")" ] \
+        || { echo "group $(stat -c %G "$SPOOL/$h"), not the spool's" >&2; return 1; }
 }
 spool_empty() { [ -z "$(ls -A "$SPOOL" 2>/dev/null)" ]; }
 
@@ -60,14 +73,14 @@ same_as_base() {
     return 1
 }
 
-# 1. Uncovered: exactly one file, the certificate's DER under its hash.
+# 1. Uncovered: exactly one file, the certificate's DER under a random name.
 spool_new
 cl_verify "$PKI/unc1.pem"
-same_as_base && hint_is unc1 && case_ok "uncovered EC leaf: verify OK, hint = its DER, sha256(DER).crt, 0644" \
+same_as_base && hint_is unc1 && case_ok "uncovered EC leaf: verify OK, hint = its DER, random name, 0640, spool's group" \
     || case_fail uncovered "spool: $(spool_list)"
 spool_new
 ( umask 077; cl_verify "$PKI/unc1.pem"; exit "$CLIENT_RC" ); CLIENT_RC=$?
-same_as_base && hint_is unc1 && case_ok "a program with umask 077 leaves a hint the fetcher can read (0644)" \
+same_as_base && hint_is unc1 && case_ok "a program with umask 077 leaves a hint the fetcher's group can read (0640)" \
     || case_fail umask "spool: $(ls -l "$SPOOL")"
 spool_new
 cl_verify "$PKI/rsa1.pem"
@@ -103,8 +116,7 @@ px -- openssl verify -CAfile "$ROOT" -untrusted "$W/untrusted.pem" "$PKI/unc1.pe
     && case_ok "two leaves, one issuer, one process: one hint" \
     || { show "$W/client.out"; case_fail once-per-issuer "exit $CLIENT_RC, spool: $(spool_list)"; }
 cl_verify "$PKI/unc2.pem"
-[ "$(spool_list)" = "$(printf '%s\n' "$(hint_of unc1)" "$(hint_of unc2)" | sort | tr '\n' ' ')" ] \
-    && case_ok "the next process hints the second leaf" || case_fail next-process "spool: $(spool_list)"
+hint_is unc2 1 && case_ok "the next process hints the second leaf" || case_fail next-process "spool: $(spool_list)"
 
 # 4. Hostile or unusable spools: same verify output, nothing written.
 rm -rf "$SPOOL"
@@ -134,45 +146,54 @@ if ! nobody test -r "$PKI/unc1.pem" -a -r "$STATE/index.mdb"; then
 else
     spool_new
     as_nobody
-    same_as_base && hint_is unc1 && [ "$(stat -c %U "$SPOOL/$(hint_of unc1)")" = nobody ] \
-        && case_ok "an unprivileged user leaves a hint in the 1733 spool" \
-        || case_fail nobody-1733 "spool: $(ls -la "$SPOOL" 2>&1)"
+    same_as_base && hint_is unc1 && [ "$(stat -c %U "$SPOOL/$(hints_of unc1)")" = nobody ] \
+        && case_ok "an unprivileged user leaves a hint in the 3733 spool" \
+        || case_fail nobody-3733 "spool: $(ls -la "$SPOOL" 2>&1)"
     spool_new 0755
     as_nobody
     same_as_base && spool_empty && case_ok "spool not writable by the user: same output, nothing written" \
         || case_fail nobody-0755 "spool: $(spool_list)"
 fi
 
-spool_new 1777
+spool_new 3777
 cl_verify "$PKI/unc1.pem"
-same_as_base && spool_empty && case_ok "listable spool (1777): not used" \
+same_as_base && spool_empty && case_ok "listable spool (3777): not used" \
     || case_fail listable "spool: $(spool_list)"
+spool_new 1733
+cl_verify "$PKI/unc1.pem"
+same_as_base && spool_empty && case_ok "spool without the setgid bit (1733): not used" \
+    || case_fail not-setgid "spool: $(spool_list)"
 
-rm -rf "$SPOOL" "$W/elsewhere"; mkdir -m 1733 "$W/elsewhere"; ln -s "$W/elsewhere" "$SPOOL"
+rm -rf "$SPOOL" "$W/elsewhere"; mkdir -m 3733 "$W/elsewhere"; chmod 3733 "$W/elsewhere"
+ln -s "$W/elsewhere" "$SPOOL"
 cl_verify "$PKI/unc1.pem"
 same_as_base && [ -L "$SPOOL" ] && [ -z "$(ls -A "$W/elsewhere")" ] \
     && case_ok "spool is a symlink to a directory: not followed, nothing written" \
     || case_fail spool-symlink "elsewhere: $(ls -A "$W/elsewhere")"
 rm -f "$SPOOL"
 
+# Entries planted where a guessable name would be (the certificate's hash):
+# a symlink, a dangling one, a FIFO.  None is opened; the hint still goes
+# under a fresh name of its own.
 spool_new
 printf 'precious\n' >"$W/victim"; cp "$W/victim" "$W/victim.orig"
-ln -s "$W/victim" "$SPOOL/$(hint_of unc1)"
+ln -s "$W/victim" "$SPOOL/$(hash_name unc1)"
 cl_verify "$PKI/unc1.pem"
-same_as_base && cmp -s "$W/victim" "$W/victim.orig" && [ -L "$SPOOL/$(hint_of unc1)" ] \
-    && [ "$(readlink "$SPOOL/$(hint_of unc1)")" = "$W/victim" ] && [ "$(spool_list)" = "$(hint_of unc1) " ] \
-    && case_ok "symlink planted at the hint's name: victim unchanged, link untouched" \
+same_as_base && cmp -s "$W/victim" "$W/victim.orig" && [ -L "$SPOOL/$(hash_name unc1)" ] \
+    && [ "$(readlink "$SPOOL/$(hash_name unc1)")" = "$W/victim" ] && hint_is unc1 1 \
+    && case_ok "symlink planted at the certificate's hash: victim unchanged, hint written beside it" \
     || case_fail planted-symlink "victim: $(cat "$W/victim"), spool: $(ls -la "$SPOOL")"
 spool_new
-ln -s "$W/created-through-link" "$SPOOL/$(hint_of unc1)"
+ln -s "$W/created-through-link" "$SPOOL/$(hash_name unc1)"
 cl_verify "$PKI/unc1.pem"
-same_as_base && [ ! -e "$W/created-through-link" ] \
-    && case_ok "dangling symlink at the hint's name: its target is not created" \
-    || case_fail dangling-symlink "target exists"
+same_as_base && [ ! -e "$W/created-through-link" ] && hint_is unc1 1 \
+    && case_ok "dangling symlink at the certificate's hash: its target is not created, hint written" \
+    || case_fail dangling-symlink "spool: $(ls -la "$SPOOL")"
 spool_new
-mkfifo "$SPOOL/$(hint_of unc1)"
+mkfifo "$SPOOL/$(hash_name unc1)"
 cl_verify "$PKI/unc1.pem"
-same_as_base && [ -p "$SPOOL/$(hint_of unc1)" ] && case_ok "FIFO at the hint's name: not opened, no hang" \
+same_as_base && [ -p "$SPOOL/$(hash_name unc1)" ] && hint_is unc1 1 \
+    && case_ok "FIFO at the certificate's hash: not opened, no hang, hint written" \
     || case_fail fifo "exit $CLIENT_RC"
 
 # RLIMIT_FSIZE: a write that starts at the limit raises SIGXFSZ, which

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The index path is not trusted (issue 12, item 2).  Every program opens it
+# The index path is not trusted: what lies there may be a FIFO, a
+# symbolic link or another user's file.  Every program opens it
 # O_NONBLOCK|O_NOFOLLOW, fstat()s the descriptor and maps that very file:
 #  - a FIFO at the index path: `openssl verify` finishes at once and passes
 #    through with one notice; a long-running process then picks up a good

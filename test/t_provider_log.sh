@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Provider log lines (issue 12.9, 13.5): one process refusing a revoked
+# Provider log lines: one process refusing a revoked
 # certificate REPEAT times sends a bounded number of lines to the system
 # logger (rate limit per process), each naming the program and its pid
 # ("openssl[PID]: crlcache: ..."); and a logger that stopped reading (its

@@ -50,7 +50,7 @@ vg verify-audit 0 --set mode=audit -- openssl verify -CAfile "$ROOT" -untrusted 
 # A hint written: with only the root's CRL, no CRL covers good_ec.
 STATE=$W/hint-state
 tls_import "$W/root.crl"
-mkdir -m 1733 "$STATE/hints"
+mkdir -m 3733 "$STATE/hints"
 vg verify-hint 0 -- openssl verify -CAfile "$ROOT" -untrusted "$W/untrusted.pem" "$PKI/good_ec.pem"
 [ -n "$(ls -A "$STATE/hints")" ] || case_fail verify-hint-written "no hint in $STATE/hints"
 finish

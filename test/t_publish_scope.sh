@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The format 3 publish (format.h PUBLISH, issue 14 item 5): scope files are
+# The format 3 publish (format.h PUBLISH): scope files are
 # named by their content, so a publish after one CRL changed writes the top
 # file and that CRL's scope file only -- the others keep their inode; an
 # import of nothing new publishes nothing; the replaced generation's scope

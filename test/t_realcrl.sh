@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The real-CRL corpus (../shared/testdata/realcrl, SOURCES.md says where
+# The real-CRL corpus (test/data/realcrl, SOURCES.md says where
 # each file came from): 20 real CRLs of 12 public CAs.  Each CRL is
 # imported into a fresh state directory with `--at` an hour after its
 # thisUpdate (they are all long expired) and its real root as the anchor;
@@ -14,9 +14,8 @@
 # (qcStatements) no verifier handles.  Last, `--at` outside a CRL's
 # validity: stale after nextUpdate, refused before thisUpdate, and no
 # --at at all refuses what only an archived instant makes valid.
-# CI has a read-only copy of shared/ next to the repository clone.
 . "$(dirname "$0")/lib.sh"
-need_testdata REAL realcrl "real CRLs of public CAs"
+REAL=$DATA/realcrl
 need_crlcache
 CA=$REAL/ca
 cat "$CA"/*.pem >"$W/cas.pem"

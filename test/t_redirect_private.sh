@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Redirects to non-public addresses (issue 12.8).  A configured URL may name
+# Redirects to non-public addresses.  A configured URL may name
 # a loopback host, but a redirect from it may reach only public addresses or
 # that same host again: 127.0.0.1 redirecting to 127.0.0.2 is refused (no
 # request reaches 127.0.0.2, the source says why, no CRL is published)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 11: a time naming no possible date (February 29 of 2023, April 31)
+# A time naming no possible date (February 29 of 2023, April 31)
 # in a CRL or a certificate, properly signed (test/der_edit.py re-signs it
 # with the issuer's key).  import refuses such a CRL with a reason naming
 # the field (RFC 5280 5.1.2.4, 5.1.2.5) and keeps its data; a leap day is

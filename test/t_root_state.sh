@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Root never follows what the crlcache account planted in the state
-# directory (issue 12.1): with work/lock.mdb a symbolic link to a
+# directory: with work/lock.mdb a symbolic link to a
 # root-owned file, `status` run as root leaves that file alone (it reads
 # the state as the directory's owner), and still reports the sources;
 # `check` as root maps only the published index (opened without following

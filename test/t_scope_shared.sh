@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 11 item 2: one issuer publishes a complete CRL beside partitioned
+# One issuer publishes a complete CRL beside partitioned
 # ones, and both list the same revoked serials.  Updating a partition to a
 # CRL that no longer lists a serial, or a partition's delta with
 # removeFromCRL, changes that partition only: the complete CRL still held

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# SIGKILL at random points (issue 12, "Also"): `update` is killed ROUNDS
+# SIGKILL at random points: `update` is killed ROUNDS
 # times: at a random moment of its run, at a random moment after its
 # fetch (ingest), or as its publish begins, in turn.  After every kill the published
 # index opens and is the old or a newer generation (never older, never

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Why a certificate is unknown (issue 11 item 12): `check` and the provider
+# Why a certificate is unknown: `check` and the provider
 # say "no CRL of this issuer" when the index holds none of its issuer, and
 # name the certificate's distribution point when the issuer's partitions
 # are held but none is its own; `status` (text and --json) shows each

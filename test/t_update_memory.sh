@@ -1,6 +1,5 @@
 #!/usr/bin/env bash
-# update verifies, ingests and frees each transfer as it completes (issue 12
-# item 7): with many sizeable sources, peak memory stays near what the
+# update verifies, ingests and frees each transfer as it completes: with many sizeable sources, peak memory stays near what the
 # transfers in flight hold, not the sum of every body.  40 URLs on the
 # loopback server serve a signed CRL of about 4 MB each; `parallel = 4`.
 # Holding every body until all transfers end (the old behaviour) needs

@@ -240,7 +240,7 @@
  *	   || its CRLC_CRL_HDR_LEN-byte header with fetchedAt (offsets
  *	   24..31) zeroed || the SHA-256 of the rest of its value, which
  *	   "crlhash" holds).  So a publish reads the 104-byte headers, not
- *	   the stored CRLs (300 MB at Web PKI scale, issue 14), and hashes
+ *	   the stored CRLs (300 MB at Web PKI scale), and hashes
  *	   a CRL only when it is ingested.  (Format 3 writers before work
  *	   format 3 hashed the whole value under the tag "crlcache scope 3":
  *	   their scope files are written once more under the new ids, and

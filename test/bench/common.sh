@@ -135,7 +135,8 @@ bench_rows() {
 	done
 }
 
-# bench_target WHAT: issue 14's target for a row, by its description
+# bench_target WHAT: the target a row must meet (docs/performance.md),
+# by its description
 # (the instruction-count twin of a timed row has the same target).
 bench_target() {
 	case $1 in

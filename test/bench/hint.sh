@@ -37,7 +37,7 @@ for h in on off; do
 	    sh -c 'cat "$OPENSSL_CONF"' >"$h.cnf"
 done
 unc=$(for i in $(seq 1 "$N"); do echo "leaf-$i.pem"; done)
-mkdir -m 1733 st/hints
+mkdir -m 3733 st/hints
 # run CASE: hint_bench's row, named by CASE.
 run() {
 	# shellcheck disable=SC2086

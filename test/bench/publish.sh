@@ -1,6 +1,6 @@
 #!/bin/bash
 # Benchmark: what a publish costs when one small CRL changed beside a big
-# one (issue 14 item 5: one changed CRL publishes in <= 1 s and writes a
+# one (the target: one changed CRL publishes in <= 1 s and writes a
 # small multiple of what changed).
 #
 #   test/bench/publish.sh [ENTRIES] [SMALL] [ROUNDS]   (1000000 10 3)
