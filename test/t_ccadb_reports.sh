@@ -44,11 +44,9 @@ pki_leaf j1 junk "/CN=j1.test" cdp="$B/j1.crl"
 pki_leaf j3 junk "/CN=j3.test" cdp="$B/j3.crl"
 pki_leaf b1 brk "/CN=b1.test" cdp="$B/b.crl"
 pki_leaf c1 cross "/CN=c1.test" cdp="$B/c.crl"
-pki_revoke multi "$PKI/m2.pem"
-pki_revoke junk "$PKI/j1.pem"
-pki_revoke junk "$PKI/j3.pem"
-pki_revoke brk "$PKI/b1.pem"
-pki_revoke cross "$PKI/c1.pem"
+for ca_leaf in multi:m2 junk:j1 junk:j3 brk:b1 cross:c1; do
+    pki_revoke "${ca_leaf%:*}" "$PKI/${ca_leaf#*:}.pem"
+done
 pki_gencrl multi "$W/full1.crl" idp="$B/full1.crl" number=10
 pki_gencrl multi "$W/full2.crl" idp="$B/full2.crl" number=10
 for f in j1 j2 j3; do pki_gencrl junk "$W/$f.crl" idp="$B/$f.crl" number=10; done
