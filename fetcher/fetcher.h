@@ -15,6 +15,7 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
+#include <crlcache/addr.h>
 #include <crlcache/format.h>
 #include <crlcache/hint.h>
 #include <crlcache/tbs.h>
@@ -77,6 +78,8 @@ struct conf {
 					   without being met again */
 	int		allow_private;	/* allow_private_urls = yes: learned URLs
 					   may reach loopback/private addresses */
+	uint8_t		nat64[CRLC_NAT64_PREFIX_LEN];	/* nat64_prefix = */
+	int		has_nat64;
 	char		*mirror;	/* mirror = : CRLs are downloaded from
 					   this copy of `crlcache mirror` */
 	struct strlist	cas;		/* ca = : their CRL DPs are fetched */
