@@ -188,7 +188,7 @@ state_copy(FILE *in, void *arg)
 /* The child of as_state_owner(): the state's owner from here on. */
 static void
 reader_child(const char *dir, uid_t uid, gid_t gid, int fd,
-    int (*read)(const char *, FILE *, void *), void *rarg)
+    int (*reader)(const char *, FILE *, void *), void *rarg)
 {
 	FILE *out = stdout;
 	int rc;
@@ -197,7 +197,7 @@ reader_child(const char *dir, uid_t uid, gid_t gid, int fd,
 		_exit(CHILD_FAILED);
 	if (fd != -1 && (out = fdopen(fd, "w")) == NULL)
 		_exit(CHILD_FAILED);
-	rc = read(dir, out, rarg);
+	rc = reader(dir, out, rarg);
 	if (rc < 0 || rc >= CHILD_FAILED)
 		rc = CHILD_FAILED;
 	if ((out == stdout ? fflush(out) : fclose(out)) != 0)
@@ -206,7 +206,7 @@ reader_child(const char *dir, uid_t uid, gid_t gid, int fd,
 }
 
 int
-as_state_owner(const struct cmd_ctx *c, int (*read)(const char *state_dir,
+as_state_owner(const struct cmd_ctx *c, int (*reader)(const char *state_dir,
     FILE *out, void *arg), void *rarg, int (*consume)(FILE *in, void *arg),
     void *carg)
 {
@@ -237,7 +237,7 @@ as_state_owner(const struct cmd_ctx *c, int (*read)(const char *state_dir,
 	if (pid == 0) {
 		if (p[0] != -1)
 			close(p[0]);
-		reader_child(c->state->dir, uid, gid, p[1], read, rarg);
+		reader_child(c->state->dir, uid, gid, p[1], reader, rarg);
 	}
 	if (consume != NULL) {
 		close(p[1]);
