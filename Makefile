@@ -64,6 +64,8 @@ test/unit/t_keycache: provider/keycache.c
 test/unit/t_at: fetcher/at.c fetcher/fetcher.h
 # t_hostq builds fetcher/hostq.c in.
 test/unit/t_hostq: fetcher/hostq.c fetcher/fetcher.h
+# t_ccadb_urls builds fetcher/ccadb.c, csv.c and util.c in.
+test/unit/t_ccadb_urls: fetcher/ccadb.c fetcher/csv.c fetcher/util.c fetcher/fetcher.h
 # t_guard builds fetcher/guard.c in.
 test/unit/t_guard: fetcher/guard.c fetcher/guard.h fetcher/fetcher.h
 
