@@ -412,9 +412,10 @@ int	 state_enter(struct cmd_ctx *c, enum state_access access,
 	    const char *state_dir, int allow_root);
 /*
  * reader(state_dir, out, rarg) in a child running as the state's owner
- * (when root calls; as the caller otherwise): the only code that sees
- * the path of a STATE_READS command.  consume(in, carg) gets what the
- * child writes to out; with consume NULL, out is the child's stdout.
+ * (when root calls for another account's state; as the caller otherwise,
+ * in the caller's process when there is nothing to hand over): the only
+ * code that sees the path of a STATE_READS command.  consume(in, carg)
+ * gets what reader writes to out; with consume NULL, out is stdout.
  * Returns reader's exit code 0..254; -1 when the child could not be run,
  * failed, or consume returned -1.
  */
