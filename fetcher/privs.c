@@ -72,6 +72,15 @@ state_owner(const char *state_dir, uid_t *uid, gid_t *gid)
 		logx(0, "%s: %s", state_dir, strerror(errno));
 		return -1;
 	}
+	/*
+	 * Any local user can create entries in a world-writable directory,
+	 * sticky or not: whose they are says nothing of whose state it is.
+	 */
+	if (sb.st_mode & S_IWOTH) {
+		logx(0, "%s is writable by every user: refusing to take any "
+		    "account's state from it (chmod o-w it)", state_dir);
+		return -1;
+	}
 	owner = sb.st_uid;
 	group = sb.st_gid;
 	for (i = 0; sb.st_uid == 0 && i < sizeof(names) / sizeof(*names); i++) {
