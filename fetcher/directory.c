@@ -12,6 +12,10 @@
  * URL.  A refresh reads every report or refuses the lot: a report that
  * cannot be fetched or is refused keeps the previous directory whole.
  *
+ * One file at 900 lines: the directory's text format, its build from the
+ * reports and its refresh read and write the same entries; the reports'
+ * parsing is report.c's.
+ *
  * Files in STATE_DIR/work/, each replaced whole (replace_file):
  *
  *   directory          the last directory built, in this format (text,
