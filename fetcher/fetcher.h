@@ -223,7 +223,7 @@ void	 crl_free(struct crl *c);
 int	 numcmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen);
 
 /*
- * The fetcher's private working environment (format.h WORKING INDEX),
+ * The fetcher's private working environment (format.h NAMED DATABASES),
  * one file per object; what they share among themselves is in store.h.
  */
 struct store;

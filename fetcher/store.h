@@ -1,5 +1,5 @@
 /*
- * The fetcher's working index (format.h WORKING INDEX): what the files
+ * The fetcher's working index (format.h NAMED DATABASES): what the files
  * that read and write it share.  One section per file; what the rest of
  * the fetcher calls is in fetcher.h.
  *
