@@ -62,6 +62,8 @@ test/unit/t_%: test/unit/t_%.c test/unit/check.h test/unit/derbuf.h $(LIB_SRCS) 
 test/unit/t_keycache: provider/keycache.c
 # t_at builds fetcher/at.c in.
 test/unit/t_at: fetcher/at.c fetcher/fetcher.h
+# t_guard builds fetcher/guard.c in.
+test/unit/t_guard: fetcher/guard.c fetcher/guard.h fetcher/fetcher.h
 
 unit: $(UNIT_BINS)
 
@@ -134,7 +136,8 @@ STATEDIR = /var/lib/crlcache
 # it still names crlcache.
 OPENSSLDIR ?= $(or $(shell openssl version -d 2>/dev/null | sed -n 's/^OPENSSLDIR: "\(.*\)"$$/\1/p'),/usr/lib/ssl)
 INSTALL	?= install
-UNITS	 = crlcache-update.service crlcache-update.timer
+UNITS	 = crlcache-update.service crlcache-update.timer \
+	   crlcache-hints.service crlcache-hints.path
 MANPAGES = man/crlcache.1 man/crlcache.conf.5 man/crlcache-provider.7
 # Templates: @BINDIR@ becomes the installed bin directory.
 SUBST	 = sed -e 's|@BINDIR@|$(BINDIR)|g'
@@ -193,8 +196,9 @@ install: all
 	        chmod 3733 $(STATEDIR)/hints || exit 1; \
 	    fi; \
 	    if [ -d /run/systemd/system ]; then \
-	        echo "systemctl daemon-reload; systemctl enable --now crlcache-update.timer"; \
-	        systemctl daemon-reload && systemctl enable --now crlcache-update.timer || exit 1; \
+	        echo "systemctl daemon-reload; systemctl enable --now crlcache-update.timer crlcache-hints.path"; \
+	        systemctl daemon-reload && \
+	        systemctl enable --now crlcache-update.timer crlcache-hints.path || exit 1; \
 	    fi; \
 	fi
 
@@ -208,8 +212,8 @@ uninstall:
 	    exit 1; \
 	fi
 	@if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then \
-	    echo "systemctl disable --now crlcache-update.timer"; \
-	    systemctl disable --now crlcache-update.timer || :; \
+	    echo "systemctl disable --now crlcache-update.timer crlcache-hints.path"; \
+	    systemctl disable --now crlcache-update.timer crlcache-hints.path || :; \
 	fi
 	rm -f "$(DESTDIR)$(BINDIR)/crlcache" "$(DESTDIR)$(MODULESDIR)/crlcache.so" \
 	    "$(DESTDIR)$(SNIPPETDIR)/crlcache.cnf" \

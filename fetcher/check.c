@@ -227,63 +227,39 @@ done:
 	return ret;
 }
 
-int
-cmd_check(const char *state_dir, const struct conf *conf, int argc, char **argv)
+struct check_args {
+	STACK_OF(X509)	*certs;
+	int		 server;	/* the chain a server sent */
+	int64_t		 at, grace;
+};
+
+/*
+ * Look every certificate up, as the state's owner (as_state_owner), printing
+ * to stdout; the exit code of `crlcache check`.
+ */
+static int
+check_all(const char *state_dir, FILE *out, void *arg)
 {
-	static const struct option opts[] = {
-		{ "chain", required_argument, NULL, 'C' },
-		{ "at", required_argument, NULL, 'T' },
-		{ NULL, 0, NULL, 0 },
-	};
-	STACK_OF(X509) *certs = sk_X509_new_null();
+	const struct check_args *a = arg;
 	struct crlc_index *idx = NULL;
-	const char *chain = NULL;
 	char path[PATH_MAX];
 	enum crlc_state st, worst = CRLC_GOOD;
-	struct stat sb;
 	X509 *x;
-	int64_t at = 0;
-	int ch, i, server = 0, ret = EXIT_ERROR;
+	int i, ret = EXIT_ERROR;
 
-	while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		if (ch == 'C')
-			chain = optarg;
-		else if (ch != 'T' || at_option("check", optarg, &at) == -1)
-			goto done;
-	}
-	if (optind + 1 != argc) {
-		logx(0, "usage: crlcache check [--chain CHAIN.pem] [--at TIME] "
-		    "CERT.pem | HOST:PORT");
-		goto done;
-	}
-	if (certs == NULL)
-		goto done;
-	if (stat(argv[optind], &sb) == 0) {
-		if (certs_load(argv[optind], certs) == -1 ||
-		    (chain != NULL && certs_load(chain, certs) == -1))
-			goto done;
-	} else {
-		if (chain != NULL) {
-			logx(0, "check: --chain is for files; a server sends "
-			    "its own");
-			goto done;
-		}
-		if (server_chain(argv[optind], conf, "check", certs) == -1)
-			goto done;
-		server = 1;
-	}
+	(void)out;		/* stdout: as_state_owner() is given no consume */
 	if (index_open(state_dir, path, sizeof(path), &idx, 1) == -1)
 		goto done;
-	for (i = 0; i < sk_X509_num(certs); i++) {
-		x = sk_X509_value(certs, i);
+	for (i = 0; i < sk_X509_num(a->certs); i++) {
+		x = sk_X509_value(a->certs, i);
 		/* A root the server sends along: no CRL speaks for it. */
-		if (server && X509_check_issued(x, x) == X509_V_OK) {
+		if (a->server && X509_check_issued(x, x) == X509_V_OK) {
 			printf("anchor");
 			print_name("subject", X509_get_subject_name(x));
 			printf(" (self-signed: no CRL covers a root)\n");
 			continue;
 		}
-		if (check_one(idx, certs, x, at, conf->stale_grace, &st) == -1)
+		if (check_one(idx, a->certs, x, a->at, a->grace, &st) == -1)
 			goto done;
 		if (severity(st) > severity(worst))
 			worst = st;
@@ -291,6 +267,54 @@ cmd_check(const char *state_dir, const struct conf *conf, int argc, char **argv)
 	ret = (int)worst;
 done:
 	crlc_index_close(idx);
-	sk_X509_pop_free(certs, X509_free);
+	return ret;
+}
+
+int
+cmd_check(const struct cmd_ctx *c, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "chain", required_argument, NULL, 'C' },
+		{ "at", required_argument, NULL, 'T' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct check_args a = { sk_X509_new_null(), 0, 0, c->conf->stale_grace };
+	const char *chain = NULL;
+	struct stat sb;
+	int ch, ret = EXIT_ERROR;
+
+	while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (ch == 'C')
+			chain = optarg;
+		else if (ch != 'T' || at_option("check", optarg, &a.at) == -1)
+			goto done;
+	}
+	if (optind + 1 != argc) {
+		logx(0, "usage: crlcache check [--chain CHAIN.pem] [--at TIME] "
+		    "CERT.pem | HOST:PORT");
+		goto done;
+	}
+	if (a.certs == NULL)
+		goto done;
+	/* Files and servers as the caller (root may read what the owner
+	   may not); the index as the state's owner. */
+	if (stat(argv[optind], &sb) == 0) {
+		if (certs_load(argv[optind], a.certs) == -1 ||
+		    (chain != NULL && certs_load(chain, a.certs) == -1))
+			goto done;
+	} else {
+		if (chain != NULL) {
+			logx(0, "check: --chain is for files; a server sends "
+			    "its own");
+			goto done;
+		}
+		if (server_chain(argv[optind], c->conf, "check", a.certs) == -1)
+			goto done;
+		a.server = 1;
+	}
+	if ((ret = as_state_owner(c, check_all, &a, NULL, NULL)) == -1)
+		ret = EXIT_ERROR;
+done:
+	sk_X509_pop_free(a.certs, X509_free);
 	return ret;
 }

@@ -203,6 +203,15 @@ conf_line(struct conf *c, const char *path, size_t lineno, char *line)
 		c->allow_private = b;
 		return 0;
 	}
+	if (strcmp(key, "nat64_prefix") == 0) {
+		if (crlc_addr_parse_nat64(val, c->nat64) == -1) {
+			logx(0, "%s:%zu: nat64_prefix: expected an IPv6 /96 "
+			    "prefix such as 2001:db8:64::/96", path, lineno);
+			return -1;
+		}
+		c->has_nat64 = 1;
+		return 0;
+	}
 	for (i = 0; i < sizeof(numkeys) / sizeof(numkeys[0]); i++) {
 		if (strcmp(key, numkeys[i].name) != 0)
 			continue;

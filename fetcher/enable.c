@@ -315,13 +315,13 @@ done:
 }
 
 int
-cmd_enable(const char *state_dir, int argc, char **argv)
+cmd_enable(const struct cmd_ctx *c, int argc, char **argv)
 {
-	return enable_or_disable(state_dir, argc, argv, 1);
+	return enable_or_disable(c->state_dir, argc, argv, 1);
 }
 
 int
-cmd_disable(const char *state_dir, int argc, char **argv)
+cmd_disable(const struct cmd_ctx *c, int argc, char **argv)
 {
-	return enable_or_disable(state_dir, argc, argv, 0);
+	return enable_or_disable(c->state_dir, argc, argv, 0);
 }

@@ -24,9 +24,10 @@ self_signed(X509 *x)
 }
 
 int
-cmd_enroll(const char *state_dir, const struct conf *conf, int argc,
-    char **argv)
+cmd_enroll(const struct cmd_ctx *c, int argc, char **argv)
 {
+	const char *state_dir = c->state_dir;
+	const struct conf *conf = c->conf;
 	struct trust t = { NULL, NULL, NULL, 0 };
 	struct enrolment en;
 	struct store *s = NULL;

@@ -455,8 +455,9 @@ spawn_cleaner(struct tmpconf *t)
 }
 
 int
-cmd_exec(const char *state_dir, int argc, char **argv)
+cmd_exec(const struct cmd_ctx *c, int argc, char **argv)
 {
+	const char *state_dir = c->state_dir;
 	static const struct option opts[] = {
 		{ "module", required_argument, NULL, 'm' },
 		{ "set", required_argument, NULL, 's' },

@@ -6,21 +6,22 @@
  * Servers are untrusted: bodies are capped at max_size while they
  * arrive (Content-Length is not believed), every transfer has a connect
  * and a total timeout, redirects are bounded and stay on http/https.
- * Proxies come from the environment (http_proxy, https_proxy, no_proxy)
- * as libcurl reads them.
  *
  * A URL that was not configured by the administrator (learned from a
- * certificate or from the issuer directory: fetch.guarded) may reach only
- * global unicast addresses (lib/addr.c) unless allow_private_urls = yes.
- * A configured URL may name a loopback or private host, but a redirect
- * from it may lead only to public addresses or back to the addresses the
- * configured URL itself connected to (crlc_addr_may_connect).  Without a
- * proxy every connection is checked as it opens, redirects and DNS
- * rebinding included; through a proxy, which resolves names and follows
- * nothing itself but connects for us, a learned URL's host is checked
- * before the transfer starts.
+ * certificate, a hint or the issuer directory: fetch.guarded) may reach
+ * only global unicast addresses (lib/addr.c) unless allow_private_urls =
+ * yes.  A configured URL may name a loopback or private host, but a
+ * redirect from it may lead only to public addresses or back to the
+ * addresses the configured URL itself connected to
+ * (crlc_addr_may_connect).  The rule holds on every hop: redirects are
+ * followed here, not by libcurl, each one aimed anew (guard.c picks its
+ * proxy from the environment as libcurl would, and libcurl is told that
+ * choice).  A direct hop is checked on every connection as it opens
+ * (DNS rebinding included) and again before every request, since a
+ * connection kept alive for one transfer may serve another; a hop
+ * through a proxy is checked by resolving its host before it starts.
  */
-#include <netdb.h>
+#include <arpa/inet.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,12 @@
 #include <crlcache/clock.h>
 
 #include "fetcher.h"
+#include "guard.h"
+
+/* Reused connections are checked before each request (PREREQFUNCTION). */
+#if LIBCURL_VERSION_NUM < 0x075000
+#error "libcurl 7.80 or later is needed (CURLOPT_PREREQFUNCTION)"
+#endif
 
 /* Response header lines we keep (ETag, Last-Modified) are short. */
 #define MAX_HEADER_VALUE	512
@@ -46,7 +53,11 @@ struct xfer {
 	size_t		 cap;
 	int		 too_large;
 	int		 refused_addr;	/* the guard refused an address */
+	const char	*stop;		/* why a redirect was not followed */
 	struct crlc_origin origin;	/* the configured URL's own addresses */
+	char		*hop;		/* the redirect being followed, or NULL */
+	long		 hops;		/* redirects followed in this attempt */
+	int		 proxied;	/* this hop goes through a proxy */
 	long		 attempts;	/* transfers started */
 	long long	 retry_at;	/* monotonic ms; 0: not waiting */
 };
@@ -138,75 +149,83 @@ add_header(struct xfer *x, const char *name, const char *value)
 	return 0;
 }
 
-/*
- * Every connection: a guarded transfer reaches global unicast addresses
- * only, a redirect only those or the configured URL's own addresses.
- */
+/* May this hop use a connection to sa (opening or reused)? */
+static int
+may_reach(struct xfer *x, const struct sockaddr *sa)
+{
+	if (x->proxied)		/* the proxy; aim() checked the host */
+		return 1;
+	if (crlc_addr_may_connect(sa, x->f->guarded, x->hops > 0,
+	    x->conf->has_nat64 ? x->conf->nat64 : NULL, &x->origin))
+		return 1;
+	x->refused_addr = 1;
+	return 0;
+}
+
+/* Every connection as it opens: refused ones see no packet. */
 static curl_socket_t
 guard_socket(void *arg, curlsocktype purpose, struct curl_sockaddr *a)
 {
 	struct xfer *x = arg;
-	long redirects = 0;
 
 	(void)purpose;
-	/* libcurl counts a redirect before it connects to its target. */
-	curl_easy_getinfo(x->easy, CURLINFO_REDIRECT_COUNT, &redirects);
-	if (!crlc_addr_may_connect(&a->addr, x->f->guarded, redirects > 0,
-	    &x->origin)) {
-		x->refused_addr = 1;
+	if (!may_reach(x, &a->addr))
 		return CURL_SOCKET_BAD;
-	}
 	return socket(a->family, a->socktype | SOCK_CLOEXEC, a->protocol);
 }
 
+/*
+ * Before every request, on a new or a reused connection: one kept alive
+ * for a configured URL on a private host would otherwise serve a learned
+ * URL or a redirect to that host without any socket being opened.
+ */
 static int
-proxy_configured(void)
+guard_request(void *arg, char *peer, char *local, int peer_port,
+    int local_port)
 {
-	static const char *const vars[] = { "http_proxy", "https_proxy",
-	    "HTTPS_PROXY", "all_proxy", "ALL_PROXY" };
-	size_t i;
-	const char *v;
+	struct xfer *x = arg;
+	struct sockaddr_storage ss;
+	struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+	char ip[INET6_ADDRSTRLEN];
 
-	for (i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
-		if ((v = getenv(vars[i])) != NULL && *v != '\0')
-			return 1;
-	return 0;
+	(void)local, (void)peer_port, (void)local_port;
+	memset(&ss, 0, sizeof(ss));
+	/* An IPv6 zone ("fe80::1%eth0") names the link, not the host. */
+	snprintf(ip, sizeof(ip), "%.*s", (int)strcspn(peer, "%"), peer);
+	if (inet_pton(AF_INET, ip, &s4->sin_addr) == 1)
+		ss.ss_family = AF_INET;
+	else if (inet_pton(AF_INET6, ip, &s6->sin6_addr) == 1)
+		ss.ss_family = AF_INET6;
+	if (!may_reach(x, (struct sockaddr *)&ss))
+		return CURL_PREREQFUNC_ABORT;
+	return CURL_PREREQFUNC_OK;
 }
 
-/* Through a proxy: do all of the host's addresses pass the guard? */
+/*
+ * Point the transfer at url, its first URL or a redirect: the proxy the
+ * environment names for it, and through a proxy the check of its host.
+ * 0, or -1 with x->stop.
+ */
 static int
-host_is_public(const char *url)
+aim(struct xfer *x, const char *url)
 {
-	struct addrinfo hints, *res = NULL, *ai;
-	char *host = NULL, bare[256];
-	CURLU *u;
-	size_t len;
-	int ok = 0;
+	struct guard_target t;
+	const char *proxy;
 
-	memset(&hints, 0, sizeof(hints));
-	hints.ai_socktype = SOCK_STREAM;
-	if ((u = curl_url()) == NULL)
-		return 0;
-	if (curl_url_set(u, CURLUPART_URL, url, 0) != CURLUE_OK ||
-	    curl_url_get(u, CURLUPART_HOST, &host, 0) != CURLUE_OK ||
-	    (len = strlen(host)) == 0 || len >= sizeof(bare))
-		goto done;
-	/* An IPv6 literal comes in brackets; getaddrinfo wants it bare. */
-	if (host[0] == '[' && host[len - 1] == ']')
-		snprintf(bare, sizeof(bare), "%.*s", (int)(len - 2), host + 1);
-	else
-		snprintf(bare, sizeof(bare), "%s", host);
-	if (getaddrinfo(bare, NULL, &hints, &res) != 0)
-		goto done;
-	ok = 1;
-	for (ai = res; ai != NULL; ai = ai->ai_next)
-		if (!crlc_addr_is_public(ai->ai_addr))
-			ok = 0;
-	freeaddrinfo(res);
-done:
-	curl_free(host);
-	curl_url_cleanup(u);
-	return ok;
+	if (guard_target(url, &t) == -1) {
+		x->stop = x->hops > 0 ? "redirect to a URL that is not http or "
+		    "https" : "not an http or https URL with a host";
+		return -1;
+	}
+	proxy = guard_proxy(&t);
+	x->proxied = proxy != NULL;
+	curl_easy_setopt(x->easy, CURLOPT_PROXY, proxy != NULL ? proxy : "");
+	curl_easy_setopt(x->easy, CURLOPT_URL, url);
+	if (x->proxied && !x->conf->allow_private && !guard_host(&t,
+	    x->f->guarded, x->hops > 0, x->conf, &x->origin))
+		x->refused_addr = 1;
+	return 0;
 }
 
 static int
@@ -217,17 +236,16 @@ setup(struct xfer *x)
 	if ((x->easy = e = curl_easy_init()) == NULL)
 		return -1;
 	if (!x->conf->allow_private) {
-		if (!proxy_configured()) {
-			curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, guard_socket);
-			curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, x);
-		} else if (x->f->guarded && !host_is_public(x->f->url))
-			x->refused_addr = 1;
+		curl_easy_setopt(e, CURLOPT_OPENSOCKETFUNCTION, guard_socket);
+		curl_easy_setopt(e, CURLOPT_OPENSOCKETDATA, x);
+		curl_easy_setopt(e, CURLOPT_PREREQFUNCTION, guard_request);
+		curl_easy_setopt(e, CURLOPT_PREREQDATA, x);
 	}
+	/* aim() sets the proxy per hop: the environment's list is read there. */
+	curl_easy_setopt(e, CURLOPT_NOPROXY, "");
 	if (add_header(x, "If-None-Match", x->f->etag) == -1 ||
 	    add_header(x, "If-Modified-Since", x->f->last_modified) == -1)
 		return -1;
-	curl_easy_setopt(e, CURLOPT_URL, x->f->via != NULL ? x->f->via :
-	    x->f->url);
 	/*
 	 * The path as the CRL distribution point wrote it: curl 8 also
 	 * removes dot segments written as %2e (RFC 3986 5.2.4), which would
@@ -237,13 +255,11 @@ setup(struct xfer *x)
 	curl_easy_setopt(e, CURLOPT_PRIVATE, x);
 #if LIBCURL_VERSION_NUM >= 0x075500
 	curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(e, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
 #else
 	curl_easy_setopt(e, CURLOPT_PROTOCOLS, CURLPROTO_HTTP | CURLPROTO_HTTPS);
-	curl_easy_setopt(e, CURLOPT_REDIR_PROTOCOLS, CURLPROTO_HTTP | CURLPROTO_HTTPS);
 #endif
-	curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 1L);
-	curl_easy_setopt(e, CURLOPT_MAXREDIRS, x->conf->max_redirects);
+	/* follow() takes each redirect, so that every hop is aimed anew. */
+	curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
 	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT, x->conf->connect_timeout);
 	curl_easy_setopt(e, CURLOPT_TIMEOUT, x->conf->timeout);
 	curl_easy_setopt(e, CURLOPT_MAXFILESIZE_LARGE,
@@ -272,6 +288,8 @@ finish(struct xfer *x, CURLcode res)
 		snprintf(f->err, sizeof(f->err), "refused: a redirect may reach "
 		    "only public addresses or the configured URL's own host "
 		    "(allow_private_urls = no)");
+	} else if (x->stop != NULL) {
+		snprintf(f->err, sizeof(f->err), "%s", x->stop);
 	} else if (x->too_large || res == CURLE_FILESIZE_EXCEEDED) {
 		snprintf(f->err, sizeof(f->err), "body larger than max_size "
 		    "(%zu bytes)", x->conf->max_size);
@@ -339,6 +357,26 @@ reset_attempt(struct xfer *x)
 	x->too_large = 0;
 }
 
+/* How a transfer that libcurl finished goes on. */
+enum next { XFER_DONE, XFER_RETRY, XFER_FOLLOW };
+
+/* Hand the transfer to libcurl, aimed where it is: 0, or -1 when over. */
+static int
+launch(CURLM *multi, struct xfer *x)
+{
+	if (aim(x, x->hop != NULL ? x->hop : x->f->via != NULL ? x->f->via :
+	    x->f->url) == -1 || x->refused_addr) {
+		finish(x, CURLE_OK);	/* refused before any traffic */
+		return -1;
+	}
+	if (curl_multi_add_handle(multi, x->easy) != CURLM_OK) {
+		snprintf(x->f->err, sizeof(x->f->err),
+		    "cannot set up the transfer");
+		return -1;
+	}
+	return 0;
+}
+
 static int
 start(CURLM *multi, struct xfer *x)
 {
@@ -351,25 +389,66 @@ start(CURLM *multi, struct xfer *x)
 		    "cannot set up the transfer");
 		return -1;
 	}
-	if (x->refused_addr) {		/* the proxy check, before any traffic */
-		finish(x, CURLE_COULDNT_CONNECT);
-		return -1;
-	}
-	if (curl_multi_add_handle(multi, x->easy) != CURLM_OK) {
-		snprintf(x->f->err, sizeof(x->f->err),
-		    "cannot set up the transfer");
-		return -1;
-	}
-	return 0;
+	return launch(multi, x);
 }
 
-/* Settle a finished transfer: done, or parked for a retry (returns 0). */
+/*
+ * A redirect (RFC 9110 15.4) to follow: 1, and x->hop is the resolved
+ * Location; 0 when the answer is not one; -1 when it may not be
+ * followed (x->stop says why).
+ */
 static int
+redirect(struct xfer *x)
+{
+	char *location = NULL;
+	long status = 0;
+
+	curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &status);
+	if (status != 301 && status != 302 && status != 303 &&
+	    status != 307 && status != 308)
+		return 0;
+	/* libcurl resolves a relative Location against the request's URL. */
+	if (curl_easy_getinfo(x->easy, CURLINFO_REDIRECT_URL, &location) !=
+	    CURLE_OK || location == NULL)
+		return 0;
+	if (x->hops >= x->conf->max_redirects) {
+		x->stop = "more redirects than max_redirects";
+		return -1;
+	}
+	location = xstrdup(location);	/* libcurl's copy goes with the URL */
+	free(x->hop);
+	x->hop = location;
+	x->hops++;
+	return 1;
+}
+
+/* Back to the first URL: a retry starts over. */
+static void
+restart(struct xfer *x)
+{
+	reset_attempt(x);
+	free(x->hop);
+	x->hop = NULL;
+	x->hops = 0;
+}
+
+/* Settle a transfer libcurl finished: over, parked for a retry, or on. */
+static enum next
 completed(CURLM *multi, struct xfer *x, CURLcode res)
 {
 	long long backoff;
+	int r;
 
 	curl_multi_remove_handle(multi, x->easy);
+	if (res == CURLE_OK && !x->refused_addr &&
+	    (r = redirect(x)) != 0) {
+		if (r == -1) {
+			finish(x, res);
+			return XFER_DONE;
+		}
+		reset_attempt(x);
+		return launch(multi, x) == 0 ? XFER_FOLLOW : XFER_DONE;
+	}
 	if (transient(x, res) && x->attempts <= x->conf->retries) {
 		backoff = (long long)RETRY_BACKOFF_MS << (x->attempts - 1);
 		if (backoff > RETRY_BACKOFF_MAX_MS)
@@ -377,12 +456,12 @@ completed(CURLM *multi, struct xfer *x, CURLcode res)
 		logx(2, "%s: %s; retrying in %lld ms", x->f->url,
 		    res != CURLE_OK ? curl_easy_strerror(res) : "server error",
 		    backoff);
-		reset_attempt(x);
+		restart(x);
 		x->retry_at = crlc_mono_ms() + backoff;
-		return 0;
+		return XFER_RETRY;
 	}
 	finish(x, res);
-	return 1;
+	return XFER_DONE;
 }
 
 int
@@ -454,9 +533,16 @@ fetch_each(struct fetch *f, size_t n, const struct conf *conf,
 			if (msg->msg != CURLMSG_DONE)
 				continue;
 			curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, &x);
-			active--;
-			if (completed(multi, x, msg->data.result))
+			switch (completed(multi, x, msg->data.result)) {
+			case XFER_DONE:
 				over(x->f, &done, n, cb, arg);
+				/* FALLTHROUGH */
+			case XFER_RETRY:
+				active--;
+				break;
+			case XFER_FOLLOW:
+				break;
+			}
 		}
 		/*
 		 * A slot freed and a transfer waits for it: start it now.
@@ -480,6 +566,7 @@ fetch_each(struct fetch *f, size_t n, const struct conf *conf,
 			curl_easy_cleanup(xs[i].easy);
 		}
 		curl_slist_free_all(xs[i].headers);
+		free(xs[i].hop);
 	}
 	free(xs);
 	curl_multi_cleanup(multi);

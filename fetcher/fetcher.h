@@ -15,6 +15,7 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
+#include <crlcache/addr.h>
 #include <crlcache/format.h>
 #include <crlcache/hint.h>
 #include <crlcache/tbs.h>
@@ -75,6 +76,8 @@ struct conf {
 					   without being met again */
 	int		allow_private;	/* allow_private_urls = yes: learned URLs
 					   may reach loopback/private addresses */
+	uint8_t		nat64[CRLC_NAT64_PREFIX_LEN];	/* nat64_prefix = */
+	int		has_nat64;
 	char		*mirror;	/* mirror = : CRLs are downloaded from
 					   this copy of `crlcache mirror` */
 	struct strlist	cas;		/* ca = : their CRL DPs are fetched */
@@ -372,16 +375,42 @@ int	 osslconf_write(FILE *out, const char *include, BIO *system,
 /* localfs.c: warn when the state directory is on a network filesystem */
 void	 warn_network_fs(const char *state_dir);
 
-/* privs.c */
-int	 drop_privileges(const char *state_dir, int allow_root);
 /*
- * fn(out, arg) run as the owner of the state directory: directly unless
- * root calls it for a directory another account owns, then in a child
- * that drops to that account, its output copied to out.  fn returns an
- * exit code 0..254; -1 when the child could not be run.
+ * privs.c: how a command reaches STATE_DIR.  Each command declares one of
+ * these in main.c's table, and main() calls state_enter() before it runs.
  */
-int	 as_state_owner(const char *state_dir, int (*fn)(FILE *out, void *arg),
-	    void *arg, FILE *out);
+enum state_access {
+	STATE_NONE,	/* only names it (the index path a configuration
+			   points at): nothing in it is opened */
+	STATE_READS,	/* reads it through as_state_owner() only */
+	STATE_WRITES,	/* runs wholly as the state's owner */
+};
+struct state;
+struct cmd_ctx {
+	const struct conf *conf;
+	const char	*state_dir;	/* NULL for STATE_READS */
+	const struct state *state;	/* STATE_READS: for as_state_owner() */
+};
+/*
+ * Started as root: for STATE_WRITES become the state's owner (or the
+ * crlcache user for a state root owns, unless allow_root); fill c.
+ * 0, or -1 when the command must not run.
+ */
+int	 state_enter(struct cmd_ctx *c, enum state_access access,
+	    const char *state_dir, int allow_root);
+/*
+ * reader(state_dir, out, rarg) in a child running as the state's owner
+ * (when root calls; as the caller otherwise): the only code that sees
+ * the path of a STATE_READS command.  consume(in, carg) gets what the
+ * child writes to out; with consume NULL, out is the child's stdout.
+ * Returns reader's exit code 0..254; -1 when the child could not be run,
+ * failed, or consume returned -1.
+ */
+int	 as_state_owner(const struct cmd_ctx *c, int (*reader)(const char *state_dir,
+	    FILE *out, void *arg), void *rarg,
+	    int (*consume)(FILE *in, void *arg), void *carg);
+/* A consume for as_state_owner(): copies everything to the FILE * arg. */
+int	 state_copy(FILE *in, void *arg);
 
 /*
  * csv.c: RFC 4180 CSV, one row at a time; columns are found by the name
@@ -604,22 +633,17 @@ size_t	 enrolment_expire(struct enrolment *e, int64_t before);
 int	 enrolment_learn(const char *state_dir, const struct conf *conf,
 	    const struct trust *t, struct enrolment *e);
 
-/* subcommands */
-int	 cmd_reset(const char *state_dir, int argc, char **argv);
-int	 cmd_publish(const char *state_dir, int argc, char **argv);
-int	 cmd_import(const char *state_dir, const struct conf *conf, int argc,
-	    char **argv);
-int	 cmd_update(const char *state_dir, const struct conf *conf, int argc,
-	    char **argv);
-int	 cmd_enroll(const char *state_dir, const struct conf *conf, int argc,
-	    char **argv);
-int	 cmd_check(const char *state_dir, const struct conf *conf, int argc,
-	    char **argv);
-int	 cmd_exec(const char *state_dir, int argc, char **argv);
-int	 cmd_enable(const char *state_dir, int argc, char **argv);
-int	 cmd_disable(const char *state_dir, int argc, char **argv);
-int	 cmd_mirror(const char *state_dir, int argc, char **argv);
-int	 cmd_status(const char *state_dir, const struct conf *conf, int argc,
-	    char **argv);
+/* subcommands: main.c runs them through its table */
+int	 cmd_reset(const struct cmd_ctx *c, int argc, char **argv);
+int	 cmd_publish(const struct cmd_ctx *c, int argc, char **argv);
+int	 cmd_import(const struct cmd_ctx *c, int argc, char **argv);
+int	 cmd_update(const struct cmd_ctx *c, int argc, char **argv);
+int	 cmd_enroll(const struct cmd_ctx *c, int argc, char **argv);
+int	 cmd_check(const struct cmd_ctx *c, int argc, char **argv);
+int	 cmd_exec(const struct cmd_ctx *c, int argc, char **argv);
+int	 cmd_enable(const struct cmd_ctx *c, int argc, char **argv);
+int	 cmd_disable(const struct cmd_ctx *c, int argc, char **argv);
+int	 cmd_mirror(const struct cmd_ctx *c, int argc, char **argv);
+int	 cmd_status(const struct cmd_ctx *c, int argc, char **argv);
 
 #endif /* CRLCACHE_FETCHER_H */

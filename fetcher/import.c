@@ -38,9 +38,10 @@ import_one(struct store *s, const struct trust *t, const struct conf *conf,
  * so options and files are read in order (getopt stops at each file).
  */
 int
-cmd_import(const char *state_dir, const struct conf *conf, int argc,
-    char **argv)
+cmd_import(const struct cmd_ctx *c, int argc, char **argv)
 {
+	const char *state_dir = c->state_dir;
+	const struct conf *conf = c->conf;
 	static const struct option opts[] = {
 		{ "anchor", required_argument, NULL, 'a' },
 		{ "untrusted", required_argument, NULL, 'u' },

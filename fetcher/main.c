@@ -19,8 +19,9 @@ usage(FILE *f)
 	fputs("usage: crlcache [--state-dir DIR] [-c FILE] [-v | -q] [--allow-root]\n"
 	    "                [--syslog] COMMAND [ARGS]\n"
 	    "commands:\n"
-	    "  update [--refresh-directory]\n"
+	    "  update [--refresh-directory | --hints]\n"
 	    "                         fetch, verify and publish the configured CRLs\n"
+	    "                         (--hints: only those of newly hinted issuers)\n"
 	    "  import [--anchor CA.pem]... [--untrusted CERTS.pem]... [--at TIME]\n"
 	    "         [[--url URL] CRL]...\n"
 	    "                         ingest CRL files offline\n"
@@ -44,6 +45,41 @@ usage(FILE *f)
 	    "                         remove what enable added, byte for byte\n", f);
 }
 
+/*
+ * Every command, and how it touches the state directory: main() applies
+ * that (state_enter) before the command runs, so that no code running
+ * as root opens anything there on its owner's behalf.  A command that is
+ * not here does not run.
+ */
+static const struct command {
+	const char	*name;
+	enum state_access access;
+	int		(*run)(const struct cmd_ctx *c, int argc, char **argv);
+} commands[] = {
+	{ "update",	STATE_WRITES,	cmd_update },
+	{ "import",	STATE_WRITES,	cmd_import },
+	{ "enroll",	STATE_WRITES,	cmd_enroll },
+	{ "reset",	STATE_WRITES,	cmd_reset },
+	{ "publish",	STATE_WRITES,	cmd_publish },
+	{ "check",	STATE_READS,	cmd_check },
+	{ "status",	STATE_READS,	cmd_status },
+	{ "mirror",	STATE_READS,	cmd_mirror },
+	{ "exec",	STATE_NONE,	cmd_exec },
+	{ "enable",	STATE_NONE,	cmd_enable },
+	{ "disable",	STATE_NONE,	cmd_disable },
+};
+
+static const struct command *
+command_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(commands) / sizeof(*commands); i++)
+		if (strcmp(commands[i].name, name) == 0)
+			return &commands[i];
+	return NULL;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -58,7 +94,9 @@ main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *state_dir = getenv("CRLCACHE_STATE_DIR");
-	const char *conf_path = DEFAULT_CONF, *cmd;
+	const char *conf_path = DEFAULT_CONF;
+	const struct command *cmd;
+	struct cmd_ctx ctx;
 	struct conf conf;
 	const char *allow_env = getenv("CRLCACHE_ALLOW_ROOT");
 	int ch, explicit_conf = 0, allow_root, ret;
@@ -100,7 +138,10 @@ main(int argc, char **argv)
 		usage(stderr);
 		return 4;
 	}
-	cmd = argv[optind];
+	if ((cmd = command_find(argv[optind])) == NULL) {
+		usage(stderr);
+		return 4;
+	}
 	argc -= optind;
 	argv += optind;
 	optind = 1;
@@ -111,11 +152,8 @@ main(int argc, char **argv)
 		return 4;
 	}
 	allow_root = allow_env != NULL && strcmp(allow_env, "1") == 0;
-	/* Commands that write the state directory never run as root. */
-	if ((strcmp(cmd, "update") == 0 || strcmp(cmd, "import") == 0 ||
-	    strcmp(cmd, "enroll") == 0 || strcmp(cmd, "reset") == 0 ||
-	    strcmp(cmd, "publish") == 0) &&
-	    drop_privileges(state_dir, allow_root) == -1) {
+	ctx.conf = &conf;
+	if (state_enter(&ctx, cmd->access, state_dir, allow_root) == -1) {
 		conf_free(&conf);
 		return 4;
 	}
@@ -124,32 +162,7 @@ main(int argc, char **argv)
 		conf_free(&conf);
 		return 4;
 	}
-	if (strcmp(cmd, "update") == 0)
-		ret = cmd_update(state_dir, &conf, argc, argv);
-	else if (strcmp(cmd, "enroll") == 0)
-		ret = cmd_enroll(state_dir, &conf, argc, argv);
-	else if (strcmp(cmd, "import") == 0)
-		ret = cmd_import(state_dir, &conf, argc, argv);
-	else if (strcmp(cmd, "reset") == 0)
-		ret = cmd_reset(state_dir, argc, argv);
-	else if (strcmp(cmd, "publish") == 0)
-		ret = cmd_publish(state_dir, argc, argv);
-	else if (strcmp(cmd, "check") == 0)
-		ret = cmd_check(state_dir, &conf, argc, argv);
-	else if (strcmp(cmd, "enable") == 0)
-		ret = cmd_enable(state_dir, argc, argv);
-	else if (strcmp(cmd, "disable") == 0)
-		ret = cmd_disable(state_dir, argc, argv);
-	else if (strcmp(cmd, "exec") == 0)
-		ret = cmd_exec(state_dir, argc, argv);
-	else if (strcmp(cmd, "mirror") == 0)
-		ret = cmd_mirror(state_dir, argc, argv);
-	else if (strcmp(cmd, "status") == 0)
-		ret = cmd_status(state_dir, &conf, argc, argv);
-	else {
-		usage(stderr);
-		ret = 4;
-	}
+	ret = cmd->run(&ctx, argc, argv);
 	curl_global_cleanup();
 	conf_free(&conf);
 	return ret;

@@ -29,6 +29,9 @@
    whole Web PKI (~10,000 CA certificates, 128 partitions for the
    largest) fits. */
 #define MIRROR_MAX_FILES	200000
+/* One CRL: the largest max_size crlcache.conf accepts (conf.c), which
+   every CRL in the index passed. */
+#define MIRROR_MAX_CRL		((size_t)1 << 30)
 
 /* The file's content is already data (not a link, a regular file)? */
 static int
@@ -119,11 +122,18 @@ struct fed {
 	char		*url;
 };
 
-struct mirror_walk {
-	int		 dirfd;
-	size_t		 written, same, skipped, failed, files;
+/* The reading side, in the child running as the state's owner. */
+struct mirror_read {
+	FILE		*out;		/* to the writing side */
 	struct fed	*feds;		/* sorted by key */
 	size_t		 nfeds;
+};
+
+/* The writing side, in the caller (root, for a DIR only root may write). */
+struct mirror_write {
+	int		 dirfd;
+	size_t		 written, same, skipped, failed, files;
+	int		 full;		/* MIRROR_MAX_FILES written */
 	struct mirror_name name;
 };
 
@@ -140,52 +150,46 @@ fedcmp(const void *a, const void *b)
 static int
 collect_fed(const char *url, const struct source_rec *r, void *arg)
 {
-	struct mirror_walk *w = arg;
+	struct mirror_read *rd = arg;
 	struct fed *f;
 
 	if (r->scope_keylen == 0 || r->scope_keylen > CRLC_KEY_MAX ||
 	    !is_http_url(url, strlen(url)))
 		return 0;
-	if (w->nfeds == MIRROR_MAX_FILES)
+	if (rd->nfeds == MIRROR_MAX_FILES)
 		return 1;
-	if (w->nfeds % 1024 == 0) {
-		f = realloc(w->feds, (w->nfeds + 1024) * sizeof(*f));
+	if (rd->nfeds % 1024 == 0) {
+		f = realloc(rd->feds, (rd->nfeds + 1024) * sizeof(*f));
 		if (f == NULL)
 			return 1;
-		w->feds = f;
+		rd->feds = f;
 	}
-	f = &w->feds[w->nfeds++];
+	f = &rd->feds[rd->nfeds++];
 	memcpy(f->key, r->scope_key, r->scope_keylen);
 	f->keylen = r->scope_keylen;
 	f->url = xstrdup(url);
 	return 0;
 }
 
-/* Write one CRL under url's name; 1 to stop the walk (too many). */
+/*
+ * One CRL to write under one URL, from the reading side to the writing
+ * side: URL length (u32, big-endian), URL, DER length, DER.  An empty
+ * URL stands for a record that was skipped.  -1: the pipe is gone.
+ */
 static int
-mirror_one(struct mirror_walk *w, const char *url, const struct crlc_span *der)
+send_crl(struct mirror_read *rd, const char *url, const struct crlc_span *der)
 {
-	const char *why;
-	int rc;
+	uint8_t len[4];
+	size_t ulen = strlen(url);
 
-	if (!is_http_url(url, strlen(url))) {
-		w->skipped++;	/* imported from a file: no URL to stand in for */
-		logx(2, "mirror: %s: not fetched over http(s), skipped", url);
-	} else if (mirror_name_parse(url, &w->name, &why) == -1) {
-		w->skipped++;
-		logx(0, "mirror: %s: skipped: %s", url, why);
-	} else if (w->files++ == MIRROR_MAX_FILES) {
-		logx(0, "mirror: more than %d CRLs; the rest are skipped",
-		    MIRROR_MAX_FILES);
-		return 1;
-	} else if ((rc = write_named(w->dirfd, &w->name, der->p,
-	    der->len)) == -1) {
-		w->failed++;
-		logx(0, "mirror: %s: %s", url, strerror(errno));
-	} else if (rc == 1)
-		w->written++;
-	else
-		w->same++;
+	crlc_put_u32(len, (uint32_t)ulen);
+	if (fwrite(len, 1, sizeof(len), rd->out) != sizeof(len) ||
+	    fwrite(url, 1, ulen, rd->out) != ulen)
+		return -1;
+	crlc_put_u32(len, (uint32_t)der->len);
+	if (fwrite(len, 1, sizeof(len), rd->out) != sizeof(len) ||
+	    fwrite(der->p, 1, der->len, rd->out) != der->len)
+		return -1;
 	return 0;
 }
 
@@ -196,28 +200,29 @@ mirror_one(struct mirror_walk *w, const char *url, const struct crlc_span *der)
 static int
 mirror_crl(const struct crlc_crl_info *ci, void *arg)
 {
-	struct mirror_walk *w = arg;
+	static const struct crlc_span none = { NULL, 0 };
+	struct mirror_read *rd = arg;
 	const struct crlc_span *own = ci->delta.len > 0 ? &ci->delta : &ci->der;
 	struct fed k, *f, *end;
 	char *src;
 	int stop;
 
 	if (ci->source.len > CRLC_KEY_MAX || ci->scope.len > CRLC_SCOPE_URI_MAX ||
-	    memchr(ci->source.p, '\0', ci->source.len) != NULL) {
-		w->skipped++;
-		return 0;
-	}
+	    memchr(ci->source.p, '\0', ci->source.len) != NULL ||
+	    ci->source.len == 0 || own->len > MIRROR_MAX_CRL ||
+	    ci->der.len > MIRROR_MAX_CRL)
+		return send_crl(rd, "", &none) == -1;
 	src = xcalloc(1, ci->source.len + 1);
 	memcpy(src, ci->source.p, ci->source.len);
-	stop = mirror_one(w, src, own);
+	stop = send_crl(rd, src, own) == -1;
 	/* The "crl" key (format.h): issuer id || key number || scope. */
 	crlc_put_u32(k.key, ci->issuer_id);
 	crlc_put_u32(k.key + CRLC_ISSUER_ID_LEN, ci->key_no);
 	memcpy(k.key + CRLC_PREFIX_LEN, ci->scope.p, ci->scope.len);
 	k.keylen = CRLC_PREFIX_LEN + ci->scope.len;
 	/* The first fed entry with this key, then every one after it. */
-	f = w->feds;
-	end = w->feds + w->nfeds;
+	f = rd->feds;
+	end = rd->feds + rd->nfeds;
 	while (f < end) {
 		struct fed *mid = f + (end - f) / 2;
 
@@ -226,20 +231,126 @@ mirror_crl(const struct crlc_crl_info *ci, void *arg)
 		else
 			end = mid;
 	}
-	for (; !stop && f < w->feds + w->nfeds && fedcmp(f, &k) == 0; f++)
+	for (; !stop && f < rd->feds + rd->nfeds && fedcmp(f, &k) == 0; f++)
 		if (strcmp(f->url, src) != 0)
-			stop = mirror_one(w, f->url, &ci->der);
+			stop = send_crl(rd, f->url, &ci->der) == -1;
 	free(src);
 	return stop;
 }
 
-int
-cmd_mirror(const char *state_dir, int argc, char **argv)
+/*
+ * The reading side: every CRL of the published index, under every URL
+ * that fed it, to out.  Exit code 0, 1 (not all of the index walked) or
+ * 4 (no index).
+ */
+static int
+mirror_read(const char *state_dir, FILE *out, void *arg)
 {
-	struct mirror_walk *w = NULL;
+	struct mirror_read rd = { out, NULL, 0 };
 	struct crlc_index *idx = NULL;
 	char path[PATH_MAX];
 	size_t i;
+	int rc;
+
+	(void)arg;
+	if (index_open(state_dir, path, sizeof(path), &idx, 1) == -1)
+		return 4;
+	if (store_foreach_source(state_dir, collect_fed, &rd) == -1)
+		logx(1, "mirror: the sources are not readable; each CRL is "
+		    "written under the one URL the index names");
+	qsort(rd.feds, rd.nfeds, sizeof(*rd.feds), fedcmp);
+	if ((rc = crlc_index_foreach_crl(idx, mirror_crl, &rd)) == -1) {
+		logx(0, "%s: cannot read the index", path);
+		rc = 4;
+	}
+	for (i = 0; i < rd.nfeds; i++)
+		free(rd.feds[i].url);
+	free(rd.feds);
+	crlc_index_close(idx);
+	return rc;
+}
+
+/* Write one CRL under url's name. */
+static void
+mirror_one(struct mirror_write *w, const char *url, const uint8_t *der,
+    size_t len)
+{
+	const char *why;
+	int rc;
+
+	if (*url == '\0')
+		w->skipped++;	/* a record of the index that makes no sense */
+	else if (!is_http_url(url, strlen(url))) {
+		w->skipped++;	/* imported from a file: no URL to stand in for */
+		logx(2, "mirror: %s: not fetched over http(s), skipped", url);
+	} else if (mirror_name_parse(url, &w->name, &why) == -1) {
+		w->skipped++;
+		logx(0, "mirror: %s: skipped: %s", url, why);
+	} else if (w->full)
+		w->skipped++;
+	else if (w->files++ == MIRROR_MAX_FILES) {
+		logx(0, "mirror: more than %d CRLs; the rest are skipped",
+		    MIRROR_MAX_FILES);
+		w->full = 1;
+		w->skipped++;
+	} else if ((rc = write_named(w->dirfd, &w->name, der, len)) == -1) {
+		w->failed++;
+		logx(0, "mirror: %s: %s", url, strerror(errno));
+	} else if (rc == 1)
+		w->written++;
+	else
+		w->same++;
+}
+
+/* n bytes of in, at most max, into a buffer of its own; NULL at the end. */
+static uint8_t *
+recv_field(FILE *in, size_t max, size_t *n)
+{
+	uint8_t len[4], *buf;
+
+	if (fread(len, 1, sizeof(len), in) != sizeof(len) ||
+	    (*n = crlc_get_u32(len)) > max)
+		return NULL;
+	buf = xcalloc(1, *n + 1);	/* + 1: a URL is read as a string */
+	if (fread(buf, 1, *n, in) != *n) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/*
+ * The writing side: every CRL the reading side sends, into DIR.  0, or
+ * -1 when what it sends is not what send_crl() writes.
+ */
+static int
+mirror_write(FILE *in, void *arg)
+{
+	struct mirror_write *w = arg;
+	uint8_t *url, *der;
+	size_t ulen, dlen;
+	int c;
+
+	while ((c = getc(in)) != EOF) {
+		ungetc(c, in);
+		if ((url = recv_field(in, CRLC_KEY_MAX, &ulen)) == NULL)
+			return -1;
+		if (memchr(url, '\0', ulen) != NULL ||
+		    (der = recv_field(in, MIRROR_MAX_CRL, &dlen)) == NULL) {
+			free(url);
+			return -1;
+		}
+		mirror_one(w, (const char *)url, der, dlen);
+		free(url);
+		free(der);
+	}
+	return ferror(in) ? -1 : 0;
+}
+
+int
+cmd_mirror(const struct cmd_ctx *c, int argc, char **argv)
+{
+	struct mirror_write *w;
 	int rc, ret = 4;
 
 	if (argc != 2 || argv[1][0] == '-') {
@@ -251,30 +362,18 @@ cmd_mirror(const char *state_dir, int argc, char **argv)
 		logx(0, "%s: %s", argv[1], strerror(errno));
 		goto done;
 	}
-	if (index_open(state_dir, path, sizeof(path), &idx, 1) == -1)
-		goto done;
-	/* Only root and the crlcache user read them: else one URL a scope. */
-	if (store_foreach_source(state_dir, collect_fed, w) == -1)
-		logx(1, "mirror: the sources are not readable; each CRL is "
-		    "written under the one URL the index names");
-	qsort(w->feds, w->nfeds, sizeof(*w->feds), fedcmp);
-	rc = crlc_index_foreach_crl(idx, mirror_crl, w);
-	if (rc == -1) {
-		logx(0, "%s: cannot read the index", path);
+	/* The state read as its owner, DIR written by the caller. */
+	if ((rc = as_state_owner(c, mirror_read, NULL, mirror_write, w)) == -1 ||
+	    rc == 4) {
+		logx(0, "mirror: the published CRLs could not be read");
 		goto done;
 	}
 	logx(1, "mirror: %zu written, %zu unchanged, %zu skipped, %zu failed",
 	    w->written, w->same, w->skipped, w->failed);
-	ret = w->failed > 0 || rc != 0 ? 1 : 0;
+	ret = w->failed > 0 || w->full || rc != 0 ? 1 : 0;
 done:
-	if (w != NULL) {
-		if (w->dirfd != -1)
-			close(w->dirfd);
-		for (i = 0; i < w->nfeds; i++)
-			free(w->feds[i].url);
-		free(w->feds);
-	}
+	if (w->dirfd != -1)
+		close(w->dirfd);
 	free(w);
-	crlc_index_close(idx);
 	return ret;
 }

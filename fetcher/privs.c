@@ -1,8 +1,10 @@
 /*
- * Run the fetcher unprivileged: it parses CRLs from the network.  And
- * read the state directory as its owner: root never opens, creates or
- * follows anything in it on that account's behalf (LMDB, for one, opens
- * lock.mdb O_RDWR|O_CREAT and follows a link planted there).
+ * The one way a command reaches the state directory (main.c's table says
+ * how each one does): root never opens, creates or follows anything in it
+ * on its owner's behalf (LMDB, for one, opens work/lock.mdb
+ * O_RDWR|O_CREAT and follows a link planted there).  A command that
+ * writes the state runs wholly as its owner; one that reads it reads it
+ * in a child running as the owner, and gets only the child's output.
  *
  * Copyright the crlcache authors. Licensed under the Apache License 2.0.
  */
@@ -23,29 +25,112 @@
 /* The exit code of a child that could not become the state's owner. */
 #define CHILD_FAILED	255
 
+/* What a STATE_READS command holds instead of the path: see as_state_owner(). */
+struct state {
+	const char	*dir;
+};
+
+/* Become uid/gid for good: no group kept, no way back to root. */
+static int
+switch_to(uid_t uid, gid_t gid)
+{
+	if (setgroups(0, NULL) == -1 || setgid(gid) == -1 ||
+	    setuid(uid) == -1) {
+		logx(0, "cannot switch to uid %lu: %s", (unsigned long)uid,
+		    strerror(errno));
+		return -1;
+	}
+	if (setuid(0) == 0) {
+		logx(0, "dropped privileges could be regained; refusing to run");
+		return -1;
+	}
+	return 0;
+}
+
 /*
- * Started as root: switch to the crlcache user (creating the state
- * directory for it if needed), or, with allow_root, go on as root in a
- * state directory root owns.  Returns 0 when it is safe to go on.
+ * The account a root process acts as inside the state directory: the
+ * owner of the directory, or, when root owns the directory itself, of
+ * the entries in it root would open (a directory root owns holds another
+ * account's state when that account owns one of them).  *uid is 0 when
+ * root owns all: nothing there belongs to another account.  Only the
+ * state directory (root's choice) is followed; its entries are looked at
+ * with lstat().  Two other accounts' entries in one directory: refused.
  */
-int
-drop_privileges(const char *state_dir, int allow_root)
+static int
+state_owner(const char *state_dir, uid_t *uid, gid_t *gid)
+{
+	static const char *const names[] = { WORK_NAME, LOCK_NAME, INDEX_NAME,
+	    SCOPE_NAME, HINTS_NAME };
+	char path[PATH_MAX];
+	struct passwd *pw;
+	struct stat sb, eb;
+	uid_t owner;
+	gid_t group;
+	size_t i;
+
+	if (stat(state_dir, &sb) == -1) {
+		logx(0, "%s: %s", state_dir, strerror(errno));
+		return -1;
+	}
+	owner = sb.st_uid;
+	group = sb.st_gid;
+	for (i = 0; sb.st_uid == 0 && i < sizeof(names) / sizeof(*names); i++) {
+		snprintf(path, sizeof(path), "%s/%s", state_dir, names[i]);
+		if (lstat(path, &eb) == -1) {
+			if (errno == ENOENT)
+				continue;
+			logx(0, "%s: %s", path, strerror(errno));
+			return -1;
+		}
+		if (eb.st_uid == 0 || eb.st_uid == owner)
+			continue;
+		if (owner != 0) {
+			logx(0, "%s: entries of uid %lu and of uid %lu: "
+			    "refusing to guess whose state it is", state_dir,
+			    (unsigned long)owner, (unsigned long)eb.st_uid);
+			return -1;
+		}
+		owner = eb.st_uid;
+		group = eb.st_gid;
+	}
+	*uid = owner;
+	*gid = (pw = getpwuid(owner)) != NULL ? pw->pw_gid : group;
+	return 0;
+}
+
+/*
+ * A command that writes the state, started as root: become the state's
+ * owner for the whole run.  A state directory root owns (or none yet) is
+ * the crlcache user's, created for it when missing, unless allow_root
+ * keeps root in a state that is root's alone; allow_root never works in
+ * another account's.
+ */
+static int
+become_owner(const char *state_dir, int allow_root)
 {
 	struct passwd *pw;
 	struct stat sb;
+	uid_t uid = 0;
+	gid_t gid = 0;
 
 	if (geteuid() != 0)
 		return 0;
-	if (allow_root) {
-		/* Root's own state only: never work in another account's. */
-		if (stat(state_dir, &sb) == 0 && sb.st_uid != 0) {
-			logx(0, "%s belongs to uid %lu: --allow-root is for a "
-			    "state directory root owns; run as that user",
-			    state_dir, (unsigned long)sb.st_uid);
-			return -1;
-		}
-		return 0;
+	if (stat(state_dir, &sb) == 0 &&
+	    state_owner(state_dir, &uid, &gid) == -1)
+		return -1;
+	if (uid != 0 && allow_root) {
+		logx(0, "the state in %s belongs to uid %lu: --allow-root is "
+		    "for a state directory root owns; run as that user", state_dir,
+		    (unsigned long)uid);
+		return -1;
 	}
+	if (uid != 0) {
+		logx(2, "running as uid %lu, the owner of %s",
+		    (unsigned long)uid, state_dir);
+		return switch_to(uid, gid);
+	}
+	if (allow_root)
+		return 0;
 	if ((pw = getpwnam(CRLCACHE_USER)) == NULL) {
 		logx(0, "refusing to run as root: create the '" CRLCACHE_USER
 		    "' system user (make install does) or pass --allow-root");
@@ -56,110 +141,119 @@ drop_privileges(const char *state_dir, int allow_root)
 		logx(0, "%s: chown: %s", state_dir, strerror(errno));
 		return -1;
 	}
-	if (setgroups(0, NULL) == -1 || setgid(pw->pw_gid) == -1 ||
-	    setuid(pw->pw_uid) == -1) {
-		logx(0, "cannot switch to user " CRLCACHE_USER ": %s",
-		    strerror(errno));
+	if (switch_to(pw->pw_uid, pw->pw_gid) == -1)
 		return -1;
-	}
-	if (setuid(0) == 0) {
-		logx(0, "dropped privileges could be regained; refusing to run");
-		return -1;
-	}
 	logx(2, "running as user " CRLCACHE_USER);
 	return 0;
 }
 
-/*
- * The account a root process acts as inside the state directory: the
- * owner of the directory, or of its working data when root owns the
- * directory itself.  *uid is 0 when root owns both: nothing there belongs
- * to another account.  Only the state directory (root's choice) and the
- * name "work" in it are looked at, and the latter without following it.
- */
-static int
-state_owner(const char *state_dir, uid_t *uid, gid_t *gid)
+int
+state_enter(struct cmd_ctx *c, enum state_access access,
+    const char *state_dir, int allow_root)
 {
-	char work[PATH_MAX];
-	struct passwd *pw;
-	struct stat sb;
+	static struct state st;
 
-	if (stat(state_dir, &sb) == -1) {
-		logx(0, "%s: %s", state_dir, strerror(errno));
-		return -1;
+	c->state_dir = NULL;
+	c->state = NULL;
+	switch (access) {
+	case STATE_WRITES:
+		if (become_owner(state_dir, allow_root) == -1)
+			return -1;
+		c->state_dir = state_dir;
+		break;
+	case STATE_READS:
+		st.dir = state_dir;
+		c->state = &st;
+		break;
+	case STATE_NONE:
+		c->state_dir = state_dir;
+		break;
 	}
-	if (sb.st_uid == 0) {
-		snprintf(work, sizeof(work), "%s/%s", state_dir, WORK_NAME);
-		if (lstat(work, &sb) == -1) {
-			if (errno != ENOENT) {
-				logx(0, "%s: %s", work, strerror(errno));
-				return -1;
-			}
-			sb.st_uid = 0;
-		}
-	}
-	*uid = sb.st_uid;
-	*gid = (pw = getpwuid(sb.st_uid)) != NULL ? pw->pw_gid : sb.st_gid;
 	return 0;
 }
 
-/* Copy the child's output to out until it closes the pipe. */
-static void
-copy_out(int fd, FILE *out)
+int
+state_copy(FILE *in, void *arg)
 {
+	FILE *out = arg;
 	char buf[BUFSIZ];
-	ssize_t n;
+	size_t n;
 
-	while ((n = read(fd, buf, sizeof(buf))) != 0) {
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == -1)
-			break;
-		fwrite(buf, 1, (size_t)n, out);
-	}
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+		if (fwrite(buf, 1, n, out) != n)
+			return -1;
+	return ferror(in) ? -1 : 0;
+}
+
+/* The child of as_state_owner(): the state's owner from here on. */
+static void
+reader_child(const char *dir, uid_t uid, gid_t gid, int fd,
+    int (*reader)(const char *, FILE *, void *), void *rarg)
+{
+	FILE *out = stdout;
+	int rc;
+
+	if (uid != 0 && switch_to(uid, gid) == -1)
+		_exit(CHILD_FAILED);
+	if (fd != -1 && (out = fdopen(fd, "w")) == NULL)
+		_exit(CHILD_FAILED);
+	rc = reader(dir, out, rarg);
+	if (rc < 0 || rc >= CHILD_FAILED)
+		rc = CHILD_FAILED;
+	if ((out == stdout ? fflush(out) : fclose(out)) != 0)
+		rc = CHILD_FAILED;
+	_exit(rc);
 }
 
 int
-as_state_owner(const char *state_dir, int (*fn)(FILE *out, void *arg),
-    void *arg, FILE *out)
+as_state_owner(const struct cmd_ctx *c, int (*reader)(const char *state_dir,
+    FILE *out, void *arg), void *rarg, int (*consume)(FILE *in, void *arg),
+    void *carg)
 {
-	int p[2], status, rc;
+	int p[2] = { -1, -1 }, status, crc = 0;
 	uid_t uid = 0;
 	gid_t gid = 0;
 	pid_t pid;
-	FILE *f;
+	FILE *in;
 
-	if (geteuid() != 0)
-		return fn(out, arg);
-	if (state_owner(state_dir, &uid, &gid) == -1)
+	if (c->state == NULL) {
+		logx(0, "internal error: a command reads the state it did "
+		    "not declare it reads");
 		return -1;
-	if (uid == 0)
-		return fn(out, arg);
+	}
+	if (geteuid() == 0 && state_owner(c->state->dir, &uid, &gid) == -1)
+		return -1;
 	fflush(NULL);		/* nothing buffered is written twice */
-	if (pipe2(p, O_CLOEXEC) == -1 || (pid = fork()) == -1) {
-		logx(0, "cannot start a process as uid %lu: %s",
-		    (unsigned long)uid, strerror(errno));
+	if ((consume != NULL && pipe2(p, O_CLOEXEC) == -1) ||
+	    (pid = fork()) == -1) {
+		logx(0, "cannot start a process to read %s: %s",
+		    c->state->dir, strerror(errno));
+		if (p[0] != -1) {
+			close(p[0]);
+			close(p[1]);
+		}
 		return -1;
 	}
 	if (pid == 0) {
-		close(p[0]);
-		if (setgroups(0, NULL) == -1 || setgid(gid) == -1 ||
-		    setuid(uid) == -1 || setuid(0) == 0) {
-			logx(0, "cannot switch to uid %lu: %s",
-			    (unsigned long)uid, strerror(errno));
-			_exit(CHILD_FAILED);
-		}
-		if ((f = fdopen(p[1], "w")) == NULL)
-			_exit(CHILD_FAILED);
-		rc = fn(f, arg);
-		_exit(fclose(f) == 0 ? rc : CHILD_FAILED);
+		if (p[0] != -1)
+			close(p[0]);
+		reader_child(c->state->dir, uid, gid, p[1], reader, rarg);
 	}
-	close(p[1]);
-	copy_out(p[0], out);
-	close(p[0]);
+	if (consume != NULL) {
+		close(p[1]);
+		if ((in = fdopen(p[0], "r")) == NULL) {
+			close(p[0]);
+			crc = -1;
+		} else {
+			crc = consume(in, carg);
+			fclose(in);
+		}
+	}
 	while (waitpid(pid, &status, 0) == -1)
 		if (errno != EINTR)
 			return -1;
-	return WIFEXITED(status) && WEXITSTATUS(status) != CHILD_FAILED ?
-	    WEXITSTATUS(status) : -1;
+	if (crc == -1 || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) == CHILD_FAILED)
+		return -1;
+	return WEXITSTATUS(status);
 }

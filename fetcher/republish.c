@@ -14,8 +14,9 @@
 #include "fetcher.h"
 
 int
-cmd_publish(const char *state_dir, int argc, char **argv)
+cmd_publish(const struct cmd_ctx *c, int argc, char **argv)
 {
+	const char *state_dir = c->state_dir;
 	static const struct option opts[] = {
 		{ NULL, 0, NULL, 0 },
 	};

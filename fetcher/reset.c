@@ -25,8 +25,9 @@
 #include "fetcher.h"
 
 int
-cmd_reset(const char *state_dir, int argc, char **argv)
+cmd_reset(const struct cmd_ctx *c, int argc, char **argv)
 {
+	const char *state_dir = c->state_dir;
 	static const struct option opts[] = {
 		{ "issuer", required_argument, NULL, 'i' },
 		{ "scope", required_argument, NULL, 'u' },

@@ -539,24 +539,27 @@ print_status(FILE *out, enum out_format fmt, const char *path,
 }
 
 struct status_args {
-	const char	*state_dir;
 	enum out_format	 fmt;
 	int64_t		 now;		/* --at, else the clock */
 	int64_t		 grace;
 };
 
-/* The whole report to out; the exit code of `crlcache status`. */
+/*
+ * The whole report to out, read as the state's owner (as_state_owner); the
+ * exit code of `crlcache status`.
+ */
 static int
-status_report(FILE *out, void *arg)
+status_report(const char *state_dir, FILE *out, void *arg)
 {
 	const struct status_args *a = arg;
 	struct crlc_index *idx;
 	char path[PATH_MAX];
 	int rc, stale = 0;
 
-	if (index_open(a->state_dir, path, sizeof(path), &idx, 1) == -1)
+	warn_network_fs(state_dir);
+	if (index_open(state_dir, path, sizeof(path), &idx, 1) == -1)
 		return 4;
-	rc = print_status(out, a->fmt, path, idx, a->state_dir, a->now,
+	rc = print_status(out, a->fmt, path, idx, state_dir, a->now,
 	    a->grace, &stale);
 	crlc_index_close(idx);
 	if (rc == -1) {
@@ -567,7 +570,7 @@ status_report(FILE *out, void *arg)
 }
 
 int
-cmd_status(const char *state_dir, const struct conf *conf, int argc, char **argv)
+cmd_status(const struct cmd_ctx *c, int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "json", no_argument, NULL, 'j' },
@@ -575,7 +578,7 @@ cmd_status(const char *state_dir, const struct conf *conf, int argc, char **argv
 		{ "at", required_argument, NULL, 'T' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct status_args a = { state_dir, OUT_TEXT, 0, conf->stale_grace };
+	struct status_args a = { OUT_TEXT, 0, c->conf->stale_grace };
 	int64_t at = 0;
 	const char *prom = NULL;
 	char *text = NULL;
@@ -598,15 +601,14 @@ cmd_status(const char *state_dir, const struct conf *conf, int argc, char **argv
 		return 4;
 	}
 	a.now = at_or_now(at);
-	warn_network_fs(state_dir);
 	/* Root reads the state as its owner; the output file is root's. */
 	if (prom == NULL)
-		return (rc = as_state_owner(state_dir, status_report, &a,
-		    stdout)) == -1 ? 4 : rc;
+		return (rc = as_state_owner(c, status_report, &a, NULL,
+		    NULL)) == -1 ? 4 : rc;
 	/* node_exporter reads the file at any time: write it whole, then rename. */
 	if ((f = open_memstream(&text, &len)) == NULL)
 		return 4;
-	rc = as_state_owner(state_dir, status_report, &a, f);
+	rc = as_state_owner(c, status_report, &a, state_copy, f);
 	if (fclose(f) != 0 || rc == -1)
 		rc = 4;
 	if (rc != 4 && replace_file(prom, text, len, 0644, (uid_t)-1,

@@ -1,14 +1,18 @@
 /*
  * crlcache update: fetch every configured source, verify, ingest, publish.
+ * update --hints: only the CRLs of the issuers the new hints prove.
  *
  * Copyright the crlcache authors. Licensed under the Apache License 2.0.
  */
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <openssl/x509v3.h>
 
@@ -166,15 +170,16 @@ add_learned(const struct strlist *from, const struct strlist *urls,
 
 /*
  * The sources enrolment adds (DESIGN 4), less what the configuration
- * already names: the CRLs of every enrolled issuer (enroll = seen), from
- * its directory entry and from the distribution points of its proven
- * certificates, its certificate becoming an issuer candidate for
- * verifying them; with enroll = all, every directory entry's CRLs too.
+ * already names: the CRLs of every enrolled issuer (enroll = seen) met
+ * since `since` (0: all), from its directory entry and from the
+ * distribution points of its proven certificates, every enrolled
+ * certificate becoming an issuer candidate for verifying them; with
+ * enroll = all and no `since`, every directory entry's CRLs too.
  */
 static void
 enrolled_sources(const struct conf *conf, const struct directory *d,
-    const struct enrolment *en, struct trust *t, const struct strlist *urls,
-    struct strlist *learned)
+    const struct enrolment *en, struct trust *t, int64_t since,
+    const struct strlist *urls, struct strlist *learned)
 {
 	const struct dir_entry *de;
 	size_t i;
@@ -185,14 +190,64 @@ enrolled_sources(const struct conf *conf, const struct directory *d,
 		if (X509_up_ref(en->v[i].issuer) &&
 		    !sk_X509_push(t->certs, en->v[i].issuer))
 			X509_free(en->v[i].issuer);
+		if (en->v[i].last_seen < since)
+			continue;
 		if ((de = directory_find(d, en->v[i].fp)) != NULL)
 			add_learned(&de->urls, urls, learned);
 		add_learned(&en->v[i].urls, urls, learned);
 	}
-	if (conf->enroll == ENROLL_ALL)
+	if (conf->enroll == ENROLL_ALL && since == 0)
 		for (i = 0; i < d->n; i++)
 			add_learned(&d->v[i].urls, urls, learned);
 	uniq(learned);
+}
+
+/*
+ * update --hints: a URL of a newly met issuer that the configuration
+ * names keeps its standing (fetched unguarded, as the full run does).
+ */
+static void
+keep_configured(const struct conf *conf, struct strlist *urls,
+    struct strlist *learned)
+{
+	struct strlist configured = { NULL, 0 }, rest = { NULL, 0 };
+	size_t i;
+
+	for (i = 0; i < conf->urls.n; i++)
+		strlist_add(&configured, conf->urls.v[i]);
+	uniq(&configured);
+	for (i = 0; i < learned->n; i++)
+		strlist_add(listed(&configured, learned->v[i]) ? urls : &rest,
+		    learned->v[i]);
+	strlist_free(learned);
+	*learned = rest;
+	strlist_free(&configured);
+}
+
+/*
+ * Times update --hints waits for a run in progress (and then tries the
+ * lock again) before it gives up: it is started when the spool fills, and
+ * failing at once would only have it started again at once.
+ */
+#define LOCK_WAITS	3
+
+static int
+store_open_waiting(struct store **s, const char *state_dir, int wait,
+    char *err, size_t errlen)
+{
+	char path[PATH_MAX];
+	int fd, waits;
+
+	for (waits = 0; store_open(s, state_dir, err, errlen) == -1; waits++) {
+		if (!wait || waits == LOCK_WAITS)
+			return -1;
+		snprintf(path, sizeof(path), "%s/%s", state_dir, LOCK_NAME);
+		if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) == -1)
+			return -1;
+		(void)flock(fd, LOCK_EX);	/* until that run ends */
+		close(fd);
+	}
+	return 0;
 }
 
 struct tally {
@@ -284,11 +339,13 @@ settle_one(struct fetch *f, void *arg)
 }
 
 int
-cmd_update(const char *state_dir, const struct conf *conf, int argc,
-    char **argv)
+cmd_update(const struct cmd_ctx *c, int argc, char **argv)
 {
+	const char *state_dir = c->state_dir;
+	const struct conf *conf = c->conf;
 	static const struct option opts[] = {
 		{ "refresh-directory", no_argument, NULL, 'r' },
+		{ "hints", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct strlist urls = { NULL, 0 }, learned = { NULL, 0 };
@@ -301,34 +358,43 @@ cmd_update(const char *state_dir, const struct conf *conf, int argc,
 	struct settling st;
 	char err[ERRLEN];
 	uint64_t gen = 0;
+	int64_t since = 0;
 	size_t i, n = 0;
-	int ch, force = 0, ret = 4;
+	int ch, force = 0, hints_only = 0, ret = 4;
 
 	memset(&en, 0, sizeof(en));
 	memset(&st, 0, sizeof(st));
 	while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		if (ch != 'r')
+		if (ch == 'r')
+			force = 1;
+		else if (ch == 'h')
+			hints_only = 1;
+		else
 			return 4;
-		force = 1;
 	}
-	if (optind != argc) {
-		logx(0, "usage: crlcache update [--refresh-directory]");
+	if (optind != argc || (force && hints_only)) {
+		logx(0, "usage: crlcache update [--refresh-directory | --hints]");
 		return 4;
 	}
 	if (trust_load(&t, &conf->anchors, &conf->untrusted, &conf->cas) == -1)
 		goto done;
-	if (store_open(&s, state_dir, err, sizeof(err)) == -1) {
+	if (store_open_waiting(&s, state_dir, hints_only, err,
+	    sizeof(err)) == -1) {
 		logx(0, "%s", err);
 		goto done;
 	}
-	if (store_adopt_legacy(s, &t) == -1)
+	/*
+	 * --hints touches nothing but the new issuers' CRLs: no migration,
+	 * no directory refresh, no configured source, no CCADB export.
+	 */
+	if (!hints_only && store_adopt_legacy(s, &t) == -1)
 		logx(0, "index: moving format 1 CRL records to their keys failed");
 	/* Under the lock: the directory lives in the working directory. */
-	if (directory_refresh(state_dir, conf, &t, force) == -1)
+	if (!hints_only && directory_refresh(state_dir, conf, &t, force) == -1)
 		st.tl.failed++;
 	if (directory_load(state_dir, &dir) == -1)
 		st.tl.failed++;
-	if (gather_urls(conf, &t, &urls, &st.tl.failed) == -1)
+	if (!hints_only && gather_urls(conf, &t, &urls, &st.tl.failed) == -1)
 		goto done;
 	uniq(&urls);
 	if (add_directory_certs(&t, &dir) == -1) {
@@ -338,14 +404,21 @@ cmd_update(const char *state_dir, const struct conf *conf, int argc,
 	trust_use_index(&t, state_dir);
 	/* A malformed file is logged and its issuers learned anew. */
 	(void)enrolment_load(state_dir, &en);
+	/* Issuers proven from here on were met in this run's hints. */
+	if (hints_only)
+		since = (int64_t)time(NULL);
 	/* Hints are proven against what is published: no revoked issuer. */
 	if (hints_prepare(state_dir) == -1 ||
-	    enrolment_learn(state_dir, conf, &t, &en) == -1)
+	    enrolment_learn(state_dir, conf, &t, &en) == -1) {
 		logx(0, "update: enrolment from hints failed; explicit sources "
 		    "only this run");
-	enrolled_sources(conf, &dir, &en, &t, &urls, &learned);
+		st.tl.failed += hints_only;
+	}
+	enrolled_sources(conf, &dir, &en, &t, since, &urls, &learned);
+	if (hints_only)
+		keep_configured(conf, &urls, &learned);
 	n = urls.n + learned.n;
-	if (n == 0)
+	if (n == 0 && !hints_only)
 		logx(1, "update: no sources configured");
 	f = xcalloc(n + 1, sizeof(*f));
 	recs = xcalloc(n + 1, sizeof(*recs));

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <arpa/inet.h>
 #include <netinet/in.h>
 
 #include <crlcache/addr.h>
@@ -38,6 +39,8 @@ static const struct range v4_special[] = {
 /* IPv6 (RFC 6890 table 17, RFC 4291). */
 static const struct range v6_special[] = {
 	{ { 0 }, 96 },			/* ::/128, ::1/128, IPv4-compatible */
+	{ { 0x00, 0x64, 0xff, 0x9b, 0x00, 0x01 }, 48 },	/* local-use
+					   IPv4/IPv6 translation, RFC 8215 */
 	{ { 0x01, 0x00 }, 64 },		/* discard-only, RFC 6666 */
 	{ { 0x20, 0x01, 0x0d, 0xb8 }, 32 },	/* documentation, RFC 3849 */
 	{ { 0x20, 0x01 }, 23 },		/* IETF protocol assignments */
@@ -69,17 +72,31 @@ v4_public(const uint8_t a[4])
 	return 1;
 }
 
+/*
+ * IPv6 forms that reach an IPv4 address in their last 32 bits: they are
+ * what that address is.  IPv4-mapped ::ffff:0:0/96 (RFC 4291 2.5.5.2),
+ * IPv4-translated ::ffff:0:0:0/96 (RFC 2765 2.1), the NAT64 well-known
+ * prefix 64:ff9b::/96 (RFC 6052 2.1) and the /96 at the start of the
+ * local-use 64:ff9b:1::/48 (RFC 8215); the rest of that /48 is refused
+ * (its layout is the operator's: RFC 6052 2.2), unless nat64 (an
+ * operator's /96, nat64_prefix =) names it.
+ */
+static const uint8_t v4_in_v6[][12] = {
+	{ 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff },
+	{ 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0, 0 },
+	{ 0x00, 0x64, 0xff, 0x9b },
+	{ 0x00, 0x64, 0xff, 0x9b, 0x00, 0x01 },
+};
+
 static int
-v6_public(const uint8_t a[16])
+v6_public(const uint8_t a[16], const uint8_t *nat64)
 {
-	static const uint8_t mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-	    0xff, 0xff };
-	static const uint8_t nat64[12] = { 0x00, 0x64, 0xff, 0x9b };
 	size_t i;
 
-	/* ::ffff:a.b.c.d and 64:ff9b::a.b.c.d reach the IPv4 address. */
-	if (memcmp(a, mapped, sizeof(mapped)) == 0 ||
-	    memcmp(a, nat64, sizeof(nat64)) == 0)
+	for (i = 0; i < sizeof(v4_in_v6) / sizeof(v4_in_v6[0]); i++)
+		if (memcmp(a, v4_in_v6[i], sizeof(v4_in_v6[i])) == 0)
+			return v4_public(a + 12);
+	if (nat64 != NULL && memcmp(a, nat64, CRLC_NAT64_PREFIX_LEN) == 0)
 		return v4_public(a + 12);
 	/* 2002::/16 (6to4) embeds an IPv4 address in bits 16..47. */
 	if (a[0] == 0x20 && a[1] == 0x02)
@@ -91,7 +108,7 @@ v6_public(const uint8_t a[16])
 }
 
 int
-crlc_addr_is_public(const struct sockaddr *sa)
+crlc_addr_is_public(const struct sockaddr *sa, const uint8_t *nat64)
 {
 	if (sa == NULL)
 		return 0;
@@ -100,7 +117,30 @@ crlc_addr_is_public(const struct sockaddr *sa)
 		    &((const struct sockaddr_in *)(const void *)sa)->sin_addr);
 	if (sa->sa_family == AF_INET6)
 		return v6_public(((const struct sockaddr_in6 *)
-		    (const void *)sa)->sin6_addr.s6_addr);
+		    (const void *)sa)->sin6_addr.s6_addr, nat64);
+	return 0;
+}
+
+int
+crlc_addr_parse_nat64(const char *text, uint8_t prefix[CRLC_NAT64_PREFIX_LEN])
+{
+	char buf[INET6_ADDRSTRLEN + 4];
+	const char *slash;
+	uint8_t a[16];
+	size_t len;
+
+	if ((slash = strchr(text, '/')) != NULL && strcmp(slash, "/96") != 0)
+		return -1;
+	len = slash != NULL ? (size_t)(slash - text) : strlen(text);
+	if (len >= sizeof(buf))
+		return -1;
+	memcpy(buf, text, len);
+	buf[len] = '\0';
+	/* The IPv4 address goes in the last 32 bits: they are zero here. */
+	if (inet_pton(AF_INET6, buf, a) != 1 || a[12] != 0 || a[13] != 0 ||
+	    a[14] != 0 || a[15] != 0)
+		return -1;
+	memcpy(prefix, a, CRLC_NAT64_PREFIX_LEN);
 	return 0;
 }
 
@@ -121,11 +161,11 @@ same_host(const struct sockaddr *a, const struct sockaddr_storage *b)
 
 int
 crlc_addr_may_connect(const struct sockaddr *sa, int learned, int redirected,
-    struct crlc_origin *origin)
+    const uint8_t *nat64, struct crlc_origin *origin)
 {
 	unsigned i;
 
-	if (crlc_addr_is_public(sa))
+	if (crlc_addr_is_public(sa, nat64))
 		return 1;
 	if (learned || (sa->sa_family != AF_INET && sa->sa_family != AF_INET6))
 		return 0;

@@ -3,15 +3,17 @@
 
 Standard library only.  Binds 127.0.0.1 (ephemeral port, written to
 --port-file), accepts proxy requests ("GET http://127.0.0.1:PORT/path"),
-forwards them to the origin -- loopback origins only, anything else is
-answered 403 -- and alters every 200 body in transit: its last byte (in a
-CRL, the end of the signature) is flipped.  Headers are passed through.
+forwards them to the origin -- loopback origins (127.0.0.0/8, localhost,
+::1) only, anything else is answered 403 -- and alters every 200 body in
+transit: its last byte (in a CRL, the end of the signature) is flipped.
+With --faithful it alters nothing: a plain forwarding proxy.  Headers are passed through.
 Every request is logged to --log, one line each:
 
     METHOD URL STATUS\tcc=<Cache-Control or ->\tpragma=<Pragma or ->
 """
 import argparse
 import http.client
+import ipaddress
 import os
 import sys
 import threading
@@ -24,10 +26,18 @@ import httpd  # noqa: E402  (test/httpd.py: its server and run loop)
 # A CRL is at most crlcache's max_size (64 MiB by default).
 MAX_BODY = 64 << 20
 TIMEOUT_SECONDS = 10
-LOOPBACK = ("127.0.0.1", "localhost", "::1")
 HOP_BY_HOP = ("connection", "proxy-connection", "keep-alive", "te",
               "transfer-encoding", "upgrade", "content-length")
 _log_lock = threading.Lock()
+
+
+def loopback(host):
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host or "").is_loopback
+    except ValueError:
+        return False
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -58,7 +68,7 @@ class Handler(BaseHTTPRequestHandler):
 
     def do_GET(self):
         u = urllib.parse.urlsplit(self.path)
-        if u.scheme != "http" or u.hostname not in LOOPBACK:
+        if u.scheme != "http" or not loopback(u.hostname):
             return self._answer(403, [], b"loopback origins only\n")
         conn = http.client.HTTPConnection(u.hostname, u.port or 80,
                                           timeout=TIMEOUT_SECONDS)
@@ -77,7 +87,7 @@ class Handler(BaseHTTPRequestHandler):
             conn.close()
         if len(body) > MAX_BODY:
             return self._answer(502, [], b"origin body too large\n")
-        if status == 200 and body:
+        if status == 200 and body and not self.server.faithful:
             body = body[:-1] + bytes([body[-1] ^ 0x01])
         self._answer(status, headers, body)
 
@@ -89,8 +99,12 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--port-file", required=True)
     ap.add_argument("--log", required=True)
+    ap.add_argument("--faithful", action="store_true",
+                    help="forward bodies unaltered")
     a = ap.parse_args()
-    return httpd.run(httpd.Server(("127.0.0.1", 0), Handler), a.port_file, a.log)
+    srv = httpd.Server(("127.0.0.1", 0), Handler)
+    srv.faithful = a.faithful
+    return httpd.run(srv, a.port_file, a.log)
 
 
 if __name__ == "__main__":

@@ -123,6 +123,36 @@ httpd_stop() {
     kill "$HTTPD_PID" 2>/dev/null; wait "$HTTPD_PID" 2>/dev/null
     HTTPD_PID=
 }
+# httpd2_start: a second test server, on 127.0.0.2, serving $W/www2
+#   -> OTHER (127.0.0.2:PORT), HTTPD2_LOG; SKIP where 127.0.0.2 cannot be bound
+httpd2_start() {
+    mkdir -p "$W/www2"
+    python3 "$TESTDIR/httpd.py" --bind 127.0.0.2 --root "$W/www2" --port-file "$W/httpd2.port" \
+        --log "$W/httpd2.log" 2>"$W/httpd2.err" &
+    bg_register $!
+    for _ in $(seq 1 100); do [ -s "$W/httpd2.port" ] && break; sleep 0.05; done
+    [ -s "$W/httpd2.port" ] || { cat "$W/httpd2.err"; skip "cannot listen on 127.0.0.2"; }
+    OTHER=127.0.0.2:$(cat "$W/httpd2.port")
+    HTTPD2_LOG=$W/httpd2.log
+}
+# proxy_start [--faithful]: test/alterproxy.py on 127.0.0.1 (loopback
+# origins only) -> PROXY (its URL), AP_LOG
+proxy_start() {
+    AP_LOG=$W/proxy.log
+    python3 "$TESTDIR/alterproxy.py" "$@" --port-file "$W/proxy.port" --log "$AP_LOG" \
+        2>"$W/proxy.err" &
+    bg_register $!
+    for _ in $(seq 1 100); do [ -s "$W/proxy.port" ] && break; sleep 0.05; done
+    [ -s "$W/proxy.port" ] || { cat "$W/proxy.err" >&2; fail "alterproxy.py did not start"; }
+    PROXY=http://127.0.0.1:$(cat "$W/proxy.port")
+}
+# update_with VAR=VALUE...: crlcache -v update with exactly these proxy
+# variables (every other one unset, no_proxy included) -> $W/u.out
+update_with() {
+    env -u http_proxy -u https_proxy -u HTTPS_PROXY -u all_proxy -u ALL_PROXY \
+        -u no_proxy -u NO_PROXY "$@" "$CRLCACHE" --state-dir "$STATE" -c "$CONF" -v update \
+        >"$W/u.out" 2>&1
+}
 # A port on 127.0.0.1 with nothing listening (bound, then closed).
 closed_port() {
     python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()'

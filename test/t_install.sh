@@ -25,6 +25,8 @@ expected_files() {    # expected_files PREFIX
         "etc/crlcache/crlcache.conf" \
         "etc/cron.d/crlcache" \
         "etc/ssl/openssl.cnf.d/crlcache.cnf" \
+        "lib/systemd/system/crlcache-hints.path" \
+        "lib/systemd/system/crlcache-hints.service" \
         "lib/systemd/system/crlcache-update.service" \
         "lib/systemd/system/crlcache-update.timer" \
         "$p/bin/crlcache" \
@@ -73,6 +75,20 @@ for k in 'ProtectSystem=strict' 'ReadWritePaths=/var/lib/crlcache' 'NoNewPrivile
     'RestrictAddressFamilies=AF_INET AF_INET6 AF_UNIX' 'MemoryDenyWriteExecute=yes'; do
     grep -qxF "$k" "$U/crlcache-update.service" || fail "service lacks $k"
 done
+# The hint service: the same sandbox, the fast run, spaced runs.
+grep -v -e '^#' -e '^ExecStart=' -e '^ExecStopPost=' -e '^Description=' -e '^Nice=' \
+    -e '^IOSchedulingClass=' -e '^TimeoutStartSec=' "$U/crlcache-hints.service" | grep . >"$W/hints.sandbox"
+grep -v -e '^#' -e '^ExecStart=' -e '^ExecStopPost=' -e '^Description=' -e '^Nice=' \
+    -e '^IOSchedulingClass=' -e '^TimeoutStartSec=' "$U/crlcache-update.service" | grep . >"$W/update.sandbox"
+diff -u "$W/update.sandbox" "$W/hints.sandbox" >"$W/diff" ||
+    { cat "$W/diff" >&2; fail "crlcache-hints.service is not sandboxed like crlcache-update.service"; }
+assert_grep '^ExecStart=/usr/bin/crlcache update --hints$' "$U/crlcache-hints.service"
+assert_grep '^ExecStopPost=/bin/sleep [0-9]+$' "$U/crlcache-hints.service"
+assert_grep '^DirectoryNotEmpty=/var/lib/crlcache/hints$' "$U/crlcache-hints.path"
+assert_grep '^Unit=crlcache-hints.service$' "$U/crlcache-hints.path"
+assert_grep '^TriggerLimitIntervalSec=' "$U/crlcache-hints.path"
+assert_grep '^TriggerLimitBurst=' "$U/crlcache-hints.path"
+assert_not_grep '@[A-Z]+@' "$U/crlcache-hints.service"
 assert_grep '^OnCalendar=hourly$' "$U/crlcache-update.timer"
 assert_grep '^RandomizedDelaySec=' "$U/crlcache-update.timer"
 assert_grep '^Persistent=true$' "$U/crlcache-update.timer"
@@ -134,13 +150,15 @@ fi
 #    unknown keys and bad values, so any output is a failure.
 if command -v systemd-analyze >/dev/null; then
     mkdir -p "$W/units"
-    for u in crlcache-update.service crlcache-update.timer; do
+    for u in crlcache-update.service crlcache-update.timer crlcache-hints.service \
+        crlcache-hints.path; do
         sed "s|^ExecStart=/usr/bin/|ExecStart=$R/usr/bin/|" "$U/$u" >"$W/units/$u"
     done
     man_opt=()
     command -v man >/dev/null || man_opt=(--man=no)
     MANPATH=$R/usr/share/man systemd-analyze verify ${man_opt[@]+"${man_opt[@]}"} \
         "$W/units/crlcache-update.timer" "$W/units/crlcache-update.service" \
+        "$W/units/crlcache-hints.path" "$W/units/crlcache-hints.service" \
         >"$W/verify" 2>&1; rc=$?
     if [ "$rc" -ne 0 ] || [ -s "$W/verify" ]; then
         cat "$W/verify" >&2; fail "systemd-analyze verify: exit $rc"

@@ -99,12 +99,8 @@ case_ok "conditional GET answered 304 by the cache"
 # 3. a proxy that alters CRLs in transit: the CA publishes new CRLs (rev2
 #    revoked), the hosts fetch them through the hostile proxy, every host
 #    refuses them, says why, and keeps what it held
-AP_LOG=$W/alterproxy.log
-python3 "$TESTDIR/alterproxy.py" --port-file "$W/alter.port" --log "$AP_LOG" 2>"$W/alter.err" &
-bg_register $!
-for _ in $(seq 1 100); do [ -s "$W/alter.port" ] && break; sleep 0.05; done
-[ -s "$W/alter.port" ] || { cat "$W/alter.err" >&2; fail "alterproxy.py did not start"; }
-ALTER=http://127.0.0.1:$(cat "$W/alter.port")
+proxy_start
+ALTER=$PROXY
 pki_revoke int "$PKI/rev2.pem"
 pki_gencrl int "$W/int.crl"
 serve "$W/int.crl" int.crl

@@ -1,8 +1,9 @@
 /*
  * Unit test of the learned-URL address classifier (lib/addr.c): every
  * special-purpose range at its edges, IPv4 embedded in IPv6, and public
- * addresses next to them; and the redirect decision built on it.  No packet is sent: the addresses are only
- * parsed with inet_pton and classified.
+ * addresses next to them; an operator's NAT64 prefix; and the redirect
+ * decision built on it.  No packet is sent: the addresses are only parsed
+ * with inet_pton and classified.
  */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -15,7 +16,7 @@
 #include <crlcache/addr.h>
 
 static int
-classify(const char *text)
+classify_with(const char *text, const uint8_t *nat64)
 {
 	struct sockaddr_in6 s6;
 	struct sockaddr_in s4;
@@ -24,14 +25,20 @@ classify(const char *text)
 	memset(&s6, 0, sizeof(s6));
 	if (inet_pton(AF_INET, text, &s4.sin_addr) == 1) {
 		s4.sin_family = AF_INET;
-		return crlc_addr_is_public((struct sockaddr *)&s4);
+		return crlc_addr_is_public((struct sockaddr *)&s4, nat64);
 	}
 	if (inet_pton(AF_INET6, text, &s6.sin6_addr) == 1) {
 		s6.sin6_family = AF_INET6;
-		return crlc_addr_is_public((struct sockaddr *)&s6);
+		return crlc_addr_is_public((struct sockaddr *)&s6, nat64);
 	}
 	fprintf(stderr, "bad test address %s\n", text);
 	return -1;
+}
+
+static int
+classify(const char *text)
+{
+	return classify_with(text, NULL);
 }
 
 static const char *const refused[] = {
@@ -46,6 +53,11 @@ static const char *const refused[] = {
 	"2002:c0a8:101::1", "100::1", "2001:db8::1", "2001::1",
 	"fc00::1", "fd12:3456::1", "fe80::1", "febf::1", "fec0::1",
 	"ff02::1", "ff05::1:3",
+	/* IPv4-translated (RFC 2765) and local-use NAT64 (RFC 8215) */
+	"::ffff:0:127.0.0.1", "::ffff:0:10.1.2.3", "::ffff:0:169.254.169.254",
+	"::ffff:0:0:0", "64:ff9b:1::127.0.0.1", "64:ff9b:1::192.168.0.1",
+	"64:ff9b:1::a9fe:a9fe", "64:ff9b:1:1::8.8.8.8",
+	"64:ff9b:1:ffff:ffff:ffff:ffff:ffff",
 };
 
 static const char *const allowed[] = {
@@ -56,6 +68,8 @@ static const char *const allowed[] = {
 	"2606:4700::1111", "2a00:1450:4001::200e", "::ffff:8.8.8.8",
 	"64:ff9b::808:808", "2002:808:808::1", "2001:4860::8888",
 	"fe7f:ffff::1", "2400:cb00::1",
+	"::ffff:0:8.8.8.8", "64:ff9b:1::808:808", "64:ff9b:0:1::1",
+	"64:ff9b:2::1",
 };
 
 /* text as a sockaddr (port 80) in *ss; the address must parse. */
@@ -90,41 +104,78 @@ check_may_connect(void)
 	 * address, a private one or link local is refused, back to its own
 	 * address (another port or scheme) and to a public one allowed. */
 	memset(&o, 0, sizeof(o));
-	CHECK(crlc_addr_may_connect(sa_of("127.0.0.1", &ss), 0, 0, &o) == 1);
+	CHECK(crlc_addr_may_connect(sa_of("127.0.0.1", &ss), 0, 0, NULL, &o) == 1);
 	CHECK(o.n == 1);
-	CHECK(crlc_addr_may_connect(sa_of("::1", &ss), 0, 0, &o) == 1);
-	CHECK(crlc_addr_may_connect(sa_of("127.0.0.2", &ss), 0, 1, &o) == 0);
-	CHECK(crlc_addr_may_connect(sa_of("10.0.0.1", &ss), 0, 1, &o) == 0);
-	CHECK(crlc_addr_may_connect(sa_of("169.254.169.254", &ss), 0, 1, &o) == 0);
-	CHECK(crlc_addr_may_connect(sa_of("fe80::1", &ss), 0, 1, &o) == 0);
-	CHECK(crlc_addr_may_connect(sa_of("ff02::1", &ss), 0, 1, &o) == 0);
-	CHECK(crlc_addr_may_connect(sa_of("224.0.0.1", &ss), 0, 1, &o) == 0);
-	CHECK(crlc_addr_may_connect(sa_of("::ffff:127.0.0.2", &ss), 0, 1, &o) == 0);
-	CHECK(crlc_addr_may_connect(sa_of("127.0.0.1", &ss), 0, 1, &o) == 1);
-	CHECK(crlc_addr_may_connect(sa_of("::1", &ss), 0, 1, &o) == 1);
-	CHECK(crlc_addr_may_connect(sa_of("8.8.8.8", &ss), 0, 1, &o) == 1);
+	CHECK(crlc_addr_may_connect(sa_of("::1", &ss), 0, 0, NULL, &o) == 1);
+	CHECK(crlc_addr_may_connect(sa_of("127.0.0.2", &ss), 0, 1, NULL, &o) == 0);
+	CHECK(crlc_addr_may_connect(sa_of("10.0.0.1", &ss), 0, 1, NULL, &o) == 0);
+	CHECK(crlc_addr_may_connect(sa_of("169.254.169.254", &ss), 0, 1, NULL, &o) == 0);
+	CHECK(crlc_addr_may_connect(sa_of("fe80::1", &ss), 0, 1, NULL, &o) == 0);
+	CHECK(crlc_addr_may_connect(sa_of("ff02::1", &ss), 0, 1, NULL, &o) == 0);
+	CHECK(crlc_addr_may_connect(sa_of("224.0.0.1", &ss), 0, 1, NULL, &o) == 0);
+	CHECK(crlc_addr_may_connect(sa_of("::ffff:127.0.0.2", &ss), 0, 1, NULL, &o) == 0);
+	CHECK(crlc_addr_may_connect(sa_of("127.0.0.1", &ss), 0, 1, NULL, &o) == 1);
+	CHECK(crlc_addr_may_connect(sa_of("::1", &ss), 0, 1, NULL, &o) == 1);
+	CHECK(crlc_addr_may_connect(sa_of("8.8.8.8", &ss), 0, 1, NULL, &o) == 1);
 	CHECK(o.n == 2);
 	/* A configured public URL: its redirect to loopback is refused. */
 	memset(&o, 0, sizeof(o));
-	CHECK(crlc_addr_may_connect(sa_of("2606:4700::1111", &ss), 0, 0, &o) == 1);
+	CHECK(crlc_addr_may_connect(sa_of("2606:4700::1111", &ss), 0, 0, NULL, &o) == 1);
 	CHECK(o.n == 0);
-	CHECK(crlc_addr_may_connect(sa_of("127.0.0.1", &ss), 0, 1, &o) == 0);
-	CHECK(crlc_addr_may_connect(sa_of("192.168.1.1", &ss), 0, 1, &o) == 0);
+	CHECK(crlc_addr_may_connect(sa_of("127.0.0.1", &ss), 0, 1, NULL, &o) == 0);
+	CHECK(crlc_addr_may_connect(sa_of("192.168.1.1", &ss), 0, 1, NULL, &o) == 0);
 	/* A learned URL: public only, before and after a redirect. */
 	memset(&o, 0, sizeof(o));
-	CHECK(crlc_addr_may_connect(sa_of("127.0.0.1", &ss), 1, 0, &o) == 0);
-	CHECK(crlc_addr_may_connect(sa_of("10.1.2.3", &ss), 1, 0, &o) == 0);
-	CHECK(crlc_addr_may_connect(sa_of("8.8.8.8", &ss), 1, 1, &o) == 1);
+	CHECK(crlc_addr_may_connect(sa_of("127.0.0.1", &ss), 1, 0, NULL, &o) == 0);
+	CHECK(crlc_addr_may_connect(sa_of("10.1.2.3", &ss), 1, 0, NULL, &o) == 0);
+	CHECK(crlc_addr_may_connect(sa_of("8.8.8.8", &ss), 1, 1, NULL, &o) == 1);
 	CHECK(o.n == 0);
 	/* The origin set is bounded; a configured URL still connects. */
 	memset(&o, 0, sizeof(o));
 	for (i = 1; i <= CRLC_ORIGIN_MAX + 4; i++) {
 		snprintf(text, sizeof(text), "10.0.0.%u", i);
-		CHECK(crlc_addr_may_connect(sa_of(text, &ss), 0, 0, &o) == 1);
+		CHECK(crlc_addr_may_connect(sa_of(text, &ss), 0, 0, NULL, &o) == 1);
 	}
 	CHECK(o.n == CRLC_ORIGIN_MAX);
-	CHECK(crlc_addr_may_connect(sa_of("10.0.0.1", &ss), 0, 1, &o) == 1);
-	CHECK(crlc_addr_may_connect(sa_of("10.0.0.12", &ss), 0, 1, &o) == 0);
+	CHECK(crlc_addr_may_connect(sa_of("10.0.0.1", &ss), 0, 1, NULL, &o) == 1);
+	CHECK(crlc_addr_may_connect(sa_of("10.0.0.12", &ss), 0, 1, NULL, &o) == 0);
+}
+
+/* An operator's NAT64 prefix: its embedded IPv4 address decides. */
+static void
+check_nat64_prefix(void)
+{
+	static const char *const bad[] = { "2a00:1:64::/64", "2a00:1:64::1/96",
+	    "2a00:1:64::/96x", "10.0.0.0/96", "", "/96", "2a00:1:64::/",
+	    "2a00:1:64:0:0:0:0:0:0/96" };
+	struct sockaddr_storage ss;
+	struct crlc_origin o;
+	uint8_t p[CRLC_NAT64_PREFIX_LEN], q[CRLC_NAT64_PREFIX_LEN];
+	size_t i;
+
+	CHECK(crlc_addr_parse_nat64("2a00:1:64::/96", p) == 0);
+	CHECK(crlc_addr_parse_nat64("2a00:1:64::", q) == 0);
+	CHECK(memcmp(p, q, sizeof(p)) == 0);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (crlc_addr_parse_nat64(bad[i], q) != -1) {
+			fprintf(stderr, "nat64 prefix %s accepted\n", bad[i]);
+			CHECK(0);
+		}
+	/* Without the prefix these are ordinary global addresses. */
+	CHECK(classify("2a00:1:64::10.0.0.1") == 1);
+	CHECK(classify_with("2a00:1:64::10.0.0.1", p) == 0);
+	CHECK(classify_with("2a00:1:64::127.0.0.1", p) == 0);
+	CHECK(classify_with("2a00:1:64::169.254.169.254", p) == 0);
+	CHECK(classify_with("2a00:1:64::8.8.8.8", p) == 1);
+	CHECK(classify_with("2a00:1:65::10.0.0.1", p) == 1);
+	/* The well-known forms still apply beside it. */
+	CHECK(classify_with("64:ff9b::10.0.0.1", p) == 0);
+	CHECK(classify_with("10.0.0.1", p) == 0);
+	memset(&o, 0, sizeof(o));
+	CHECK(crlc_addr_may_connect(sa_of("2a00:1:64::10.0.0.1", &ss), 1, 0,
+	    p, &o) == 0);
+	CHECK(crlc_addr_may_connect(sa_of("2a00:1:64::8.8.8.8", &ss), 1, 0,
+	    p, &o) == 1);
 }
 
 int
@@ -145,8 +196,9 @@ main(void)
 		}
 	memset(&su, 0, sizeof(su));
 	su.sun_family = AF_UNIX;
-	CHECK(crlc_addr_is_public((struct sockaddr *)&su) == 0);
-	CHECK(crlc_addr_is_public(NULL) == 0);
+	CHECK(crlc_addr_is_public((struct sockaddr *)&su, NULL) == 0);
+	CHECK(crlc_addr_is_public(NULL, NULL) == 0);
 	check_may_connect();
+	check_nat64_prefix();
 	return check_result();
 }
