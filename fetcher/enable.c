@@ -7,9 +7,11 @@
  * and the init sections, see osslconf.c); disable removes exactly that
  * block, so the file is byte for byte what it was.  The file is replaced
  * atomically (temporary file in the same directory, fsync, rename) and
- * only after `openssl list -providers` run on the candidate shows
- * crlcache active: on OpenSSL 3.0 a module that fails to load is skipped
- * silently, so nothing less proves the provider is on.
+ * only after the candidate passed enable_selftest (selftest.c): crlcache
+ * active, and a revoked certificate refused through it.  A module that
+ * fails to load is skipped silently, and a loaded one may never be asked
+ * (a system default_properties it cannot meet): nothing less proves
+ * revocation checking is on.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -29,10 +31,6 @@
 #define BEGIN_MARK_NL	"# BEGIN crlcache (newline added): added by `crlcache enable`, removed by `crlcache disable`\n"
 #define END_MARK	"# END crlcache\n"
 #define BACKUP_SUFFIX	".crlcache-backup"
-/* openssl.cnf is a hand-edited text file; bound what we read. */
-#define MAX_CNF_SIZE	((size_t)4 << 20)
-/* `openssl list -providers` prints a few hundred bytes. */
-#define MAX_LIST_OUTPUT	65536
 
 #ifndef SNIPPET_PATH
 #define SNIPPET_PATH	"/etc/ssl/openssl.cnf.d/crlcache.cnf"
@@ -130,61 +128,6 @@ replace_with(const char *path, const void *data, size_t len,
 	    sb->st_gid);
 }
 
-/* Run `openssl list -providers` on cnf; 0 when crlcache is active. */
-static int
-provider_active(const char *cnf)
-{
-	char out[MAX_LIST_OUTPUT], *p;
-	size_t len = 0;
-	ssize_t r;
-	pid_t pid;
-	int pfd[2], status, active = 0;
-
-	if (pipe(pfd) == -1)
-		return -1;
-	if ((pid = fork()) == -1) {
-		close(pfd[0]);
-		close(pfd[1]);
-		return -1;
-	}
-	if (pid == 0) {
-		dup2(pfd[1], STDOUT_FILENO);
-		dup2(pfd[1], STDERR_FILENO);
-		close(pfd[0]);
-		close(pfd[1]);
-		setenv("OPENSSL_CONF", cnf, 1);
-		execlp("openssl", "openssl", "list", "-providers", (char *)NULL);
-		_exit(127);
-	}
-	close(pfd[1]);
-	while (len < sizeof(out) - 1 &&
-	    (r = read(pfd[0], out + len, sizeof(out) - 1 - len)) != 0) {
-		if (r == -1 && errno == EINTR)
-			continue;
-		if (r == -1)
-			break;
-		len += (size_t)r;
-	}
-	out[len] = '\0';
-	close(pfd[0]);
-	waitpid(pid, &status, 0);
-	/* "  crlcache\n    name: ...\n    version: ...\n    status: active" */
-	if ((p = strstr(out, "\n  crlcache\n")) != NULL) {
-		char *next = strstr(p + 1, "\n  ");
-
-		while (next != NULL && next[3] == ' ')
-			next = strstr(next + 1, "\n  ");
-		p = strstr(p, "status: active");
-		active = p != NULL && (next == NULL || p < next);
-	}
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !active) {
-		logx(0, "openssl list -providers with the new configuration does "
-		    "not show crlcache active:\n%s", out);
-		return -1;
-	}
-	return 0;
-}
-
 /* base (the file without our block) with our block appended. */
 static char *
 build_enabled(const char *base, size_t blen, const struct enable_opts *o,
@@ -192,22 +135,17 @@ build_enabled(const char *base, size_t blen, const struct enable_opts *o,
 {
 	char *mem = NULL;
 	size_t memlen = 0;
-	BIO *sys;
 	FILE *f;
 	int nl = blen > 0 && base[blen - 1] != '\n', rc;
 
-	if ((sys = BIO_new_mem_buf(base, (int)blen)) == NULL)
+	if ((f = open_memstream(&mem, &memlen)) == NULL)
 		return NULL;
-	if ((f = open_memstream(&mem, &memlen)) == NULL) {
-		BIO_free(sys);
-		return NULL;
-	}
 	fwrite(base, 1, blen, f);
 	if (nl)
 		fputc('\n', f);
 	fputs(nl ? BEGIN_MARK_NL : BEGIN_MARK, f);
-	rc = osslconf_write(f, NULL, sys, o->snippet, o->module, index, NULL);
-	BIO_free(sys);
+	rc = osslconf_write(f, NULL, base, blen, o->snippet, o->module, index,
+	    NULL);
 	fputs(END_MARK, f);
 	if (fclose(f) != 0 || rc == -1) {
 		free(mem);
@@ -239,7 +177,7 @@ enable_or_disable(const char *state_dir, int argc, char **argv, int enable)
 	 */
 	if (realpath(o.cnf, o.realbuf) != NULL)
 		o.cnf = o.realbuf;
-	if (stat(o.cnf, &sb) == -1 || read_file(o.cnf, MAX_CNF_SIZE, &buf, &len,
+	if (stat(o.cnf, &sb) == -1 || read_file(o.cnf, OSSLCONF_MAX_SIZE, &buf, &len,
 	    err, sizeof(err)) == -1) {
 		logx(0, "%s: %s", o.cnf, errno != 0 ? strerror(errno) : err);
 		return 4;
@@ -289,7 +227,7 @@ enable_or_disable(const char *state_dir, int argc, char **argv, int enable)
 	if (write_temp(o.cnf, next, nlen, sb.st_mode & 07777, sb.st_uid,
 	    sb.st_gid, tmp, sizeof(tmp)) == -1)
 		goto done;
-	if (provider_active(tmp) == -1) {
+	if (enable_selftest(tmp) == -1) {
 		unlink(tmp);
 		goto done;
 	}

@@ -16,7 +16,7 @@
  * after the program exited keeps the provider it has loaded, and one
  * that initialises OpenSSL after that point still has the name in
  * OPENSSL_CONF: BASE is therefore a directory in which nobody but the
- * caller and root can ever create that name again (see private_base),
+ * caller and root can ever create that name again (see privdir.c),
  * never a shared /tmp, so such a late reader finds no file and runs
  * without the provider (use `crlcache enable` for services that
  * daemonise), never someone else's configuration.
@@ -26,7 +26,6 @@
 #include <getopt.h>
 #include <limits.h>
 #include <poll.h>
-#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,7 +36,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <openssl/bio.h>
 #include <openssl/conf.h>
 #include <openssl/crypto.h>
 
@@ -48,9 +46,6 @@
 #endif
 
 #define CONF_NAME	"openssl.cnf"
-/* root's private directories: /run is root's, and emptied at boot. */
-#define RUN_DIR		"/run"
-#define RUN_NAME	"crlcache"
 /*
  * Without pidfd_open (kernels before 5.3, or a seccomp filter refusing
  * it), the cleaner looks for the program's exit this often: the file
@@ -126,123 +121,7 @@ struct tmpconf {
 };
 
 /*
- * Whether nobody but us and root can create, rename or remove an entry
- * in sb's directory: owned by one of us, writable by nobody else.  The
- * sticky bit is not enough: /tmp's own cleaners (systemd-tmpfiles ages
- * it) remove what we leave there, and then anyone may recreate the name
- * a long-lived descendant still has in OPENSSL_CONF.
- */
-static int
-owned_closed(const struct stat *sb)
-{
-	return S_ISDIR(sb->st_mode) && (sb->st_uid == 0 ||
-	    sb->st_uid == geteuid()) && (sb->st_mode & (S_IWGRP | S_IWOTH)) == 0;
-}
-
-/*
- * path resolved into real (len bytes), when it and every directory above
- * it are owned_closed: then no name under it can ever be claimed by
- * another user, even after we remove it.  0 or -1.
- */
-static int
-private_dir(const char *path, char *real, size_t len)
-{
-	char buf[PATH_MAX];
-	struct stat sb;
-	size_t i, n;
-	char c;
-
-	if (path == NULL || *path != '/' || realpath(path, buf) == NULL ||
-	    (n = strlen(buf)) >= len)
-		return -1;
-	if (lstat("/", &sb) == -1 || !owned_closed(&sb))
-		return -1;
-	/* Each component below /: realpath left no link, lstat sees it. */
-	for (i = 2; i <= n; i++) {
-		if (i < n && buf[i] != '/')
-			continue;
-		c = buf[i];
-		buf[i] = '\0';
-		if (lstat(buf, &sb) == -1 || !owned_closed(&sb))
-			return -1;
-		buf[i] = c;
-	}
-	memcpy(real, buf, n + 1);
-	return 0;
-}
-
-/*
- * parent/name, made with mode when missing (exactly mode, whatever the
- * umask), then private_dir into out.  0 or -1.
- */
-static int
-private_subdir(const char *parent, const char *name, mode_t mode, char *out,
-    size_t len)
-{
-	char path[PATH_MAX];
-	int fd;
-
-	if ((size_t)snprintf(path, sizeof(path), "%s/%s", parent, name) >=
-	    sizeof(path))
-		return -1;
-	if (mkdir(path, mode) == 0) {
-		if ((fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-		    O_CLOEXEC)) == -1)
-			return -1;
-		if (fchmod(fd, mode) == -1) {
-			close(fd);
-			return -1;
-		}
-		close(fd);
-	} else if (errno != EEXIST)
-		return -1;
-	return private_dir(path, out, len);
-}
-
-/*
- * Where the private directory goes: a directory in which only we (or
- * root) can ever create the name OPENSSL_CONF holds, since a descendant
- * may read that name long after the cleaner removed it.  TMPDIR when it
- * is such a directory; for root, /run/crlcache (0711: a program that
- * switches to another user still reaches its file); for anyone else,
- * XDG_RUNTIME_DIR, then ~/.cache/crlcache.  0 or -1 (explained).
- */
-static int
-private_base(char *out, size_t len)
-{
-	const char *tmpdir = getenv("TMPDIR");
-	const struct passwd *pw;
-	char home[PATH_MAX];
-
-	if (private_dir(tmpdir, out, len) == 0)
-		return 0;
-	if (tmpdir != NULL)
-		logx(2, "exec: TMPDIR %s: someone else can create entries in it "
-		    "or above it; not used", tmpdir);
-	if (geteuid() == 0) {
-		if (private_dir(RUN_DIR, home, sizeof(home)) == 0 &&
-		    private_subdir(home, RUN_NAME, 0711, out, len) == 0)
-			return 0;
-		logx(0, "exec: %s/%s: not a directory only root can write to "
-		    "(%s); set TMPDIR to one", RUN_DIR, RUN_NAME, strerror(errno));
-		return -1;
-	}
-	if (private_dir(getenv("XDG_RUNTIME_DIR"), out, len) == 0)
-		return 0;
-	if ((pw = getpwuid(geteuid())) != NULL &&
-	    private_dir(pw->pw_dir, home, sizeof(home)) == 0 &&
-	    private_subdir(home, ".cache", 0700, home, sizeof(home)) == 0 &&
-	    private_subdir(home, "crlcache", 0711, out, len) == 0)
-		return 0;
-	logx(0, "exec: no directory only you can write to (TMPDIR, "
-	    "XDG_RUNTIME_DIR, ~/.cache/crlcache: each must be owned by you "
-	    "or root, and so must every directory above it, and writable by "
-	    "nobody else); set TMPDIR to one");
-	return -1;
-}
-
-/*
- * A directory under private_base (mkdtemp, then 0711: others may reach
+ * A directory under privdir_base (mkdtemp, then 0711: others may reach
  * the file, not list or change the directory), and in it an empty file,
  * 0644.
  */
@@ -255,7 +134,7 @@ tmpconf_create(struct tmpconf *t)
 
 	t->dfd = -1;
 	t->dir[0] = '\0';
-	if (private_base(base, sizeof(base)) == -1)
+	if (privdir_base(base, sizeof(base)) == -1)
 		return NULL;
 	if ((size_t)snprintf(t->dir, sizeof(t->dir), "%s/crlcache-exec.XXXXXX",
 	    base) >= sizeof(t->dir) ||
@@ -467,9 +346,10 @@ cmd_exec(const struct cmd_ctx *c, int argc, char **argv)
 	struct tmpconf t = { "", "", -1 };
 	const char *module_opt = NULL;
 	char module[PATH_MAX], snippet[PATH_MAX], index[PATH_MAX], installed[PATH_MAX];
-	char *system_cnf = NULL;
+	char *system_cnf = NULL, err[ERRLEN];
+	uint8_t *sys = NULL;
+	size_t syslen = 0;
 	FILE *f = NULL;
-	BIO *sys = NULL;
 	int ch, ret = 4;
 
 	/* '+': stop at the program name; its options are its own. */
@@ -514,20 +394,21 @@ cmd_exec(const struct cmd_ctx *c, int argc, char **argv)
 		OPENSSL_free(system_cnf);
 		system_cnf = NULL;
 	}
-	if (system_cnf != NULL && (sys = BIO_new_file(system_cnf, "r")) == NULL) {
-		logx(0, "exec: %s: cannot open", system_cnf);
+	if (system_cnf != NULL && read_file(system_cnf, OSSLCONF_MAX_SIZE, &sys,
+	    &syslen, err, sizeof(err)) == -1) {
+		logx(0, "exec: %s: %s", system_cnf, err);
 		goto done;
 	}
 	if ((f = tmpconf_create(&t)) == NULL)
 		goto done;
-	if (osslconf_write(f, system_cnf, sys, snippet, module, index,
-	    &sets) == -1 || fclose(f) != 0) {
+	if (osslconf_write(f, system_cnf, (const char *)sys, syslen, snippet,
+	    module, index, &sets) == -1 || fclose(f) != 0) {
 		f = NULL;
 		goto done;
 	}
 	f = NULL;
 	/* Nothing of ours left on the heap of the processes forked next. */
-	BIO_free(sys);
+	free(sys);
 	sys = NULL;
 	OPENSSL_free(system_cnf);
 	system_cnf = NULL;
@@ -543,7 +424,7 @@ done:
 	if (f != NULL)
 		fclose(f);
 	tmpconf_remove(&t);
-	BIO_free(sys);
+	free(sys);
 	OPENSSL_free(system_cnf);
 	strlist_free(&sets);
 	return ret;

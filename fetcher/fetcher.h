@@ -363,14 +363,32 @@ int	 server_chain(const char *arg, const struct conf *conf, const char *who,
 	    STACK_OF(X509) *out);
 
 /* osslconf.c: OpenSSL configuration with the provider switched on */
+/* openssl.cnf is a hand-edited text file; bound what we read of it. */
+#define OSSLCONF_MAX_SIZE	((size_t)4 << 20)
 /*
  * Write the wiring to out: an .include of include (NULL: none), the
- * snippet, and init sections merged with the configuration read from
- * system (NULL: none).
+ * snippet, and init sections merged with the system configuration sys
+ * (syslen bytes; NULL: none).
  */
-int	 osslconf_write(FILE *out, const char *include, BIO *system,
-	    const char *snippet, const char *module, const char *index,
-	    const struct strlist *sets);
+int	 osslconf_write(FILE *out, const char *include, const char *sys,
+	    size_t syslen, const char *snippet, const char *module,
+	    const char *index, const struct strlist *sets);
+
+/*
+ * privdir.c: a directory in which nobody but the caller and root can ever
+ * create an entry (TMPDIR, /run/crlcache for root, XDG_RUNTIME_DIR,
+ * ~/.cache/crlcache); a new private directory in it; its removal.
+ */
+int	 privdir_base(char *out, size_t len);
+int	 privdir_make(const char *prefix, char *out, size_t len);
+void	 privdir_remove(const char *dir);
+
+/*
+ * selftest.c: 0 when an OpenSSL program run on the candidate openssl.cnf
+ * cnf has crlcache active and refuses a certificate revoked in a
+ * throwaway index; -1, explained, otherwise.
+ */
+int	 enable_selftest(const char *cnf);
 
 /* localfs.c: warn when the state directory is on a network filesystem */
 void	 warn_network_fs(const char *state_dir);

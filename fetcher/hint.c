@@ -19,10 +19,11 @@
  *
  * Fairness: the writer of a hint is the file's owner (fstat of the open
  * file, which no name can fake).  Each writer gets at most
- * HINT_WRITER_MAX hints kept per run, repeats (same issuer, key
- * identifier and distribution points) removed unread beyond the first,
- * and the hints proven are taken in turn from each writer: one user's
- * flood costs that user's own hints, never another's.
+ * HINT_WRITER_MAX hints kept per run (repeats of the same issuer, key
+ * identifier and distribution points count once) out of at most
+ * HINT_WRITER_READS files read, the rest removed unread, and the hints
+ * proven are taken in turn from each writer: one user's flood costs that
+ * user's own hints, never another's.
  *
  * Draining: each run renames the spool into the private working
  * directory and creates an empty one, so the live spool holds at most
@@ -65,6 +66,12 @@
  */
 #define HINT_WRITER_MAX	32
 /*
+ * Files read per writer and run: its kept hints and as many repeats or
+ * malformed ones.  The rest is removed unread: a writer's flood costs at
+ * most this many reads of HINT_MAX_SIZE.
+ */
+#define HINT_WRITER_READS	(2 * HINT_WRITER_MAX)
+/*
  * Writers told apart per run: the accounts of one host that verify
  * certificates.  With HINT_WRITER_MAX, it bounds the certificates held
  * at once (2,048, of at most HINT_MAX_SIZE each).
@@ -79,7 +86,8 @@
 /* The hints of one writer (a file owner) this run. */
 struct writer {
 	uid_t		uid;
-	size_t		n;
+	size_t		n;		/* kept */
+	size_t		reads;		/* files read */
 	X509		*x[HINT_WRITER_MAX];
 	uint8_t		key[HINT_WRITER_MAX][CRLC_HASH_LEN];
 };
@@ -219,9 +227,13 @@ take(struct writers *ws, int dfd, const char *name, struct hint_tally *tl)
 		logx(2, "hint: refused: %s", why);
 		return;
 	}
-	if ((w = writer_of(ws, sb.st_uid)) == NULL || w->n == HINT_WRITER_MAX)
+	if ((w = writer_of(ws, sb.st_uid)) == NULL ||
+	    w->n == HINT_WRITER_MAX || w->reads == HINT_WRITER_READS) {
 		tl->dropped++;		/* removed unread */
-	else if ((x = hint_parse(fd, &sb, &why)) == NULL) {
+		goto done;
+	}
+	w->reads++;
+	if ((x = hint_parse(fd, &sb, &why)) == NULL) {
 		tl->malformed++;
 		logx(2, "hint of uid %lu: refused: %s",
 		    (unsigned long)sb.st_uid, why);
@@ -229,6 +241,7 @@ take(struct writers *ws, int dfd, const char *name, struct hint_tally *tl)
 		tl->repeated++;
 		X509_free(x);
 	}
+done:
 	close(fd);
 }
 
@@ -273,15 +286,20 @@ spool_create(const char *path)
 		logx(0, "%s: %s", path, strerror(errno));
 		return -1;
 	}
+	/* Said before opening: another user's 1733 spool cannot be read. */
+	if (lstat(path, &sb) == 0 && sb.st_uid != geteuid()) {
+		logx(0, "%s belongs to uid %lu, not to this account: hints are "
+		    "not used until it is removed", path,
+		    (unsigned long)sb.st_uid);
+		return -1;
+	}
 	if ((fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC)) == -1 || fstat(fd, &sb) == -1) {
 		logx(0, "%s: %s", path, strerror(errno));
 		goto done;
 	}
 	if (sb.st_uid != geteuid()) {
-		logx(0, "%s belongs to uid %lu, not to this account: hints are "
-		    "not used until it is removed", path,
-		    (unsigned long)sb.st_uid);
+		logx(0, "%s: replaced while opened; not used", path);
 		goto done;
 	}
 	/* chown clears the setgid bit: the group first, then the mode. */

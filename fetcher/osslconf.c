@@ -8,8 +8,15 @@
  * system file instead) and the snippet
  * (openssl.cnf.d/crlcache.cnf), then points openssl_conf at a new init
  * section that keeps every key of the system's init section (ssl_conf,
- * engines, ...), lists the system's providers plus default and crlcache,
- * and selects crlcache_algs.  OpenSSL's parser lets a later [section]
+ * engines, ...), lists the system's providers plus crlcache, and selects
+ * crlcache_algs.  The system's choice of providers is kept: an activated
+ * default provider is added only where the system leaves default active
+ * (activating none, OpenSSL loads default itself; activating crlcache
+ * would stop that), never on a host that activates others without it
+ * (fips and base, say).  Whether it does is asked of the installed
+ * OpenSSL itself, loading the system file into a throwaway library
+ * context: 3.0 activates a provider whatever `activate` says, later
+ * versions read it as a boolean.  OpenSSL's parser lets a later [section]
  * reopen an earlier one and a later key replace an earlier value; that is
  * how module, index and --set overrides land in crlcache_sect.
  *
@@ -24,14 +31,18 @@
  * the snippet's (?crlcache.sig=yes,?crlcache.km=no) appended.  A system
  * that requires fips=yes is refused: the proxy is not a FIPS provider,
  * and switching the properties would take every program out of
- * FIPS-only mode.
+ * FIPS-only mode.  So is any other requirement the proxies cannot meet
+ * (provider=default, say): they would never be chosen, and revocation
+ * checking would be off while everything looked enabled.
  */
 #include <ctype.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <openssl/conf.h>
 #include <openssl/err.h>
+#include <openssl/provider.h>
 
 #include "fetcher.h"
 
@@ -149,6 +160,34 @@ requires_fips(const struct clause *c, void *arg)
 	    (c->op == '!' && strcmp(c->value, "no") == 0);
 }
 
+/*
+ * A requirement the proxies' own definition (provider=crlcache,
+ * crlcache.sig=yes) fails, matched as OpenSSL's ossl_property_match_count
+ * does: a property the definition lacks counts as the boolean "no", and
+ * a number never equals a string.  Clauses on crlcache.* are ours and
+ * replaced.  1, with the clause copied to arg (a struct clause): stop.
+ */
+static int
+excludes_proxy(const struct clause *c, void *arg)
+{
+	const char *have, *v = c->value;
+	int numeric = *v != '\0' && strspn(v, "0123456789") == strlen(v);
+
+	if (c->optional || c->override || strncmp(c->name, "crlcache.", 9) == 0)
+		return 0;
+	have = strcmp(c->name, "provider") == 0 ? "crlcache" : "no";
+	if (c->op == 0)
+		v = "yes";
+	if (!numeric && (c->op == '!' ? strcmp(v, have) != 0 :
+	    strcmp(v, have) == 0))
+		return 0;
+	*(struct clause *)arg = *c;
+	while (((struct clause *)arg)->end > c->start &&
+	    isspace((unsigned char)((struct clause *)arg)->end[-1]))
+		((struct clause *)arg)->end--;
+	return 1;
+}
+
 struct merge {
 	FILE	*out;
 	size_t	 n;
@@ -225,6 +264,7 @@ write_properties(FILE *out, const CONF *conf, const char *alg,
     const char *snippet)
 {
 	const char *sys = NULL, *fips_mode = NULL;
+	struct clause bad;
 	char *mem = NULL, *ours;
 	size_t memlen = 0;
 	struct merge m = { NULL, 0 };
@@ -242,6 +282,15 @@ write_properties(FILE *out, const CONF *conf, const char *alg,
 		    "take every program out of FIPS-only mode or never select "
 		    "it; refusing", sys != NULL ? "default_properties = " :
 		    "fips_mode = ", sys != NULL ? sys : fips_mode, alg);
+		return -1;
+	}
+	if (sys != NULL && foreach_clause(sys, excludes_proxy, &bad) == 1) {
+		logx(0, "the system configuration requires %.*s of every "
+		    "algorithm (default_properties = %s in [%s]), which "
+		    "crlcache's proxies (provider=crlcache) do not meet: they "
+		    "would never be chosen and revocation checking would be "
+		    "off; refusing", (int)(bad.end - bad.start), bad.start,
+		    sys, alg);
 		return -1;
 	}
 	ours = snippet_properties(snippet);
@@ -312,14 +361,60 @@ copy_section(FILE *out, const CONF *conf, const char *sect,
 	}
 }
 
+/* The system configuration, read into a CONF of library context ctx. */
+static CONF *
+cnf_load(OSSL_LIB_CTX *ctx, const char *sys, size_t syslen, long *line)
+{
+	CONF *conf;
+	BIO *b;
+
+	if (syslen > INT_MAX || (conf = NCONF_new_ex(ctx, NULL)) == NULL)
+		return NULL;
+	if ((b = BIO_new_mem_buf(sys, (int)syslen)) == NULL ||
+	    NCONF_load_bio(conf, b, line) <= 0) {
+		BIO_free(b);
+		NCONF_free(conf);
+		return NULL;
+	}
+	BIO_free(b);
+	return conf;
+}
+
+/*
+ * Whether a program reading the system configuration by init key key
+ * ends up with the default provider active: loaded into a throwaway
+ * library context, as the installed OpenSSL reads it at start-up (the
+ * program reads it anyway: nothing runs here that would not run there).
+ */
+static int
+default_active(const char *sys, size_t syslen, const char *key)
+{
+	OSSL_LIB_CTX *ctx;
+	CONF *conf = NULL;
+	long line = 0;
+	int active = 0;
+
+	if ((ctx = OSSL_LIB_CTX_new()) != NULL &&
+	    (conf = cnf_load(ctx, sys, syslen, &line)) != NULL) {
+		/* Start-up goes on past a module that fails: so do we. */
+		(void)CONF_modules_load(conf, key, 0);
+		active = OSSL_PROVIDER_available(ctx, "default");
+	}
+	ERR_clear_error();
+	NCONF_free(conf);
+	OSSL_LIB_CTX_free(ctx);
+	return active;
+}
+
 /*
  * One init section (names n) merged from the system's init section init
- * (NULL: none): its keys, its providers plus default and crlcache, its
+ * (NULL: none): its keys, its providers plus crlcache (and an activated
+ * default where with_default says the system leaves default active), its
  * algorithm section with our properties.
  */
 static int
 write_init(FILE *out, const CONF *conf, const char *init,
-    const struct init_names *n, const char *snippet)
+    const struct init_names *n, const char *snippet, int with_default)
 {
 	static const char *const init_skip[] = { "providers", "alg_section", NULL };
 	static const char *const prov_skip[] = { "default", "crlcache", NULL };
@@ -332,9 +427,11 @@ write_init(FILE *out, const CONF *conf, const char *init,
 	fprintf(out, "[%s]\n", n->prov);
 	if (init != NULL)
 		copy_section(out, conf, NCONF_get_string(conf, init, "providers"),
-		    prov_skip);
+		    prov_skip + !with_default);
 	ERR_clear_error();
-	fprintf(out, "default = crlcache_default_sect\ncrlcache = crlcache_sect\n");
+	if (with_default)
+		fprintf(out, "default = crlcache_default_sect\n");
+	fprintf(out, "crlcache = crlcache_sect\n");
 	fprintf(out, "[%s]\n", n->alg);
 	alg = init != NULL ? NCONF_get_string(conf, init, "alg_section") : NULL;
 	ERR_clear_error();
@@ -343,24 +440,23 @@ write_init(FILE *out, const CONF *conf, const char *init,
 }
 
 int
-osslconf_write(FILE *out, const char *include, BIO *system,
-    const char *snippet, const char *module, const char *index,
+osslconf_write(FILE *out, const char *include, const char *sys,
+    size_t syslen, const char *snippet, const char *module, const char *index,
     const struct strlist *sets)
 {
 	CONF *conf = NULL;
 	const char *init = NULL, *node = NULL;
 	long line = 0;
 	size_t i;
-	int ret = -1;
+	int ret = -1, node_default = 1;
 
 	if (!plain_value(snippet) || !plain_value(module) || !plain_value(index) ||
 	    (include != NULL && !plain_value(include))) {
 		logx(0, "a path contains a character openssl.cnf cannot hold");
 		return -1;
 	}
-	if (system != NULL) {
-		if ((conf = NCONF_new(NULL)) == NULL ||
-		    NCONF_load_bio(conf, system, &line) <= 0) {
+	if (sys != NULL) {
+		if ((conf = cnf_load(NULL, sys, syslen, &line)) == NULL) {
 			logx(0, "the system openssl.cnf does not parse (line %ld)",
 			    line);
 			goto done;
@@ -376,9 +472,12 @@ osslconf_write(FILE *out, const char *include, BIO *system,
 	fprintf(out, "[default]\n%s = %s\n%s = %s\n", openssl_names.key,
 	    openssl_names.init, nodejs_names.key,
 	    node != NULL ? nodejs_names.init : openssl_names.init);
-	if (write_init(out, conf, init, &openssl_names, snippet) == -1 ||
-	    (node != NULL &&
-	    write_init(out, conf, node, &nodejs_names, snippet) == -1))
+	if (node != NULL)
+		node_default = default_active(sys, syslen, nodejs_names.key);
+	if (write_init(out, conf, init, &openssl_names, snippet, sys == NULL ||
+	    default_active(sys, syslen, openssl_names.key)) == -1 ||
+	    (node != NULL && write_init(out, conf, node, &nodejs_names, snippet,
+	    node_default) == -1))
 		goto done;
 	fprintf(out, "[crlcache_sect]\nmodule = %s\nindex = %s\n", module, index);
 	for (i = 0; sets != NULL && i < sets->n; i++) {

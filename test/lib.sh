@@ -517,6 +517,14 @@ offline_int_crl() {
     rev1_crl "$@"
 }
 
+# offline_int_index: offline_int_crl, imported into $STATE (empty
+# configuration): rev1 revoked in the index, good1 not.
+offline_int_index() {
+    offline_int_crl
+    write_conf "# empty"
+    assert_exit 0 cc import --anchor "$PKI/root/cert.pem" --untrusted "$PKI/int/cert.pem" "$W/int.crl"
+}
+
 # served_chain_crls: server + `std_pki cdp`; int.crl (revoking rev1) and
 # root.crl served, as a CA serves the CRLs of its chain.
 served_chain_crls() {

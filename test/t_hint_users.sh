@@ -11,7 +11,8 @@
 #   4. a directory with content nobody left in the spool, which the
 #      fetcher cannot remove, is parked closed (0700), never world-writable;
 #   5. in a sticky, world-writable state directory, a "hints" nobody made
-#      first is not written by root's programs and not read by update.
+#      first is not written by root's programs and not read by update,
+#      run as root or as the state's owner.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_provider.sh"
 command -v setpriv >/dev/null || skip "setpriv (util-linux) not installed"
@@ -131,5 +132,31 @@ elif [ "$(requests_for /intA.crl)" != "$before" ] || [ ! -e "$SPOOL/planted.crt"
     case_fail foreign-spool-read "update read the hints of nobody's spool"
 else
     case_ok "a spool of another owner: update says so and reads nothing from it"
+fi
+
+# The same with the state's owner not root (daemon here), whose update
+# runs as that account: the owner of a sticky state directory may move
+# anyone's entries, so only the spool check keeps nobody's spool out.
+if id daemon >/dev/null 2>&1 && setpriv --reuid=daemon --regid=daemon --clear-groups \
+    test -x "$CRLCACHE" -a -r "$CONF"; then
+    as_daemon() { setpriv --reuid=daemon --regid=daemon --clear-groups "$CRLCACHE" \
+        --state-dir "$W/shared2" -c "$CONF" "$@"; }
+    mkdir -m 1777 "$W/shared2"; chown daemon: "$W/shared2"
+    chmod o+r "$W/root.crl"
+    as_daemon import --anchor "$ROOT" "$W/root.crl" >"$W/last.out" 2>"$W/last.err" ||
+        { cat "$W/last.err"; fail "daemon cannot import"; }
+    nobody mkdir -m 1733 "$W/shared2/hints" && nobody chmod 1733 "$W/shared2/hints"
+    nobody cp "$W/a1.der" "$W/shared2/hints/planted.crt"
+    before=$(requests_for /intA.crl)
+    as_daemon -v update >"$W/last.out" 2>"$W/last.err"
+    if ! grep -q "hints belongs to uid $(id -u nobody), not to this account" "$W/last.err"; then
+        case_fail foreign-spool-owner "update as the state's owner did not refuse nobody's spool"
+    elif [ "$(requests_for /intA.crl)" != "$before" ] || [ ! -e "$W/shared2/hints/planted.crt" ]; then
+        case_fail foreign-spool-owner "update as the state's owner read nobody's spool"
+    else
+        case_ok "a spool of another owner, update as the state's owner: refused, nothing read"
+    fi
+else
+    note "daemon cannot run $CRLCACHE: the case as the state's owner is not run"
 fi
 finish
