@@ -62,6 +62,8 @@ test/unit/t_%: test/unit/t_%.c test/unit/check.h test/unit/derbuf.h $(LIB_SRCS) 
 test/unit/t_keycache: provider/keycache.c
 # t_at builds fetcher/at.c in.
 test/unit/t_at: fetcher/at.c fetcher/fetcher.h
+# t_ccadb_urls builds fetcher/ccadb.c, csv.c and util.c in.
+test/unit/t_ccadb_urls: fetcher/ccadb.c fetcher/csv.c fetcher/util.c fetcher/fetcher.h
 # t_guard builds fetcher/guard.c in.
 test/unit/t_guard: fetcher/guard.c fetcher/guard.h fetcher/fetcher.h
 

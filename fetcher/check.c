@@ -65,19 +65,23 @@ print_serial(const struct crlc_span *s)
 		printf("%02X", s->p[i]);
 }
 
-/* The first name of x's first distribution point, as OpenSSL prints it. */
+/*
+ * The first name of x's first distribution point, as OpenSSL prints it,
+ * escaped (safe_text): the certificate may come from any server.
+ */
 static void
 print_dp(X509 *x)
 {
 	STACK_OF(DIST_POINT) *dps;
 	DIST_POINT_NAME *dpn;
 	BIO *out;
+	char *text, *shown;
+	long len;
 
 	dps = X509_get_ext_d2i(x, NID_crl_distribution_points, NULL, NULL);
 	dpn = sk_DIST_POINT_num(dps) > 0 ?
 	    sk_DIST_POINT_value(dps, 0)->distpoint : NULL;
-	fflush(stdout);
-	if (dpn != NULL && (out = BIO_new_fp(stdout, BIO_NOCLOSE)) != NULL) {
+	if (dpn != NULL && (out = BIO_new(BIO_s_mem())) != NULL) {
 		if (dpn->type == 0 && sk_GENERAL_NAME_num(dpn->name.fullname) > 0)
 			GENERAL_NAME_print(out,
 			    sk_GENERAL_NAME_value(dpn->name.fullname, 0));
@@ -86,6 +90,12 @@ print_dp(X509 *x)
 			/* made full with the issuer's name (RFC 5280 4.2.1.13) */
 			BIO_puts(out, "DirName:");
 			X509_NAME_print_ex(out, dpn->dpname, 0, XN_FLAG_RFC2253);
+		}
+		BIO_write(out, "", 1);
+		if ((len = BIO_get_mem_data(out, &text)) > 0) {
+			shown = safe_text(text);
+			fputs(shown, stdout);
+			free(shown);
 		}
 		BIO_free(out);
 	}

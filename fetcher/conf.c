@@ -37,6 +37,7 @@ conf_free(struct conf *c)
 	strlist_free(&c->urls);
 	strlist_free(&c->ccadb);
 	strlist_free(&c->ccadb_records);
+	strlist_free(&c->ccadb_records_fallback);
 	strlist_free(&c->ccadb_pems);
 	strlist_free(&c->cas);
 	strlist_free(&c->anchors);
@@ -162,6 +163,8 @@ conf_line(struct conf *c, const char *path, size_t lineno, char *line)
 		return strlist_add(&c->untrusted, val);
 	if (strcmp(key, "ccadb_records") == 0)
 		return strlist_add(&c->ccadb_records, val);
+	if (strcmp(key, "ccadb_records_fallback") == 0)
+		return strlist_add(&c->ccadb_records_fallback, val);
 	if (strcmp(key, "ccadb_pems") == 0)
 		return strlist_add(&c->ccadb_pems, val);
 	if (strcmp(key, "enroll") == 0) {

@@ -8,13 +8,24 @@
  * quoted field is doubled; quoted fields may span lines; rows end with
  * CRLF or LF.  A UTF-8 byte order mark may precede the first row.  The
  * bytes come from the network: every field, row and row count is bounded
- * (the constants in fetcher.h), and the first error stops the reader
- * with the line where it happened and why.
+ * (the constants in fetcher.h).
+ *
+ * Real exports are not always RFC 4180, and one bad row must not cost a
+ * whole report.  Like Go's encoding/csv with LazyQuotes (which crt.sh's
+ * copy of the CCADB is read with), a quote in an unquoted field, or one
+ * in a quoted field that neither doubles nor closes it, is taken as text
+ * (the row is marked CSV_SKIP_QUOTE, and used).  A row with a field
+ * longer than CSV_MAX_FIELD, longer than CSV_MAX_ROW or wider than
+ * CSV_MAX_COLUMNS is read to its end and marked (CSV_SKIP_LONG) for the
+ * caller to skip.  Only an unterminated quoted field and too many rows
+ * stop the reader, with the line where it happened and why.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "fetcher.h"
+
+const char *const csv_skip_name[CSV_NSKIP] = { "width", "long", "quote" };
 
 void
 csv_init(struct csv *c, const uint8_t *buf, size_t len)
@@ -42,6 +53,14 @@ fail(struct csv *c, const char *why)
 	return -1;
 }
 
+/* The row is too big to keep: read on to its end, keep nothing more. */
+static int
+too_long(struct csv *c)
+{
+	c->skip = CSV_SKIP_LONG;
+	return 0;
+}
+
 /* Append one byte to the row; the field being read began at off[nfields]. */
 static int
 put(struct csv *c, char ch)
@@ -49,8 +68,10 @@ put(struct csv *c, char ch)
 	char *b;
 	size_t cap;
 
+	if (c->skip == CSV_SKIP_LONG)
+		return 0;
 	if (c->len >= CSV_MAX_ROW)
-		return fail(c, "row longer than " CSV_STR(CSV_MAX_ROW) " bytes");
+		return too_long(c);
 	if (c->len >= c->cap) {
 		cap = c->cap ? c->cap * 2 : 256;
 		if ((b = realloc(c->buf, cap)) == NULL)
@@ -65,9 +86,9 @@ put(struct csv *c, char ch)
 static int
 put_content(struct csv *c, char ch)
 {
-	if (c->len - c->off[c->nfields] >= CSV_MAX_FIELD)
-		return fail(c, "field longer than " CSV_STR(CSV_MAX_FIELD)
-		    " bytes");
+	if (c->skip != CSV_SKIP_LONG &&
+	    c->len - c->off[c->nfields] >= CSV_MAX_FIELD)
+		return too_long(c);
 	return put(c, ch);
 }
 
@@ -79,11 +100,15 @@ quoted(struct csv *c)
 		if (c->p >= c->end)
 			return fail(c, "unterminated quoted field");
 		if (*c->p == '"') {
-			if (c->p + 1 >= c->end || c->p[1] != '"') {
+			if (c->p + 1 >= c->end || c->p[1] == ',' ||
+			    c->p[1] == '\n' || c->p[1] == '\r') {
 				c->p++;
 				return 0;
 			}
-			c->p++;
+			if (c->p[1] == '"')
+				c->p++;
+			else if (c->skip == CSV_SKIP_NONE)
+				c->skip = CSV_SKIP_QUOTE;	/* lazy */
 		} else if (*c->p == '\n')
 			c->line++;
 		if (put_content(c, *c->p) == -1)
@@ -100,7 +125,7 @@ static int
 field(struct csv *c)
 {
 	if (c->nfields >= CSV_MAX_COLUMNS)
-		return fail(c, "more than " CSV_STR(CSV_MAX_COLUMNS) " columns");
+		too_long(c);
 	c->err_line = c->line;
 	c->off[c->nfields] = c->len;
 	if (c->p < c->end && *c->p == '"') {
@@ -109,15 +134,16 @@ field(struct csv *c)
 	} else {
 		for (; c->p < c->end && *c->p != ',' && *c->p != '\n' &&
 		    *c->p != '\r'; c->p++) {
-			if (*c->p == '"')
-				return fail(c, "quote inside an unquoted field");
+			if (*c->p == '"' && c->skip == CSV_SKIP_NONE)
+				c->skip = CSV_SKIP_QUOTE;	/* lazy */
 			if (put_content(c, *c->p) == -1)
 				return -1;
 		}
 	}
 	if (put(c, '\0') == -1)
 		return -1;
-	c->off[++c->nfields] = c->len;
+	if (c->skip != CSV_SKIP_LONG)
+		c->off[++c->nfields] = c->len;
 	if (c->p < c->end && *c->p == ',') {
 		c->p++;
 		return 1;
@@ -129,7 +155,8 @@ field(struct csv *c)
 		c->line++;
 		return 0;
 	}
-	return c->p >= c->end ? 0 : fail(c, "junk after a field");
+	c->cut = c->p >= c->end && c->p[-1] != '\n' && c->p[-1] != '\r';
+	return 0;
 }
 
 int
@@ -139,6 +166,8 @@ csv_row(struct csv *c)
 
 	c->nfields = 0;
 	c->len = 0;
+	c->skip = CSV_SKIP_NONE;
+	c->cut = 0;
 	if (c->p >= c->end)
 		return 0;
 	if (c->rows >= CSV_MAX_ROWS) {

@@ -55,6 +55,7 @@ struct xfer {
 	int		 refused_addr;	/* the guard refused an address */
 	const char	*stop;		/* why a redirect was not followed */
 	struct crlc_origin origin;	/* the configured URL's own addresses */
+	int		 origin_resolved; /* through a proxy: looked up */
 	char		*hop;		/* the redirect being followed, or NULL */
 	long		 hops;		/* redirects followed in this attempt */
 	int		 proxied;	/* this hop goes through a proxy */
@@ -202,6 +203,34 @@ guard_request(void *arg, char *peer, char *local, int peer_port,
 	return CURL_PREREQFUNC_OK;
 }
 
+/* The URL a transfer starts from: the source, or its mirror copy. */
+static const char *
+first_url(const struct xfer *x)
+{
+	return x->f->via != NULL ? x->f->via : x->f->url;
+}
+
+/*
+ * Through a proxy: may this hop reach t?  A configured URL's first hop
+ * may go anywhere, unresolved; its own addresses are looked up only when
+ * a redirect asks, since the redirect may come back to them (the lookup
+ * blocks the transfer loop: once per source at most).
+ */
+static int
+proxy_may_reach(struct xfer *x, const struct guard_target *t)
+{
+	struct guard_target first;
+
+	if (!x->f->guarded && x->hops == 0)
+		return 1;
+	if (!x->f->guarded && !x->origin_resolved) {
+		x->origin_resolved = 1;
+		if (guard_target(first_url(x), &first) == 0)
+			(void)guard_host(&first, 0, 0, x->conf, &x->origin);
+	}
+	return guard_host(t, x->f->guarded, x->hops > 0, x->conf, &x->origin);
+}
+
 /*
  * Point the transfer at url, its first URL or a redirect: the proxy the
  * environment names for it, and through a proxy the check of its host.
@@ -222,8 +251,7 @@ aim(struct xfer *x, const char *url)
 	x->proxied = proxy != NULL;
 	curl_easy_setopt(x->easy, CURLOPT_PROXY, proxy != NULL ? proxy : "");
 	curl_easy_setopt(x->easy, CURLOPT_URL, url);
-	if (x->proxied && !x->conf->allow_private && !guard_host(&t,
-	    x->f->guarded, x->hops > 0, x->conf, &x->origin))
+	if (x->proxied && !x->conf->allow_private && !proxy_may_reach(x, &t))
 		x->refused_addr = 1;
 	return 0;
 }
@@ -364,8 +392,8 @@ enum next { XFER_DONE, XFER_RETRY, XFER_FOLLOW };
 static int
 launch(CURLM *multi, struct xfer *x)
 {
-	if (aim(x, x->hop != NULL ? x->hop : x->f->via != NULL ? x->f->via :
-	    x->f->url) == -1 || x->refused_addr) {
+	if (aim(x, x->hop != NULL ? x->hop : first_url(x)) == -1 ||
+	    x->refused_addr) {
 		finish(x, CURLE_OK);	/* refused before any traffic */
 		return -1;
 	}

@@ -66,6 +66,8 @@ struct conf {
 	struct strlist	ccadb;		/* ccadb = : CSV exports, file or URL */
 	struct strlist	ccadb_records;	/* ccadb_records = : CCADB
 					   AllCertificateRecordsCSVFormatv4 */
+	struct strlist	ccadb_records_fallback;	/* ccadb_records_fallback =:
+					   read when ccadb_records fails */
 	struct strlist	ccadb_pems;	/* ccadb_pems = : CCADB
 					   AllCertificatePEMsCSVFormat; "{year}"
 					   expands to ccadb_since..this year */
@@ -105,6 +107,10 @@ int	 is_http_url(const char *s, size_t len);
 char	*redact_userinfo(const char *s);
 void	 redact_buf(char *buf, size_t size);
 int	 url_plain(const char *s);
+/* A URL from the network that may be fetched and stored (util.c). */
+int	 url_usable(const char *s, size_t len);
+/* Redacted, control and non-ASCII bytes as \xHH: for every output. */
+char	*safe_text(const char *s);
 void	 strlist_free(struct strlist *l);
 int	 read_file(const char *path, size_t max, uint8_t **buf, size_t *len,
 	    char *err, size_t errlen);
@@ -418,9 +424,10 @@ int	 state_enter(struct cmd_ctx *c, enum state_access access,
 	    const char *state_dir, int allow_root);
 /*
  * reader(state_dir, out, rarg) in a child running as the state's owner
- * (when root calls; as the caller otherwise): the only code that sees
- * the path of a STATE_READS command.  consume(in, carg) gets what the
- * child writes to out; with consume NULL, out is the child's stdout.
+ * (when root calls for another account's state; as the caller otherwise,
+ * in the caller's process when there is nothing to hand over): the only
+ * code that sees the path of a STATE_READS command.  consume(in, carg)
+ * gets what reader writes to out; with consume NULL, out is stdout.
  * Returns reader's exit code 0..254; -1 when the child could not be run,
  * failed, or consume returned -1.
  */
@@ -445,8 +452,20 @@ int	 state_copy(FILE *in, void *arg);
 #define CSV_MAX_ROWS		1000000
 #define CSV_STR(n)		CSV_STR2(n)
 #define CSV_STR2(n)		#n
+/* Why a row was read leniently; CSV_SKIP_QUOTE rows are still used. */
+enum csv_skip {
+	CSV_SKIP_WIDTH,		/* not as wide as the header (the caller's) */
+	CSV_SKIP_LONG,		/* a field, the row or its width over a bound */
+	CSV_SKIP_QUOTE,		/* a bare quote, taken as text (LazyQuotes) */
+	CSV_NSKIP,
+	CSV_SKIP_NONE = CSV_NSKIP
+};
+extern const char *const csv_skip_name[CSV_NSKIP];
 struct csv {
 	const char	*p, *end;	/* what is left to read */
+	enum csv_skip	 skip;		/* the current row's, or CSV_SKIP_NONE */
+	int		 cut;		/* the input ended in the row, no line
+					   end: maybe a truncated download */
 	size_t		 line;		/* line of p, from 1 */
 	size_t		 row_line;	/* where the current row began */
 	size_t		 err_line;	/* where the last field began: after
@@ -463,7 +482,10 @@ struct csv {
 };
 /* buf must outlive the reader; a byte order mark is skipped. */
 void	 csv_init(struct csv *c, const uint8_t *buf, size_t len);
-/* The next row: 1, 0 at the end of the input, -1 when malformed (why). */
+/*
+ * The next row: 1 (see skip: a CSV_SKIP_LONG row holds only some of its
+ * fields), 0 at the end of the input, -1 when unreadable past it (why).
+ */
 int	 csv_row(struct csv *c);
 /* The column of the current row (the header) named name; -1: none. */
 int	 csv_column(const struct csv *c, const char *name);
@@ -474,14 +496,18 @@ void	 csv_free(struct csv *c);
 /* ccadb.c: CRL URLs from a CCADB CSV export */
 int	 ccadb_parse(const uint8_t *buf, size_t len, const char *source,
 	    struct strlist *urls);
+/* The CRL URL columns of the CCADB's exports and reports, any of them. */
+#define CCADB_URL_COLUMNS	3
+extern const char *const ccadb_url_columns[CCADB_URL_COLUMNS];
 /*
- * Add the http(s) URLs of a "Full CRL Issued By This CA" field and of a
- * "JSON Array of Partitioned CRLs" field to urls: at most CRLC_KEY_MAX
- * bytes each, other schemes and unusable elements skipped.  -1 when urls
- * would hold more than max.
+ * Add the usable URLs (url_usable) of one URL field to urls: a JSON
+ * array, a bracketed list that is not JSON, or one URL, each element
+ * trimmed of white space and zero-width characters; [""] is no URL.
+ * *bad counts the elements that looked like URLs and were not usable.
+ * -1 when urls would hold more than max.
  */
-int	 ccadb_urls(const char *full, size_t fulllen, const char *parts,
-	    struct strlist *urls, size_t max);
+int	 ccadb_urls(const char *field, size_t len, struct strlist *urls,
+	    size_t max, size_t *bad);
 
 /*
  * report.c: the CCADB's public reports, AllCertificateRecordsCSVFormatv4
@@ -525,6 +551,7 @@ struct ccadb_records {
 	size_t		 n, cap;
 	size_t		 rows;		/* data rows read */
 	size_t		 refused[DIR_NREASONS];	/* rows not kept in v, by why */
+	size_t		 skipped[CSV_NSKIP];	/* rows read leniently, by why */
 };
 /*
  * Add the rows of one records report; now decides what has expired.
@@ -547,22 +574,64 @@ void	 records_free(struct ccadb_records *r);
 /* 64 hex digits (either case) to 32 bytes; 0 or -1. */
 
 /*
- * directory.c: the issuer directory, built from the CCADB reports
- * (ccadb_records, ccadb_pems) and kept in STATE_DIR/work/.  Every entry
- * is a CA certificate that is disclosed, not revoked, not expired, whose
- * PEM matched its record's SHA-256 and that chains to a trust anchor,
- * with at least one http(s) CRL URL.
+ * The issuer directory (directory.c on disk, dirbuild.c its entries,
+ * dirrefresh.c the refresh from the CCADB reports ccadb_records,
+ * ccadb_records_fallback and ccadb_pems), kept in STATE_DIR/work/.
+ * Every entry is a CA certificate that is disclosed, not revoked, not
+ * expired, whose PEM matched its record's SHA-256 and that chains to a
+ * trust anchor, with at least one http(s) CRL URL.
  */
+#define DIR_NAME		"directory"
+#define DIR_STATE_NAME		"directory.state"
+/* Reports per refresh: one records report and one PEM report per year
+   since 1994 is about 35. */
+#define DIR_MAX_REPORTS		256
 struct dir_entry {
 	uint8_t		 fp[CRLC_HASH_LEN];	/* SHA-256 of the certificate */
 	X509		*cert;
-	struct strlist	 urls;		/* full CRL and/or partitions */
+	struct strlist	 urls;		/* full CRLs and partitions */
 };
 struct directory {
 	struct dir_entry *v;		/* sorted by fp */
 	size_t		  n;
 	int64_t		  built;	/* when it was built; 0: none yet */
 };
+struct dir_report {
+	char		*src;		/* file name or URL */
+	int		 kind;		/* dirrefresh.c's */
+	int		 used;		/* the directory was built from it */
+	char		*etag;		/* validators of the body we hold */
+	char		*modified;
+};
+/* STATE_DIR/work/directory.state (format in directory.c). */
+struct dir_state {
+	int64_t		 attempt;
+	int64_t		 built;
+	long long	 entries;
+	long long	 rows;
+	long long	 skipped[CSV_NSKIP];
+	char		*error;
+	struct dir_report *r;		/* the reports of the directory */
+	size_t		 n;
+};
+void	 dir_say(char *err, size_t errlen, const char *what, const char *why);
+void	 dir_work_path(char *out, size_t len, const char *state_dir,
+	    const char *name);
+int	 dir_replace_file(const char *path, const void *data, size_t len);
+struct dir_report *dir_report_add(struct dir_report **r, size_t *n,
+	    const char *src, int kind);
+void	 dir_reports_free(struct dir_report *r, size_t n);
+/* None yet is an empty state; -1 with why in err. */
+int	 dir_state_read(const char *state_dir, struct dir_state *st,
+	    char *err, size_t errlen);
+int	 dir_state_write(const char *state_dir, const struct dir_state *st);
+void	 dir_state_free(struct dir_state *st);
+/* Decide the records (their certificates move to d); -1 with err. */
+int	 directory_build(struct ccadb_records *rs, const struct trust *t,
+	    int64_t now, struct directory *d, char *err, size_t errlen);
+int	 directory_write(const char *state_dir, const struct directory *d);
+/* Is STATE_DIR/work/directory there, in the format this version reads? */
+int	 directory_current(const char *state_dir);
 /*
  * Rebuild the directory from the reports when it is older than
  * conf->ccadb_refresh or force is set (conditional GET; at most daily by
@@ -573,14 +642,14 @@ struct directory {
 int	 directory_refresh(const char *state_dir, const struct conf *conf,
 	    const struct trust *t, int force);
 /*
- * For status: when the directory was built (0: never), its entries, and
- * the last refresh's error (NULL: it succeeded; the caller frees it).
- * -1 when no refresh was ever tried or the state cannot be read.
+ * For status: the refresh state (error NULL: the last refresh
+ * succeeded).  -1 when no refresh was ever tried or the state cannot be
+ * read.
  */
-int	 directory_info(const char *state_dir, int64_t *built,
-	    long long *entries, char **error);
-/* Read the last built directory; none yet is an empty one.  0 or -1. */
-int	 directory_load(const char *state_dir, struct directory *d);
+int	 directory_info(const char *state_dir, struct dir_state *st);
+/* Read the last built directory; none yet is an empty one.  -1 with err. */
+int	 directory_load(const char *state_dir, struct directory *d, char *err,
+	    size_t errlen);
 const struct dir_entry *directory_find(const struct directory *d,
 	    const uint8_t fp[CRLC_HASH_LEN]);
 /* Accepts an empty or already freed directory. */

@@ -27,8 +27,9 @@ const char *guard_proxy(const struct guard_target *t);
 
 /*
  * Through a proxy: may the hop reach t's host?  Every address the local
- * resolver gives must pass crlc_addr_may_connect; a name that does not
- * resolve here passes only for a configured URL's first hop.  1 or 0.
+ * resolver gives must pass crlc_addr_may_connect (a configured URL's
+ * first hop adds them to *origin); a name that does not resolve here
+ * passes only for a configured URL's first hop.  1 or 0.
  */
 int	guard_host(const struct guard_target *t, int learned, int redirected,
 	    const struct conf *conf, struct crlc_origin *origin);

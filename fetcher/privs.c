@@ -72,6 +72,15 @@ state_owner(const char *state_dir, uid_t *uid, gid_t *gid)
 		logx(0, "%s: %s", state_dir, strerror(errno));
 		return -1;
 	}
+	/*
+	 * Any local user can create entries in a world-writable directory,
+	 * sticky or not: whose they are says nothing of whose state it is.
+	 */
+	if (sb.st_mode & S_IWOTH) {
+		logx(0, "%s is writable by every user: refusing to take any "
+		    "account's state from it (chmod o-w it)", state_dir);
+		return -1;
+	}
 	owner = sb.st_uid;
 	group = sb.st_gid;
 	for (i = 0; sb.st_uid == 0 && i < sizeof(names) / sizeof(*names); i++) {
@@ -210,7 +219,7 @@ as_state_owner(const struct cmd_ctx *c, int (*reader)(const char *state_dir,
     FILE *out, void *arg), void *rarg, int (*consume)(FILE *in, void *arg),
     void *carg)
 {
-	int p[2] = { -1, -1 }, status, crc = 0;
+	int p[2] = { -1, -1 }, status, rc, crc = 0;
 	uid_t uid = 0;
 	gid_t gid = 0;
 	pid_t pid;
@@ -221,8 +230,14 @@ as_state_owner(const struct cmd_ctx *c, int (*reader)(const char *state_dir,
 		    "not declare it reads");
 		return -1;
 	}
+	/* uid stays 0 where there is no account to switch to. */
 	if (geteuid() == 0 && state_owner(c->state->dir, &uid, &gid) == -1)
 		return -1;
+	/* No switch to make and nothing to hand over: no process either. */
+	if (uid == 0 && consume == NULL) {
+		rc = reader(c->state->dir, stdout, rarg);
+		return rc < 0 || rc >= CHILD_FAILED ? -1 : rc;
+	}
 	fflush(NULL);		/* nothing buffered is written twice */
 	if ((consume != NULL && pipe2(p, O_CLOEXEC) == -1) ||
 	    (pid = fork()) == -1) {

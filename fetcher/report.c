@@ -3,16 +3,25 @@
  *
  * Copyright the crlcache authors. Licensed under the Apache License 2.0.
  *
- * AllCertificateRecordsCSVFormatv4 has one row per disclosed root and
- * intermediate certificate (about 75 columns); we read six of them by
- * name.  AllCertificatePEMsCSVFormat?NotBeforeYear=YYYY has two
- * columns, "SHA-256 Fingerprint" and "X.509 Certificate (PEM)", the PEM
- * in a quoted field that spans lines.  Both come from the network: the
- * CSV layer (csv.c) bounds every field, row and row count; a report that
- * is not well-formed, lacks a column or has a row whose width differs
- * from its header's is refused whole.  A row whose values are unusable
- * refuses only its own certificate, and a certificate is attached to its
- * record only when the SHA-256 of its DER is the record's fingerprint.
+ * The certificate records reports (AllCertificateRecordsCSVFormatV5,
+ * and the older v4, v4a, v4b) have one row per disclosed root and
+ * intermediate certificate, some 75 to 90 columns; we read them by name
+ * and need only "SHA-256 Fingerprint", "Certificate Record Type" and one
+ * CRL URL column (ccadb_url_columns: V5 has "JSON Array of All Full CRL
+ * URLs", V4 "Full CRL Issued By This CA"); "Revocation Status" and
+ * "Valid To (GMT)" (YYYY.MM.DD, or YYYY-MM-DD as crt.sh's copy writes
+ * it) are read when present.  AllCertificatePEMsCSVFormat (by
+ * NotBeforeYear or NotBeforeDecade) has "SHA-256 Fingerprint" and
+ * "X.509 Certificate (PEM)", the PEM in a quoted field that spans lines.
+ *
+ * Both come from the network.  The CSV layer (csv.c) bounds every field,
+ * row and row count and reads leniently; a row that is not as wide as
+ * the header, or holds an oversized field, costs that row only and is
+ * counted by reason (skipped[]).  A report without the columns, without
+ * any data row, that cannot be read to its end or whose rows are mostly
+ * bad is refused whole.  A row whose values are unusable refuses only
+ * its own certificate, and a certificate is attached to its record only
+ * when the SHA-256 of its DER is the record's fingerprint.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,8 +39,6 @@
 #define COL_TYPE	"Certificate Record Type"
 #define COL_REVOKED	"Revocation Status"
 #define COL_VALID_TO	"Valid To (GMT)"
-#define COL_FULL	"Full CRL Issued By This CA"
-#define COL_PARTS	"JSON Array of Partitioned CRLs"
 #define COL_PEM		"X.509 Certificate (PEM)"
 
 #define TYPE_ROOT	"Root Certificate"
@@ -45,16 +52,20 @@ const char *const dir_reason_name[DIR_NREASONS] = {
 	"root not an anchor",
 };
 
-/* "2027.05.31": the last second of that day (UTC); -1 when malformed. */
+/*
+ * "2027.05.31" or "2027-05-31": the last second of that day (UTC); -1
+ * when malformed.
+ */
 static int64_t
 valid_to(const char *s, size_t len)
 {
 	struct tm tm;
 	int y, m, d;
 
-	if (len != 10 || s[4] != '.' || s[7] != '.' ||
-	    sscanf(s, "%4d.%2d.%2d", &y, &m, &d) != 3 ||
-	    strspn(s, "0123456789.") != len ||
+	if (len != 10 || (s[4] != '.' && s[4] != '-') || s[7] != s[4] ||
+	    strspn(s, "0123456789") != 4 || strspn(s + 5, "0123456789") != 2 ||
+	    strspn(s + 8, "0123456789") != 2 ||
+	    sscanf(s, "%4d%*c%2d%*c%2d", &y, &m, &d) != 3 ||
 	    y < 1900 || m < 1 || m > 12 || d < 1 || d > 31)
 		return -1;
 	memset(&tm, 0, sizeof(tm));
@@ -68,24 +79,35 @@ valid_to(const char *s, size_t len)
 }
 
 /*
- * Start reading a report: the header must name every column in names
- * (their positions go to cols).  Returns the header's width, 0 when the
- * report is refused (why in err).
+ * More than this share of bad rows (in 1/N) and a report is refused
+ * whole: a report that is mostly broken is not the CCADB's.
+ */
+#define BAD_ROWS_SHARE		2
+
+/*
+ * Start reading a report: the header must name every column in need
+ * (their positions go to cols, -1 for a column of want it lacks).
+ * Returns the header's width, 0 when the report is refused (why in err).
  */
 static size_t
 open_report(struct csv *c, const uint8_t *buf, size_t len,
-    const char *const *names, int *cols, size_t n, char *err, size_t errlen)
+    const char *const *names, int *cols, size_t need, size_t want,
+    char *err, size_t errlen)
 {
 	size_t i;
 
 	csv_init(c, buf, len);
-	if (csv_row(c) != 1) {
-		snprintf(err, errlen, "line %zu: malformed CSV header: %s",
-		    c->err_line, c->why != NULL ? c->why : "empty report");
+	if (csv_row(c) != 1 || c->skip == CSV_SKIP_LONG) {
+		if (c->why == NULL && c->nfields == 0)
+			snprintf(err, errlen, "empty report");
+		else
+			snprintf(err, errlen, "line %zu: malformed CSV header: "
+			    "%s", c->err_line, c->why != NULL ? c->why :
+			    "too long");
 		return 0;
 	}
-	for (i = 0; i < n; i++)
-		if ((cols[i] = csv_column(c, names[i])) == -1) {
+	for (i = 0; i < want; i++)
+		if ((cols[i] = csv_column(c, names[i])) == -1 && i < need) {
 			snprintf(err, errlen, "no \"%s\" column", names[i]);
 			return 0;
 		}
@@ -93,22 +115,36 @@ open_report(struct csv *c, const uint8_t *buf, size_t len,
 }
 
 /*
- * The next data row, as wide as the header (a narrower one is where a
- * truncated report ends).  Blank lines are skipped.  1, 0 at the end, -1.
+ * The next usable data row: blank lines are skipped, and so are rows
+ * that are not as wide as the header or too long (counted in skipped).
+ * 1, 0 at the end, -1 when the report cannot be read on (why in err).
  */
 static int
-data_row(struct csv *c, size_t width, char *err, size_t errlen)
+data_row(struct csv *c, size_t width, size_t *rows, size_t *skipped,
+    char *err, size_t errlen)
 {
 	size_t len;
 	int rc;
 
-	while ((rc = csv_row(c)) == 1 && c->nfields == 1 &&
-	    (csv_get(c, 0, &len), len == 0))
-		;
-	if (rc == 1 && c->nfields != width) {
-		snprintf(err, errlen, "line %zu: %zu fields where the header "
-		    "has %zu", c->row_line, c->nfields, width);
-		return -1;
+	while ((rc = csv_row(c)) == 1) {
+		if (c->nfields == 1 && (csv_get(c, 0, &len), len == 0) &&
+		    c->skip == CSV_SKIP_NONE)
+			continue;
+		++*rows;
+		if (c->skip == CSV_SKIP_LONG)
+			skipped[CSV_SKIP_LONG]++;
+		else if (c->nfields != width && c->cut) {
+			snprintf(err, errlen, "line %zu: %zu fields where the "
+			    "header has %zu, at the end: truncated", c->row_line,
+			    c->nfields, width);
+			return -1;
+		} else if (c->nfields != width)
+			skipped[CSV_SKIP_WIDTH]++;
+		else {
+			if (c->skip == CSV_SKIP_QUOTE)
+				skipped[CSV_SKIP_QUOTE]++;
+			return 1;
+		}
 	}
 	if (rc == -1)
 		snprintf(err, errlen, "line %zu: malformed CSV: %s", c->err_line,
@@ -116,15 +152,33 @@ data_row(struct csv *c, size_t width, char *err, size_t errlen)
 	return rc;
 }
 
-enum { R_FP, R_TYPE, R_REVOKED, R_VALID_TO, R_FULL, R_PARTS, R_NCOLS };
+/* At the end of a report: refuse one without rows or mostly broken. */
+static int
+close_report(size_t rows, const size_t *skipped, char *err, size_t errlen)
+{
+	size_t bad = skipped[CSV_SKIP_WIDTH] + skipped[CSV_SKIP_LONG];
+
+	if (rows == 0) {
+		snprintf(err, errlen, "no data rows");
+		return -1;
+	}
+	if (bad * BAD_ROWS_SHARE > rows) {
+		snprintf(err, errlen, "%zu of %zu rows malformed", bad, rows);
+		return -1;
+	}
+	return 0;
+}
+
+enum { R_FP, R_TYPE, R_REVOKED, R_VALID_TO, R_URL0,
+    R_NCOLS = R_URL0 + CCADB_URL_COLUMNS };
 
 /* One records row into rec; its reason says whether it may be used. */
 static void
 record_row(const struct csv *c, const int *col, int64_t now,
     struct ccadb_record *rec)
 {
-	const char *v, *full;
-	size_t len, flen;
+	const char *v;
+	size_t len, i, bad = 0;
 
 	memset(rec, 0, sizeof(*rec));
 	v = csv_get(c, col[R_TYPE], &len);
@@ -139,21 +193,24 @@ record_row(const struct csv *c, const int *col, int64_t now,
 		rec->reason = DIR_REVOKED;
 		return;
 	}
+	/* Without the column, the certificate's notAfter decides. */
 	v = csv_get(c, col[R_VALID_TO], &len);
-	if ((rec->valid_to = valid_to(v, len)) == -1) {
+	if (col[R_VALID_TO] != -1 &&
+	    (rec->valid_to = valid_to(v, len)) == -1) {
 		rec->reason = DIR_MALFORMED;
 		return;
 	}
-	if (rec->valid_to < now) {
+	if (col[R_VALID_TO] != -1 && rec->valid_to < now) {
 		rec->reason = DIR_EXPIRED;
 		return;
 	}
-	full = csv_get(c, col[R_FULL], &flen);
-	if (ccadb_urls(full, flen, csv_get(c, col[R_PARTS], &len), &rec->urls,
-	    DIR_MAX_URLS) == -1) {
-		strlist_free(&rec->urls);
-		rec->reason = DIR_MANY_URLS;
-		return;
+	for (i = 0; i < CCADB_URL_COLUMNS; i++) {
+		v = csv_get(c, col[R_URL0 + i], &len);
+		if (ccadb_urls(v, len, &rec->urls, DIR_MAX_URLS, &bad) == -1) {
+			strlist_free(&rec->urls);
+			rec->reason = DIR_MANY_URLS;
+			return;
+		}
 	}
 	rec->reason = rec->urls.n > 0 ? DIR_KEPT : DIR_NO_URL;
 }
@@ -162,19 +219,27 @@ int
 records_parse(struct ccadb_records *r, const uint8_t *buf, size_t len,
     int64_t now, char *err, size_t errlen)
 {
-	static const char *const names[R_NCOLS] = { COL_FP, COL_TYPE,
-	    COL_REVOKED, COL_VALID_TO, COL_FULL, COL_PARTS };
+	const char *names[R_NCOLS] = { COL_FP, COL_TYPE, COL_REVOKED,
+	    COL_VALID_TO };
 	struct ccadb_record rec, *v;
 	struct csv c;
 	const char *type;
-	size_t width, tlen;
-	int col[R_NCOLS], rc, ret = -1;
+	size_t width, tlen, i, rows = 0, skipped[CSV_NSKIP] = { 0 };
+	int col[R_NCOLS], rc, ret = -1, any = 0;
 
-	if ((width = open_report(&c, buf, len, names, col, R_NCOLS, err,
-	    errlen)) == 0)
+	for (i = 0; i < CCADB_URL_COLUMNS; i++)
+		names[R_URL0 + i] = ccadb_url_columns[i];
+	if ((width = open_report(&c, buf, len, names, col, R_REVOKED, R_NCOLS,
+	    err, errlen)) == 0)
 		goto done;
-	while ((rc = data_row(&c, width, err, errlen)) == 1) {
-		r->rows++;
+	for (i = 0; i < CCADB_URL_COLUMNS; i++)
+		any |= col[R_URL0 + i] != -1;
+	if (!any) {
+		snprintf(err, errlen, "no CRL URL column (\"%s\" or \"%s\")",
+		    ccadb_url_columns[0], ccadb_url_columns[1]);
+		goto done;
+	}
+	while ((rc = data_row(&c, width, &rows, skipped, err, errlen)) == 1) {
 		type = csv_get(&c, col[R_TYPE], &tlen);
 		if (strcmp(type, TYPE_ROOT) != 0 && strcmp(type, TYPE_INT) != 0)
 			continue;	/* not a CA certificate record */
@@ -194,7 +259,11 @@ records_parse(struct ccadb_records *r, const uint8_t *buf, size_t len,
 		}
 		r->v[r->n++] = rec;
 	}
-	ret = rc == 0 ? 0 : -1;
+	if (rc == 0 && close_report(rows, skipped, err, errlen) == 0)
+		ret = 0;
+	r->rows += rows;
+	for (i = 0; i < CSV_NSKIP; i++)
+		r->skipped[i] += skipped[i];
 done:
 	csv_free(&c);
 	return ret;
@@ -281,19 +350,20 @@ records_add_pems(struct ccadb_records *r, const uint8_t *buf, size_t len,
     const char *source, char *err, size_t errlen)
 {
 	static const char *const names[P_NCOLS] = { COL_FP, COL_PEM };
+	size_t rows = 0, skipped[CSV_NSKIP] = { 0 };
 	char want[2 * CRLC_HASH_LEN + 1], had[2 * CRLC_HASH_LEN + 1];
 	uint8_t fp[CRLC_HASH_LEN], got[CRLC_HASH_LEN];
 	struct ccadb_record *rec;
 	enum dir_reason why;
 	struct csv c;
 	const char *v;
-	size_t width, vlen;
+	size_t width, vlen, i;
 	int col[P_NCOLS], rc, ret = -1;
 
-	if ((width = open_report(&c, buf, len, names, col, P_NCOLS, err,
-	    errlen)) == 0)
+	if ((width = open_report(&c, buf, len, names, col, P_NCOLS, P_NCOLS,
+	    err, errlen)) == 0)
 		goto done;
-	while ((rc = data_row(&c, width, err, errlen)) == 1) {
+	while ((rc = data_row(&c, width, &rows, skipped, err, errlen)) == 1) {
 		v = csv_get(&c, col[P_FP], &vlen);
 		if (hex_decode(v, vlen, fp, CRLC_HASH_LEN) == -1 ||
 		    (rec = records_find(r, fp)) == NULL || rec->cert != NULL ||
@@ -312,7 +382,12 @@ records_add_pems(struct ccadb_records *r, const uint8_t *buf, size_t len,
 			logx(0, "%s: line %zu: certificate %s refused: not a PEM "
 			    "certificate", source, c.row_line, want);
 	}
-	ret = rc == 0 ? 0 : -1;
+	/* A decade or a year may have no certificate: no rows is fine. */
+	if (rc == 0 && (rows == 0 ||
+	    close_report(rows, skipped, err, errlen) == 0))
+		ret = 0;
+	for (i = 0; i < CSV_NSKIP; i++)
+		r->skipped[i] += skipped[i];
 done:
 	csv_free(&c);
 	return ret;

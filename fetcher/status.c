@@ -97,13 +97,13 @@ scope_kind(const struct crlc_crl_info *ci, char *buf, size_t size)
 
 /* Prometheus labels of a scope: source, scope and, when some, reasons. */
 static void
-prom_labels(FILE *out, const char *src, size_t srclen,
+prom_labels(FILE *out, const char *src, size_t srclen, const char *scope,
     const struct crlc_crl_info *ci, const char *reasons)
 {
 	fputs("{source=", out);
 	prom_str(out, src, srclen);
 	fputs(",scope=", out);
-	prom_str(out, (const char *)ci->name.p, ci->name.len);
+	prom_str(out, scope, strlen(scope));
 	if (ci->reasons != CRLC_REASONS_ALL) {
 		fputs(",reasons=", out);
 		prom_str(out, reasons, strlen(reasons));
@@ -129,8 +129,8 @@ static int
 print_crl(const struct crlc_crl_info *ci, void *arg)
 {
 	struct status_walk *w = arg;
-	const char *scope = (const char *)ci->name.p;
 	char tu[32], nu[32], kind[48], ski[2 * CRLC_SKI_MAX + 1], *raw, *src;
+	char *scope;
 	char reasons[CRLC_REASONS_TEXT_MAX];
 	size_t srclen;
 	int stale = is_stale(w, ci->next_update);
@@ -142,21 +142,27 @@ print_crl(const struct crlc_crl_info *ci, void *arg)
 	else
 		crlc_reasons_format(ci->reasons, reasons, sizeof(reasons));
 
-	/* An index an older version published may name a URL's credentials. */
+	/*
+	 * Both came from the network (a URL, a CRL's distribution point);
+	 * an index an older version published may name a URL's credentials.
+	 */
 	raw = xcalloc(1, ci->source.len + 1);
 	memcpy(raw, ci->source.p, ci->source.len);
-	src = redact_userinfo(raw);
+	src = safe_text(raw);
 	free(raw);
 	srclen = strlen(src);
+	raw = xcalloc(1, ci->name.len + 1);
+	memcpy(raw, ci->name.p, ci->name.len);
+	scope = safe_text(raw);
+	free(raw);
 	w->stale |= stale;
 	switch (w->fmt) {
 	case OUT_TEXT:
 		format_time(ci->this_update, tu, sizeof(tu));
 		format_time(ci->next_update, nu, sizeof(nu));
-		fprintf(w->out, "crl %.*s scope=%.*s entries=%u thisUpdate=%s "
+		fprintf(w->out, "crl %.*s scope=%s entries=%u thisUpdate=%s "
 		    "nextUpdate=%s kind=%s key=%u%s%s%s%s%s%s\n", (int)srclen,
-		    src, ci->name.len > 0 ? (int)ci->name.len : 3,
-		    ci->name.len > 0 ? scope : "all", ci->entries, tu,
+		    src, ci->name.len > 0 ? scope : "all", ci->entries, tu,
 		    ci->next_update != 0 ? nu : "none", kind, ci->key_no,
 		    ski[0] != '\0' ? " ski=" : "", ski,
 		    ci->reasons != CRLC_REASONS_ALL ? " reasons=" : "",
@@ -167,7 +173,7 @@ print_crl(const struct crlc_crl_info *ci, void *arg)
 		fprintf(w->out, "%s\n    {\"source\": ", w->n++ ? "," : "");
 		json_str(w->out, src, srclen);
 		fputs(", \"scope\": ", w->out);
-		json_str(w->out, scope, ci->name.len);
+		json_str(w->out, scope, strlen(scope));
 		fputs(", \"kind\": ", w->out);
 		json_str(w->out, kind, strlen(kind));
 		fputs(", \"reasons\": ", w->out);
@@ -189,25 +195,28 @@ print_crl(const struct crlc_crl_info *ci, void *arg)
 		break;
 	case OUT_PROM:
 		fputs("crlcache_crl_next_update_timestamp_seconds", w->out);
-		prom_labels(w->out, src, srclen, ci, reasons);
+		prom_labels(w->out, src, srclen, scope, ci, reasons);
 		fprintf(w->out, " %lld\ncrlcache_crl_stale",
 		    (long long)ci->next_update);
-		prom_labels(w->out, src, srclen, ci, reasons);
+		prom_labels(w->out, src, srclen, scope, ci, reasons);
 		fprintf(w->out, " %d\ncrlcache_crl_entries", stale);
-		prom_labels(w->out, src, srclen, ci, reasons);
+		prom_labels(w->out, src, srclen, scope, ci, reasons);
 		fprintf(w->out, " %u\n", ci->entries);
 		break;
 	}
 	free(src);
+	free(scope);
 	return 0;
 }
 
 static int
-print_source(const char *url, const struct source_rec *r, void *arg)
+print_source(const char *raw_url, const struct source_rec *r, void *arg)
 {
 	struct status_walk *w = arg;
 	int failing = r->error != NULL;
-	char ls[32];
+	/* Learned URLs and error texts quoting servers: network text. */
+	char ls[32], *url = safe_text(raw_url);
+	char *error = failing ? safe_text(r->error) : NULL;
 
 	w->failing |= failing;
 	switch (w->fmt) {
@@ -215,7 +224,7 @@ print_source(const char *url, const struct source_rec *r, void *arg)
 		format_time(r->last_success, ls, sizeof(ls));
 		fprintf(w->out, "source %s %s last_success=%s%s%s\n", url,
 		    failing ? "failing" : "ok", r->last_success ? ls : "never",
-		    failing ? " error=" : "", failing ? r->error : "");
+		    failing ? " error=" : "", failing ? error : "");
 		break;
 	case OUT_JSON:
 		fprintf(w->out, "%s\n    {\"url\": ", w->n++ ? "," : "");
@@ -224,7 +233,7 @@ print_source(const char *url, const struct source_rec *r, void *arg)
 		    "\"http_status\": %ld, \"error\": ", (long long)r->last_attempt,
 		    (long long)r->last_success, r->http_status);
 		if (failing)
-			json_str(w->out, r->error, strlen(r->error));
+			json_str(w->out, error, strlen(error));
 		else
 			fputs("null", w->out);
 		fputc('}', w->out);
@@ -238,6 +247,8 @@ print_source(const char *url, const struct source_rec *r, void *arg)
 		fprintf(w->out, "} %d\n", failing);
 		break;
 	}
+	free(url);
+	free(error);
 	return 0;
 }
 
@@ -338,7 +349,7 @@ print_issuer(struct status_walk *w, struct crlc_index *idx,
 	unsigned char *der = NULL;
 	struct crlc_span name;
 	const char *state, *why = NULL;
-	char subject[256], met[32], whybuf[ERRLEN + CRLC_KEY_MAX];
+	char subject[256], met[32], whybuf[ERRLEN + CRLC_KEY_MAX], *shown;
 	char *const *hit;
 	size_t i;
 	int len;
@@ -374,11 +385,13 @@ print_issuer(struct status_walk *w, struct crlc_index *idx,
 	else
 		cv->uncovered++;
 	format_time(en->last_seen, met, sizeof(met));
+	/* A URL and a server's error: network text. */
+	shown = why != NULL ? safe_text(why) : NULL;
 	if (w->fmt == OUT_TEXT) {
 		fprintf(w->out, "issuer %s met=%s %s crls=%zu", subject, met, state,
 		    ic.held);
-		if (why != NULL)
-			fprintf(w->out, " why=%s", why);
+		if (shown != NULL)
+			fprintf(w->out, " why=%s", shown);
 		fputc('\n', w->out);
 	} else if (w->fmt == OUT_JSON) {
 		fprintf(w->out, "%s\n    {\"subject\": ", w->n++ ? "," : "");
@@ -386,12 +399,13 @@ print_issuer(struct status_walk *w, struct crlc_index *idx,
 		fprintf(w->out, ", \"last_met\": %lld, \"state\": \"%s\", "
 		    "\"crls\": %zu, \"why\": ", (long long)en->last_seen, state,
 		    ic.held);
-		if (why != NULL)
-			json_str(w->out, why, strlen(why));
+		if (shown != NULL)
+			json_str(w->out, shown, strlen(shown));
 		else
 			fputs("null", w->out);
 		fputc('}', w->out);
 	}
+	free(shown);
 }
 
 /*
@@ -440,37 +454,86 @@ print_coverage(struct status_walk *w, struct crlc_index *idx,
 	strlist_free(&errors);
 }
 
+/*
+ * Whether update uses the directory: built, and readable as a whole (a
+ * directory that fails to load is not used at all).  why says why not.
+ */
+static int
+directory_in_use(const char *state_dir, const struct dir_state *st,
+    char *why, size_t whylen)
+{
+	struct directory d;
+	int ok;
+
+	if (st->built == 0) {
+		snprintf(why, whylen, "never built");
+		return 0;
+	}
+	ok = directory_load(state_dir, &d, why, whylen) == 0 && d.built != 0;
+	if (ok)
+		why[0] = '\0';
+	else if (d.built == 0 && why[0] == '\0')
+		snprintf(why, whylen, "no directory file");
+	directory_free(&d);
+	return ok;
+}
+
 /* One line on the issuer directory, when update has ever built one. */
 static void
 print_directory(FILE *out, enum out_format fmt, const char *state_dir)
 {
-	long long entries;
-	int64_t built;
-	char bt[32], *error;
+	struct dir_state st;
+	char bt[32], why[ERRLEN] = "", *error = NULL, *notused = NULL;
+	int in_use;
+	size_t i;
 
-	if (directory_info(state_dir, &built, &entries, &error) == -1)
+	if (directory_info(state_dir, &st) == -1)
 		return;
-	if (error != NULL) {		/* it may quote a ccadb URL */
-		char *r = redact_userinfo(error);
-
-		free(error);
-		error = r;
-	}
-	format_time(built, bt, sizeof(bt));
-	if (fmt == OUT_TEXT)
-		fprintf(out, "directory built=%s entries=%lld%s%s\n",
-		    built != 0 ? bt : "never", entries, error ? " error=" : "",
-		    error ? error : "");
-	else if (fmt == OUT_JSON) {
+	in_use = directory_in_use(state_dir, &st, why, sizeof(why));
+	/* They may quote a ccadb URL and a server's words. */
+	if (st.error != NULL)
+		error = safe_text(st.error);
+	if (!in_use)
+		notused = safe_text(why);
+	format_time(st.built, bt, sizeof(bt));
+	if (fmt == OUT_TEXT) {
+		fprintf(out, "directory built=%s entries=%lld rows=%lld in_use=%s",
+		    st.built != 0 ? bt : "never", st.entries, st.rows,
+		    in_use ? "yes" : "no");
+		if (notused != NULL)
+			fprintf(out, " why=\"%s\"", notused);
+		for (i = 0; i < CSV_NSKIP; i++)
+			if (st.skipped[i] > 0)
+				fprintf(out, " rows_%s=%lld", csv_skip_name[i],
+				    st.skipped[i]);
+		if (error != NULL)
+			fprintf(out, " error=%s", error);
+		fputc('\n', out);
+	} else if (fmt == OUT_JSON) {
 		fprintf(out, ",\n  \"directory\": {\"built\": %lld, \"entries\": "
-		    "%lld, \"error\": ", (long long)built, entries);
+		    "%lld, \"rows\": %lld, \"in_use\": %s, \"why_not_used\": ",
+		    (long long)st.built, st.entries, st.rows,
+		    in_use ? "true" : "false");
+		if (notused != NULL)
+			json_str(out, notused, strlen(notused));
+		else
+			fputs("null", out);
+		fputs(", \"rows_lenient\": {", out);
+		for (i = 0; i < CSV_NSKIP; i++)
+			fprintf(out, "%s\"%s\": %lld", i ? ", " : "",
+			    csv_skip_name[i], st.skipped[i]);
+		fputs("}, \"error\": ", out);
 		if (error != NULL)
 			json_str(out, error, strlen(error));
 		else
 			fputs("null", out);
 		fputc('}', out);
-	}
+	} else
+		fprintf(out, "crlcache_directory_entries %lld\n"
+		    "crlcache_directory_in_use %d\n", st.entries, in_use);
 	free(error);
+	free(notused);
+	dir_state_free(&st);
 }
 
 static int

@@ -288,7 +288,7 @@ trust_chains(const struct trust *t, X509 *x, time_t now, char *why,
 	return ok;
 }
 
-/* Keep gn when it is an http(s) URI short enough to be an index key. */
+/* Keep gn when it is an http(s) URI that may become a source (url_usable). */
 static void
 add_uri(const GENERAL_NAME *gn, struct strlist *urls)
 {
@@ -299,9 +299,7 @@ add_uri(const GENERAL_NAME *gn, struct strlist *urls)
 		return;
 	u = (const char *)ASN1_STRING_get0_data(gn->d.uniformResourceIdentifier);
 	len = ASN1_STRING_length(gn->d.uniformResourceIdentifier);
-	if (len > 0 && len <= CRLC_KEY_MAX && memchr(u, '\0', (size_t)len) == NULL &&
-	    strpbrk(u, " \t\r\n") == NULL && is_http_url(u, (size_t)len) &&
-	    urls->n < MAX_SOURCES)
+	if (len > 0 && url_usable(u, (size_t)len) && urls->n < MAX_SOURCES)
 		strlist_add(urls, u);
 }
 

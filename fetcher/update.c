@@ -45,25 +45,28 @@ uniq(struct strlist *l)
 }
 
 /*
- * CRL URLs of the CCADB exports the configuration names (a file, or an
- * http(s) URL fetched with the same limits as a CRL).  Returns how many
+ * CRL URLs of the CCADB exports the configuration names: a file the
+ * administrator placed (its URLs to urls, as configured), or an http(s)
+ * URL fetched with the same limits as a CRL (its URLs came from the
+ * network: to fromnet, fetched as learned URLs).  Returns how many
  * exports could not be read.
  */
 static size_t
-read_ccadb(const struct conf *conf, struct strlist *urls)
+read_ccadb(const struct conf *conf, struct strlist *urls,
+    struct strlist *fromnet)
 {
 	char err[ERRLEN];
 	struct fetch f;
 	uint8_t *buf;
 	size_t i, len, failed = 0;
-	int ok;
+	int ok, net;
 
 	for (i = 0; i < conf->ccadb.n; i++) {
 		const char *src = conf->ccadb.v[i];
 
 		buf = NULL;
 		len = 0;
-		if (is_http_url(src, strlen(src))) {
+		if ((net = is_http_url(src, strlen(src)))) {
 			memset(&f, 0, sizeof(f));
 			f.url = src;
 			ok = fetch_all(&f, 1, conf) == 0 && f.ok && !f.not_modified;
@@ -81,17 +84,20 @@ read_ccadb(const struct conf *conf, struct strlist *urls)
 			if (!ok)
 				logx(0, "%s: %s", src, err);
 		}
-		if (!ok || ccadb_parse(buf, len, src, urls) == -1)
+		if (!ok || ccadb_parse(buf, len, src, net ? fromnet : urls) == -1)
 			failed++;
 		free(buf);
 	}
 	return failed;
 }
 
-/* The explicit sources and the CRL DPs of the configured CA certificates. */
+/*
+ * The explicit sources and the CRL DPs of the configured CA certificates
+ * to urls; those of downloaded CCADB exports to fromnet.
+ */
 static int
 gather_urls(const struct conf *conf, const struct trust *t, struct strlist *urls,
-    size_t *failed)
+    struct strlist *fromnet, size_t *failed)
 {
 	size_t i;
 	int j;
@@ -125,7 +131,7 @@ gather_urls(const struct conf *conf, const struct trust *t, struct strlist *urls
 	for (j = 0; j < sk_X509_num(t->certs); j++)
 		if (X509_check_ca(sk_X509_value(t->certs, j)) > 0)
 			cert_crl_urls(sk_X509_value(t->certs, j), urls);
-	*failed += read_ccadb(conf, urls);
+	*failed += read_ccadb(conf, urls, fromnet);
 	return 0;
 }
 
@@ -199,7 +205,6 @@ enrolled_sources(const struct conf *conf, const struct directory *d,
 	if (conf->enroll == ENROLL_ALL && since == 0)
 		for (i = 0; i < d->n; i++)
 			add_learned(&d->v[i].urls, urls, learned);
-	uniq(learned);
 }
 
 /*
@@ -349,6 +354,7 @@ cmd_update(const struct cmd_ctx *c, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct strlist urls = { NULL, 0 }, learned = { NULL, 0 };
+	struct strlist fromnet = { NULL, 0 };
 	struct trust t = { NULL, NULL, NULL, 0 };
 	struct directory dir = { NULL, 0, 0 };
 	struct enrolment en;
@@ -392,11 +398,15 @@ cmd_update(const struct cmd_ctx *c, int argc, char **argv)
 	/* Under the lock: the directory lives in the working directory. */
 	if (!hints_only && directory_refresh(state_dir, conf, &t, force) == -1)
 		st.tl.failed++;
-	if (directory_load(state_dir, &dir) == -1)
+	if (directory_load(state_dir, &dir, err, sizeof(err)) == -1) {
+		logx(0, "%s; not used until the next refresh", err);
 		st.tl.failed++;
-	if (!hints_only && gather_urls(conf, &t, &urls, &st.tl.failed) == -1)
+	}
+	if (!hints_only && gather_urls(conf, &t, &urls, &fromnet,
+	    &st.tl.failed) == -1)
 		goto done;
 	uniq(&urls);
+	add_learned(&fromnet, &urls, &learned);
 	if (add_directory_certs(&t, &dir) == -1) {
 		logx(0, "update: out of memory");
 		goto done;
@@ -417,6 +427,7 @@ cmd_update(const struct cmd_ctx *c, int argc, char **argv)
 	enrolled_sources(conf, &dir, &en, &t, since, &urls, &learned);
 	if (hints_only)
 		keep_configured(conf, &urls, &learned);
+	uniq(&learned);
 	n = urls.n + learned.n;
 	if (n == 0 && !hints_only)
 		logx(1, "update: no sources configured");
@@ -469,5 +480,6 @@ done:
 	enrolment_free(&en);
 	strlist_free(&urls);
 	strlist_free(&learned);
+	strlist_free(&fromnet);
 	return ret;
 }

@@ -87,18 +87,77 @@ redact_buf(char *buf, size_t size)
 	free(r);
 }
 
+/* A byte a URL may hold here: no white space, control or quoting one. */
+static int
+url_byte(unsigned char c)
+{
+	return c > 0x20 && c < 0x7f && c != '"' && c != '<' && c != '>';
+}
+
 /* A configured URL: no white space, control or quoting character. */
 int
 url_plain(const char *s)
 {
 	for (; *s != '\0'; s++)
-		if (*s == '"' || *s == '<' || *s == '>' ||
-		    (unsigned char)*s <= 0x20 || *s == 0x7f)
+		if (!url_byte((unsigned char)*s) && (unsigned char)*s < 0x80)
 			return 0;
 	return 1;
 }
 
-/* Every message is redacted: a URL's credentials never reach a log. */
+/*
+ * A URL from the network (a certificate's distribution point, a CCADB
+ * report or export) that may become a source: http(s), short enough to
+ * key its state in LMDB, and only the printable ASCII of RFC 3986 2
+ * without the quoting characters, so that no line, log or terminal it
+ * reaches is broken by it and its userinfo is always found (url_plain).
+ */
+int
+url_usable(const char *s, size_t len)
+{
+	size_t i;
+
+	if (len > CRLC_KEY_MAX || !is_http_url(s, len))
+		return 0;
+	for (i = 0; i < len; i++)
+		if (!url_byte((unsigned char)s[i]))
+			return 0;
+	return 1;
+}
+
+/*
+ * s as it may be shown on a terminal or in a log: userinfo redacted
+ * (redact_userinfo) and every control byte and every byte above 0x7e as
+ * \xHH, so that text from the network (URLs, error texts quoting them)
+ * cannot move a cursor, retitle a window or forge a line.  A new string.
+ */
+char *
+safe_text(const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+	char *r = redact_userinfo(s), *out;
+	size_t i, o = 0;
+
+	out = xcalloc(1, 4 * strlen(r) + 1);
+	for (i = 0; r[i] != '\0'; i++) {
+		unsigned char c = (unsigned char)r[i];
+
+		if (c >= 0x20 && c < 0x7f) {
+			out[o++] = (char)c;
+			continue;
+		}
+		out[o++] = '\\';
+		out[o++] = 'x';
+		out[o++] = hex[c >> 4];
+		out[o++] = hex[c & 15];
+	}
+	free(r);
+	return out;
+}
+
+/*
+ * Every message is redacted and escaped (safe_text): a URL's credentials
+ * never reach a log, and nothing a server sent reaches a terminal raw.
+ */
 void
 logx(int level, const char *fmt, ...)
 {
@@ -113,7 +172,7 @@ logx(int level, const char *fmt, ...)
 	va_end(ap);
 	if (n < 0)
 		return;
-	r = redact_userinfo(msg);
+	r = safe_text(msg);
 	free(msg);
 	if (level <= verbosity)
 		fprintf(stderr, "crlcache: %s\n", r);

@@ -694,6 +694,9 @@ CCADB_V4_COLUMNS=("CA Owner" "Salesforce Record ID" "Certificate Name"
     "CP/CPS Last Updated Date" "Test Website URL - Valid" "Test Website URL - Expired"
     "Test Website URL - Revoked" "TLS Capable" "TLS EV Capable" "Code Signing Capable"
     "S/MIME Capable" "Country")
+# AllCertificateRecordsCSVFormatV5: its real header, from crt.sh's archive
+# of the CCADB (test/data/ccadb/SOURCES); no column name holds a comma.
+IFS=, read -r -a CCADB_V5_COLUMNS <"$TESTDIR/data/ccadb/records-v5.csv"
 CCADB_D=$W/ccadb.rows
 _csvq() { printf '"%s"' "${1//\"/\"\"}"; }         # one RFC 4180 quoted field
 cert_fp() {     # cert_fp CERT.pem -> SHA-256 in uppercase hex, as the CCADB writes it
@@ -703,13 +706,19 @@ _cert_date() {  # _cert_date CERT.pem startdate|enddate FORMAT
     date -u -d "$(openssl x509 -in "$1" -noout "-$2" | cut -d= -f2)" +"$3"
 }
 # ccadb_row CERT.pem [type=root|int] [status=TEXT] [valid_to=YYYY.MM.DD]
-#     [full=URL] [parts=URL,URL...] [parent=PARENT.pem] [pem=FILE]
-# One certificate: a row of the records report (the columns crlcache reads
+#     [full=URL[,URL...]] [parts=URL,URL...] [parent=PARENT.pem] [pem=FILE]
+#     [fullraw=TEXT] [partsraw=TEXT]
+# One certificate: a row of the records reports (the columns crlcache reads
 # filled from the certificate unless given; some others with commas, quotes
 # and line breaks), and a row of the PEM report of its notBefore year
-# (pem= puts another file's PEM under CERT's fingerprint).
+# (pem= puts another file's PEM under CERT's fingerprint).  The V4 row
+# has the first full URL in "Full CRL Issued By This CA", the V5 row all
+# of them in "JSON Array of All Full CRL URLs" and its dates as
+# YYYY-MM-DD (crt.sh's copy); fullraw= and partsraw= are those fields as
+# given, in both.
 ccadb_row() {
     local cert=$1 type=int status="Not Revoked" vt="" full="" parts="" parent="" pem a
+    local fullraw="" partsraw="" raw_f=0 raw_p=0
     shift
     pem=$cert
     for a in "$@"; do
@@ -717,11 +726,14 @@ ccadb_row() {
             type=*) type=${a#type=} ;; status=*) status=${a#status=} ;;
             valid_to=*) vt=${a#valid_to=} ;; full=*) full=${a#full=} ;;
             parts=*) parts=${a#parts=} ;; parent=*) parent=${a#parent=} ;;
-            pem=*) pem=${a#pem=} ;; *) fail "ccadb_row: unknown option $a" ;;
+            pem=*) pem=${a#pem=} ;;
+            fullraw=*) fullraw=${a#fullraw=}; raw_f=1 ;;
+            partsraw=*) partsraw=${a#partsraw=}; raw_p=1 ;;
+            *) fail "ccadb_row: unknown option $a" ;;
         esac
     done
     mkdir -p "$CCADB_D"
-    local fp json="" u c line="" year
+    local fp json="" fjson="" u c line="" line5="" year
     fp=$(cert_fp "$cert")
     [ -n "$vt" ] || vt=$(_cert_date "$cert" enddate %Y.%m.%d)
     year=$(_cert_date "$cert" startdate %Y)
@@ -729,6 +741,12 @@ ccadb_row() {
         for u in ${parts//,/ }; do json="${json:+$json, }\"$u\""; done
         json="[$json]"
     fi
+    if [ -n "$full" ]; then
+        for u in ${full//,/ }; do fjson="${fjson:+$fjson, }\"$u\""; done
+        fjson="[$fjson]"
+    fi
+    [ "$raw_f" = 0 ] || { full=$fullraw; fjson=$fullraw; }
+    [ "$raw_p" = 0 ] || json=$partsraw
     local -A v=(
         ["CA Owner"]='crlcache tests, "Test" Owner'
         ["Certificate Name"]=$(openssl x509 -in "$cert" -noout -subject -nameopt RFC2253 | sed 's/^subject=//')
@@ -738,7 +756,8 @@ ccadb_row() {
         ["Parent SHA-256 Fingerprint"]=$([ -n "$parent" ] && cert_fp "$parent")
         ["Valid From (GMT)"]=$(_cert_date "$cert" startdate %Y.%m.%d)
         ["Valid To (GMT)"]=$vt
-        ["Full CRL Issued By This CA"]=$full
+        ["Full CRL Issued By This CA"]=${full%%,*}
+        ["JSON Array of All Full CRL URLs"]=$fjson
         ["JSON Array of Partitioned CRLs"]=$json
         ["Auditor"]=$'Audit, "Test"\nLLP'
         ["Derived Trust Bits"]="Client Authentication;Server Authentication"
@@ -747,16 +766,29 @@ ccadb_row() {
     )
     for c in "${CCADB_V4_COLUMNS[@]}"; do line+="${line:+,}$(_csvq "${v[$c]:-}")"; done
     printf '%s\r\n' "$line" >>"$CCADB_D/records"
+    v["Valid To (GMT)"]=${vt//./-}
+    v["Valid From (GMT)"]=$(_cert_date "$cert" startdate %Y-%m-%d)
+    for c in "${CCADB_V5_COLUMNS[@]}"; do line5+="${line5:+,}$(_csvq "${v[$c]:-}")"; done
+    printf '%s\r\n' "$line5" >>"$CCADB_D/records5"
     printf '%s,%s\r\n' "$(_csvq "$fp")" "$(_csvq "$(cat "$pem")")" >>"$CCADB_D/pems-$year"
 }
 # ccadb_write DIR [FIRST_YEAR]: the reports of the rows so far, as
-# DIR/records.csv and DIR/pems-YYYY.csv for every year from FIRST_YEAR
-# (default: this one) to this year.
+# DIR/records.csv (V4), DIR/records-v5.csv (V5, header unquoted as the
+# CCADB writes it), DIR/pems-YYYY.csv for every year from FIRST_YEAR
+# (default: this one) to this year and DIR/pems-decade-YYY0.csv for the
+# decade of each.
 ccadb_write() {
     local d=$1 first=${2:-$(date -u +%Y)} y c hdr=""
     mkdir -p "$d" "$CCADB_D"
     for c in "${CCADB_V4_COLUMNS[@]}"; do hdr+="${hdr:+,}$(_csvq "$c")"; done
     { printf '%s\r\n' "$hdr"; cat "$CCADB_D/records" 2>/dev/null; } >"$d/records.csv"
+    hdr=$(IFS=,; echo "${CCADB_V5_COLUMNS[*]}")
+    { printf '%s\r\n' "$hdr"; cat "$CCADB_D/records5" 2>/dev/null; } >"$d/records-v5.csv"
+    for y in $(seq "$((first - first % 10))" "$(date -u +%Y)"); do
+        [ $((y % 10)) = 0 ] && printf '"SHA-256 Fingerprint","X.509 Certificate (PEM)"\r\n' \
+            >"$d/pems-decade-$y.csv"
+        cat "$CCADB_D/pems-$y" 2>/dev/null >>"$d/pems-decade-$((y - y % 10)).csv"
+    done
     for y in $(seq "$first" "$(date -u +%Y)"); do
         { printf '"SHA-256 Fingerprint","X.509 Certificate (PEM)"\r\n'
           cat "$CCADB_D/pems-$y" 2>/dev/null; } >"$d/pems-$y.csv"

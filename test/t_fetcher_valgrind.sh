@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The fetcher's integration path under valgrind: update (good, partitioned,
-# delta, 404, garbage and refused sources), import, check, status --json,
+# delta, 404, garbage, refused and redirected sources, direct and through a
+# proxy), import, check, status --json,
 # exec's config generation and enable/disable run with
 # --error-exitcode and full leak checking; any error or leak fails.
 . "$(dirname "$0")/lib.sh"
@@ -19,11 +20,15 @@ printf 'garbage' >"$W/bad.crl"; serve "$W/bad.crl" bad.crl
 cport=$(closed_port)
 write_conf "url = $BASE_URL/int.crl" "url = $BASE_URL/p1.crl" "url = $BASE_URL/bad.crl" \
     "url = $BASE_URL/status/404/x.crl" "url = http://127.0.0.1:$cport/y.crl" \
+    "url = $BASE_URL/redirect/1/int.crl" "url = $BASE_URL/redirect-to/127.0.0.2:$cport/z.crl" \
     "anchor = $PKI/root/cert.pem" "untrusted = $PKI/int/cert.pem" "retries = 1" "timeout = 5"
 vg update >"$W/u1.out" 2>&1; rc=$?
 [ "$rc" -eq 1 ] || { cat "$W/u1.out"; fail "update under valgrind: exit $rc (99 = valgrind error)"; }
 vg update >"$W/u2.out" 2>&1; rc=$?          # conditional GETs, 304s
 [ "$rc" -eq 1 ] || { cat "$W/u2.out"; fail "second update under valgrind: exit $rc"; }
+# through a proxy (nothing listens): every hop's host checked first
+http_proxy=http://127.0.0.1:$cport no_proxy= NO_PROXY= vg update >"$W/u3.out" 2>&1; rc=$?
+[ "$rc" -eq 1 ] || { cat "$W/u3.out"; fail "update through a proxy under valgrind: exit $rc"; }
 pki_revoke int "$PKI/rev2.pem"
 pki_gencrl int "$W/delta.crl" delta=16 number=11
 vg import "$W/delta.crl" >"$W/i.out" 2>&1 || { cat "$W/i.out"; fail "import of a delta under valgrind"; }

@@ -161,4 +161,21 @@ for kind in work dangling index rootdir; do
     rc disable --openssl-cnf "$W/openssl.cnf"
     [ "$_SOFT_FAILS" -ne "$fails" ] || case_ok "$kind: nothing outside the state directory changed"
 done
+
+# A world-writable directory of root's (sticky, like /tmp): whoever made
+# an entry there first is no owner root may switch to.  nobody makes
+# hints first; root's update and status refuse the directory instead of
+# running as nobody.
+kind=sticky
+fails=$_SOFT_FAILS
+outside
+before=$(manifest)
+rm -rf "$STATE"; mkdir -m 1777 "$STATE"
+setpriv --reuid=nobody --regid=nogroup --clear-groups mkdir -m 3733 "$STATE/hints" ||
+    fail "nobody cannot make hints in a sticky directory"
+rc update; want 4 "update"
+grep -q "writable by every user" "$W/err" || case_fail "sticky update" "not refused as world-writable"
+[ ! -e "$STATE/work" ] || case_fail "sticky update" "work/ was made (the run went on as nobody)"
+rc status; want 4 "status"
+[ "$_SOFT_FAILS" -ne "$fails" ] || case_ok "sticky: a world-writable state directory is refused"
 finish

@@ -1,0 +1,482 @@
+/*
+ * Refreshing the issuer directory from the CCADB's reports.
+ *
+ * Copyright the crlcache authors. Licensed under the Apache License 2.0.
+ *
+ * An entry is a root or intermediate certificate whose record is not
+ * revoked and not expired ("Valid To (GMT)" and its notAfter), whose PEM
+ * has the record's SHA-256, that is a CA certificate and chains to a
+ * trust anchor here (a root row: is one), with at least one http(s) CRL
+ * URL.  Its URLs are the union of those of every record of the same
+ * subject and key (cross-signs, re-issues: the same CA signs the same
+ * CRLs), a record whose own chain reaches no anchor here included.
+ *
+ * Reports are read one at a time, records reports first, and each body
+ * is freed once parsed: the memory of a refresh is one report and the
+ * records, whatever the number of reports.  A refresh reads every
+ * report or refuses the lot: one that cannot be fetched or is refused
+ * keeps the previous directory whole.  When the records reports are
+ * refused or empty, the fallback ones (ccadb_records_fallback) are read
+ * instead.  Bodies fetched anew are cached beside the directory (format
+ * in directory.c) for conditional GET, as ".new" files until the
+ * directory they built is written.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/x509.h>
+#include <openssl/x509v3.h>
+
+#include "fetcher.h"
+
+/*
+ * One report, from the network or a file.  The records report holds
+ * some 10,000 rows of 90 columns, tens of MB; a CRL's max_size would be
+ * too tight for it in the years to come, and this still bounds memory
+ * (one report is held at a time).
+ */
+#define DIR_REPORT_MAX_SIZE	((size_t)256 << 20)
+/*
+ * A failed refresh is tried again after this long (or ccadb_refresh, if
+ * shorter): soon enough that an outage costs a few hours, rarely enough
+ * that a report we refuse is not downloaded again every hour.
+ */
+#define DIR_RETRY_FAILED	(3 * 3600)
+
+/* What kind of report a source is (dir_report.kind). */
+enum { REP_RECORDS, REP_FALLBACK, REP_PEMS };
+
+struct refresh_tally {
+	size_t		 cached;	/* reports answered 304 */
+	size_t		 read;		/* reports read */
+};
+
+/* Add s with "{year}" or "{decade}" expanded from since to now. */
+static int
+expand(struct dir_report **r, size_t *n, const char *s, int kind, long since,
+    long now_year)
+{
+	char buf[PATH_MAX + 16];
+	const char *y;
+	size_t plen;
+	long v, step;
+
+	if ((y = strstr(s, "{year}")) != NULL) {
+		plen = 6;
+		step = 1;
+	} else if ((y = strstr(s, "{decade}")) != NULL) {
+		plen = 8;
+		step = 10;
+		since -= since % 10;
+	} else
+		return dir_report_add(r, n, s, kind) == NULL ? -1 : 0;
+	for (v = since; v <= now_year; v += step)
+		if ((size_t)snprintf(buf, sizeof(buf), "%.*s%ld%s", (int)(y - s),
+		    s, v, y + plen) >= sizeof(buf) ||
+		    dir_report_add(r, n, buf, kind) == NULL)
+			return -1;
+	return 0;
+}
+
+/* The configured reports: records, fallback records, then PEMs. */
+static int
+expand_sources(const struct conf *conf, int64_t now, struct dir_report **r,
+    size_t *n)
+{
+	const struct strlist *lists[] = { &conf->ccadb_records,
+	    &conf->ccadb_records_fallback, &conf->ccadb_pems };
+	const int kinds[] = { REP_RECORDS, REP_FALLBACK, REP_PEMS };
+	time_t tt = (time_t)now;
+	struct tm tm;
+	size_t i, k;
+
+	gmtime_r(&tt, &tm);
+	for (k = 0; k < 3; k++)
+		for (i = 0; i < lists[k]->n; i++)
+			if (expand(r, n, lists[k]->v[i], kinds[k],
+			    conf->ccadb_since, tm.tm_year + 1900L) == -1)
+				return -1;
+	return 0;
+}
+
+/* Where the body of report URL src is kept between refreshes. */
+static void
+cache_path(char *out, size_t len, const char *state_dir, const char *src,
+    const char *suffix)
+{
+	uint8_t h[CRLC_HASH_LEN];
+	char hex[2 * CRLC_HASH_LEN + 1], name[2 * CRLC_HASH_LEN + 40];
+
+	EVP_Digest(src, strlen(src), h, NULL, EVP_sha256(), NULL);
+	hex_encode(h, CRLC_HASH_LEN, hex, 1);
+	snprintf(name, sizeof(name), DIR_NAME "-%s.csv%s", hex, suffix);
+	dir_work_path(out, len, state_dir, name);
+}
+
+static const struct dir_report *
+state_find(const struct dir_state *st, const char *src)
+{
+	size_t i;
+
+	for (i = 0; i < st->n; i++)
+		if (strcmp(st->r[i].src, src) == 0)
+			return &st->r[i];
+	return NULL;
+}
+
+/* Is a refresh due: the sources changed, or the last one is old enough? */
+static int
+due(const struct dir_state *st, const struct dir_report *r, size_t n,
+    const struct conf *conf, const char *state_dir, int64_t now)
+{
+	int64_t every = conf->ccadb_refresh;
+	int held[REP_PEMS + 1] = { 1, 1, 1 }, seen[REP_PEMS + 1] = { 0 };
+	size_t i, j;
+
+	if (st->error != NULL) {
+		if (every > DIR_RETRY_FAILED)
+			every = DIR_RETRY_FAILED;
+	} else {
+		if (!directory_current(state_dir))
+			return 1;
+		/* Built from every PEM report and the records or fallback. */
+		for (i = 0; i < n; i++) {
+			seen[r[i].kind] = 1;
+			if (state_find(st, r[i].src) == NULL)
+				held[r[i].kind] = 0;
+		}
+		if (!held[REP_PEMS] || (!held[REP_RECORDS] &&
+		    !(seen[REP_FALLBACK] && held[REP_FALLBACK])))
+			return 1;
+		/* ...and from no report no longer configured. */
+		for (j = 0; j < st->n; j++) {
+			for (i = 0; i < n && strcmp(r[i].src, st->r[j].src); i++)
+				;
+			if (i == n)
+				return 1;
+		}
+	}
+	return now < st->attempt || now - st->attempt >= every;
+}
+
+/*
+ * The body of one report: a file read, or a URL fetched, conditionally
+ * when we hold the body we built from last time (a 304 reads it back).
+ * A body fetched anew is cached as ".new".  -1 with why in err.
+ */
+static int
+read_report(const char *state_dir, struct dir_report *rp,
+    const struct dir_state *old, const struct conf *conf,
+    struct refresh_tally *tl, uint8_t **body, size_t *len, char *err,
+    size_t errlen)
+{
+	struct conf rconf = *conf;
+	const struct dir_report *h;
+	struct fetch f;
+	char path[PATH_MAX], why[ERRLEN];
+	int ret = -1;
+
+	*body = NULL;
+	*len = 0;
+	why[0] = '\0';
+	if (!is_http_url(rp->src, strlen(rp->src))) {
+		if (read_file(rp->src, DIR_REPORT_MAX_SIZE, body, len, why,
+		    sizeof(why)) == 0)
+			ret = 0;
+		goto done;
+	}
+	memset(&f, 0, sizeof(f));
+	f.url = rp->src;
+	cache_path(path, sizeof(path), state_dir, rp->src, "");
+	if ((h = state_find(old, rp->src)) != NULL && access(path, F_OK) == 0) {
+		f.etag = h->etag;
+		f.last_modified = h->modified;
+	}
+	rconf.max_size = DIR_REPORT_MAX_SIZE;
+	if (fetch_all(&f, 1, &rconf) == -1 || !f.ok)
+		snprintf(why, sizeof(why), "%s", f.err[0] ? f.err :
+		    "fetch failed");
+	else if (f.not_modified) {
+		if (read_state_file(path, DIR_REPORT_MAX_SIZE, body, len, why,
+		    sizeof(why)) == 0) {
+			rp->etag = f.etag ? xstrdup(f.etag) : NULL;
+			rp->modified = f.last_modified ?
+			    xstrdup(f.last_modified) : NULL;
+			tl->cached++;
+			ret = 0;
+		}
+	} else {
+		*body = f.body;
+		*len = f.len;
+		f.body = NULL;
+		rp->etag = f.new_etag;
+		rp->modified = f.new_last_modified;
+		f.new_etag = f.new_last_modified = NULL;
+		cache_path(path, sizeof(path), state_dir, rp->src, ".new");
+		if (dir_replace_file(path, *body, *len) == -1)
+			snprintf(why, sizeof(why), "cannot cache the report");
+		else
+			ret = 0;
+	}
+	fetch_free(&f);
+done:
+	if (ret == -1) {
+		free(*body);
+		*body = NULL;
+		logx(0, "%s: %s", rp->src, why);
+		dir_say(err, errlen, rp->src, why);
+	}
+	tl->read++;
+	return ret;
+}
+
+/* Read and parse every report of one kind, one body at a time. */
+static int
+parse_reports(const char *state_dir, struct dir_report *r, size_t n,
+    int kind, const struct dir_state *old, const struct conf *conf,
+    struct ccadb_records *rs, int64_t now, struct refresh_tally *tl,
+    char *err, size_t errlen)
+{
+	char why[ERRLEN], msg[ERRLEN + 16];
+	uint8_t *body;
+	size_t i, len;
+	int rc;
+
+	for (i = 0; i < n; i++) {
+		if (r[i].kind != kind)
+			continue;
+		if (read_report(state_dir, &r[i], old, conf, tl, &body, &len,
+		    err, errlen) == -1)
+			return -1;
+		rc = kind == REP_PEMS ? records_add_pems(rs, body, len,
+		    r[i].src, why, sizeof(why)) : records_parse(rs, body, len,
+		    now, why, sizeof(why));
+		free(body);
+		if (rc == -1) {
+			logx(0, "%s: refused: %s", r[i].src, why);
+			snprintf(msg, sizeof(msg), "refused: %s", why);
+			dir_say(err, errlen, r[i].src, msg);
+			return -1;
+		}
+		r[i].used = 1;
+	}
+	return 0;
+}
+
+/*
+ * The records: those of the records reports, else, when one is refused
+ * or has no rows, those of the fallback reports.
+ */
+static int
+parse_records(const char *state_dir, struct dir_report *r, size_t n,
+    const struct dir_state *old, const struct conf *conf,
+    struct ccadb_records *rs, int64_t now, struct refresh_tally *tl,
+    char *err, size_t errlen)
+{
+	size_t i;
+
+	if (parse_reports(state_dir, r, n, REP_RECORDS, old, conf, rs, now, tl,
+	    err, errlen) == 0)
+		return 0;
+	if (conf->ccadb_records_fallback.n == 0)
+		return -1;
+	logx(0, "directory: %s; reading the fallback reports", err);
+	records_free(rs);
+	for (i = 0; i < n; i++)
+		r[i].used = 0;
+	err[0] = '\0';
+	return parse_reports(state_dir, r, n, REP_FALLBACK, old, conf, rs, now,
+	    tl, err, errlen);
+}
+
+/* Keep each fresh body for the next conditional GET, or drop them all. */
+static void
+settle_cache(const char *state_dir, const struct dir_report *r, size_t n,
+    int keep)
+{
+	char path[PATH_MAX], fresh[PATH_MAX];
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (!is_http_url(r[i].src, strlen(r[i].src)))
+			continue;
+		cache_path(fresh, sizeof(fresh), state_dir, r[i].src, ".new");
+		cache_path(path, sizeof(path), state_dir, r[i].src, "");
+		if (!keep || !r[i].used || rename(fresh, path) == -1)
+			(void)unlink(fresh);
+	}
+}
+
+/* Remove the cached bodies of reports no longer in use. */
+static void
+drop_cache(const char *state_dir, const struct dir_state *old,
+    const struct dir_report *r, size_t n)
+{
+	char path[PATH_MAX];
+	size_t i, j;
+
+	for (i = 0; i < old->n; i++) {
+		for (j = 0; j < n && (!r[j].used ||
+		    strcmp(r[j].src, old->r[i].src) != 0); j++)
+			;
+		if (j == n && is_http_url(old->r[i].src, strlen(old->r[i].src))) {
+			cache_path(path, sizeof(path), state_dir, old->r[i].src,
+			    "");
+			(void)unlink(path);
+		}
+	}
+}
+
+/* No reports configured: no directory, and nothing kept for one. */
+static void
+remove_directory(const char *state_dir, const struct dir_state *old)
+{
+	char path[PATH_MAX];
+
+	drop_cache(state_dir, old, NULL, 0);
+	dir_work_path(path, sizeof(path), state_dir, DIR_NAME);
+	(void)unlink(path);
+	dir_work_path(path, sizeof(path), state_dir, DIR_STATE_NAME);
+	(void)unlink(path);
+}
+
+/* One line: reports read, rows, entries kept, the others by reason. */
+static void
+log_refresh(const struct refresh_tally *tl, const struct ccadb_records *rs,
+    size_t entries)
+{
+	char line[ERRLEN];
+	const char *sep = "; not kept:";
+	size_t i, off;
+
+	off = (size_t)snprintf(line, sizeof(line), "directory: %zu reports "
+	    "(%zu not modified), %zu rows, %zu entries", tl->read, tl->cached,
+	    rs->rows, entries);
+	for (i = DIR_KEPT + 1; i < DIR_NREASONS && off < sizeof(line); i++) {
+		if (rs->refused[i] == 0)
+			continue;
+		off += (size_t)snprintf(line + off, sizeof(line) - off,
+		    "%s %zu %s", sep, rs->refused[i], dir_reason_name[i]);
+		sep = ",";
+	}
+	for (i = 0; i < CSV_NSKIP && off < sizeof(line); i++)
+		if (rs->skipped[i] > 0)
+			off += (size_t)snprintf(line + off, sizeof(line) - off,
+			    "; %zu rows %s", rs->skipped[i], i == CSV_SKIP_QUOTE ?
+			    "with a bare quote, read as text" : i ==
+			    CSV_SKIP_WIDTH ? "skipped (width)" :
+			    "skipped (too long)");
+	logx(1, "%s", line);
+}
+
+/* The reports used, for the state: only those the directory was built from. */
+static void
+used_reports(struct dir_state *st, struct dir_report *r, size_t n)
+{
+	size_t i, k = 0;
+
+	for (i = 0; i < n; i++) {
+		if (r[i].used) {
+			r[k++] = r[i];
+			continue;
+		}
+		free(r[i].src);
+		free(r[i].etag);
+		free(r[i].modified);
+	}
+	st->r = r;
+	st->n = k;
+}
+
+int
+directory_refresh(const char *state_dir, const struct conf *conf,
+    const struct trust *t, int force)
+{
+	struct dir_state old, st;
+	struct directory d = { NULL, 0, 0 };
+	struct ccadb_records rs;
+	struct refresh_tally tl;
+	struct dir_report *r = NULL;
+	char err[ERRLEN] = "";
+	int64_t now = (int64_t)time(NULL);
+	size_t n = 0, i;
+	int ret = -1;
+
+	memset(&tl, 0, sizeof(tl));
+	memset(&st, 0, sizeof(st));
+	memset(&rs, 0, sizeof(rs));
+	if (dir_state_read(state_dir, &old, err, sizeof(err)) == -1) {
+		logx(0, "%s; starting afresh", err);
+		err[0] = '\0';
+	}
+	if (conf->ccadb_records.n == 0) {
+		if (old.n > 0 || old.built != 0)
+			remove_directory(state_dir, &old);
+		dir_state_free(&old);
+		return 0;
+	}
+	if (expand_sources(conf, now, &r, &n) == -1) {
+		logx(0, "directory: more than %d CCADB reports", DIR_MAX_REPORTS);
+		goto done;
+	}
+	if (!force && !due(&old, r, n, conf, state_dir, now)) {
+		logx(2, "directory: not due (refreshed %llds ago)",
+		    (long long)(now - old.attempt));
+		ret = 0;
+		goto done;
+	}
+	if (conf->ccadb_pems.n == 0)
+		snprintf(err, sizeof(err), "ccadb_records without ccadb_pems: "
+		    "no certificates");
+	else if (parse_records(state_dir, r, n, &old, conf, &rs, now, &tl, err,
+	    sizeof(err)) == 0 && (records_sort(&rs), 1) &&
+	    parse_reports(state_dir, r, n, REP_PEMS, &old, conf, &rs, now, &tl,
+	    err, sizeof(err)) == 0 &&
+	    directory_build(&rs, t, now, &d, err, sizeof(err)) == 0 &&
+	    directory_write(state_dir, &d) == 0)
+		ret = 0;
+	else if (err[0] == '\0')
+		snprintf(err, sizeof(err), "cannot write the directory");
+	settle_cache(state_dir, r, n, ret == 0);
+	st.attempt = now;
+	if (ret == 0) {
+		st.built = now;
+		st.entries = (long long)d.n;
+		st.rows = (long long)rs.rows;
+		for (i = 0; i < CSV_NSKIP; i++)
+			st.skipped[i] = (long long)rs.skipped[i];
+		log_refresh(&tl, &rs, d.n);
+		used_reports(&st, r, n);
+		drop_cache(state_dir, &old, st.r, st.n);
+		r = NULL;
+		n = 0;
+	} else {
+		/* Keep the previous directory and what it was built from. */
+		st.built = old.built;
+		st.entries = old.entries;
+		st.rows = old.rows;
+		memcpy(st.skipped, old.skipped, sizeof(st.skipped));
+		st.r = old.r;
+		st.n = old.n;
+		old.r = NULL;
+		old.n = 0;
+		st.error = xstrdup(err);
+		logx(0, "directory: refresh failed: %s; keeping the directory "
+		    "of %lld entries", err, old.entries);
+	}
+	if (dir_state_write(state_dir, &st) == -1)
+		ret = -1;
+	dir_state_free(&st);
+done:
+	records_free(&rs);
+	directory_free(&d);
+	dir_reports_free(r, n);
+	dir_state_free(&old);
+	return ret;
+}
