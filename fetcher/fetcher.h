@@ -369,6 +369,8 @@ int	 server_chain(const char *arg, const struct conf *conf, const char *who,
 	    STACK_OF(X509) *out);
 
 /* osslconf.c: OpenSSL configuration with the provider switched on */
+/* What a path or value we write into openssl.cnf may not hold. */
+#define OSSLCONF_UNSAFE		"\r\n\\$\"'#"
 /* openssl.cnf is a hand-edited text file; bound what we read of it. */
 #define OSSLCONF_MAX_SIZE	((size_t)4 << 20)
 /*

@@ -325,7 +325,7 @@ done:
 static int
 plain_value(const char *s)
 {
-	return s != NULL && *s != '\0' && strpbrk(s, "\r\n\\$\"'#") == NULL;
+	return s != NULL && *s != '\0' && strpbrk(s, OSSLCONF_UNSAFE) == NULL;
 }
 
 static int

@@ -17,8 +17,8 @@
  * Both come from the network.  The CSV layer (csv.c) bounds every field,
  * row and row count and reads leniently; a row that is not as wide as
  * the header, or holds an oversized field, costs that row only and is
- * counted by reason (skipped[]).  A report without the columns, without
- * any data row, that cannot be read to its end or whose rows are mostly
+ * counted by reason (skipped[]).  A report that is empty (no header),
+ * lacks the columns, cannot be read to its end or whose rows are mostly
  * bad is refused whole.  A row whose values are unusable refuses only
  * its own certificate, and a certificate is attached to its record only
  * when the SHA-256 of its DER is the record's fingerprint.
@@ -152,16 +152,12 @@ data_row(struct csv *c, size_t width, size_t *rows, size_t *skipped,
 	return rc;
 }
 
-/* At the end of a report: refuse one without rows or mostly broken. */
+/* At the end of a report: refuse one that is mostly broken. */
 static int
 close_report(size_t rows, const size_t *skipped, char *err, size_t errlen)
 {
 	size_t bad = skipped[CSV_SKIP_WIDTH] + skipped[CSV_SKIP_LONG];
 
-	if (rows == 0) {
-		snprintf(err, errlen, "no data rows");
-		return -1;
-	}
 	if (bad * BAD_ROWS_SHARE > rows) {
 		snprintf(err, errlen, "%zu of %zu rows malformed", bad, rows);
 		return -1;
@@ -382,9 +378,7 @@ records_add_pems(struct ccadb_records *r, const uint8_t *buf, size_t len,
 			logx(0, "%s: line %zu: certificate %s refused: not a PEM "
 			    "certificate", source, c.row_line, want);
 	}
-	/* A decade or a year may have no certificate: no rows is fine. */
-	if (rc == 0 && (rows == 0 ||
-	    close_report(rows, skipped, err, errlen) == 0))
+	if (rc == 0 && close_report(rows, skipped, err, errlen) == 0)
 		ret = 0;
 	for (i = 0; i < CSV_NSKIP; i++)
 		r->skipped[i] += skipped[i];

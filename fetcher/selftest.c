@@ -340,11 +340,18 @@ enable_selftest(const char *cnf)
 	char rev_pem[PATH_MAX], wrapper[PATH_MAX], out[MAX_OPENSSL_OUTPUT];
 	int made = 0, ret = -1;
 
-	if (strpbrk(cnf, "\r\n") != NULL || provider_active(cnf) == -1)
+	if (provider_active(cnf) == -1)
 		return -1;
 	if (privdir_make("crlcache-selftest", dir, sizeof(dir)) == -1)
 		goto done;
 	made = 1;
+	/* Both go into openssl.cnf lines, as osslconf.c writes paths. */
+	if (strpbrk(cnf, OSSLCONF_UNSAFE) != NULL ||
+	    strpbrk(dir, OSSLCONF_UNSAFE) != NULL) {
+		logx(0, "self-test: %s or %s holds a character openssl.cnf "
+		    "cannot", cnf, dir);
+		goto done;
+	}
 	if ((cakey = EVP_EC_gen("P-256")) == NULL ||
 	    (leafkey = EVP_EC_gen("P-256")) == NULL ||
 	    (ca = make_cert("crlcache self-test CA", 1, cakey, NULL,

@@ -107,20 +107,22 @@ case_ok "units and cron file"
 CONF=$R/etc/crlcache/crlcache.conf
 STATE=$W/state
 # It names the CCADB's real reports; tests never leave 127.0.0.1, so they
-# are read from local files in the same formats (no rows), {year} and all.
+# are read from local files in the same formats (no rows), {decade} and all.
 CCADB_URL=https://ccadb.my.salesforce-sites.com/ccadb
-assert_grep "^ccadb_records = $CCADB_URL/AllCertificateRecordsCSVFormatv4\$" "$CONF"
-assert_grep "^ccadb_pems = $CCADB_URL/AllCertificatePEMsCSVFormat\\?NotBeforeYear=\\{year\\}\$" "$CONF"
+assert_grep "^ccadb_records = $CCADB_URL/AllCertificateRecordsCSVFormatV5\$" "$CONF"
+assert_grep "^ccadb_records_fallback = $CCADB_URL/AllCertificateRecordsCSVFormatv4\$" "$CONF"
+assert_grep "^ccadb_pems = $CCADB_URL/AllCertificatePEMsCSVFormat\\?NotBeforeDecade=\\{decade\\}\$" "$CONF"
 ccadb_write "$W/ccadb" 2000
-sed -e "s|$CCADB_URL/AllCertificateRecordsCSVFormatv4|$W/ccadb/records.csv|" \
-    -e "s|$CCADB_URL/AllCertificatePEMsCSVFormat?NotBeforeYear=|$W/ccadb/pems-|" \
-    -e 's|{year}$|{year}.csv|' "$CONF" >"$W/local.conf"
+sed -e "s|$CCADB_URL/AllCertificateRecordsCSVFormatV5|$W/ccadb/records-v5.csv|" \
+    -e "s|$CCADB_URL/AllCertificateRecordsCSVFormatv4|$W/ccadb/records.csv|" \
+    -e "s|$CCADB_URL/AllCertificatePEMsCSVFormat?NotBeforeDecade=|$W/ccadb/pems-decade-|" \
+    -e 's|{decade}$|{decade}.csv|' "$CONF" >"$W/local.conf"
 assert_exit 0 "$R/usr/bin/crlcache" --allow-root --state-dir "$STATE" -c "$W/local.conf" update
-assert_grep "directory: $(( $(date -u +%Y) - 2000 + 2 )) reports" "$W/last.err"
+assert_grep "directory: $(( ($(date -u +%Y) - 2000) / 10 + 2 )) reports" "$W/last.err"
 sed -E 's/^#(parallel|connect_timeout|timeout|max_size|max_redirects|stale_grace) /\1 /' \
     "$W/local.conf" >"$W/defaults.conf"
-[ "$(grep -c '^[a-z]' "$W/defaults.conf")" = 8 ] ||
-    fail "config does not show the 6 numeric defaults and the 2 CCADB reports"
+[ "$(grep -c '^[a-z]' "$W/defaults.conf")" = 9 ] ||
+    fail "config does not show the 6 numeric defaults and the 3 CCADB report keys"
 assert_exit 0 "$R/usr/bin/crlcache" --allow-root --state-dir "$STATE" -c "$W/defaults.conf" update
 assert_exit 0 env CRLCACHE_SNIPPET="$S" "$R/usr/bin/crlcache" --state-dir "$STATE" \
     exec --module "$R$MODDIR/crlcache.so" -- openssl list -providers
