@@ -39,14 +39,17 @@ ccadb_row "$PKI/part/cert.pem" parent="$R" parts="$BASE_URL/p1.crl,$BASE_URL/p2.
 ccadb_write "$W/ccadb" 2000
 for f in "$W"/ccadb/*.csv; do serve "$f" "ccadb/$(basename "$f")"; done
 
-# The shipped configuration, two URLs and one switch changed.
+# The shipped configuration, three URLs and one switch changed: every
+# report, the fallback included, is read from loopback, never the CCADB.
 sed -e "s|^ccadb_records = .*|ccadb_records = $BASE_URL/ccadb/records.csv|" \
+    -e "s|^ccadb_records_fallback = .*|ccadb_records_fallback = $BASE_URL/ccadb/records.csv|" \
     -e "s|^ccadb_pems = .*|ccadb_pems = $BASE_URL/ccadb/pems-{year}.csv|" \
     -e 's|^#allow_private_urls = no|allow_private_urls = yes|' \
     "$TESTDIR/../etc/crlcache.conf" >"$CONF"
-[ "$(diff "$TESTDIR/../etc/crlcache.conf" "$CONF" | grep -c '^>')" = 3 ] \
-    || { diff "$TESTDIR/../etc/crlcache.conf" "$CONF"; fail "expected 3 changed lines"; }
+[ "$(diff "$TESTDIR/../etc/crlcache.conf" "$CONF" | grep -c '^>')" = 4 ] \
+    || { diff "$TESTDIR/../etc/crlcache.conf" "$CONF"; fail "expected 4 changed lines"; }
 grep -Eq '^(url|ca|untrusted|ccadb) ' "$CONF" && fail "the shipped config names a source"
+grep -q 'https://ccadb' "$CONF" && fail "a CCADB address left in the test configuration"
 # The "system trust store" of the fetcher is the test root.
 upd() { SSL_CERT_FILE=$R cc "$@"; }
 
