@@ -203,7 +203,7 @@ check_extensions(const struct crl *c, char *err, size_t errlen)
  * extension at all, so no number: it is accepted, it must then have no
  * extension, and it is ordered by thisUpdate alone -- except that a scope
  * which already holds a numbered CRL refuses an unnumbered one
- * (admissible() in store.c): a CA does not go back from v2 to v1, and
+ * (admissible() in scope.c): a CA does not go back from v2 to v1, and
  * accepting it would drop the number the rollback rule compares.  An
  * administrator who knows better clears the scope with `crlcache reset`.
  */

@@ -231,9 +231,40 @@ int	 crl_verify(struct crl *c, const struct trust *t, const char *url,
 void	 crl_free(struct crl *c);
 int	 numcmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen);
 
-/* store.c: the fetcher's private working environment and publishing */
+/*
+ * The fetcher's private working environment (format.h NAMED DATABASES),
+ * one file per object; what they share among themselves is in store.h.
+ */
 struct store;
 enum ingest_result { INGEST_FAILED = -1, INGEST_UNCHANGED = 0, INGEST_CHANGED = 1 };
+/* store.c: open (upgrading an older format), close, publish */
+int	 store_open(struct store **s, const char *state_dir, char *err,
+	    size_t errlen);
+void	 store_close(struct store *s);
+int	 store_publish(struct store *s, int force, uint64_t *generation,
+	    char *err, size_t errlen);
+/* scope.c: a scope's CRL record, its admission, ingest and reset */
+/* Consumes c->der: its pages are let go as they are copied (ingest.c). */
+int	 store_ingest(struct store *s, const struct crl *c, char *err,
+	    size_t errlen);
+int	 store_has_scope(struct store *s, const uint8_t *key, size_t keylen);
+/* What store_reset_scope removed. */
+struct store_reset {
+	uint32_t	 entries;
+	int64_t		 this_update;
+	uint8_t		 number[CRLC_CRLNUM_MAX];
+	size_t		 numlen;
+};
+int	 store_reset_scope(struct store *s, X509 *issuer, const char *scope,
+	    unsigned reasons, struct store_reset *held, char *err, size_t errlen);
+/* issuerid.c: the "crl" key of a scope, from its issuer and signer */
+int	 store_scope_key(struct store *s, const X509_NAME *name, X509 *signer,
+	    const char *scope, unsigned reasons, uint8_t *key, size_t *keylen);
+/* entries.c: the "rev" key of (issuer id || key number, serial octets) */
+size_t	 store_rev_key(const uint8_t prefix[CRLC_PREFIX_LEN],
+	    const uint8_t *serial, size_t len,
+	    uint8_t key[CRLC_PREFIX_LEN + CRLC_SERIAL_MAX]);
+/* source.c: the record of each source URL's last fetch */
 struct source_rec {
 	int64_t		 last_attempt;
 	int64_t		 last_success;
@@ -244,44 +275,21 @@ struct source_rec {
 	uint8_t		*scope_key;
 	size_t		 scope_keylen;
 };
-int	 store_open(struct store **s, const char *state_dir, char *err,
-	    size_t errlen);
-void	 store_close(struct store *s);
-/* Consumes c->der: its pages are let go as they are copied (ingest.c). */
-int	 store_ingest(struct store *s, const struct crl *c, char *err,
-	    size_t errlen);
 int	 store_get_source(struct store *s, const char *url,
 	    struct source_rec *rec);
-int	 store_has_scope(struct store *s, const uint8_t *key, size_t keylen);
 int	 store_put_source(struct store *s, const char *url,
 	    const struct source_rec *rec);
 void	 source_rec_free(struct source_rec *rec);
 int	 store_foreach_source(const char *state_dir,
 	    int (*fn)(const char *url, const struct source_rec *, void *),
 	    void *arg);
-int	 store_publish(struct store *s, int force, uint64_t *generation,
-	    char *err, size_t errlen);
-/* The "rev" key of (issuer id || key number, serial content octets). */
-size_t	 store_rev_key(const uint8_t prefix[CRLC_PREFIX_LEN],
-	    const uint8_t *serial, size_t len,
-	    uint8_t key[CRLC_PREFIX_LEN + CRLC_SERIAL_MAX]);
-/* The "crlhash" record of a "crl" record (format.h): its CRLs' SHA-256. */
-struct crlc_crl_info;
-void	 store_crl_hash(const struct crlc_crl_info *r,
-	    uint8_t out[CRLC_HASH_LEN]);
-int	 store_scope_key(struct store *s, const X509_NAME *name, X509 *signer,
-	    const char *scope, unsigned reasons, uint8_t *key, size_t *keylen);
+/* migrate.c: format 1 records moved to their signer's key */
 struct trust;
 int	 store_adopt_legacy(struct store *s, const struct trust *t);
-/* What store_reset_scope removed. */
-struct store_reset {
-	uint32_t	 entries;
-	int64_t		 this_update;
-	uint8_t		 number[CRLC_CRLNUM_MAX];
-	size_t		 numlen;
-};
-int	 store_reset_scope(struct store *s, X509 *issuer, const char *scope,
-	    unsigned reasons, struct store_reset *held, char *err, size_t errlen);
+/* crlhash.c: the "crlhash" record of a "crl" record: its CRLs' SHA-256 */
+struct crlc_crl_info;
+void	 crl_record_hash(const struct crlc_crl_info *r,
+	    uint8_t out[CRLC_HASH_LEN]);
 
 /* publish.c: a publish of index format 3 (format.h PUBLISH) */
 struct MDB_txn;

@@ -10,6 +10,11 @@
  * file: a publish writes the top file (small) and the files of the scopes
  * that changed, so one changed CRL costs about its own size, whatever the
  * size of the rest of the index.
+ *
+ * One file at 900 lines: writing the scope files, the top file and the
+ * removal of old files follow one order that keeps a crash safe (format.h
+ * PUBLISH), over one walk of one read transaction; split, that order
+ * would be spread over files.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -306,7 +311,7 @@ content_id(struct publish *p, const MDB_val *k, const MDB_val *v,
 	    hv.mv_size == sizeof(body))
 		memcpy(body, hv.mv_data, sizeof(body));
 	else
-		store_crl_hash(ci, body);
+		crl_record_hash(ci, body);
 	crlc_sha256_iov(iov, (int)(sizeof(iov) / sizeof(iov[0])), h);
 	memcpy(id, h, CRLC_SCOPE_ID_LEN);
 }

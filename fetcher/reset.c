@@ -4,7 +4,7 @@
  *
  * Copyright the crlcache authors. Licensed under the Apache License 2.0.
  *
- * The rollback rule (RFC 5280 5.2.3, admissible() in store.c) lets no CRL
+ * The rollback rule (RFC 5280 5.2.3, admissible() in scope.c) lets no CRL
  * with a lower number replace the one held: one accepted bad CRL -- a
  * number far ahead, a signer since refused -- would lock its scope for
  * good.  reset removes that scope's CRL record and the entries its CRLs

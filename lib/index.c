@@ -9,6 +9,11 @@
  * process does to the file afterwards can change what a lookup reads.
  * Scope files are mapped on the first lookup that needs one and checked
  * at map; every later access is bounded by the lengths checked then.
+ *
+ * One file past 900 lines on purpose: the checks at open and at map and
+ * the lookups that rely on them share struct crlc_index's private layout,
+ * which no header exposes, and the lookup path every handshake runs stays
+ * static functions of one translation unit that the compiler inlines.
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -48,7 +48,9 @@ CSV=("$src/fetcher/ccadb.c" "$src/fetcher/csv.c" "$src/fetcher/util.c")
 build fuzz_ccadb "$src/test/fuzz/fuzz_ccadb.c" "${CSV[@]}" "${LIB[@]}"
 build fuzz_records "$src/test/fuzz/fuzz_records.c" "$src/fetcher/report.c" "${CSV[@]}" "${LIB[@]}"
 build fuzz_pems "$src/test/fuzz/fuzz_pems.c" "$src/fetcher/report.c" "${CSV[@]}" "${LIB[@]}"
-INGEST=("$src/fetcher/ingest.c" "$src/fetcher/crl.c" "$src/fetcher/store.c" "$src/fetcher/trust.c"
+STORE=("$src/fetcher/store.c" "$src/fetcher/work.c" "$src/fetcher/issuerid.c" "$src/fetcher/entries.c"
+    "$src/fetcher/scope.c" "$src/fetcher/source.c" "$src/fetcher/migrate.c" "$src/fetcher/crlhash.c")
+INGEST=("$src/fetcher/ingest.c" "$src/fetcher/crl.c" "${STORE[@]}" "$src/fetcher/trust.c"
     "$src/fetcher/name.c" "$src/fetcher/util.c" "$src/fetcher/at.c" "$src/fetcher/idp.c"
     "$src/fetcher/publish.c" "$src/lib/indexwrite.c")
 build fuzz_crl "$src/test/fuzz/fuzz_crl.c" "${INGEST[@]}" "${LIB[@]}"

@@ -352,7 +352,7 @@
  *	(CRLC_WORK_FORMAT_VERSION): format 2 and "crlhash", the hash of
  *	every "crl" record's CRLs that content ids are made of.  A working
  *	environment of format 2 (no "crlhash") is migrated when the
- *	fetcher opens it (store.c): every "crl" record's hash is computed
+ *	fetcher opens it (migrate.c): every "crl" record's hash is computed
  *	and stored, once; a writer of work format 2 refuses a format 3
  *	one ("move it away to rebuild").  Format 2 has issuers by name and
  *	key ("key"), one
@@ -360,7 +360,7 @@
  *	than CRLC_SERIAL_MAX octets by their hash.  A working environment of
  *	format 1 (no "key" database; "crl" and "rev" keys start with the u32
  *	issuer id alone; "rev" values of CRLC_REV_V1_LEN bytes; "crl" record
- *	version 1) is migrated when the fetcher opens it (store.c): every
+ *	version 1) is migrated when the fetcher opens it (migrate.c): every
  *	CRL record moves to key number 0 of its issuer (signing key not
  *	recorded) and its entries are written anew from the stored CRLs;
  *	`update` and `import` then move each such record to the key of the

@@ -1,0 +1,195 @@
+/*
+ * Source records of the working index (format.h "source"): what the last
+ * fetch of each URL gave (validators, status, error, the scope it fed),
+ * keyed by the URL without its userinfo.
+ *
+ * Copyright the crlcache authors. Licensed under the Apache License 2.0.
+ */
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <lmdb.h>
+
+#include <crlcache/index.h>
+
+#include "fetcher.h"
+#include "store.h"
+
+static char *
+dup_span(const uint8_t *p, size_t len)
+{
+	char *s;
+
+	if (len == 0)
+		return NULL;
+	s = xcalloc(1, len + 1);
+	memcpy(s, p, len);
+	return s;
+}
+
+/* Decode a "source" record (format.h) into rec, which the caller frees. */
+static int
+source_decode(const MDB_val *v, struct source_rec *rec)
+{
+	const uint8_t *h = v->mv_data;
+	size_t e, m, r, kl;
+
+	memset(rec, 0, sizeof(*rec));
+	if (v->mv_size < CRLC_SRC_HDR_LEN)
+		return -1;
+	e = crlc_get_u32(h + 20);
+	m = crlc_get_u32(h + 24);
+	r = crlc_get_u32(h + 28);
+	kl = crlc_get_u32(h + 32);
+	if (CRLC_SRC_HDR_LEN + e + m + r + kl != v->mv_size || kl > CRLC_KEY_MAX)
+		return -1;
+	rec->last_attempt = crlc_get_i64(h);
+	rec->last_success = crlc_get_i64(h + 8);
+	rec->http_status = crlc_get_u32(h + 16);
+	h += CRLC_SRC_HDR_LEN;
+	rec->etag = dup_span(h, e);
+	rec->last_modified = dup_span(h + e, m);
+	rec->error = dup_span(h + e + m, r);
+	if (kl > 0) {
+		rec->scope_key = xcalloc(1, kl);
+		memcpy(rec->scope_key, h + e + m + r, kl);
+		rec->scope_keylen = kl;
+	}
+	return 0;
+}
+
+/*
+ * Source records are keyed by the URL without its userinfo
+ * (redact_userinfo): two URLs that differ only in their credentials share
+ * one record.
+ */
+int
+store_get_source(struct store *s, const char *url, struct source_rec *rec)
+{
+	char *key = redact_userinfo(url);
+	MDB_txn *txn;
+	MDB_val k = { strlen(key), key }, v;
+	int ret = -1;
+
+	memset(rec, 0, sizeof(*rec));
+	if (k.mv_size == 0 || k.mv_size > CRLC_KEY_MAX ||
+	    read_begin(s, &txn) != 0) {
+		free(key);
+		return -1;
+	}
+	if (mdb_get(txn, s->source, &k, &v) == 0)
+		ret = source_decode(&v, rec);
+	read_end(s, txn);
+	free(key);
+	return ret;
+}
+
+/*
+ * Walk the source records of the working environment read-only, without
+ * the update lock (LMDB's own reader lock keeps the view consistent).
+ * Needs write access to STATE_DIR/work/lock.mdb, as an administrator or
+ * the crlcache user has.  Returns 0, fn's non-zero value, or -1.
+ */
+int
+store_foreach_source(const char *state_dir,
+    int (*fn)(const char *url, const struct source_rec *, void *), void *arg)
+{
+	char path[PATH_MAX], url[CRLC_KEY_MAX + 1], *shown;
+	struct source_rec rec;
+	MDB_env *env = NULL;
+	MDB_txn *txn = NULL;
+	MDB_cursor *cur = NULL;
+	MDB_dbi dbi;
+	MDB_val k, v;
+	int rc, ret = -1;
+
+	snprintf(path, sizeof(path), "%s/%s", state_dir, WORK_NAME);
+	if (mdb_env_create(&env) != 0 || mdb_env_set_maxdbs(env, CRLC_NUM_DBS) != 0 ||
+	    mdb_env_open(env, path, MDB_RDONLY, 0600) != 0 ||
+	    mdb_txn_begin(env, NULL, MDB_RDONLY, &txn) != 0 ||
+	    mdb_dbi_open(txn, CRLC_DB_SOURCE, 0, &dbi) != 0 ||
+	    mdb_cursor_open(txn, dbi, &cur) != 0)
+		goto done;
+	for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0;
+	    rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		if (k.mv_size > CRLC_KEY_MAX || source_decode(&v, &rec) == -1)
+			continue;
+		memcpy(url, k.mv_data, k.mv_size);
+		url[k.mv_size] = '\0';
+		/* Records older versions wrote may hold credentials. */
+		shown = redact_userinfo(url);
+		if (rec.error != NULL) {
+			char *e = redact_userinfo(rec.error);
+
+			free(rec.error);
+			rec.error = e;
+		}
+		ret = fn(shown, &rec, arg);
+		free(shown);
+		source_rec_free(&rec);
+		if (ret != 0)
+			goto done;
+	}
+	ret = rc == MDB_NOTFOUND ? 0 : -1;
+done:
+	mdb_cursor_close(cur);
+	mdb_txn_abort(txn);
+	if (env != NULL)
+		mdb_env_close(env);
+	return ret;
+}
+
+int
+store_put_source(struct store *s, const char *url, const struct source_rec *rec)
+{
+	char *key = redact_userinfo(url);
+	char *error = rec->error != NULL ? redact_userinfo(rec->error) : NULL;
+	size_t e = rec->etag ? strlen(rec->etag) : 0;
+	size_t m = rec->last_modified ? strlen(rec->last_modified) : 0;
+	size_t r = error ? strlen(error) : 0;
+	size_t kl = rec->scope_keylen;
+	MDB_val k = { strlen(key), key }, v;
+	uint8_t *h;
+	int rc;
+
+	if (k.mv_size == 0 || k.mv_size > CRLC_KEY_MAX) {
+		free(key);
+		free(error);
+		return -1;
+	}
+	v.mv_size = CRLC_SRC_HDR_LEN + e + m + r + kl;
+	h = xcalloc(1, v.mv_size);
+	crlc_put_i64(h, rec->last_attempt);
+	crlc_put_i64(h + 8, rec->last_success);
+	crlc_put_u32(h + 16, (uint32_t)rec->http_status);
+	crlc_put_u32(h + 20, (uint32_t)e);
+	crlc_put_u32(h + 24, (uint32_t)m);
+	crlc_put_u32(h + 28, (uint32_t)r);
+	crlc_put_u32(h + 32, (uint32_t)kl);
+	memcpy(h + CRLC_SRC_HDR_LEN, rec->etag, e);
+	memcpy(h + CRLC_SRC_HDR_LEN + e, rec->last_modified, m);
+	memcpy(h + CRLC_SRC_HDR_LEN + e + m, error, r);
+	memcpy(h + CRLC_SRC_HDR_LEN + e + m + r, rec->scope_key, kl);
+	v.mv_data = h;
+	/* In the batch (BATCH), with the CRLs of the run. */
+	if ((rc = batch_begin(s)) == 0 &&
+	    (rc = mdb_put(s->batch, s->source, &k, &v, 0)) == 0)
+		rc = batch_add(s, 1);
+	free(h);
+	free(key);
+	free(error);
+	return rc == 0 ? 0 : -1;
+}
+
+void
+source_rec_free(struct source_rec *rec)
+{
+	free(rec->etag);
+	free(rec->last_modified);
+	free(rec->error);
+	free(rec->scope_key);
+	memset(rec, 0, sizeof(*rec));
+}
