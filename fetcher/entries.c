@@ -1,7 +1,7 @@
 /*
- * The revocation entries of the working index (format.h "rev"): each
- * serial's records, one per scope that lists it, written from and
- * deleted by the entries of a scope's CRLs.
+ * The revocation entries of the working index (format.h "rev"): a
+ * range per CRL scope, a record per serial it lists, written from the
+ * entries of the scope's CRLs and dropped with the scope.
  *
  * Copyright the crlcache authors. Licensed under the Apache License 2.0.
  */
@@ -21,70 +21,17 @@
 
 #define REASON_REMOVE_FROM_CRL	8			/* RFC 5280 5.3.1 */
 
-size_t
-store_rev_key(const uint8_t prefix[CRLC_PREFIX_LEN], const uint8_t *serial,
-    size_t len, uint8_t key[CRLC_PREFIX_LEN + CRLC_SERIAL_MAX])
+void
+store_rev_range(const uint8_t prefix[CRLC_PREFIX_LEN], unsigned scope_no,
+    uint8_t key[CRLC_REV_SCOPE_LEN])
 {
 	memcpy(key, prefix, CRLC_PREFIX_LEN);
-	return CRLC_PREFIX_LEN + crlc_serial_key(serial, len,
-	    key + CRLC_PREFIX_LEN);
+	key[CRLC_PREFIX_LEN] = (uint8_t)(scope_no >> 8);
+	key[CRLC_PREFIX_LEN + 1] = (uint8_t)scope_no;
 }
 
-/*
- * Set (rec: CRLC_REV_LEN - 2 bytes, date reason flags) or remove (rec
- * NULL) the record scope_no holds in one "rev" value (format.h), leaving
- * the other scopes' records alone.  *had says whether scope_no had one.
- */
-#define REV_INLINE	8	/* records on the stack; more are rare */
-
-static int
-rev_set(struct store *s, MDB_txn *txn, const uint8_t *key, size_t klen,
-    unsigned scope_no, const uint8_t *rec, int *had)
-{
-	uint8_t small[REV_INLINE * CRLC_REV_LEN], *buf = small;
-	MDB_val k = { klen, (void *)key }, v;
-	const uint8_t *r;
-	size_t n = 0, i, out = 0;
-	int rc;
-
-	*had = 0;
-	rc = mdb_get(txn, s->rev, &k, &v);
-	if (rc != 0 && rc != MDB_NOTFOUND)
-		return rc;
-	if (rc == 0) {
-		if (v.mv_size % CRLC_REV_LEN != 0)
-			return EINVAL;
-		n = v.mv_size;
-	}
-	if (n + CRLC_REV_LEN > sizeof(small))
-		buf = xcalloc(1, n + CRLC_REV_LEN);
-	for (i = 0; i < n; i += CRLC_REV_LEN) {
-		r = (const uint8_t *)v.mv_data + i;
-		if (((unsigned)r[0] << 8 | r[1]) == scope_no) {
-			*had = 1;
-			continue;
-		}
-		memcpy(buf + out, r, CRLC_REV_LEN);
-		out += CRLC_REV_LEN;
-	}
-	if (rec != NULL) {
-		buf[out] = (uint8_t)(scope_no >> 8);
-		buf[out + 1] = (uint8_t)scope_no;
-		memcpy(buf + out + 2, rec, CRLC_REV_LEN - 2);
-		out += CRLC_REV_LEN;
-	}
-	rc = 0;
-	if (out == 0 && n > 0)
-		rc = mdb_del(txn, s->rev, &k, NULL);
-	else if (out > 0) {
-		v.mv_size = out;
-		v.mv_data = buf;
-		rc = mdb_put(txn, s->rev, &k, &v, 0);
-	}
-	if (buf != small)
-		free(buf);
-	return rc;
-}
+/* Longest "rev" key: the scope's range, then a serial form. */
+#define REV_KEY_MAX	(CRLC_REV_SCOPE_LEN + CRLC_SERIAL_MAX)
 
 /*
  * A revoked entry of the CRL being written, 8 bytes (a 20,000,000-entry
@@ -148,19 +95,25 @@ cert_issuer_index(struct cert_issuers *ci, const struct crlc_span *name,
 	return (int)ci->n;
 }
 
-/* The "rev" key of entry ref's serial under prefix (format.h "rev"). */
+/*
+ * The "rev" key of a serial in scope_no under prefix (format.h "rev"):
+ * the scope's range, then its serial form (certificate issuer iss: 0 the
+ * CRL issuer's own).
+ */
 static size_t
-ref_key(const uint8_t prefix[CRLC_PREFIX_LEN], const struct cert_issuers *ci,
-    unsigned iss, const uint8_t *serial, size_t len,
-    uint8_t key[CRLC_PREFIX_LEN + CRLC_SERIAL_MAX])
+ref_key(const uint8_t prefix[CRLC_PREFIX_LEN], unsigned scope_no,
+    const struct cert_issuers *ci, unsigned iss, const uint8_t *serial,
+    size_t len, uint8_t key[REV_KEY_MAX])
 {
 	_Static_assert(CRLC_FOREIGN_FORM_LEN <= CRLC_SERIAL_MAX,
 	    "a foreign form fits a rev key");
+	store_rev_range(prefix, scope_no, key);
 	if (iss == 0)
-		return store_rev_key(prefix, serial, len, key);
-	memcpy(key, prefix, CRLC_PREFIX_LEN);
-	crlc_foreign_form(ci->canon[iss], serial, len, key + CRLC_PREFIX_LEN);
-	return CRLC_PREFIX_LEN + CRLC_FOREIGN_FORM_LEN;
+		return CRLC_REV_SCOPE_LEN + crlc_serial_key(serial, len,
+		    key + CRLC_REV_SCOPE_LEN);
+	crlc_foreign_form(ci->canon[iss], serial, len,
+	    key + CRLC_REV_SCOPE_LEN);
+	return CRLC_REV_SCOPE_LEN + CRLC_FOREIGN_FORM_LEN;
 }
 
 /*
@@ -193,8 +146,8 @@ entry_ref_cmp(const void *a, const void *b, void *arg)
 }
 
 /*
- * One entry into the "rev" database as scope_no's record; *append: try
- * MDB_APPEND first (a key no record holds yet).
+ * One entry into scope_no's range of "rev"; *append: try MDB_APPEND first
+ * (a key after every key held).  *count: the entries the scope holds.
  */
 static int
 write_entry(struct store *s, MDB_txn *txn,
@@ -202,25 +155,23 @@ write_entry(struct store *s, MDB_txn *txn,
     unsigned iss, unsigned scope_no, const struct crlc_crl_entry *e,
     int delta, int *append, int64_t *count)
 {
-	uint8_t key[CRLC_PREFIX_LEN + CRLC_SERIAL_MAX], val[CRLC_REV_LEN];
+	uint8_t key[REV_KEY_MAX], val[CRLC_REV_LEN];
 	MDB_val k = { 0, key }, v = { sizeof(val), val };
-	int rc, had;
+	int rc;
 
 	if (e->serial.len == 0)
 		return EINVAL;
-	k.mv_size = ref_key(prefix, ci, iss, e->serial.p, e->serial.len, key);
+	k.mv_size = ref_key(prefix, scope_no, ci, iss, e->serial.p,
+	    e->serial.len, key);
 	if (delta && e->reason == REASON_REMOVE_FROM_CRL) {
-		if ((rc = rev_set(s, txn, key, k.mv_size, scope_no, NULL,
-		    &had)) == 0 && had)
+		if ((rc = mdb_del(txn, s->rev, &k, NULL)) == 0)
 			(*count)--;
-		return rc;
+		return rc == MDB_NOTFOUND ? 0 : rc;
 	}
-	val[0] = (uint8_t)(scope_no >> 8);
-	val[1] = (uint8_t)scope_no;
-	crlc_put_i64(val + 2, e->revoked_at);
-	val[10] = e->reason == CRLC_CRL_REASON_NONE ? CRLC_REASON_NONE :
+	crlc_put_i64(val, e->revoked_at);
+	val[8] = e->reason == CRLC_CRL_REASON_NONE ? CRLC_REASON_NONE :
 	    (uint8_t)e->reason;
-	val[11] = delta ? CRLC_REV_DELTA : 0;
+	val[9] = delta ? CRLC_REV_DELTA : 0;
 	if (*append) {
 		if ((rc = mdb_put(txn, s->rev, &k, &v, MDB_APPEND)) == 0) {
 			(*count)++;
@@ -230,8 +181,11 @@ write_entry(struct store *s, MDB_txn *txn,
 			return rc;
 		*append = 0;	/* a key at or after this one is held */
 	}
-	if ((rc = rev_set(s, txn, key, k.mv_size, scope_no, val + 2,
-	    &had)) == 0 && !had)
+	/* Listed already (twice in a CRL, or by the base of a delta). */
+	if ((rc = mdb_put(txn, s->rev, &k, &v, MDB_NOOVERWRITE)) ==
+	    MDB_KEYEXIST)
+		return mdb_put(txn, s->rev, &k, &v, 0);
+	if (rc == 0)
 		(*count)++;
 	return rc;
 }
@@ -309,109 +263,42 @@ entry_refs(struct wtxn *w, const struct crlc_crl *crl, size_t cap,
 }
 
 /*
- * Delete scope_no's records of every serial a stored CRL lists (they may
- * be gone already); other scopes that list a serial keep theirs.  In key
- * order, like write_entries(): one pass over the "rev" pages, where CRL
- * order would dirty nearly every page of the scope in each transaction.
- */
-int
-delete_entries(struct wtxn *w, const uint8_t prefix[CRLC_PREFIX_LEN],
-    unsigned scope_no, const uint8_t *der, size_t len)
-{
-	uint8_t key[CRLC_PREFIX_LEN + CRLC_SERIAL_MAX];
-	struct cert_issuers *ci;
-	struct entry_ref *refs;
-	struct crlc_crl crl;
-	const char *why;
-	size_t i, n;
-	int had, rc;
-
-	if (len == 0)
-		return 0;
-	if (crlc_crl_parse_stored(der, len, &crl, &why) == -1)
-		return EINVAL;
-	ci = xcalloc(1, sizeof(*ci));
-	if ((rc = entry_refs(w, &crl, crl.revoked.len / ENTRY_DER_MIN, &refs,
-	    &n, ci)) != 0) {
-		free(ci);
-		return rc;
-	}
-	for (i = 0; i < n && rc == 0; i++)
-		if ((rc = rev_set(w->s, w->txn, key, ref_key(prefix, ci,
-		    REF_ISS(&refs[i]), crl.revoked.p + refs[i].at,
-		    REF_LEN(&refs[i]), key), scope_no, NULL, &had)) == 0)
-			rc = wtxn_step(w);
-	free(refs);
-	free(ci);
-	return rc;
-}
-
-/* Does a "rev" value hold a record of scope_no? */
-static int
-rev_has(const MDB_val *v, unsigned scope_no)
-{
-	const uint8_t *r = v->mv_data;
-	size_t i;
-
-	for (i = 0; i + CRLC_REV_LEN <= v->mv_size; i += CRLC_REV_LEN)
-		if (((unsigned)r[i] << 8 | r[i + 1]) == scope_no)
-			return 1;
-	return 0;
-}
-
-/*
- * Delete every record of scope_no under prefix, walking the prefix's
- * "rev" keys in order: each page is read once, and no stored CRL is read
- * (a large one's serials in key order lie all over it).  The walk also
- * passes the records of the issuer key's other scopes.
+ * Delete every record of scope_no under prefix: its range of "rev", in
+ * key order, no stored CRL read.  A split ingest commits in between
+ * (wtxn_step), which frees the cursor with its transaction.
  */
 int
 drop_scope(struct wtxn *w, const uint8_t prefix[CRLC_PREFIX_LEN],
     unsigned scope_no)
 {
-	uint8_t at[CRLC_PREFIX_LEN + CRLC_SERIAL_MAX];
-	size_t atlen = CRLC_PREFIX_LEN, seen = 0;
+	uint8_t range[CRLC_REV_SCOPE_LEN];
 	MDB_cursor *cur = NULL;
 	MDB_val k, v;
-	int rc, had;
+	size_t seen = 0;
+	int rc;
 
-	memcpy(at, prefix, CRLC_PREFIX_LEN);
+	store_rev_range(prefix, scope_no, range);
 	for (;;) {
-		if (cur != NULL)
-			rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT);
-		else if ((rc = mdb_cursor_open(w->txn, w->s->rev, &cur)) == 0) {
-			k.mv_size = atlen;
-			k.mv_data = at;
-			rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
-			/* at itself, when still held, is done */
-			if (rc == 0 && k.mv_size == atlen &&
-			    memcmp(k.mv_data, at, atlen) == 0)
-				rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT);
-		}
+		if (cur == NULL &&
+		    (rc = mdb_cursor_open(w->txn, w->s->rev, &cur)) != 0)
+			return rc;
+		k.mv_size = sizeof(range);
+		k.mv_data = range;
+		rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE);
 		if (rc == MDB_NOTFOUND || (rc == 0 &&
-		    (k.mv_size < CRLC_PREFIX_LEN ||
-		    memcmp(k.mv_data, prefix, CRLC_PREFIX_LEN) != 0))) {
+		    (k.mv_size < sizeof(range) ||
+		    memcmp(k.mv_data, range, sizeof(range)) != 0))) {
 			rc = 0;
 			break;
 		}
-		if (rc != 0)
+		if (rc != 0 || (rc = mdb_cursor_del(cur, 0)) != 0)
 			break;
 		if (++seen % MAP_DROP_EVERY == 0 && w->split)
 			map_drop(w->s);
-		if (!rev_has(&v, scope_no))
-			continue;
-		if (k.mv_size > sizeof(at)) {
-			rc = EINVAL;
-			break;
-		}
-		memcpy(at, k.mv_data, k.mv_size);
-		atlen = k.mv_size;
-		/* rev_set writes: reopen the cursor after it */
-		mdb_cursor_close(cur);
-		cur = NULL;
-		if ((rc = rev_set(w->s, w->txn, at, atlen, scope_no, NULL,
-		    &had)) != 0 || (rc = wtxn_step(w)) != 0)
+		if ((rc = wtxn_step(w)) != 0)
 			return rc;
+		if (w->split && w->writes == 0)
+			cur = NULL;	/* committed: freed with its txn */
 	}
 	mdb_cursor_close(cur);
 	return rc;

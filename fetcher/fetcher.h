@@ -260,10 +260,9 @@ int	 store_reset_scope(struct store *s, X509 *issuer, const char *scope,
 /* issuerid.c: the "crl" key of a scope, from its issuer and signer */
 int	 store_scope_key(struct store *s, const X509_NAME *name, X509 *signer,
 	    const char *scope, unsigned reasons, uint8_t *key, size_t *keylen);
-/* entries.c: the "rev" key of (issuer id || key number, serial octets) */
-size_t	 store_rev_key(const uint8_t prefix[CRLC_PREFIX_LEN],
-	    const uint8_t *serial, size_t len,
-	    uint8_t key[CRLC_PREFIX_LEN + CRLC_SERIAL_MAX]);
+/* entries.c: the start of a scope's "rev" range (every key of it) */
+void	 store_rev_range(const uint8_t prefix[CRLC_PREFIX_LEN],
+	    unsigned scope_no, uint8_t key[CRLC_REV_SCOPE_LEN]);
 /* source.c: the record of each source URL's last fetch */
 struct source_rec {
 	int64_t		 last_attempt;

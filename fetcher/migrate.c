@@ -1,8 +1,8 @@
 /*
  * Working indexes older versions wrote, brought to the current format
  * (format.h VERSIONS): format 1 records moved to their signer's key,
- * the "crlhash" records of format 2, source records keyed by a URL with
- * its userinfo.
+ * the "crlhash" records of format 2, the "rev" ranges of format 3,
+ * source records keyed by a URL with its userinfo.
  *
  * Copyright the crlcache authors. Licensed under the Apache License 2.0.
  */
@@ -174,6 +174,38 @@ hash_crls(struct store *s, MDB_txn *txn)
 	return rc == MDB_NOTFOUND ? 0 : rc;
 }
 
+/*
+ * Work format 3 -> 4: "rev" written anew from the stored CRLs of every
+ * "crl" record, a range per scope, in the caller's transaction.
+ */
+int
+rebuild_rev(struct store *s, MDB_txn *txn)
+{
+	struct crlc_crl_info ci;
+	MDB_cursor *cur;
+	MDB_val k, v;
+	int64_t count;
+	int rc;
+
+	if ((rc = mdb_drop(txn, s->rev, 0)) != 0 ||
+	    (rc = mdb_cursor_open(txn, s->crl, &cur)) != 0)
+		return rc;
+	for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0;
+	    rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		if (crlc_crl_decode(k.mv_data, k.mv_size, v.mv_data, v.mv_size,
+		    &ci) == -1) {
+			rc = EINVAL;
+			break;
+		}
+		if ((rc = write_scope_entries(ONE_TXN(s, txn), k.mv_data,
+		    ci.scope_no, &ci.der, &ci.delta, &count)) != 0)
+			break;
+		map_read(s);
+	}
+	mdb_cursor_close(cur);
+	return rc == MDB_NOTFOUND ? 0 : rc;
+}
+
 static X509_CRL *
 crl_from_der(const uint8_t *der, size_t len)
 {
@@ -231,10 +263,7 @@ adopt_one(struct store *s, MDB_txn *txn, const struct trust *t,
 	if ((rc = key_no_of(s, txn, ci.issuer_id, signer, &key_no)) != 0 ||
 	    key_no == 0)
 		goto done;	/* a dedicated CRL signer's: where it belongs */
-	if ((rc = delete_entries(ONE_TXN(s, txn), key, ci.scope_no, ci.der.p,
-	    ci.der.len)) != 0 ||
-	    (rc = delete_entries(ONE_TXN(s, txn), key, ci.scope_no, ci.delta.p,
-	    ci.delta.len)) != 0 ||
+	if ((rc = drop_scope(ONE_TXN(s, txn), key, ci.scope_no)) != 0 ||
 	    (rc = del_scope(s, txn, &k)) != 0)
 		goto done;
 	put_prefix(prefix, ci.issuer_id, key_no);

@@ -61,15 +61,6 @@
  * MAX_CRL_ENTRIES (crl_verify); and u32 in the top's SCOPE record.
  */
 #define MAX_SCOPE_ENTRIES	((size_t)2 * MAX_CRL_ENTRIES)
-/*
- * Scopes of one issuer key are written in one walk of its "rev" range,
- * a batch at a time: at most this many entries (of scopes that must be
- * sorted in memory, see flush(); 40 bytes each: 40 MiB) besides the
- * largest scope's own...
- */
-#define BATCH_ENTRIES		((size_t)1 << 20)
-/* ... and at most this many scopes, each an open file and its buffer. */
-#define BATCH_SCOPES		64
 /* Scope numbers are u16 (format.h "crl" value offset 2). */
 #define SCOPE_NOS		(CRLC_SCOPE_NO_MAX + 1)
 /*
@@ -79,11 +70,17 @@
  * the size of the working environment.
  */
 #define RELEASE_BYTES		((size_t)16 << 20)
+/*
+ * What one read of the map makes resident: the kernel maps the page
+ * cache pages around a faulting page too (fault-around: 64 KiB, Linux's
+ * default fault_around_bytes).
+ */
+#define FAULT_WINDOW		((uintptr_t)64 << 10)
 
 /*
- * A scope whose file is being written: streamed from the walk of "rev",
- * or, when a serial came out of slot order, its entries collected and
- * sorted.
+ * A scope whose file is being written: streamed from the walk of its
+ * "rev" range, or, when a serial came out of slot order, its entries
+ * collected and sorted.
  */
 struct pending {
 	size_t			 scope;		/* in publish.scopes */
@@ -94,7 +91,6 @@ struct pending {
 	int			 sorted;	/* collect in e[], sort */
 	struct crlc_scope_entry	*e;
 	size_t			 n, cap;
-	uint32_t		 expect;	/* entries its record counts */
 };
 
 struct publish {
@@ -108,17 +104,17 @@ struct publish {
 	struct crlc_top_scope	*scopes;
 	char			**sources;	/* redacted, one per scope */
 	size_t			 nscopes, capscopes, capsources;
-	/* the batch of scopes to write, all under one prefix */
-	struct pending		 pend[BATCH_SCOPES];
-	size_t			 npend, pend_entries;
+	/* the prefix of the "crl" records being read, and its number */
 	uint8_t			 prefix[CRLC_PREFIX_LEN];
-	uint16_t		*slot_of;	/* scope number -> pend index + 1 */
+	uint32_t		 prefix_no;
+	uint32_t		*taken;	/* scope number -> prefix_no that has it */
 	/* ids every reader may still need: the new top's and the old's */
 	uint8_t			(*keep)[CRLC_SCOPE_ID_LEN];
 	size_t			 nkeep, capkeep;
 	int			 gc;		/* the old top's ids are known */
 	size_t			 written, reused;
 	uintptr_t		 lo, hi;	/* working map span read */
+	uintptr_t		 window;	/* the last FAULT_WINDOW read */
 	size_t			 touched;
 	char			*err;
 	size_t			 errlen;
@@ -157,19 +153,27 @@ fail_lmdb(struct publish *p, const char *what, int rc)
 }
 
 /*
- * The working map read so far, [lo, hi), let go every RELEASE_BYTES:
- * pointers into it stay valid, pages read again come from the page cache.
+ * The working map read so far, [lo, hi), let go every RELEASE_BYTES made
+ * resident: pointers into it stay valid, pages read again come from the
+ * page cache.  A read makes its whole FAULT_WINDOW resident, so a walk
+ * reading a 104-byte header from each of 16,000 CRLs counts 1 GB, not
+ * 1.6 MB; the windows of a walk in address order count once.
  */
 static void
 map_touched(struct publish *p, const MDB_val *v)
 {
 	uintptr_t a = (uintptr_t)v->mv_data, b = a + v->mv_size, page;
+	uintptr_t first = a / FAULT_WINDOW, last = (b - 1) / FAULT_WINDOW;
 
+	if (v->mv_size == 0)
+		return;
 	if (a < p->lo)
 		p->lo = a;
 	if (b > p->hi)
 		p->hi = b;
-	if ((p->touched += v->mv_size) < RELEASE_BYTES)
+	p->touched += (last - first + (first != p->window)) * FAULT_WINDOW;
+	p->window = last;
+	if (p->touched < RELEASE_BYTES)
 		return;
 	page = (uintptr_t)sysconf(_SC_PAGESIZE);
 	a = p->lo & ~(page - 1);
@@ -412,80 +416,65 @@ form_slot(const uint8_t *form, size_t len, uint8_t slot[CRLC_SLOT_LEN])
 }
 
 /*
- * One "rev" value's records into the pending scopes they belong to.  In
- * the walk's key order, serials of up to CRLC_SLOT_INLINE octets come in
- * slot order (a slot is the octets zero padded, then their count: the
- * same order as LMDB's, shorter first on a common prefix), so they are
- * streamed to the file; a longer one (a hashed slot) turns its scope to
- * collecting every entry in memory (again, on the second walk) and
- * sorting them.  pass 2 collects for the scopes so turned only.
+ * One "rev" record of scope w into its file.  In the walk's key order,
+ * serials of up to CRLC_SLOT_INLINE octets come in slot order (a slot is
+ * the octets zero padded, then their count: the same order as LMDB's,
+ * shorter first on a common prefix), so they are streamed to the file; a
+ * longer one (a hashed slot) turns the scope to collecting every entry in
+ * memory (again, on the second walk) and sorting them.  pass 2 collects.
  * Returns 0, -1 when it reported an error, or EINVAL / EFBIG.
  */
 static int
-collect(struct publish *p, const MDB_val *k, const MDB_val *v, int pass)
+collect(struct publish *p, struct pending *w, const MDB_val *k,
+    const MDB_val *v, int pass)
 {
-	const uint8_t *r = v->mv_data, *form;
+	const uint8_t *r = v->mv_data;
 	struct crlc_scope_entry e;
-	struct pending *w;
-	size_t i, flen;
-	unsigned sn;
-	int have = 0;
 
-	if (v->mv_size % CRLC_REV_LEN != 0 || k->mv_size <= CRLC_PREFIX_LEN)
+	if (v->mv_size != CRLC_REV_LEN || k->mv_size <= CRLC_REV_SCOPE_LEN)
 		return EINVAL;
-	form = (const uint8_t *)k->mv_data + CRLC_PREFIX_LEN;
-	flen = k->mv_size - CRLC_PREFIX_LEN;
-	for (i = 0; i < v->mv_size; i += CRLC_REV_LEN) {
-		sn = (unsigned)r[i] << 8 | r[i + 1];
-		if (p->slot_of[sn] == 0)
-			continue;
-		w = &p->pend[p->slot_of[sn] - 1];
-		if (w->sorted != (pass == 2))
-			continue;
-		if (!have) {
-			form_slot(form, flen, e.slot);
-			have = 1;
-		}
-		e.revoked_at = crlc_get_i64(r + i + 2);
-		e.reason = r[i + 10];
-		e.flags = r[i + 11];
-		if (pass == 1) {
-			if (e.slot[CRLC_SLOT_INLINE] <= CRLC_SLOT_INLINE &&
-			    crlc_scope_out_add(w->out, &e) == 0)
-				continue;
-			/* a write error is one; out of slot order: pass 2 */
-			if (e.slot[CRLC_SLOT_INLINE] <= CRLC_SLOT_INLINE &&
-			    errno != EINVAL)
-				return fail(p, SCOPE_NAME, errno);
-			w->sorted = 1;
-			continue;
-		}
-		if (w->n >= MAX_SCOPE_ENTRIES ||
-		    grow(&w->e, &w->cap, w->n, sizeof(*w->e)) == -1)
-			return EFBIG;
-		w->e[w->n++] = e;
+	form_slot((const uint8_t *)k->mv_data + CRLC_REV_SCOPE_LEN,
+	    k->mv_size - CRLC_REV_SCOPE_LEN, e.slot);
+	e.revoked_at = crlc_get_i64(r);
+	e.reason = r[8];
+	e.flags = r[9];
+	if (pass == 1) {
+		if (e.slot[CRLC_SLOT_INLINE] <= CRLC_SLOT_INLINE &&
+		    crlc_scope_out_add(w->out, &e) == 0)
+			return 0;
+		/* a write error is one; out of slot order: pass 2 */
+		if (e.slot[CRLC_SLOT_INLINE] <= CRLC_SLOT_INLINE &&
+		    errno != EINVAL)
+			return fail(p, SCOPE_NAME, errno);
+		w->sorted = 1;
+		return MDB_NOTFOUND;	/* the rest of the range: pass 2 */
 	}
+	if (w->n >= MAX_SCOPE_ENTRIES ||
+	    grow(&w->e, &w->cap, w->n, sizeof(*w->e)) == -1)
+		return EFBIG;
+	w->e[w->n++] = e;
 	return 0;
 }
 
-/* One walk of the batch prefix's "rev" range. */
+/* One walk of pending scope w's "rev" range (pass 1 or 2). */
 static int
-walk(struct publish *p, int pass)
+walk(struct publish *p, struct pending *w, int pass)
 {
+	uint8_t range[CRLC_REV_SCOPE_LEN];
 	MDB_cursor *cur;
-	MDB_val k = { CRLC_PREFIX_LEN, p->prefix }, v;
+	MDB_val k = { sizeof(range), range }, v;
 	int rc;
 
+	store_rev_range(p->prefix, p->scopes[w->scope].scope_no, range);
 	if ((rc = mdb_cursor_open(p->src->txn, p->src->rev, &cur)) != 0)
 		return fail_lmdb(p, CRLC_DB_REV, rc);
 	for (rc = mdb_cursor_get(cur, &k, &v, MDB_SET_RANGE); rc == 0 &&
-	    k.mv_size >= CRLC_PREFIX_LEN &&
-	    memcmp(k.mv_data, p->prefix, CRLC_PREFIX_LEN) == 0;
+	    k.mv_size >= sizeof(range) &&
+	    memcmp(k.mv_data, range, sizeof(range)) == 0;
 	    rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
-		if ((rc = collect(p, &k, &v, pass)) != 0)
+		if ((rc = collect(p, w, &k, &v, pass)) != 0)
 			break;
-		map_touched(p, &k);
-		map_touched(p, &v);
+		map_touched(p, &v);	/* the key lies beside it */
 	}
 	mdb_cursor_close(cur);
 	if (rc == 0 || rc == MDB_NOTFOUND || rc == -1)
@@ -496,94 +485,67 @@ walk(struct publish *p, int pass)
 }
 
 /*
- * Write the batch: one walk of the prefix's "rev" range streams every
- * pending scope's entries to its file (format.h "rev": a record per
- * scope listing the serial); a second walk collects those of the scopes
- * that met a serial out of slot order, which are then sorted.
+ * Write scope i's file (its "crl" record ci): one walk of its "rev" range
+ * streams the entries, and when a serial came out of slot order a second
+ * walk collects them to be sorted.
  */
 static int
-flush(struct publish *p)
+write_scope(struct publish *p, size_t i, const struct crlc_crl_info *ci)
 {
-	struct pending *w;
-	unsigned sn;
-	size_t i;
-	int again = 0, ret = -1;
+	struct pending w;
+	int ret = -1;
 
-	if (p->npend == 0)
-		return 0;
-	for (i = 0; i < p->npend; i++) {
-		sn = p->scopes[p->pend[i].scope].scope_no;
-		if (p->slot_of[sn] != 0) {
-			snprintf(p->err, p->errlen, "working index: "
-			    "scope number %u used twice", sn);
+	memset(&w, 0, sizeof(w));
+	w.scope = i;
+	w.der = ci->der;
+	w.delta = ci->delta;
+	w.fd = -1;
+	if (scope_tmp_open(p, &w) == -1 || walk(p, &w, 1) == -1)
+		goto done;
+	if (w.sorted) {
+		/* Sized by the count the record holds: one allocation. */
+		w.cap = ci->entries < MAX_SCOPE_ENTRIES ? ci->entries :
+		    MAX_SCOPE_ENTRIES;
+		if (w.cap > 0 && (w.e = reallocarray(NULL, w.cap,
+		    sizeof(*w.e))) == NULL) {
+			fail(p, "scope entries", ENOMEM);
 			goto done;
 		}
-		p->slot_of[sn] = (uint16_t)(i + 1);
-		if (scope_tmp_open(p, &p->pend[i]) == -1)
+		if (walk(p, &w, 2) == -1)
 			goto done;
 	}
-	if (walk(p, 1) == -1)
+	if (scope_tmp_finish(p, &w) == -1)
 		goto done;
-	for (i = 0; i < p->npend; i++) {
-		w = &p->pend[i];
-		if (w->sorted) {
-			/* Sized by the count the record holds: one allocation. */
-			w->cap = w->expect < MAX_SCOPE_ENTRIES ? w->expect :
-			    MAX_SCOPE_ENTRIES;
-			if (w->cap > 0 && (w->e = reallocarray(NULL, w->cap,
-			    sizeof(*w->e))) == NULL) {
-				fail(p, "scope entries", ENOMEM);
-				goto done;
-			}
-			again = 1;
-		}
-	}
-	if (again && walk(p, 2) == -1)
-		goto done;
-	for (i = 0; i < p->npend; i++)
-		if (scope_tmp_finish(p, &p->pend[i]) == -1)
-			goto done;
 	ret = 0;
 done:
-	for (i = 0; i < p->npend; i++) {
-		w = &p->pend[i];
-		sn = p->scopes[w->scope].scope_no;
-		if (p->slot_of[sn] == i + 1)
-			p->slot_of[sn] = 0;
-		if (w->fd != -1)
-			close(w->fd);
-		if (w->tmp[0] != '\0')
-			unlink(w->tmp);
-		free(w->out);
-		free(w->e);
-	}
-	memset(p->pend, 0, sizeof(p->pend));
-	p->npend = 0;
-	p->pend_entries = 0;
+	if (w.fd != -1)
+		close(w.fd);
+	if (w.tmp[0] != '\0')
+		unlink(w.tmp);
+	free(w.out);
+	free(w.e);
 	return ret;
 }
 
-/* Queue scope i (key k) for writing, in a batch of its prefix. */
+/*
+ * A scope number a "crl" record of this prefix already has (a damaged
+ * working index): both scopes' entries would be one range.  Records of a
+ * prefix come one after the other, in key order.
+ */
 static int
-queue(struct publish *p, size_t i, const MDB_val *k,
-    const struct crlc_crl_info *ci)
+scope_no_taken(struct publish *p, const MDB_val *k, unsigned scope_no)
 {
-	struct pending *w;
-
-	if (p->npend > 0 &&
-	    (memcmp(p->prefix, k->mv_data, CRLC_PREFIX_LEN) != 0 ||
-	    p->npend == BATCH_SCOPES ||
-	    p->pend_entries + ci->entries > BATCH_ENTRIES) &&
-	    flush(p) == -1)
-		return -1;
-	memcpy(p->prefix, k->mv_data, CRLC_PREFIX_LEN);
-	w = &p->pend[p->npend++];
-	w->scope = i;
-	w->der = ci->der;
-	w->delta = ci->delta;
-	w->fd = -1;
-	w->expect = ci->entries;
-	p->pend_entries += ci->entries;
+	if (p->nscopes == 1 ||
+	    memcmp(p->prefix, k->mv_data, CRLC_PREFIX_LEN) != 0) {
+		memcpy(p->prefix, k->mv_data, CRLC_PREFIX_LEN);
+		p->prefix_no++;
+	}
+	if (p->taken[scope_no] == p->prefix_no) {
+		snprintf(p->err, p->errlen, "working index: scope number %u "
+		    "used twice", scope_no);
+		return 1;
+	}
+	p->taken[scope_no] = p->prefix_no;
 	return 0;
 }
 
@@ -633,6 +595,8 @@ scope(struct publish *p, const MDB_val *k, const MDB_val *v)
 	t->source.p = (const uint8_t *)p->sources[i];
 	t->source.len = strlen(p->sources[i]);
 	p->nscopes++;
+	if (scope_no_taken(p, k, ci.scope_no))
+		return -1;
 	content_id(p, k, v, &ci, t->id);
 	if (keep_add(p, t->id) == -1)
 		return fail(p, "scope ids", ENOMEM);
@@ -640,7 +604,7 @@ scope(struct publish *p, const MDB_val *k, const MDB_val *v)
 		p->reused++;
 		return 0;
 	}
-	return queue(p, i, k, &ci);
+	return write_scope(p, i, &ci);
 }
 
 /* Every "crl" record in key order: the SCOPE section, and the files. */
@@ -671,9 +635,7 @@ read_scopes(struct publish *p)
 		map_touched(p, p->reused != reused ? &hdr : &v);
 	}
 	mdb_cursor_close(cur);
-	if (rc != MDB_NOTFOUND)
-		return fail_lmdb(p, CRLC_DB_CRL, rc);
-	return flush(p);
+	return rc == MDB_NOTFOUND ? 0 : fail_lmdb(p, CRLC_DB_CRL, rc);
 }
 
 /*
@@ -808,7 +770,7 @@ publish(const char *state_dir, const struct publish_src *src,
 	p.err = err;
 	p.errlen = errlen;
 	p.lo = UINTPTR_MAX;
-	p.slot_of = xcalloc(SCOPE_NOS, sizeof(*p.slot_of));
+	p.taken = xcalloc(SCOPE_NOS, sizeof(*p.taken));
 	snprintf(top, sizeof(top), "%s/%s", state_dir, INDEX_NAME);
 	if ((dfd = open(state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1) {
 		fail(&p, state_dir, errno);
@@ -834,8 +796,6 @@ done:
 		close(dfd);
 	if (p.sfd != -1)
 		close(p.sfd);
-	for (i = 0; i < p.npend; i++)
-		free(p.pend[i].e);
 	for (i = 0; i < p.nscopes; i++)
 		free(p.sources[i]);
 	free(p.sources);
@@ -844,7 +804,7 @@ done:
 	free(p.alias);
 	free(p.canon);
 	free(p.keep);
-	free(p.slot_of);
+	free(p.taken);
 	return ret;
 }
 

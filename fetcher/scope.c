@@ -351,16 +351,8 @@ ingest_txn(struct store *s, struct wtxn *w, const struct crl *c, char *err,
 	w->key = key;
 	w->keylen = keylen;
 	rc = 0;
-	/*
-	 * A large scope's records are dropped in key order; a small one's
-	 * by its CRLs' serials, not walking the issuer key's other scopes.
-	 */
-	if (have && old.entries > INGEST_CHUNK)
+	if (have)
 		rc = drop_scope(w, prefix, scope_no);
-	else if (have && (rc = delete_entries(w, prefix, scope_no, old.der.p,
-	    old.der.len)) == 0)
-		rc = delete_entries(w, prefix, scope_no, old.delta.p,
-		    old.delta.len);
 	if (rc == 0)
 		rc = write_entries(w, prefix, scope_no,
 		    c->is_delta ? &base : &c->p, 0, &count);
@@ -589,10 +581,7 @@ store_reset_scope(struct store *s, X509 *issuer, const char *scope,
 	held->this_update = old.this_update;
 	memcpy(held->number, old.number.p, old.number.len);
 	held->numlen = old.number.len;
-	if ((rc = delete_entries(ONE_TXN(s, txn), key, old.scope_no, old.der.p,
-	    old.der.len)) != 0 ||
-	    (rc = delete_entries(ONE_TXN(s, txn), key, old.scope_no, old.delta.p,
-	    old.delta.len)) != 0 ||
+	if ((rc = drop_scope(ONE_TXN(s, txn), key, old.scope_no)) != 0 ||
 	    (rc = del_scope(s, txn, &k)) != 0) {
 		mdb_txn_abort(txn);
 		free(copy);

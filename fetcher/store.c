@@ -42,6 +42,7 @@ open_dbs(struct store *s, char *err, size_t errlen)
 	MDB_txn *txn;
 	MDB_val k = { strlen(CRLC_META_FORMAT), CRLC_META_FORMAT }, v;
 	uint8_t fmt[4];
+	char fmt_what[64];
 	uint32_t old;
 	int rc;
 
@@ -62,14 +63,18 @@ open_dbs(struct store *s, char *err, size_t errlen)
 		goto fail;
 	rc = mdb_get(txn, s->meta, &k, &v);
 	old = rc == 0 && v.mv_size == 4 ? crlc_get_u32(v.mv_data) : 0;
-	/* format.h VERSIONS: 1 -> 2 (keys by signer), 2 -> 3 ("crlhash"). */
+	/*
+	 * format.h VERSIONS: 1 -> 2 (keys by signer; "rev" written anew),
+	 * 2 -> 3 ("crlhash"), 3 -> 4 ("rev" by scope, written anew).
+	 */
 	if (old >= 1 && old < CRLC_WORK_FORMAT_VERSION) {
 		if ((old == 1 && (rc = migrate_v1(s, txn)) != 0) ||
-		    (rc = hash_crls(s, txn)) != 0) {
+		    (old < 3 && (rc = hash_crls(s, txn)) != 0) ||
+		    (old > 1 && (rc = rebuild_rev(s, txn)) != 0)) {
 			mdb_txn_abort(txn);
-			lmdb_err(err, errlen, old == 1 ? "migrating the working "
-			    "index from format 1" : "migrating the working "
-			    "index from format 2", rc);
+			snprintf(fmt_what, sizeof(fmt_what), "migrating the "
+			    "working index from format %u", (unsigned)old);
+			lmdb_err(err, errlen, fmt_what, rc);
 			return -1;
 		}
 		logx(1, "working index migrated from format %u to %u%s",

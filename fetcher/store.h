@@ -133,8 +133,6 @@ int	 write_scope_entries(struct wtxn *w,
 	    const uint8_t prefix[CRLC_PREFIX_LEN], unsigned scope_no,
 	    const struct crlc_span *der, const struct crlc_span *delta,
 	    int64_t *count);
-int	 delete_entries(struct wtxn *w, const uint8_t prefix[CRLC_PREFIX_LEN],
-	    unsigned scope_no, const uint8_t *der, size_t len);
 int	 drop_scope(struct wtxn *w, const uint8_t prefix[CRLC_PREFIX_LEN],
 	    unsigned scope_no);
 
@@ -151,6 +149,7 @@ int	 recover_pending(struct store *s, MDB_txn *txn);
 /* migrate.c: older formats */
 int	 migrate_v1(struct store *s, MDB_txn *txn);
 int	 hash_crls(struct store *s, MDB_txn *txn);
+int	 rebuild_rev(struct store *s, MDB_txn *txn);
 int	 redact_source_keys(MDB_txn *txn, MDB_dbi dbi);
 
 #endif

@@ -8,8 +8,9 @@
 # CA that verifies them) and publishes format 3, which answers again.  A
 # published format 2 file (nothing to migrate) is replaced by the next
 # update even when no CRL changed.  A working environment of work format 2
-# (no "crlhash") is migrated to 3 by the next writer, with the same content
-# ids as ingest gives.
+# (no "crlhash") is migrated to 4 by the next writer, with the same content
+# ids as ingest gives; one of work format 3 ("rev" keyed by serial, a
+# record per scope in its value) has its "rev" written anew by scope.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_provider.sh"
 command -v mdb_dump >/dev/null && command -v mdb_load >/dev/null ||
@@ -139,13 +140,13 @@ mdb_load -f "$W/work2.dump" "$STATE/work" || fail "mdb_load (work 2)"
 g=$(generation)
 if cc -v -v publish >"$W/o" 2>"$W/e"; then case_ok publish-work2
 else cat "$W/e" >&2; case_fail publish-work2 "publish failed"; fi
-grep -q 'migrated from format 2 to 3' "$W/e" && case_ok work2-migrated \
+grep -q 'migrated from format 2 to 4' "$W/e" && case_ok work2-migrated \
     || { cat "$W/e" >&2; case_fail work2-migrated "no migration"; }
 entries() { mdb_stat -s "$1" "$STATE/work" | sed -n 's/^ *Entries: //p'; }
 [ "$(entries crlhash)" = "$(entries crl)" ] && [ "$(entries crl)" -gt 0 ] && case_ok work2-hashes \
     || case_fail work2-hashes "crlhash $(entries crlhash), crl $(entries crl)"
 mdb_dump -s meta "$STATE/work" | grep -A1 "^ $(printf format | od -An -tx1 | tr -d ' \n')\$" | tail -1 |
-    grep -q '^ 00000003$' && case_ok work2-format || case_fail work2-format "work format not 3"
+    grep -q '^ 00000004$' && case_ok work2-format || case_fail work2-format "work format not 4"
 [ "$(generation)" -gt "$g" ] && case_ok work2-generation || case_fail work2-generation "not published"
 # the hashes the migration computed are those ingest stored: the same ids
 # (a format 2 writer's ids, of another definition, would all be new)
@@ -155,4 +156,53 @@ migrated v3-work2
 cc -v -v publish >"$W/o" 2>"$W/e" || { cat "$W/e" >&2; fail "publish after the migration"; }
 grep -q 'scope files 0 written, 3 unchanged' "$W/e" && case_ok work3-ids-stable \
     || { cat "$W/e" >&2; case_fail work3-ids-stable "scope files rewritten"; }
+
+# A working environment of work format 3: "rev" keyed by prefix || serial
+# form, each value a 12-byte record (u16 scope number first) per scope
+# that lists the serial -- written here from the format 4 one.  The next
+# writer writes "rev" anew, a range per scope: the same records, the same
+# scope files, the same answers.
+revs_before=$(mdb_dump -s rev "$STATE/work" | sed '1,/^HEADER=END/d' | grep -c '^ ')
+mdb_dump -a "$STATE/work" | "$PY" -c '
+import sys
+lines = sys.stdin.read().split("\n")
+out, i, db, meta_fmt = [], 0, None, False
+while i < len(lines):
+    line = lines[i]
+    if line.startswith("database="):
+        db = line[len("database="):]
+    if db == "rev" and line == "HEADER=END":
+        out.append(line)
+        i += 1
+        recs = {}
+        while lines[i] != "DATA=END":
+            k, v = bytes.fromhex(lines[i][1:]), bytes.fromhex(lines[i + 1][1:])
+            recs.setdefault(k[:8] + k[10:], []).append(k[8:10] + v)
+            i += 2
+        for k in sorted(recs):
+            out += [" " + k.hex(), " " + b"".join(recs[k]).hex()]
+        continue
+    if meta_fmt:
+        line = " 00000003"
+    meta_fmt = db == "meta" and line == " " + b"format".hex()
+    out.append(line)
+    i += 1
+sys.stdout.write("\n".join(out))' >"$W/work3.dump" || fail "work3 dump"
+rm -rf "$STATE/work"; mkdir -m 700 "$STATE/work"
+mdb_load -f "$W/work3.dump" "$STATE/work" || fail "mdb_load (work 3)"
+[ "$(mdb_dump -s rev "$STATE/work" | sed '1,/^HEADER=END/d' | grep -c '^ ')" -lt "$revs_before" ] \
+    || fail "work3.dump: no serial listed by two scopes"
+if cc -v -v publish >"$W/o" 2>"$W/e"; then case_ok publish-work3
+else cat "$W/e" >&2; case_fail publish-work3 "publish failed"; fi
+grep -q 'migrated from format 3 to 4' "$W/e" && case_ok work3-migrated \
+    || { cat "$W/e" >&2; case_fail work3-migrated "no migration"; }
+[ "$(mdb_dump -s rev "$STATE/work" | sed '1,/^HEADER=END/d' | grep -c '^ ')" = "$revs_before" ] &&
+    case_ok work3-rev-records || case_fail work3-rev-records "not the $((revs_before / 2)) records again"
+grep -q 'scope files 0 written, 3 unchanged' "$W/e" && case_ok work3-same-ids \
+    || { cat "$W/e" >&2; case_fail work3-same-ids "scope files rewritten"; }
+migrated v3-work3
+cc -v -v import "$W/int.crl" >"$W/o" 2>"$W/e" || { cat "$W/e" >&2; fail "import after the migration"; }
+cc -v -v publish >"$W/o" 2>"$W/e" || { cat "$W/e" >&2; fail "publish after the migration"; }
+grep -q 'scope files 0 written, 3 unchanged' "$W/e" && case_ok work4-ids-stable \
+    || { cat "$W/e" >&2; case_fail work4-ids-stable "scope files rewritten"; }
 finish

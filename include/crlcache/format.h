@@ -18,7 +18,7 @@
  *	renamed into place; a published file is never modified (PUBLISH).  A
  *	reader that opened the old top keeps a consistent old generation.
  *	The fetcher's private working environment, STATE_DIR/work/ (mode
- *	0700), is LMDB, format 3 (CRLC_WORK_FORMAT_VERSION, NAMED DATABASES):
+ *	0700), is LMDB, format 4 (CRLC_WORK_FORMAT_VERSION, NAMED DATABASES):
  *	no reader ever opens it.
  *
  *	Readers do not trust the path (crlc_index_open(), <crlcache/index.h>):
@@ -252,10 +252,11 @@
  *	   is: an unchanged CRL is never rewritten, so a publish writes the
  *	   top file and the scope files of the CRLs that changed, whatever
  *	   the size of the rest.  Else the scope's entries are taken from
- *	   "rev" (the records of its scope number under its issuer id and key
- *	   number; a hashed serial form gives its slot's hash) and the file is
- *	   written to scope/.tmp.XXXXXX (mkostemp, mode
- *	   0644) as they come: in "rev" key order the serials of up to
+ *	   "rev" (the range of its issuer id, key number and scope number,
+ *	   which holds that scope's records only; a hashed serial form gives
+ *	   its slot's hash) and the file is written to scope/.tmp.XXXXXX
+ *	   (mkostemp, mode 0644) as they come: in "rev" key order the serials
+ *	   of up to
  *	   CRLC_SLOT_INLINE octets already come in slot order (zero padding
  *	   then the length orders as LMDB's shorter-first comparison does),
  *	   so no array of them is held; a scope with a longer serial (a
@@ -348,13 +349,22 @@
  *	partitions that do not cover it.  Formats 1 and 2 published one LMDB
  *	file under the same name; readers refuse it (CRLC_E_FORMAT, "run
  *	`crlcache update`") and the next update or import publishes format
- *	3 (PUBLISH).  The working environment is of format 3
- *	(CRLC_WORK_FORMAT_VERSION): format 2 and "crlhash", the hash of
- *	every "crl" record's CRLs that content ids are made of.  A working
- *	environment of format 2 (no "crlhash") is migrated when the
- *	fetcher opens it (migrate.c): every "crl" record's hash is computed
- *	and stored, once; a writer of work format 2 refuses a format 3
- *	one ("move it away to rebuild").  Format 2 has issuers by name and
+ *	3 (PUBLISH).  The working environment is of format 4
+ *	(CRLC_WORK_FORMAT_VERSION): format 3 with "rev" keyed by scope
+ *	number before serial, so that each CRL scope's records are one
+ *	range.  Format 3 keyed "rev" by serial alone, a value holding a
+ *	record per scope that lists it: the partitions of one issuer key
+ *	interleaved, and one changed partition dirtied pages all over the
+ *	issuer's range (an update with 160 of 16,000 partitions changed
+ *	wrote 36 MB for 0.6 MB of CRLs) and its publish walked the whole
+ *	range.  A working environment of format 3 has its "rev" written
+ *	anew from the stored CRLs when the fetcher opens it (migrate.c),
+ *	once.  Format 3 is format 2 and "crlhash", the hash of every "crl"
+ *	record's CRLs that content ids are made of.  A working environment
+ *	of format 2 (no "crlhash") is migrated likewise: every "crl"
+ *	record's hash is computed and stored, once.  A writer of an older
+ *	work format refuses a newer one ("move it away to rebuild").
+ *	Format 2 has issuers by name and
  *	key ("key"), one
  *	revocation record per CRL scope that lists a serial, serials longer
  *	than CRLC_SERIAL_MAX octets by their hash.  A working environment of
@@ -367,7 +377,7 @@
  *	configured CA certificate whose key verifies the stored CRL.
  *
  * NAMED DATABASES (CRLC_DB_*)
- *	Of the working environment STATE_DIR/work/ (LMDB, format 3), which
+ *	Of the working environment STATE_DIR/work/ (LMDB, format 4), which
  *	only the fetcher opens; a publish derives the files above from them.
  *
  *   "meta"	key: ASCII name, value: as listed
@@ -425,8 +435,10 @@
  *		does not know it uses the issuer's only key number, or 0 when
  *		the issuer has none or several.
  *
- *   "rev"	key: CRLC_PREFIX_LEN bytes (u32 issuer id || u32 key number)
- *		|| the serial form: the serial number's content octets exactly
+ *   "rev"	(work format 4) one record per serial a CRL scope lists
+ *		key: CRLC_PREFIX_LEN bytes (u32 issuer id || u32 key number)
+ *		|| u16 scope number of the "crl" record (its offset 2) || the
+ *		serial form: the serial number's content octets exactly
  *		as DER-encoded in the INTEGER (a leading 00 is kept) when
  *		1..CRLC_SERIAL_MAX octets; a longer serial (RFC 5280 4.1.2.2
  *		allows 20 octets; CAs that break it still list them) as
@@ -435,15 +447,19 @@
  *		before a byte below 80) -- crlc_serial_key(); a serial of
  *		another issuer listed by an indirect CRL as 00 01 || SHA-256
  *		(INDIRECT CRLS)
- *		value: one or more CRLC_REV_LEN-byte records, one per CRL scope
- *		of this issuer and key that lists the serial, in no order:
- *		  0  u16  scope number of the "crl" record (its offset 2)
- *		  2  i64  revocationDate
- *		 10  u8   reasonCode (RFC 5280 5.3.1), CRLC_REASON_NONE if absent
- *		 11  u8   flags: CRLC_REV_DELTA = listed by a delta CRL
- *		A scope's update or a delta's removeFromCRL removes that scope's
- *		record only: another CRL of the issuer (a complete CRL beside
- *		partitions) that lists the serial keeps it revoked.
+ *		value: CRLC_REV_LEN bytes
+ *		  0  i64  revocationDate
+ *		  8  u8   reasonCode (RFC 5280 5.3.1), CRLC_REASON_NONE if absent
+ *		  9  u8   flags: CRLC_REV_DELTA = listed by a delta CRL
+ *		A scope's records are one range (CRLC_REV_SCOPE_LEN bytes of
+ *		key in common): an update of the scope replaces that range and
+ *		dirties the pages of that scope only, and a publish of the
+ *		scope reads that range only.  Another CRL of the issuer that
+ *		lists the serial (a complete CRL beside partitions) has its
+ *		own record, which a delta's removeFromCRL in this scope leaves.
+ *		(Work formats 2 and 3: the key without the scope number, the
+ *		value one 12-byte record -- u16 scope number, then the above --
+ *		per scope that lists the serial.)
  *
  *   "crl"	one record per CRL scope: what one complete CRL (plus at most
  *		one delta CRL applied onto it) says about one issuer.
@@ -529,10 +545,10 @@
 #define CRLC_FORMAT_VERSION	3u
 /*
  * The LMDB layout of the fetcher's private working environment
- * (STATE_DIR/work/), the format 3 databases below (format 2 and
- * "crlhash"): a format 3 publish changes only the published files.
+ * (STATE_DIR/work/), the format 4 databases below ("rev" by scope, format 3
+ * with "crlhash"): a format 3 publish changes only the published files.
  */
-#define CRLC_WORK_FORMAT_VERSION 3u
+#define CRLC_WORK_FORMAT_VERSION 4u
 
 #define CRLC_DB_META	"meta"
 #define CRLC_DB_CANON	"canon"
@@ -583,7 +599,10 @@
 /* Scope numbers are u16: more scopes of one issuer key are refused. */
 #define CRLC_SCOPE_NO_MAX	0xffff
 
-#define CRLC_REV_LEN		12
+/* "rev" (work format 4): the key's prefix and scope number, its value. */
+#define CRLC_SCOPE_NO_LEN	2
+#define CRLC_REV_SCOPE_LEN	(CRLC_PREFIX_LEN + CRLC_SCOPE_NO_LEN)
+#define CRLC_REV_LEN		10
 #define CRLC_REV_V1_LEN		10	/* format 1: one record, no scope */
 #define CRLC_REV_DELTA		0x01
 #define CRLC_REASON_NONE	0xff
