@@ -45,12 +45,21 @@
 /* Response header lines we keep (ETag, Last-Modified) are short. */
 #define MAX_HEADER_VALUE	512
 
+/* The body bytes all transfers in flight may hold, and hold. */
+struct budget {
+	size_t		 limit;
+	size_t		 held;
+};
+
 struct xfer {
 	struct fetch	*f;
 	const struct conf *conf;
+	struct budget	*budget;
 	CURL		*easy;
 	struct curl_slist *headers;
 	size_t		 cap;
+	size_t		 held;		/* of the budget: cap, or more reserved */
+	size_t		 need;		/* deferred until the budget has this */
 	int		 too_large;
 	int		 refused_addr;	/* the guard refused an address */
 	const char	*stop;		/* why a redirect was not followed */
@@ -70,6 +79,30 @@ struct xfer {
  * request, 16,000 conditional GETs take 13 s.
  */
 #define FETCH_SLOTS		64
+/*
+ * The body bytes the transfers in flight hold, all together, in bodies
+ * of max_size: 64 slots would otherwise hold 64 of them (4 GiB at the
+ * default 64 MiB).  Four: 256 MiB at the default, where the largest
+ * real CRLs are tens of MiB and rare, so that a few of them still come
+ * in side by side while the thousands of small ones, holding only their
+ * size, keep all the slots busy.  At least one, so that a CRL of
+ * max_size can always be received: alone, it fits.
+ *
+ * A transfer whose body would go past the budget is deferred, not
+ * failed: its attempt is dropped (the bytes it held given back) and it
+ * starts again, from the top, once the budget has room for what it
+ * asked (Content-Length, when the server sent one, so once is enough);
+ * no new transfer starts while one waits, so the budget drains to it.
+ * Pausing it instead (CURL_WRITEFUNC_PAUSE) is not safe with libcurl
+ * 7.88: over HTTP/2 the data of a paused stream that already arrived
+ * stops nghttp2 for the whole connection (http2.c, pause_stream_id),
+ * so the other streams on it, the one that would free the budget
+ * among them, stall until their timeouts; and over HTTP/1.1 a paused
+ * transfer keeps its connection and its CURLOPT_TIMEOUT running.  What
+ * deferring costs is the bytes received before the check: with a
+ * Content-Length, the first read.
+ */
+#define FETCH_HELD_MAX_SIZES	4
 /* Connections open at once, all hosts together, idle ones included. */
 #define FETCH_MAX_CONNECTIONS	FETCH_SLOTS
 /*
@@ -82,6 +115,51 @@ struct xfer {
 /* Backoff before retry k (1, 2, ...): 1 s doubling, at most this. */
 #define RETRY_BACKOFF_MS	1000
 #define RETRY_BACKOFF_MAX_MS	30000
+
+/*
+ * Room for want bytes of body: what Content-Length announces when that
+ * is enough (the body is held at its size), else doubling; at most
+ * max_size.  The announced length is a hint, never a limit.
+ */
+static size_t
+capacity(const struct xfer *x, size_t want)
+{
+	curl_off_t announced = -1;
+	size_t cap;
+
+	if (curl_easy_getinfo(x->easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T,
+	    &announced) == CURLE_OK && announced >= (curl_off_t)want &&
+	    (unsigned long long)announced <= x->conf->max_size)
+		return (size_t)announced;
+	cap = x->cap == 0 ? 65536 : x->cap;
+	while (cap < want)
+		cap *= 2;
+	return cap > x->conf->max_size ? x->conf->max_size : cap;
+}
+
+/* Hold cap bytes of the budget: 1, or 0 when the others hold too much. */
+static int
+budget_take(struct xfer *x, size_t cap)
+{
+	struct budget *b = x->budget;
+
+	if (cap <= x->held)
+		return 1;
+	if (cap - x->held > b->limit - b->held)
+		return 0;
+	b->held += cap - x->held;
+	x->held = cap;
+	return 1;
+}
+
+/* The transfer holds no body any more (freed, or handed on). */
+static void
+budget_give(struct xfer *x)
+{
+	if (x->budget != NULL)
+		x->budget->held -= x->held;
+	x->held = 0;
+}
 
 static size_t
 on_body(char *data, size_t size, size_t nmemb, void *arg)
@@ -96,11 +174,11 @@ on_body(char *data, size_t size, size_t nmemb, void *arg)
 		return 0;	/* aborts the transfer */
 	}
 	if (f->len + n > x->cap) {
-		cap = x->cap == 0 ? 65536 : x->cap;
-		while (cap < f->len + n)
-			cap *= 2;
-		if (cap > x->conf->max_size)
-			cap = x->conf->max_size;
+		cap = capacity(x, f->len + n);
+		if (!budget_take(x, cap)) {
+			x->need = cap;
+			return 0;	/* deferred (FETCH_HELD_MAX_SIZES) */
+		}
 		if ((p = realloc(f->body, cap)) == NULL)
 			return 0;
 		f->body = p;
@@ -405,10 +483,11 @@ reset_attempt(struct xfer *x)
 	x->f->len = 0;
 	x->cap = 0;
 	x->too_large = 0;
+	budget_give(x);
 }
 
 /* How a transfer that libcurl finished goes on. */
-enum next { XFER_DONE, XFER_RETRY, XFER_FOLLOW };
+enum next { XFER_DONE, XFER_RETRY, XFER_FOLLOW, XFER_DEFER };
 
 /* Hand the transfer to libcurl, aimed where it is: 0, or -1 when over. */
 static int
@@ -490,6 +569,13 @@ completed(CURLM *multi, struct xfer *x, CURLcode res)
 	int r;
 
 	curl_multi_remove_handle(multi, x->easy);
+	if (x->need > 0) {	/* on_body: over the budget, not an attempt */
+		logx(2, "%s: waits for %zu bytes of memory (bodies in flight "
+		    "hold %zu)", x->f->url, x->need, x->budget->held);
+		reset_attempt(x);
+		x->attempts--;
+		return XFER_DEFER;
+	}
 	if (res == CURLE_OK && !x->refused_addr &&
 	    (r = redirect(x)) != 0) {
 		if (r == -1) {
@@ -536,6 +622,7 @@ static void
 release(CURLM *multi, struct hostq *q, struct xfer *x, size_t transfer)
 {
 	hostq_done(q, transfer);
+	budget_give(x);
 	if (x->easy != NULL) {
 		curl_multi_remove_handle(multi, x->easy);
 		curl_easy_cleanup(x->easy);
@@ -569,10 +656,11 @@ fetch_each(struct fetch *f, size_t n, const struct conf *conf,
 {
 	struct xfer *slots = NULL, *x;
 	struct hostq *q = NULL;
+	struct budget budget = { 0, 0 };
 	const char **urls;
 	CURLM *multi;
 	CURLMsg *msg;
-	size_t done = 0, i, k, busy = 0;
+	size_t done = 0, i, k, busy = 0, deferred;
 	long long now, wake;
 	int running, left, active = 0, wait_ms, ended;
 
@@ -586,16 +674,29 @@ fetch_each(struct fetch *f, size_t n, const struct conf *conf,
 	q = hostq_new(urls, n, conf->parallel,
 	    conf->parallel * FETCH_STREAMS_PER_CONNECTION);
 	free(urls);
+	budget.limit = conf->max_size <= SIZE_MAX / FETCH_HELD_MAX_SIZES ?
+	    conf->max_size * FETCH_HELD_MAX_SIZES : SIZE_MAX;
 	slots = xcalloc(FETCH_SLOTS, sizeof(*slots));
 	while (done < n) {
-		/* Retries that are due first, then new transfers. */
+		/*
+		 * Deferred transfers the budget has room for and retries
+		 * that are due first, then new transfers: none while one is
+		 * deferred, so that the budget drains to it.
+		 */
 		now = crlc_mono_ms();
 		wake = now + 1000;
+		deferred = 0;
 		for (k = 0; k < FETCH_SLOTS; k++) {
 			x = &slots[k];
-			if (x->f == NULL || x->retry_at == 0)
+			if (x->f == NULL || (x->retry_at == 0 && x->need == 0))
 				continue;
-			if (x->retry_at > now) {
+			if (x->need > 0) {
+				if (!budget_take(x, x->need)) {
+					deferred++;
+					continue;
+				}
+				x->need = 0;
+			} else if (x->retry_at > now) {
 				if (x->retry_at < wake)
 					wake = x->retry_at;
 				continue;
@@ -607,11 +708,13 @@ fetch_each(struct fetch *f, size_t n, const struct conf *conf,
 			} else
 				active++;
 		}
-		while (busy < FETCH_SLOTS && hostq_next(q, &i) == 0) {
+		while (deferred == 0 && busy < FETCH_SLOTS &&
+		    hostq_next(q, &i) == 0) {
 			for (x = slots; x->f != NULL; x++)
 				continue;	/* a free one: busy < FETCH_SLOTS */
 			x->f = &f[i];
 			x->conf = conf;
+			x->budget = &budget;
 			busy++;
 			if (start(multi, x) == -1) {
 				over(&f[i], &done, n, cb, arg);
@@ -637,6 +740,10 @@ fetch_each(struct fetch *f, size_t n, const struct conf *conf,
 				break;
 			case XFER_RETRY:
 				active--;
+				break;
+			case XFER_DEFER:	/* back around: its turn may be due */
+				active--;
+				ended++;
 				break;
 			case XFER_FOLLOW:
 				break;
