@@ -176,6 +176,9 @@ on_body(char *data, size_t size, size_t nmemb, void *arg)
 	if (f->len + n > x->cap) {
 		cap = capacity(x, f->len + n);
 		if (!budget_take(x, cap)) {
+			logx(2, "%s: waits for %zu bytes of memory (bodies in "
+			    "flight hold %zu of %zu)", f->url, cap,
+			    x->budget->held, x->budget->limit);
 			x->need = cap;
 			return 0;	/* deferred (FETCH_HELD_MAX_SIZES) */
 		}
@@ -570,8 +573,6 @@ completed(CURLM *multi, struct xfer *x, CURLcode res)
 
 	curl_multi_remove_handle(multi, x->easy);
 	if (x->need > 0) {	/* on_body: over the budget, not an attempt */
-		logx(2, "%s: waits for %zu bytes of memory (bodies in flight "
-		    "hold %zu)", x->f->url, x->need, x->budget->held);
 		reset_attempt(x);
 		x->attempts--;
 		return XFER_DEFER;
