@@ -7,8 +7,7 @@
 # through the system bundle, replaced in a private mount namespace.
 . "$(dirname "$0")/lib.sh"
 need_crlcache
-NGINX=$(command -v nginx || echo /usr/sbin/nginx)
-[ -x "$NGINX" ] || skip "nginx not installed (Debian package nginx-light; test/deps.sh)"
+need_nginx
 "$NGINX" -V 2>&1 | grep -q -- --with-http_v2_module || skip "nginx without the HTTP/2 module"
 command -v "${CC:-gcc}" >/dev/null || skip "no C compiler for test/bench/scale_gen.c"
 N=200
@@ -42,11 +41,7 @@ in_ns true 2>"$W/unshare.err" || skip "cannot bind a CA bundle in a private moun
 # ---------------------------------------------------------------- CRLs
 NGPORT=$(closed_port)
 BASE=https://127.0.0.1:$NGPORT
-# nginx's files lie beside, not in, the test's directory: its workers
-# run as nobody, and the test's parents may be closed.
-NG=$(mktemp -d "${TMPDIR:-/tmp}/crlcache-nginx.XXXXXX") || fail "mktemp"
-trap '_lib_cleanup; rm -rf "$NG"' EXIT
-chmod 711 "$NG"
+nginx_dir
 mkdir -m 755 "$NG/www"
 # N partitions of one CA, each naming its URL (IDP): 10 entries each,
 # but every 50th 50 entries served at 1 KB/s, so that each is open a
@@ -66,38 +61,17 @@ done >"$W/plan"
 (cd "$W" && ./scale_gen plan) || fail "scale_gen"
 
 # ---------------------------------------------------------------- nginx
-if [ "$(id -u)" -eq 0 ]; then user="user nobody nogroup;"; else user=""; fi
-mkdir -p "$NG/tmp"
 cp "$W/server.pem" "$W/server.key" "$NG/"
-cat >"$W/nginx.conf" <<EOF
-daemon off;
-$user
-worker_processes 1;
-pid $NG/nginx.pid;
-error_log $NG/error.log;
-events { worker_connections 256; }
-http {
+nginx_start "$NGPORT" "
     log_format proto '\$server_protocol \$connection \$connection_requests \$status \$uri \$msec \$request_time';
     access_log $NG/access.log proto;
-    client_body_temp_path $NG/tmp/body;
-    proxy_temp_path $NG/tmp/proxy;
-    fastcgi_temp_path $NG/tmp/fastcgi;
-    uwsgi_temp_path $NG/tmp/uwsgi;
-    scgi_temp_path $NG/tmp/scgi;
-    types { application/pkix-crl crl; }
     server {
         listen 127.0.0.1:$NGPORT ssl http2;
         ssl_certificate $NG/server.pem;
         ssl_certificate_key $NG/server.key;
         root $NG/www;
         location ~ ^/$SLOW\$ { limit_rate 1k; }
-    }
-}
-EOF
-"$NGINX" -e "$NG/error.log" -p "$NG" -c "$W/nginx.conf" >"$W/nginx.out" 2>&1 &
-bg_register $!
-wait_port "$NGPORT" || { cat "$W/nginx.out" "$NG/error.log" >&2; fail "nginx did not start"; }
-note "$("$NGINX" -v 2>&1) on $BASE"
+    }"
 
 # requests WHAT FIRST STATUS: lines FIRST.. of the access log ($W/WHAT.log)
 # are N answers STATUS, every one over HTTP/2, on at most PARALLEL
