@@ -45,10 +45,12 @@
 /* Response header lines we keep (ETag, Last-Modified) are short. */
 #define MAX_HEADER_VALUE	512
 
-/* The body bytes all transfers in flight may hold, and hold. */
+/* The body bytes all transfers in flight may hold, and who waits. */
 struct budget {
 	size_t		 limit;
 	size_t		 held;
+	size_t		 waiting;	/* transfers deferred */
+	unsigned long long tickets;	/* deferrals so far: their order */
 };
 
 struct xfer {
@@ -60,6 +62,7 @@ struct xfer {
 	size_t		 cap;
 	size_t		 held;		/* of the budget: cap, or more reserved */
 	size_t		 need;		/* deferred until the budget has this */
+	unsigned long long ticket;	/* its place in the queue */
 	int		 too_large;
 	int		 refused_addr;	/* the guard refused an address */
 	const char	*stop;		/* why a redirect was not followed */
@@ -91,8 +94,13 @@ struct xfer {
  * A transfer whose body would go past the budget is deferred, not
  * failed: its attempt is dropped (the bytes it held given back) and it
  * starts again, from the top, once the budget has room for what it
- * asked (Content-Length, when the server sent one, so once is enough);
- * no new transfer starts while one waits, so the budget drains to it.
+ * asked (Content-Length, when the server sent one, so once is enough).
+ * The deferred go first come, first served, and while one waits no
+ * other transfer takes from the budget (one that would is deferred
+ * too), so the budget drains to it: none waits for ever, even where
+ * servers keep their bodies coming slowly.  The first FETCH_BODY_FREE
+ * bytes of a body are not counted, so that the small CRLs, nearly all
+ * of them, never wait: 64 slots hold 4 MiB of those at most.
  * Pausing it instead (CURL_WRITEFUNC_PAUSE) is not safe with libcurl
  * 7.88: over HTTP/2 the data of a paused stream that already arrived
  * stops nghttp2 for the whole connection (http2.c, pause_stream_id),
@@ -103,6 +111,7 @@ struct xfer {
  * Content-Length, the first read.
  */
 #define FETCH_HELD_MAX_SIZES	4
+#define FETCH_BODY_FREE		65536
 /* Connections open at once, all hosts together, idle ones included. */
 #define FETCH_MAX_CONNECTIONS	FETCH_SLOTS
 /*
@@ -131,21 +140,24 @@ capacity(const struct xfer *x, size_t want)
 	    &announced) == CURLE_OK && announced >= (curl_off_t)want &&
 	    (unsigned long long)announced <= x->conf->max_size)
 		return (size_t)announced;
-	cap = x->cap == 0 ? 65536 : x->cap;
+	cap = x->cap == 0 ? FETCH_BODY_FREE : x->cap;
 	while (cap < want)
 		cap *= 2;
 	return cap > x->conf->max_size ? x->conf->max_size : cap;
 }
 
-/* Hold cap bytes of the budget: 1, or 0 when the others hold too much. */
+/*
+ * Hold cap bytes of body: 1, or 0 when the others hold too much of the
+ * budget, or when others wait for it and x is not the first in line.
+ */
 static int
-budget_take(struct xfer *x, size_t cap)
+budget_take(struct xfer *x, size_t cap, int in_turn)
 {
 	struct budget *b = x->budget;
 
-	if (cap <= x->held)
+	if (cap <= FETCH_BODY_FREE || cap <= x->held)
 		return 1;
-	if (cap - x->held > b->limit - b->held)
+	if ((b->waiting > 0 && !in_turn) || cap - x->held > b->limit - b->held)
 		return 0;
 	b->held += cap - x->held;
 	x->held = cap;
@@ -175,11 +187,14 @@ on_body(char *data, size_t size, size_t nmemb, void *arg)
 	}
 	if (f->len + n > x->cap) {
 		cap = capacity(x, f->len + n);
-		if (!budget_take(x, cap)) {
+		if (!budget_take(x, cap, 0)) {
 			logx(2, "%s: waits for %zu bytes of memory (bodies in "
-			    "flight hold %zu of %zu)", f->url, cap,
-			    x->budget->held, x->budget->limit);
+			    "flight hold %zu of %zu, %zu waiting)", f->url,
+			    cap, x->budget->held, x->budget->limit,
+			    x->budget->waiting);
 			x->need = cap;
+			x->ticket = x->budget->tickets++;
+			x->budget->waiting++;
 			return 0;	/* deferred (FETCH_HELD_MAX_SIZES) */
 		}
 		if ((p = realloc(f->body, cap)) == NULL)
@@ -633,6 +648,20 @@ release(CURLM *multi, struct hostq *q, struct xfer *x, size_t transfer)
 	memset(x, 0, sizeof(*x));
 }
 
+/* The deferred transfer first in line, or NULL. */
+static struct xfer *
+first_in_line(struct xfer *slots)
+{
+	struct xfer *first = NULL;
+	size_t k;
+
+	for (k = 0; k < FETCH_SLOTS; k++)
+		if (slots[k].f != NULL && slots[k].need > 0 &&
+		    (first == NULL || slots[k].ticket < first->ticket))
+			first = &slots[k];
+	return first;
+}
+
 /* The multi handle: connections kept alive and shared, host by host. */
 static CURLM *
 multi_new(const struct conf *conf)
@@ -655,13 +684,13 @@ int
 fetch_each(struct fetch *f, size_t n, const struct conf *conf,
     void (*cb)(struct fetch *, void *), void *arg)
 {
-	struct xfer *slots = NULL, *x;
+	struct xfer *slots = NULL, *x, *first;
 	struct hostq *q = NULL;
-	struct budget budget = { 0, 0 };
+	struct budget budget = { 0, 0, 0, 0 };
 	const char **urls;
 	CURLM *multi;
 	CURLMsg *msg;
-	size_t done = 0, i, k, busy = 0, deferred;
+	size_t done = 0, i, k, busy = 0;
 	long long now, wake;
 	int running, left, active = 0, wait_ms, ended;
 
@@ -680,23 +709,23 @@ fetch_each(struct fetch *f, size_t n, const struct conf *conf,
 	slots = xcalloc(FETCH_SLOTS, sizeof(*slots));
 	while (done < n) {
 		/*
-		 * Deferred transfers the budget has room for and retries
-		 * that are due first, then new transfers: none while one is
-		 * deferred, so that the budget drains to it.
+		 * The first deferred transfer if the budget has room for it
+		 * (the next one right after) and retries that are due first,
+		 * then new transfers.
 		 */
 		now = crlc_mono_ms();
 		wake = now + 1000;
-		deferred = 0;
+		first = first_in_line(slots);
 		for (k = 0; k < FETCH_SLOTS; k++) {
 			x = &slots[k];
 			if (x->f == NULL || (x->retry_at == 0 && x->need == 0))
 				continue;
 			if (x->need > 0) {
-				if (!budget_take(x, x->need)) {
-					deferred++;
+				if (x != first || !budget_take(x, x->need, 1))
 					continue;
-				}
 				x->need = 0;
+				budget.waiting--;
+				wake = now;
 			} else if (x->retry_at > now) {
 				if (x->retry_at < wake)
 					wake = x->retry_at;
@@ -709,8 +738,7 @@ fetch_each(struct fetch *f, size_t n, const struct conf *conf,
 			} else
 				active++;
 		}
-		while (deferred == 0 && busy < FETCH_SLOTS &&
-		    hostq_next(q, &i) == 0) {
+		while (busy < FETCH_SLOTS && hostq_next(q, &i) == 0) {
 			for (x = slots; x->f != NULL; x++)
 				continue;	/* a free one: busy < FETCH_SLOTS */
 			x->f = &f[i];
