@@ -45,12 +45,24 @@
 /* Response header lines we keep (ETag, Last-Modified) are short. */
 #define MAX_HEADER_VALUE	512
 
+/* The body bytes all transfers in flight may hold, and who waits. */
+struct budget {
+	size_t		 limit;
+	size_t		 held;
+	size_t		 waiting;	/* transfers deferred */
+	unsigned long long tickets;	/* deferrals so far: their order */
+};
+
 struct xfer {
 	struct fetch	*f;
 	const struct conf *conf;
+	struct budget	*budget;
 	CURL		*easy;
 	struct curl_slist *headers;
 	size_t		 cap;
+	size_t		 held;		/* of the budget: cap, or more reserved */
+	size_t		 need;		/* deferred until the budget has this */
+	unsigned long long ticket;	/* its place in the queue */
 	int		 too_large;
 	int		 refused_addr;	/* the guard refused an address */
 	const char	*stop;		/* why a redirect was not followed */
@@ -70,6 +82,36 @@ struct xfer {
  * request, 16,000 conditional GETs take 13 s.
  */
 #define FETCH_SLOTS		64
+/*
+ * The body bytes the transfers in flight hold, all together, in bodies
+ * of max_size: 64 slots would otherwise hold 64 of them (4 GiB at the
+ * default 64 MiB).  Four: 256 MiB at the default, where the largest
+ * real CRLs are tens of MiB and rare, so that a few of them still come
+ * in side by side while the thousands of small ones, holding only their
+ * size, keep all the slots busy.  At least one, so that a CRL of
+ * max_size can always be received: alone, it fits.
+ *
+ * A transfer whose body would go past the budget is deferred, not
+ * failed: its attempt is dropped (the bytes it held given back) and it
+ * starts again, from the top, once the budget has room for what it
+ * asked (Content-Length, when the server sent one, so once is enough).
+ * The deferred go first come, first served, and while one waits no
+ * other transfer takes from the budget (one that would is deferred
+ * too), so the budget drains to it: none waits for ever, even where
+ * servers keep their bodies coming slowly.  The first FETCH_BODY_FREE
+ * bytes of a body are not counted, so that the small CRLs, nearly all
+ * of them, never wait: 64 slots hold 4 MiB of those at most.
+ * Pausing it instead (CURL_WRITEFUNC_PAUSE) is not safe with libcurl
+ * 7.88: over HTTP/2 the data of a paused stream that already arrived
+ * stops nghttp2 for the whole connection (http2.c, pause_stream_id),
+ * so the other streams on it, the one that would free the budget
+ * among them, stall until their timeouts; and over HTTP/1.1 a paused
+ * transfer keeps its connection and its CURLOPT_TIMEOUT running.  What
+ * deferring costs is the bytes received before the check: with a
+ * Content-Length, the first read.
+ */
+#define FETCH_HELD_MAX_SIZES	4
+#define FETCH_BODY_FREE		65536
 /* Connections open at once, all hosts together, idle ones included. */
 #define FETCH_MAX_CONNECTIONS	FETCH_SLOTS
 /*
@@ -82,6 +124,54 @@ struct xfer {
 /* Backoff before retry k (1, 2, ...): 1 s doubling, at most this. */
 #define RETRY_BACKOFF_MS	1000
 #define RETRY_BACKOFF_MAX_MS	30000
+
+/*
+ * Room for want bytes of body: what Content-Length announces when that
+ * is enough (the body is held at its size), else doubling; at most
+ * max_size.  The announced length is a hint, never a limit.
+ */
+static size_t
+capacity(const struct xfer *x, size_t want)
+{
+	curl_off_t announced = -1;
+	size_t cap;
+
+	if (curl_easy_getinfo(x->easy, CURLINFO_CONTENT_LENGTH_DOWNLOAD_T,
+	    &announced) == CURLE_OK && announced >= (curl_off_t)want &&
+	    (unsigned long long)announced <= x->conf->max_size)
+		return (size_t)announced;
+	cap = x->cap == 0 ? FETCH_BODY_FREE : x->cap;
+	while (cap < want)
+		cap *= 2;
+	return cap > x->conf->max_size ? x->conf->max_size : cap;
+}
+
+/*
+ * Hold cap bytes of body: 1, or 0 when the others hold too much of the
+ * budget, or when others wait for it and x is not the first in line.
+ */
+static int
+budget_take(struct xfer *x, size_t cap, int in_turn)
+{
+	struct budget *b = x->budget;
+
+	if (cap <= FETCH_BODY_FREE || cap <= x->held)
+		return 1;
+	if ((b->waiting > 0 && !in_turn) || cap - x->held > b->limit - b->held)
+		return 0;
+	b->held += cap - x->held;
+	x->held = cap;
+	return 1;
+}
+
+/* The transfer holds no body any more (freed, or handed on). */
+static void
+budget_give(struct xfer *x)
+{
+	if (x->budget != NULL)
+		x->budget->held -= x->held;
+	x->held = 0;
+}
 
 static size_t
 on_body(char *data, size_t size, size_t nmemb, void *arg)
@@ -96,11 +186,17 @@ on_body(char *data, size_t size, size_t nmemb, void *arg)
 		return 0;	/* aborts the transfer */
 	}
 	if (f->len + n > x->cap) {
-		cap = x->cap == 0 ? 65536 : x->cap;
-		while (cap < f->len + n)
-			cap *= 2;
-		if (cap > x->conf->max_size)
-			cap = x->conf->max_size;
+		cap = capacity(x, f->len + n);
+		if (!budget_take(x, cap, 0)) {
+			logx(2, "%s: waits for %zu bytes of memory (bodies in "
+			    "flight hold %zu of %zu, %zu waiting)", f->url,
+			    cap, x->budget->held, x->budget->limit,
+			    x->budget->waiting);
+			x->need = cap;
+			x->ticket = x->budget->tickets++;
+			x->budget->waiting++;
+			return 0;	/* deferred (FETCH_HELD_MAX_SIZES) */
+		}
 		if ((p = realloc(f->body, cap)) == NULL)
 			return 0;
 		f->body = p;
@@ -405,10 +501,11 @@ reset_attempt(struct xfer *x)
 	x->f->len = 0;
 	x->cap = 0;
 	x->too_large = 0;
+	budget_give(x);
 }
 
 /* How a transfer that libcurl finished goes on. */
-enum next { XFER_DONE, XFER_RETRY, XFER_FOLLOW };
+enum next { XFER_DONE, XFER_RETRY, XFER_FOLLOW, XFER_DEFER };
 
 /* Hand the transfer to libcurl, aimed where it is: 0, or -1 when over. */
 static int
@@ -490,6 +587,11 @@ completed(CURLM *multi, struct xfer *x, CURLcode res)
 	int r;
 
 	curl_multi_remove_handle(multi, x->easy);
+	if (x->need > 0) {	/* on_body: over the budget, not an attempt */
+		reset_attempt(x);
+		x->attempts--;
+		return XFER_DEFER;
+	}
 	if (res == CURLE_OK && !x->refused_addr &&
 	    (r = redirect(x)) != 0) {
 		if (r == -1) {
@@ -536,6 +638,7 @@ static void
 release(CURLM *multi, struct hostq *q, struct xfer *x, size_t transfer)
 {
 	hostq_done(q, transfer);
+	budget_give(x);
 	if (x->easy != NULL) {
 		curl_multi_remove_handle(multi, x->easy);
 		curl_easy_cleanup(x->easy);
@@ -543,6 +646,20 @@ release(CURLM *multi, struct hostq *q, struct xfer *x, size_t transfer)
 	curl_slist_free_all(x->headers);
 	free(x->hop);
 	memset(x, 0, sizeof(*x));
+}
+
+/* The deferred transfer first in line, or NULL. */
+static struct xfer *
+first_in_line(struct xfer *slots)
+{
+	struct xfer *first = NULL;
+	size_t k;
+
+	for (k = 0; k < FETCH_SLOTS; k++)
+		if (slots[k].f != NULL && slots[k].need > 0 &&
+		    (first == NULL || slots[k].ticket < first->ticket))
+			first = &slots[k];
+	return first;
 }
 
 /* The multi handle: connections kept alive and shared, host by host. */
@@ -567,8 +684,9 @@ int
 fetch_each(struct fetch *f, size_t n, const struct conf *conf,
     void (*cb)(struct fetch *, void *), void *arg)
 {
-	struct xfer *slots = NULL, *x;
+	struct xfer *slots = NULL, *x, *first;
 	struct hostq *q = NULL;
+	struct budget budget = { 0, 0, 0, 0 };
 	const char **urls;
 	CURLM *multi;
 	CURLMsg *msg;
@@ -586,16 +704,29 @@ fetch_each(struct fetch *f, size_t n, const struct conf *conf,
 	q = hostq_new(urls, n, conf->parallel,
 	    conf->parallel * FETCH_STREAMS_PER_CONNECTION);
 	free(urls);
+	budget.limit = conf->max_size <= SIZE_MAX / FETCH_HELD_MAX_SIZES ?
+	    conf->max_size * FETCH_HELD_MAX_SIZES : SIZE_MAX;
 	slots = xcalloc(FETCH_SLOTS, sizeof(*slots));
 	while (done < n) {
-		/* Retries that are due first, then new transfers. */
+		/*
+		 * The first deferred transfer if the budget has room for it
+		 * (the next one right after) and retries that are due first,
+		 * then new transfers.
+		 */
 		now = crlc_mono_ms();
 		wake = now + 1000;
+		first = first_in_line(slots);
 		for (k = 0; k < FETCH_SLOTS; k++) {
 			x = &slots[k];
-			if (x->f == NULL || x->retry_at == 0)
+			if (x->f == NULL || (x->retry_at == 0 && x->need == 0))
 				continue;
-			if (x->retry_at > now) {
+			if (x->need > 0) {
+				if (x != first || !budget_take(x, x->need, 1))
+					continue;
+				x->need = 0;
+				budget.waiting--;
+				wake = now;
+			} else if (x->retry_at > now) {
 				if (x->retry_at < wake)
 					wake = x->retry_at;
 				continue;
@@ -612,6 +743,7 @@ fetch_each(struct fetch *f, size_t n, const struct conf *conf,
 				continue;	/* a free one: busy < FETCH_SLOTS */
 			x->f = &f[i];
 			x->conf = conf;
+			x->budget = &budget;
 			busy++;
 			if (start(multi, x) == -1) {
 				over(&f[i], &done, n, cb, arg);
@@ -637,6 +769,10 @@ fetch_each(struct fetch *f, size_t n, const struct conf *conf,
 				break;
 			case XFER_RETRY:
 				active--;
+				break;
+			case XFER_DEFER:	/* back around: its turn may be due */
+				active--;
+				ended++;
 				break;
 			case XFER_FOLLOW:
 				break;

@@ -18,6 +18,8 @@ Failure injection by path prefix:
     /status/CODE/...      answer CODE with a short body
     /stall/...            read the request, send nothing for 60 s, close
     /slow/...             serve the rest of the path, 1 byte every 0.5 s
+    /hold/...             serve the rest of the path, its last byte held
+                          back 0.5 s (the body is in flight a while)
     /close/...            close the connection without any response
     /redirect/N/rest      302 to /redirect/N-1/rest ... /redirect/0/rest -> /rest
     /redirect-to/HOST:PORT/rest
@@ -45,6 +47,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 STALL_SECONDS = 60
+HOLD_SECONDS = 0.5
 _log_lock = threading.Lock()
 
 
@@ -127,7 +130,7 @@ class Handler(BaseHTTPRequestHandler):
         if self.server.max_age is not None:
             self.send_header("Cache-Control", "max-age=%d" % self.server.max_age)
 
-    def _serve_file(self, urlpath, slow=False):
+    def _serve_file(self, urlpath, slow=False, hold=False):
         p = self._fs_path(urlpath)
         if p is None or not os.path.isfile(p):
             return self._simple(404, b"not found\n")
@@ -187,6 +190,11 @@ class Handler(BaseHTTPRequestHandler):
                 pass
             self.close_connection = True
             return
+        if hold and len(body) > 1:
+            self.wfile.write(body[:-1])
+            self.wfile.flush()
+            time.sleep(HOLD_SECONDS)
+            body = body[-1:]
         self.wfile.write(body)
         self._log(200)
 
@@ -211,6 +219,8 @@ class Handler(BaseHTTPRequestHandler):
             return self._close()
         if len(parts) >= 2 and parts[1] == "slow":
             return self._serve_file("/" + "/".join(parts[2:]), slow=True)
+        if len(parts) >= 2 and parts[1] == "hold":
+            return self._serve_file("/" + "/".join(parts[2:]), hold=True)
         if len(parts) >= 3 and parts[1] == "redirect":
             try:
                 n = int(parts[2])

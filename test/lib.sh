@@ -188,6 +188,49 @@ inject() {
     if [ -z "$2" ]; then rm -f "$HTTPD_ROOT/$1.status"; else echo "$2" >"$HTTPD_ROOT/$1.status"; fi
 }
 
+# ---------------------------------------------------------------- nginx
+# need_nginx: NGINX (its path); SKIP where it is not installed.
+need_nginx() {
+    NGINX=$(command -v nginx || echo /usr/sbin/nginx)
+    [ -x "$NGINX" ] || skip "nginx not installed (Debian package nginx-light; test/deps.sh)"
+}
+# nginx_dir -> NG: a directory for nginx's files, removed at exit.  It lies
+# beside, not in, the test's directory: nginx's workers run as nobody, and
+# the test's parents may be closed.
+nginx_dir() {
+    NG=$(mktemp -d "${TMPDIR:-/tmp}/crlcache-nginx.XXXXXX") || fail "mktemp"
+    trap '_lib_cleanup; rm -rf "$NG"' EXIT
+    chmod 711 "$NG"
+}
+# nginx_start PORT LINES: nginx on 127.0.0.1:PORT, its files in NG, its
+# http block ending with LINES (logs, server blocks).
+nginx_start() {
+    local user=""
+    [ "$(id -u)" -ne 0 ] || user="user nobody nogroup;"
+    mkdir -p "$NG/tmp"
+    cat >"$W/nginx.conf" <<EOF
+daemon off;
+$user
+worker_processes 1;
+pid $NG/nginx.pid;
+error_log $NG/error.log;
+events { worker_connections 256; }
+http {
+    client_body_temp_path $NG/tmp/body;
+    proxy_temp_path $NG/tmp/proxy;
+    fastcgi_temp_path $NG/tmp/fastcgi;
+    uwsgi_temp_path $NG/tmp/uwsgi;
+    scgi_temp_path $NG/tmp/scgi;
+    types { application/pkix-crl crl; }
+$2
+}
+EOF
+    "$NGINX" -e "$NG/error.log" -p "$NG" -c "$W/nginx.conf" >"$W/nginx.out" 2>&1 &
+    bg_register $!
+    wait_port "$1" || { cat "$W/nginx.out" "$NG/error.log" >&2; fail "nginx did not start"; }
+    note "$("$NGINX" -v 2>&1) on 127.0.0.1:$1"
+}
+
 # ---------------------------------------------------------------- PKI builder
 # Everything lives under $PKI.  A CA named N has N/cert.pem, N/key.pem, N/index.txt,
 # N/serial, N/crlnumber.  Leaves are $PKI/NAME.pem with key $PKI/NAME.key.

@@ -6,8 +6,7 @@
 # Hostile names and symbolic links in DIR never lead a write outside it.
 . "$(dirname "$0")/lib.sh"
 need_crlcache
-NGINX=$(command -v nginx || echo /usr/sbin/nginx)
-[ -x "$NGINX" ] || skip "nginx not installed (Debian package nginx-light; test/deps.sh)"
+need_nginx
 umask 022
 
 served_chain_crls  # int.crl (rev1 revoked) for the leaves, root.crl for int
@@ -37,11 +36,7 @@ write_conf "${srcs[@]}"
 assert_exit 0 cc update
 assert_grep '5 sources, 4 updated, 1 unchanged, 0 failed' "$W/last.err"
 check_is revoked 1 "$PKI/drev.pem"
-# The directory nginx serves lies beside, not in, the test's directory:
-# its workers run as nobody, and the test's parents may be closed.
-NG=$(mktemp -d "${TMPDIR:-/tmp}/crlcache-nginx.XXXXXX") || fail "mktemp"
-trap '_lib_cleanup; rm -rf "$NG"' EXIT
-chmod 711 "$NG"
+nginx_dir
 MIR=$NG/mirror
 mkdir -m 755 "$MIR"
 assert_exit 0 cc mirror "$MIR"
@@ -61,33 +56,12 @@ case_ok "mirror writes DIR/scheme/host:port/path, leaves the same content alone"
 
 # ---------------------------------------------------------------- nginx
 NGPORT=$(closed_port)
-if [ "$(id -u)" -eq 0 ]; then user="user nobody nogroup;"; else user=""; fi
-mkdir -p "$NG/tmp"
-cat >"$W/nginx.conf" <<EOF
-daemon off;
-$user
-worker_processes 1;
-pid $NG/nginx.pid;
-error_log $NG/error.log;
-events { worker_connections 64; }
-http {
+nginx_start "$NGPORT" "
     access_log $NG/access.log;
-    client_body_temp_path $NG/tmp/body;
-    proxy_temp_path $NG/tmp/proxy;
-    fastcgi_temp_path $NG/tmp/fastcgi;
-    uwsgi_temp_path $NG/tmp/uwsgi;
-    scgi_temp_path $NG/tmp/scgi;
-    types { application/pkix-crl crl; }
     server {
         listen 127.0.0.1:$NGPORT;
         root $MIR;
-    }
-}
-EOF
-"$NGINX" -e "$NG/error.log" -p "$NG" -c "$W/nginx.conf" >"$W/nginx.out" 2>&1 &
-bg_register $!
-wait_port "$NGPORT" || { cat "$W/nginx.out" "$NG/error.log" >&2; fail "nginx did not start"; }
-note "$("$NGINX" -v 2>&1) on 127.0.0.1:$NGPORT"
+    }"
 
 # ---------------------------------------------------------------- host B
 httpd_stop         # air gap: the origin is gone
