@@ -102,8 +102,9 @@ struct publish {
 	struct crlc_top_key	*keys;
 	size_t			 nkeys;
 	struct crlc_top_scope	*scopes;
-	char			**sources;	/* redacted, one per scope */
-	size_t			 nscopes, capscopes, capsources;
+	/* each scope's URI, numbers and redacted source */
+	uint8_t			**owned;
+	size_t			 nscopes, capscopes, capowned;
 	/* the prefix of the "crl" records being read, and its number */
 	uint8_t			 prefix[CRLC_PREFIX_LEN];
 	uint32_t		 prefix_no;
@@ -549,6 +550,18 @@ scope_no_taken(struct publish *p, const MDB_val *k, unsigned scope_no)
 	return 0;
 }
 
+/* len bytes at *at, a copy of p; *at moves past them. */
+static struct crlc_span
+own(uint8_t **at, const uint8_t *p, size_t len)
+{
+	struct crlc_span s = { *at, len };
+
+	if (len > 0)
+		memcpy(*at, p, len);
+	*at += len;
+	return s;
+}
+
 /* One "crl" record: its SCOPE record, and its file unless it exists. */
 static int
 scope(struct publish *p, const MDB_val *k, const MDB_val *v)
@@ -556,7 +569,8 @@ scope(struct publish *p, const MDB_val *k, const MDB_val *v)
 	struct crlc_crl_info ci;
 	struct crlc_top_scope *t;
 	size_t i = p->nscopes;
-	char *src;
+	char *src, *red;
+	uint8_t *at;
 
 	if (crlc_crl_decode(k->mv_data, k->mv_size, v->mv_data, v->mv_size,
 	    &ci) == -1 || k->mv_size < CRLC_PREFIX_LEN || ci.der.len == 0) {
@@ -570,13 +584,12 @@ scope(struct publish *p, const MDB_val *k, const MDB_val *v)
 		return -1;
 	}
 	if (grow(&p->scopes, &p->capscopes, i, sizeof(*p->scopes)) == -1 ||
-	    grow(&p->sources, &p->capsources, i, sizeof(*p->sources)) == -1)
+	    grow(&p->owned, &p->capowned, i, sizeof(*p->owned)) == -1)
 		return fail(p, "scopes", ENOMEM);
 	t = &p->scopes[i];
 	memset(t, 0, sizeof(*t));
 	t->issuer_id = ci.issuer_id;
 	t->key_no = ci.key_no;
-	t->uri = ci.scope;
 	t->flags = ci.flags;
 	t->scope_no = ci.scope_no;
 	t->this_update = ci.this_update;
@@ -584,16 +597,24 @@ scope(struct publish *p, const MDB_val *k, const MDB_val *v)
 	t->fetched_at = ci.fetched_at;
 	t->delta_this_update = ci.delta_this_update;
 	t->delta_next_update = ci.delta_next_update;
-	t->number = ci.number;
-	t->base = ci.base;
 	/* The top is world-readable: the source without its credentials. */
 	src = xcalloc(1, ci.source.len + 1);
 	if (ci.source.len > 0)
 		memcpy(src, ci.source.p, ci.source.len);
-	p->sources[i] = redact_userinfo(src);
+	red = redact_userinfo(src);
 	free(src);
-	t->source.p = (const uint8_t *)p->sources[i];
-	t->source.len = strlen(p->sources[i]);
+	/*
+	 * Copied out of the map, which is let go as it is read (map_touched):
+	 * written into the top at the end, they would map every record's
+	 * pages in again.
+	 */
+	at = p->owned[i] = xcalloc(1, ci.scope.len + ci.number.len +
+	    ci.base.len + strlen(red) + 1);
+	t->uri = own(&at, ci.scope.p, ci.scope.len);
+	t->number = own(&at, ci.number.p, ci.number.len);
+	t->base = own(&at, ci.base.p, ci.base.len);
+	t->source = own(&at, (const uint8_t *)red, strlen(red));
+	free(red);
 	p->nscopes++;
 	if (scope_no_taken(p, k, ci.scope_no))
 		return -1;
@@ -797,8 +818,8 @@ done:
 	if (p.sfd != -1)
 		close(p.sfd);
 	for (i = 0; i < p.nscopes; i++)
-		free(p.sources[i]);
-	free(p.sources);
+		free(p.owned[i]);
+	free(p.owned);
 	free(p.scopes);
 	free(p.keys);
 	free(p.alias);
