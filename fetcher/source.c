@@ -169,10 +169,15 @@ store_put_source(struct store *s, const char *url, const struct source_rec *rec)
 	crlc_put_u32(h + 24, (uint32_t)m);
 	crlc_put_u32(h + 28, (uint32_t)r);
 	crlc_put_u32(h + 32, (uint32_t)kl);
-	memcpy(h + CRLC_SRC_HDR_LEN, rec->etag, e);
-	memcpy(h + CRLC_SRC_HDR_LEN + e, rec->last_modified, m);
-	memcpy(h + CRLC_SRC_HDR_LEN + e + m, error, r);
-	memcpy(h + CRLC_SRC_HDR_LEN + e + m + r, rec->scope_key, kl);
+	/* Absent parts are NULL: memcpy from NULL is undefined, even of 0. */
+	if (e > 0)
+		memcpy(h + CRLC_SRC_HDR_LEN, rec->etag, e);
+	if (m > 0)
+		memcpy(h + CRLC_SRC_HDR_LEN + e, rec->last_modified, m);
+	if (r > 0)
+		memcpy(h + CRLC_SRC_HDR_LEN + e + m, error, r);
+	if (kl > 0)
+		memcpy(h + CRLC_SRC_HDR_LEN + e + m + r, rec->scope_key, kl);
 	v.mv_data = h;
 	/* In the batch (BATCH), with the CRLs of the run. */
 	if ((rc = batch_begin(s)) == 0 &&
