@@ -183,6 +183,8 @@ store_put_source(struct store *s, const char *url, const struct source_rec *rec)
 	if ((rc = batch_begin(s)) == 0 &&
 	    (rc = mdb_put(s->batch, s->source, &k, &v, 0)) == 0)
 		rc = batch_add(s, 1);
+	/* The put read the record's pages in the map (fault-around). */
+	map_read(s);
 	free(h);
 	free(key);
 	free(error);

@@ -11,9 +11,8 @@
 #   test/bench/index_open.sh [ISSUERS [ENTRIES_PER_SCOPE]]   (default 1000 100)
 . "$(dirname "$0")/common.sh"
 cc -O2 -std=c11 -D_GNU_SOURCE -I"$ROOT/include" -o index_open_bench \
-    "$ROOT/test/bench/index_open_bench.c" "$ROOT/lib/index.c" \
-    "$ROOT/lib/indexwrite.c" "$ROOT/lib/hash.c" "$ROOT/lib/name.c" \
-    "$ROOT/lib/dpname.c" $(pkg-config --cflags --libs libcrypto)
+    "$ROOT/test/bench/index_open_bench.c" "$ROOT/lib/libcrlcache.a" \
+    $(pkg-config --cflags --libs libcrypto)
 mkdir idx
 ./index_open_bench idx "${1:-1000}" "${2:-100}"
 command -v valgrind >/dev/null || exit 0
