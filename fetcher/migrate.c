@@ -146,12 +146,13 @@ migrate_v1(struct store *s, MDB_txn *txn)
 }
 
 /*
- * Work format 2 -> 3: the "crlhash" record of every "crl" record, each
- * read in place (LMDB's map: nothing is copied, and the pages read are
- * clean pages of the file, which the kernel may take back).
+ * fn on every "crl" record, decoded in place (LMDB's map: nothing is
+ * copied, and the pages read are clean pages of the file, which the
+ * kernel may take back), in the caller's transaction.
  */
-int
-hash_crls(struct store *s, MDB_txn *txn)
+static int
+each_crl(struct store *s, MDB_txn *txn, int (*fn)(struct store *,
+    MDB_txn *, const MDB_val *, const struct crlc_crl_info *))
 {
 	struct crlc_crl_info ci;
 	MDB_cursor *cur;
@@ -167,43 +168,50 @@ hash_crls(struct store *s, MDB_txn *txn)
 			rc = EINVAL;
 			break;
 		}
-		if ((rc = put_crl_hash(s, txn, &k, &ci)) != 0)
-			break;
-	}
-	mdb_cursor_close(cur);
-	return rc == MDB_NOTFOUND ? 0 : rc;
-}
-
-/*
- * Work format 3 -> 4: "rev" written anew from the stored CRLs of every
- * "crl" record, a range per scope, in the caller's transaction.
- */
-int
-rebuild_rev(struct store *s, MDB_txn *txn)
-{
-	struct crlc_crl_info ci;
-	MDB_cursor *cur;
-	MDB_val k, v;
-	int64_t count;
-	int rc;
-
-	if ((rc = mdb_drop(txn, s->rev, 0)) != 0 ||
-	    (rc = mdb_cursor_open(txn, s->crl, &cur)) != 0)
-		return rc;
-	for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0;
-	    rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
-		if (crlc_crl_decode(k.mv_data, k.mv_size, v.mv_data, v.mv_size,
-		    &ci) == -1) {
-			rc = EINVAL;
-			break;
-		}
-		if ((rc = write_scope_entries(ONE_TXN(s, txn), k.mv_data,
-		    ci.scope_no, &ci.der, &ci.delta, &count)) != 0)
+		if ((rc = fn(s, txn, &k, &ci)) != 0)
 			break;
 		map_read(s);
 	}
 	mdb_cursor_close(cur);
 	return rc == MDB_NOTFOUND ? 0 : rc;
+}
+
+static int
+hash_one(struct store *s, MDB_txn *txn, const MDB_val *k,
+    const struct crlc_crl_info *ci)
+{
+	return put_crl_hash(s, txn, k, ci);
+}
+
+/* Work format 2 -> 3: the "crlhash" record of every "crl" record. */
+int
+hash_crls(struct store *s, MDB_txn *txn)
+{
+	return each_crl(s, txn, hash_one);
+}
+
+static int
+rev_one(struct store *s, MDB_txn *txn, const MDB_val *k,
+    const struct crlc_crl_info *ci)
+{
+	int64_t count;
+
+	return write_scope_entries(ONE_TXN(s, txn), k->mv_data, ci->scope_no,
+	    &ci->der, &ci->delta, &count);
+}
+
+/*
+ * Work format 3 -> 4: "rev" written anew from the stored CRLs of every
+ * "crl" record, a range per scope.
+ */
+int
+rebuild_rev(struct store *s, MDB_txn *txn)
+{
+	int rc;
+
+	if ((rc = mdb_drop(txn, s->rev, 0)) != 0)
+		return rc;
+	return each_crl(s, txn, rev_one);
 }
 
 static X509_CRL *
