@@ -33,6 +33,12 @@ cmd_publish(const struct cmd_ctx *c, int argc, char **argv)
 		logx(0, "%s", err);
 		goto done;
 	}
+	/*
+	 * After an upgrade (the package runs publish): an older version's
+	 * spool, which programs no longer write into, made as it ships now.
+	 * A failure is said and costs the hints only.
+	 */
+	(void)hints_prepare(state_dir);
 	if (store_publish(s, 1, &gen, err, sizeof(err)) == -1) {
 		logx(0, "publish: %s", err);
 		goto done;

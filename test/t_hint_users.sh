@@ -43,6 +43,12 @@ write_conf "anchor = $ROOT" "untrusted = $PKI/intA/cert.pem" "allow_private_urls
 assert_exit 0 cc import --anchor "$ROOT" "$W/root.crl"
 assert_exit 0 cc update                     # makes the spool as it ships
 chmod o+x "$STATE"
+# An older version's spool (1733, which programs no longer write into):
+# `publish`, which the package runs on upgrade, makes it as it ships.
+chmod 01733 "$SPOOL"   # five digits: chmod keeps a directory's setgid otherwise
+assert_exit 0 cc publish
+[ "$(stat -c %a "$SPOOL")" = 3733 ] && case_ok "publish gives an older spool its mode" ||
+    case_fail publish-spool-mode "spool mode $(stat -c %a "$SPOOL") after publish"
 der() { openssl x509 -in "$PKI/$1.pem" -outform DER; }
 hash_name() { echo "$(der "$1" | sha256sum | cut -c1-64).crt"; }
 # hints_of NAME: the spool's files holding NAME's DER (root looks).

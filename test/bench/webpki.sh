@@ -10,7 +10,8 @@
 #   - after 1% of the CRLs changed (160 partitions),
 # each: wall time, CPU time, peak RSS, bytes the fetcher wrote
 # (/proc/PID/io write_bytes), bytes of the published files it wrote (new
-# inodes outside work/), requests and connections the servers saw.
+# inodes outside work/; of them the top file, index.mdb), requests and
+# connections the servers saw.
 #
 #   test/bench/webpki.sh
 #   WEBPKI_DELAY=0 test/bench/webpki.sh
@@ -63,6 +64,9 @@ webpki_run() {
 	bench_measure "$1" "${upd[@]}"
 	published_files st >"$1.after"
 	written_bytes "$1.before" "$1.after" >"$1.pub"
+	# of which the top file (index.mdb), when it was written anew
+	comm -13 "$1.before" "$1.after" | awk -v i="$(stat -c %i st/index.mdb)" \
+	    '$1 == i { s = $2 } END { print s + 0 }' >"$1.top"
 	cat httpd-*.log | awk '{ if ($3 == 200) a++; else if ($3 == 304) b++; else c++ }
 	    END { printf "%d %d %d ", a, b, c }' >"$1.req"
 	wc -l <connections.log >>"$1.req"
@@ -89,9 +93,10 @@ for r in full same changed; do
 	same) what="\`crlcache update\` again, nothing changed, $S" ;;
 	changed) what="\`crlcache update\`, 1% of the CRLs changed ($(mb "$changed_b") MB), $S" ;;
 	esac
-	printf '%-9s %7.2f s  %6.2f s CPU  %5.0f MiB peak RSS  %8.1f MB written  %8.1f MB published  %5d requests (%d 200, %d 304, %d other)  %d connections\n' \
+	printf '%-9s %7.2f s  %6.2f s CPU  %5.0f MiB peak RSS  %8.1f MB written  %8.1f MB published (top file %.1f MB)  %5d requests (%d 200, %d 304, %d other)  %d connections\n' \
 	    "$r" "$s" "$(cat "$r.cpu")" "$(echo "$kb / 1024" | bc -l)" "$(echo "$wb / 1000000" | bc -l)" \
-	    "$(echo "$(cat "$r.pub") / 1000000" | bc -l)" $((ok + nm + other)) "$ok" "$nm" "$other" "$conns"
+	    "$(echo "$(cat "$r.pub") / 1000000" | bc -l)" "$(echo "$(cat "$r.top") / 1000000" | bc -l)" \
+	    $((ok + nm + other)) "$ok" "$nm" "$other" "$conns"
 	{
 		printf 'ROW\t%s (time)\t-\t%.2f\t-\ts\t%s\n' "$what" "$s" \
 		    "$(case $r in full) echo "<= 120 s" ;; same) echo "<= 30 s" ;; changed) echo "<= 40 s" ;; esac)"
@@ -106,6 +111,11 @@ for r in full same changed; do
 			printf 'ROW\tthe same update, bytes written to the published index against the changed CRLs\t%s\t%s\t%.1f\tMB\t%s\n' \
 			    "$(mb "$changed_b")" "$(mb "$(cat "$r.pub")")" "$(echo "$(cat "$r.pub") / $changed_b" | bc -l)" \
 			    "a small multiple of the change"
+			printf 'ROW\tof which the scope files of the changed CRLs\t%s\t%s\t%.1f\tMB\t-\n' \
+			    "$(mb "$changed_b")" "$(mb "$(($(cat "$r.pub") - $(cat "$r.top")))")" \
+			    "$(echo "($(cat "$r.pub") - $(cat "$r.top")) / $changed_b" | bc -l)"
+			printf 'ROW\tand the top file, a record per CRL held (16,000)\t-\t%s\t-\tMB\t-\n' \
+			    "$(mb "$(cat "$r.top")")"
 		else
 			printf 'ROW\tthe same update, bytes written\t-\t%s\t-\tMB\t-\n' "$(mb "$wb")"
 		fi
