@@ -47,9 +47,11 @@ struct store {
  * BATCH.  Every LMDB commit writes the pages it dirtied, its freelist and
  * two fsync()s.  A commit per source record and per CRL made an update of
  * 2,000 CRLs (test/bench/scale.sh) write 520 MB when nothing changed and
- * 59 GB from empty: the partitions of one issuer interleave in "rev"
- * (their serials are random), so each partition's commit rewrote most of
- * the issuer's leaf pages.  So the records of a run share one transaction,
+ * 59 GB from empty: the partitions of one issuer interleaved in "rev"
+ * (work format 3 keyed it by serial, and serials are random), so each
+ * partition's commit rewrote most of the issuer's leaf pages; and each
+ * commit writes its freelist and syncs, however little it changed.  So
+ * the records of a run share one transaction,
  * committed every INGEST_CHUNK writes (the bound of its dirty pages, as
  * a split ingest's) and before anything else begins one (batch_end()).
  * Each CRL is ingested in a child transaction of it, aborted alone when
