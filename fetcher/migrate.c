@@ -146,13 +146,12 @@ migrate_v1(struct store *s, MDB_txn *txn)
 }
 
 /*
- * fn on every "crl" record, decoded in place (LMDB's map: nothing is
- * copied, and the pages read are clean pages of the file, which the
- * kernel may take back), in the caller's transaction.
+ * Work format 2 -> 3: the "crlhash" record of every "crl" record, each
+ * read in place (LMDB's map: nothing is copied, and the pages read are
+ * clean pages of the file, which the kernel may take back).
  */
-static int
-each_crl(struct store *s, MDB_txn *txn, int (*fn)(struct store *,
-    MDB_txn *, const MDB_val *, const struct crlc_crl_info *))
+int
+hash_crls(struct store *s, MDB_txn *txn)
 {
 	struct crlc_crl_info ci;
 	MDB_cursor *cur;
@@ -168,7 +167,7 @@ each_crl(struct store *s, MDB_txn *txn, int (*fn)(struct store *,
 			rc = EINVAL;
 			break;
 		}
-		if ((rc = fn(s, txn, &k, &ci)) != 0)
+		if ((rc = put_crl_hash(s, txn, &k, &ci)) != 0)
 			break;
 		map_read(s);
 	}
@@ -176,42 +175,77 @@ each_crl(struct store *s, MDB_txn *txn, int (*fn)(struct store *,
 	return rc == MDB_NOTFOUND ? 0 : rc;
 }
 
-static int
-hash_one(struct store *s, MDB_txn *txn, const MDB_val *k,
-    const struct crlc_crl_info *ci)
-{
-	return put_crl_hash(s, txn, k, ci);
-}
-
-/* Work format 2 -> 3: the "crlhash" record of every "crl" record. */
-int
-hash_crls(struct store *s, MDB_txn *txn)
-{
-	return each_crl(s, txn, hash_one);
-}
-
-static int
-rev_one(struct store *s, MDB_txn *txn, const MDB_val *k,
-    const struct crlc_crl_info *ci)
-{
-	int64_t count;
-
-	return write_scope_entries(ONE_TXN(s, txn), k->mv_data, ci->scope_no,
-	    &ci->der, &ci->delta, &count);
-}
-
 /*
- * Work format 3 -> 4: "rev" written anew from the stored CRLs of every
- * "crl" record, a range per scope.
+ * Work format 3 -> 4, when CRLC_META_REV_REBUILD says so: "rev" written
+ * anew from the stored CRLs of every "crl" record, a range per scope, in
+ * transactions of about INGEST_CHUNK writes (a CRL's own at least): in
+ * one, the dirty pages of every entry held (4,200,000 at Web PKI scale)
+ * were 550 MB of memory.  Killed half way, the flag stays and the next
+ * writer starts over.
  */
 int
-rebuild_rev(struct store *s, MDB_txn *txn)
+rebuild_rev(struct store *s)
 {
+	MDB_val fk = { strlen(CRLC_META_REV_REBUILD), CRLC_META_REV_REBUILD };
+	uint8_t last[CRLC_KEY_MAX + 1];
+	size_t lastlen = 0, writes = 0;
+	struct crlc_crl_info ci;
+	MDB_cursor *cur;
+	MDB_txn *txn;
+	MDB_val k, v;
+	int64_t count;
 	int rc;
 
-	if ((rc = mdb_drop(txn, s->rev, 0)) != 0)
+	if ((rc = mdb_txn_begin(s->env, NULL, 0, &txn)) != 0)
 		return rc;
-	return each_crl(s, txn, rev_one);
+	if ((rc = mdb_get(txn, s->meta, &fk, &v)) != 0) {
+		mdb_txn_abort(txn);
+		return rc == MDB_NOTFOUND ? 0 : rc;
+	}
+	if ((rc = mdb_drop(txn, s->rev, 0)) != 0)
+		goto fail;
+	for (;;) {
+		if ((rc = mdb_cursor_open(txn, s->crl, &cur)) != 0)
+			goto fail;
+		k.mv_size = lastlen;
+		k.mv_data = last;
+		rc = mdb_cursor_get(cur, &k, &v, lastlen > 0 ? MDB_SET_RANGE :
+		    MDB_FIRST);
+		mdb_cursor_close(cur);
+		if (rc == MDB_NOTFOUND)
+			break;
+		if (rc == 0 && k.mv_size > CRLC_KEY_MAX)
+			rc = EINVAL;
+		if (rc != 0)
+			goto fail;
+		memcpy(last, k.mv_data, k.mv_size);
+		lastlen = k.mv_size;
+		if (crlc_crl_decode(last, lastlen, v.mv_data, v.mv_size,
+		    &ci) == -1) {
+			rc = EINVAL;
+			goto fail;
+		}
+		if ((rc = write_scope_entries(ONE_TXN(s, txn), last, ci.scope_no,
+		    &ci.der, &ci.delta, &count)) != 0)
+			goto fail;
+		/* The smallest key after last: last || 00. */
+		last[lastlen++] = 0;
+		map_read(s);
+		if ((writes += (count > 0 ? (size_t)count : 0) + 1) < INGEST_CHUNK)
+			continue;
+		writes = 0;
+		if ((rc = mdb_txn_commit(txn)) != 0)
+			return rc;
+		map_drop(s);
+		if ((rc = mdb_txn_begin(s->env, NULL, 0, &txn)) != 0)
+			return rc;
+	}
+	if ((rc = mdb_del(txn, s->meta, &fk, NULL)) != 0)
+		goto fail;
+	return mdb_txn_commit(txn);
+fail:
+	mdb_txn_abort(txn);
+	return rc;
 }
 
 static X509_CRL *

@@ -36,6 +36,16 @@
  */
 #define FULL_FS_BYTES		((unsigned long long)1 << 20)
 
+/* "rev" to be written anew by scope (rebuild_rev), after this txn. */
+static int
+mark_rev_rebuild(struct store *s, MDB_txn *txn)
+{
+	MDB_val k = { strlen(CRLC_META_REV_REBUILD), CRLC_META_REV_REBUILD };
+	MDB_val v = { 1, "1" };
+
+	return mdb_put(txn, s->meta, &k, &v, 0);
+}
+
 static int
 open_dbs(struct store *s, char *err, size_t errlen)
 {
@@ -70,7 +80,7 @@ open_dbs(struct store *s, char *err, size_t errlen)
 	if (old >= 1 && old < CRLC_WORK_FORMAT_VERSION) {
 		if ((old == 1 && (rc = migrate_v1(s, txn)) != 0) ||
 		    (old < 3 && (rc = hash_crls(s, txn)) != 0) ||
-		    (old > 1 && (rc = rebuild_rev(s, txn)) != 0)) {
+		    (old > 1 && (rc = mark_rev_rebuild(s, txn)) != 0)) {
 			mdb_txn_abort(txn);
 			snprintf(fmt_what, sizeof(fmt_what), "migrating the "
 			    "working index from format %u", (unsigned)old);
@@ -161,6 +171,12 @@ store_open(struct store **out, const char *state_dir, char *err, size_t errlen)
 	if (open_dbs(s, err, errlen) == -1)
 		goto fail;
 	map_find(s);
+	/* format.h VERSIONS: work format 3 -> 4, or a rebuild killed before. */
+	if ((rc = rebuild_rev(s)) != 0) {
+		lmdb_err(err, errlen, "writing the working index's revocation "
+		    "entries anew by scope", rc);
+		goto fail;
+	}
 	publish_clean(state_dir);
 	unpublished_path(s, path, sizeof(path));
 	s->dirty = access(path, F_OK) == 0;

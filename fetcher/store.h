@@ -151,7 +151,7 @@ int	 recover_pending(struct store *s, MDB_txn *txn);
 /* migrate.c: older formats */
 int	 migrate_v1(struct store *s, MDB_txn *txn);
 int	 hash_crls(struct store *s, MDB_txn *txn);
-int	 rebuild_rev(struct store *s, MDB_txn *txn);
+int	 rebuild_rev(struct store *s);
 int	 redact_source_keys(MDB_txn *txn, MDB_dbi dbi);
 
 #endif

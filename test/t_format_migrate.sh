@@ -205,4 +205,34 @@ cc -v -v import "$W/int.crl" >"$W/o" 2>"$W/e" || { cat "$W/e" >&2; fail "import 
 cc -v -v publish >"$W/o" 2>"$W/e" || { cat "$W/e" >&2; fail "publish after the migration"; }
 grep -q 'scope files 0 written, 3 unchanged' "$W/e" && case_ok work4-ids-stable \
     || { cat "$W/e" >&2; case_fail work4-ids-stable "scope files rewritten"; }
+
+# That rewrite killed half way: the "rev_rebuild" flag left in "meta" and
+# half of "rev" written.  The next writer starts it over, whole.
+mdb_dump -a "$STATE/work" | "$PY" -c '
+import sys
+lines = sys.stdin.read().split("\n")
+out, i, db = [], 0, None
+while i < len(lines):
+    line = lines[i]
+    if line.startswith("database="):
+        db = line[len("database="):]
+    if line == "DATA=END" and db == "meta":
+        out += [" " + b"rev_rebuild".hex(), " 31"]
+    if db == "rev" and line.startswith(" ") and lines[i + 1].startswith(" "):
+        if (i // 2) % 2 == 0:
+            out += [line, lines[i + 1]]
+        i += 2
+        continue
+    out.append(line)
+    i += 1
+sys.stdout.write("\n".join(out))' >"$W/half.dump" || fail "half dump"
+rm -rf "$STATE/work"; mkdir -m 700 "$STATE/work"
+mdb_load -f "$W/half.dump" "$STATE/work" || fail "mdb_load (half)"
+[ "$(mdb_dump -s rev "$STATE/work" | sed '1,/^HEADER=END/d' | grep -c '^ ')" -lt "$revs_before" ] ||
+    fail "half.dump holds every record"
+cc -v -v publish >"$W/o" 2>"$W/e" || { cat "$W/e" >&2; fail "publish after a killed rewrite"; }
+[ "$(mdb_dump -s rev "$STATE/work" | sed '1,/^HEADER=END/d' | grep -c '^ ')" = "$revs_before" ] &&
+    ! mdb_dump -s meta "$STATE/work" | grep -q "^ $(printf rev_rebuild | od -An -tx1 | tr -d ' \n')\$" &&
+    case_ok rev-rebuild-resumed || case_fail rev-rebuild-resumed "rev not written whole again, or the flag left"
+migrated v4-resumed
 finish

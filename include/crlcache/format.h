@@ -359,7 +359,10 @@
  *	wrote 36 MB for 0.6 MB of CRLs) and its publish walked the whole
  *	range.  A working environment of format 3 has its "rev" written
  *	anew from the stored CRLs when the fetcher opens it (migrate.c),
- *	once.  Format 3 is format 2 and "crlhash", the hash of every "crl"
+ *	once: the format is stamped 4 with CRLC_META_REV_REBUILD in one
+ *	transaction, then "rev" is dropped and written in transactions of
+ *	about INGEST_CHUNK writes (fetcher/store.h), the last one removing
+ *	the flag; a writer killed before that starts the rebuild over.  Format 3 is format 2 and "crlhash", the hash of every "crl"
  *	record's CRLs that content ids are made of.  A working environment
  *	of format 2 (no "crlhash") is migrated likewise: every "crl"
  *	record's hash is computed and stored, once.  A writer of an older
@@ -572,6 +575,13 @@
  * publishes while the record exists.
  */
 #define CRLC_META_PENDING	"ingest_pending"
+/*
+ * Working environment only, while "rev" is written anew by scope (work
+ * format 3 -> 4, VERSIONS): any value.  A writer that finds it drops
+ * "rev" and writes it again from the "crl" records before it does
+ * anything else.
+ */
+#define CRLC_META_REV_REBUILD	"rev_rebuild"
 
 #define CRLC_HASH_LEN		32	/* SHA-256 */
 #define CRLC_ISSUER_ID_LEN	4
