@@ -80,6 +80,37 @@ redact_source_keys(MDB_txn *txn, MDB_dbi dbi)
 }
 
 /*
+ * The first "crl" record at or after key last (the first of all when
+ * lastlen is 0) that want takes (any, want NULL), into k and v: 0, or
+ * MDB_NOTFOUND, or an LMDB error.  A cursor of its own: the caller
+ * writes between the calls.
+ */
+static int
+crl_from(struct store *s, MDB_txn *txn, uint8_t *last, size_t lastlen,
+    int (*want)(const MDB_val *), MDB_val *k, MDB_val *v)
+{
+	MDB_cursor *cur;
+	int rc;
+
+	if ((rc = mdb_cursor_open(txn, s->crl, &cur)) != 0)
+		return rc;
+	k->mv_size = lastlen;
+	k->mv_data = last;
+	rc = mdb_cursor_get(cur, k, v, lastlen > 0 ? MDB_SET_RANGE : MDB_FIRST);
+	while (rc == 0 && want != NULL && !want(v))
+		rc = mdb_cursor_get(cur, k, v, MDB_NEXT);
+	mdb_cursor_close(cur);
+	return rc;
+}
+
+/* A "crl" record of format 1 (record version 1). */
+static int
+record_v1(const MDB_val *v)
+{
+	return v->mv_size >= 1 && *(const uint8_t *)v->mv_data == 1;
+}
+
+/*
  * Format 1 to 2 (format.h VERSIONS), in the caller's transaction: every
  * "crl" record moves to key number 0 of its issuer with a scope number of
  * its own, and "rev" is written anew from the stored CRLs, one record per
@@ -92,7 +123,6 @@ migrate_v1(struct store *s, MDB_txn *txn)
 	uint8_t last[CRLC_KEY_MAX + 1], key[CRLC_KEY_MAX];
 	uint8_t prefix[CRLC_PREFIX_LEN], *copy;
 	struct crlc_crl_info ci;
-	MDB_cursor *cur;
 	MDB_val k, v;
 	size_t lastlen = 0, keylen;
 	int64_t count;
@@ -101,16 +131,8 @@ migrate_v1(struct store *s, MDB_txn *txn)
 	if ((rc = mdb_drop(txn, s->rev, 0)) != 0)
 		return rc;
 	for (;;) {
-		if ((rc = mdb_cursor_open(txn, s->crl, &cur)) != 0)
-			return rc;
-		k.mv_size = lastlen;
-		k.mv_data = last;
-		rc = mdb_cursor_get(cur, &k, &v, lastlen > 0 ? MDB_SET_RANGE :
-		    MDB_FIRST);
-		while (rc == 0 && (v.mv_size < 1 || *(uint8_t *)v.mv_data != 1))
-			rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT);
-		mdb_cursor_close(cur);
-		if (rc != 0)
+		if ((rc = crl_from(s, txn, last, lastlen, record_v1, &k,
+		    &v)) != 0)
 			return rc == MDB_NOTFOUND ? 0 : rc;
 		if (k.mv_size > CRLC_KEY_MAX)
 			return EINVAL;
@@ -190,7 +212,6 @@ rebuild_rev(struct store *s)
 	uint8_t last[CRLC_KEY_MAX + 1];
 	size_t lastlen = 0, writes = 0;
 	struct crlc_crl_info ci;
-	MDB_cursor *cur;
 	MDB_txn *txn;
 	MDB_val k, v;
 	int64_t count;
@@ -205,13 +226,7 @@ rebuild_rev(struct store *s)
 	if ((rc = mdb_drop(txn, s->rev, 0)) != 0)
 		goto fail;
 	for (;;) {
-		if ((rc = mdb_cursor_open(txn, s->crl, &cur)) != 0)
-			goto fail;
-		k.mv_size = lastlen;
-		k.mv_data = last;
-		rc = mdb_cursor_get(cur, &k, &v, lastlen > 0 ? MDB_SET_RANGE :
-		    MDB_FIRST);
-		mdb_cursor_close(cur);
+		rc = crl_from(s, txn, last, lastlen, NULL, &k, &v);
 		if (rc == MDB_NOTFOUND)
 			break;
 		if (rc == 0 && k.mv_size > CRLC_KEY_MAX)
