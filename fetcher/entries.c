@@ -198,21 +198,16 @@ write_entry(struct store *s, MDB_txn *txn,
 #define MAP_DROP_EVERY	65536
 
 /*
- * The smallest revoked entry: SEQUENCE header (2), a one-octet INTEGER
- * (3), a UTCTime (15).  A CRL of len bytes lists at most len / this.
- */
-#define ENTRY_DER_MIN	20
-
-/*
  * The revoked entries of crl sorted by entry_ref_cmp into *out (the
- * caller frees it), *n of them, at most cap: a CRL lists at most
- * MAX_CRL_ENTRIES (checked before this, crl_verify), so this bounds the
- * array.  EINVAL: an entry is malformed.
+ * caller frees it), *n of them, at most the nrevoked its parse counted:
+ * a CRL lists at most MAX_CRL_ENTRIES (checked before this, crl_verify),
+ * so this bounds the array.  EINVAL: an entry is malformed.
  */
 static int
-entry_refs(struct wtxn *w, const struct crlc_crl *crl, size_t cap,
-    struct entry_ref **out, size_t *n, struct cert_issuers *ci)
+entry_refs(struct wtxn *w, const struct crlc_crl *crl, struct entry_ref **out,
+    size_t *n, struct cert_issuers *ci)
 {
+	size_t cap = crl->nrevoked;
 	struct entry_ref *refs;
 	struct crlc_crl_entry e;
 	struct crlc_span rest = crl->revoked;
@@ -333,7 +328,7 @@ write_entries(struct wtxn *w, const uint8_t prefix[CRLC_PREFIX_LEN],
 	if (crl->nrevoked > MAX_CRL_ENTRIES)
 		return EFBIG;
 	ci = xcalloc(1, sizeof(*ci));
-	if ((rc = entry_refs(w, crl, crl->nrevoked, &refs, &n, ci)) != 0) {
+	if ((rc = entry_refs(w, crl, &refs, &n, ci)) != 0) {
 		free(ci);
 		return rc;
 	}

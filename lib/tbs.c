@@ -643,12 +643,8 @@ crlc_crl_entry_next(struct crlc_span *rest, struct crlc_crl_entry *e,
 	return 1;
 }
 
-/*
- * Recognise a CRL's DER in place; walk: also read every revoked entry
- * (nrevoked and the summaries), which a stored CRL needs not.
- */
-static int
-crl_recognise(const uint8_t *der, size_t len, struct crlc_crl *out, int walk,
+int
+crlc_crl_parse(const uint8_t *der, size_t len, struct crlc_crl *out,
     const char **why)
 {
 	struct der top, cl, tbs, c, exts, oid, val;
@@ -714,13 +710,13 @@ crl_recognise(const uint8_t *der, size_t len, struct crlc_crl *out, int walk,
 		out->revoked.p = c.p;
 		out->revoked.len = (size_t)(c.end - c.p);
 		rest = out->revoked;
-		while (walk && (r = crlc_crl_entry_next(&rest, &e, why)) == 1) {
+		while ((r = crlc_crl_entry_next(&rest, &e, why)) == 1) {
 			out->nrevoked++;
 			out->entry_cert_issuer |= e.cert_issuer.len > 0;
 			if (out->entry_unknown_critical.len == 0)
 				out->entry_unknown_critical = e.unknown_critical;
 		}
-		if (walk && r == -1)
+		if (r == -1)
 			return -1;
 	}
 	/* crlExtensions [0] EXPLICIT Extensions OPTIONAL (5.1.2.7) */
@@ -741,16 +737,3 @@ crl_recognise(const uint8_t *der, size_t len, struct crlc_crl *out, int walk,
 	return 0;
 }
 
-int
-crlc_crl_parse(const uint8_t *der, size_t len, struct crlc_crl *out,
-    const char **why)
-{
-	return crl_recognise(der, len, out, 1, why);
-}
-
-int
-crlc_crl_parse_stored(const uint8_t *der, size_t len, struct crlc_crl *out,
-    const char **why)
-{
-	return crl_recognise(der, len, out, 0, why);
-}

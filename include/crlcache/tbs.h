@@ -178,13 +178,6 @@ struct crlc_crl_entry {
  */
 int	crlc_crl_parse(const uint8_t *der, size_t len, struct crlc_crl *out,
 	    const char **why);
-/*
- * The same without walking the revoked entries (nrevoked is 0, so are
- * the entries' summaries): for a CRL parsed whole when it was stored,
- * whose entries are read once more, one at a time, from a file map.
- */
-int	crlc_crl_parse_stored(const uint8_t *der, size_t len,
-	    struct crlc_crl *out, const char **why);
 
 /*
  * Read the next revoked entry from *rest (initially crl->revoked) into

@@ -180,26 +180,6 @@ test_good(void)
 	CHECK(crlc_crl_entry_next(&rest, &e, &why) == 0);
 }
 
-/* The stored CRL's parse: the same fields, its entries left unread. */
-static void
-test_stored(void)
-{
-	struct buf b;
-	struct crlc_crl c, whole;
-	const char *why = NULL;
-
-	build(&b, NONE);
-	CHECK(crlc_crl_parse(b.p, b.len, &whole, &why) == 0);
-	CHECK(crlc_crl_parse_stored(b.p, b.len, &c, &why) == 0);
-	CHECK(c.nrevoked == 0 && whole.nrevoked == 3);
-	CHECK(c.revoked.p == whole.revoked.p &&
-	    c.revoked.len == whole.revoked.len);
-	CHECK(c.this_update == whole.this_update && c.tbs.len == whole.tbs.len);
-	CHECK(c.extensions.p == whole.extensions.p);
-	/* the frame is still checked: a truncated CRL is refused */
-	CHECK(crlc_crl_parse_stored(b.p, b.len - 1, &c, &why) == -1);
-}
-
 /* The third entry's certificateIssuer names CN=Other CA: its Name TLV. */
 static void
 test_cert_issuer_entry(const struct crlc_crl *c)
@@ -289,7 +269,6 @@ int
 main(void)
 {
 	test_good();
-	test_stored();
 	test_flaws();
 	test_mutations();
 	return check_result();
