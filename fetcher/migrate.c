@@ -83,11 +83,12 @@ redact_source_keys(MDB_txn *txn, MDB_dbi dbi)
  * The first "crl" record at or after key last (the first of all when
  * lastlen is 0) that want takes (any, want NULL), into k and v: 0, or
  * MDB_NOTFOUND, or an LMDB error.  A cursor of its own: the caller
- * writes between the calls.
+ * writes between the calls.  The records passed over are let go of in
+ * the map (map_read).
  */
 static int
 crl_from(struct store *s, MDB_txn *txn, uint8_t *last, size_t lastlen,
-    int (*want)(const MDB_val *), MDB_val *k, MDB_val *v)
+    int (*want)(const MDB_val *, const MDB_val *), MDB_val *k, MDB_val *v)
 {
 	MDB_cursor *cur;
 	int rc;
@@ -97,16 +98,19 @@ crl_from(struct store *s, MDB_txn *txn, uint8_t *last, size_t lastlen,
 	k->mv_size = lastlen;
 	k->mv_data = last;
 	rc = mdb_cursor_get(cur, k, v, lastlen > 0 ? MDB_SET_RANGE : MDB_FIRST);
-	while (rc == 0 && want != NULL && !want(v))
+	while (rc == 0 && want != NULL && !want(k, v)) {
+		map_read(s);
 		rc = mdb_cursor_get(cur, k, v, MDB_NEXT);
+	}
 	mdb_cursor_close(cur);
 	return rc;
 }
 
 /* A "crl" record of format 1 (record version 1). */
 static int
-record_v1(const MDB_val *v)
+record_v1(const MDB_val *k, const MDB_val *v)
 {
+	(void)k;
 	return v->mv_size >= 1 && *(const uint8_t *)v->mv_data == 1;
 }
 
@@ -198,7 +202,7 @@ hash_crls(struct store *s, MDB_txn *txn)
 }
 
 /*
- * Work format 3 -> 4, when CRLC_META_REV_REBUILD says so: "rev" written
+ * Work format 3 -> 4, when CRLC_META_REV_REBUILD is set: "rev" written
  * anew from the stored CRLs of every "crl" record, a range per scope, in
  * transactions of about INGEST_CHUNK writes (a CRL's own at least): in
  * one, the dirty pages of every entry held (4,200,000 at Web PKI scale)
@@ -219,10 +223,6 @@ rebuild_rev(struct store *s)
 
 	if ((rc = mdb_txn_begin(s->env, NULL, 0, &txn)) != 0)
 		return rc;
-	if ((rc = mdb_get(txn, s->meta, &fk, &v)) != 0) {
-		mdb_txn_abort(txn);
-		return rc == MDB_NOTFOUND ? 0 : rc;
-	}
 	if ((rc = mdb_drop(txn, s->rev, 0)) != 0)
 		goto fail;
 	for (;;) {
@@ -353,7 +353,6 @@ store_adopt_legacy(struct store *s, const struct trust *t)
 {
 	uint8_t last[CRLC_KEY_MAX + 1];
 	size_t lastlen = 0, moved = 0, kept = 0;
-	MDB_cursor *cur;
 	MDB_txn *txn;
 	MDB_val k, v;
 	int rc;
@@ -361,17 +360,7 @@ store_adopt_legacy(struct store *s, const struct trust *t)
 	if (batch_end(s) != 0 || mdb_txn_begin(s->env, NULL, 0, &txn) != 0)
 		return -1;
 	for (;;) {
-		if ((rc = mdb_cursor_open(txn, s->crl, &cur)) != 0)
-			break;
-		k.mv_size = lastlen;
-		k.mv_data = last;
-		rc = mdb_cursor_get(cur, &k, &v, lastlen > 0 ? MDB_SET_RANGE :
-		    MDB_FIRST);
-		while (rc == 0 && !is_legacy(&k, &v)) {
-			map_read(s);
-			rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT);
-		}
-		mdb_cursor_close(cur);
+		rc = crl_from(s, txn, last, lastlen, is_legacy, &k, &v);
 		if (rc != 0 || k.mv_size > CRLC_KEY_MAX)
 			break;
 		memcpy(last, k.mv_data, k.mv_size);

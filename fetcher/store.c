@@ -46,8 +46,12 @@ mark_rev_rebuild(struct store *s, MDB_txn *txn)
 	return mdb_put(txn, s->meta, &k, &v, 0);
 }
 
+/*
+ * The databases, migrated to this format; *rebuild: "rev" is to be
+ * written anew (rebuild_rev), marked now or by a run killed in it.
+ */
 static int
-open_dbs(struct store *s, char *err, size_t errlen)
+open_dbs(struct store *s, int *rebuild, char *err, size_t errlen)
 {
 	MDB_txn *txn;
 	MDB_val k = { strlen(CRLC_META_FORMAT), CRLC_META_FORMAT }, v;
@@ -121,6 +125,9 @@ open_dbs(struct store *s, char *err, size_t errlen)
 		lmdb_err(err, errlen, "rebuilding a half written CRL", rc);
 		return -1;
 	}
+	k.mv_size = strlen(CRLC_META_REV_REBUILD);
+	k.mv_data = CRLC_META_REV_REBUILD;
+	*rebuild = mdb_get(txn, s->meta, &k, &v) == 0;
 	if ((rc = mdb_txn_commit(txn)) != 0) {
 		lmdb_err(err, errlen, "create databases", rc);
 		return -1;
@@ -137,7 +144,7 @@ store_open(struct store **out, const char *state_dir, char *err, size_t errlen)
 {
 	struct store *s = xcalloc(1, sizeof(*s));
 	char path[PATH_MAX];
-	int rc;
+	int rc, rebuild = 0;
 
 	*out = NULL;
 	s->lockfd = -1;
@@ -168,11 +175,11 @@ store_open(struct store **out, const char *state_dir, char *err, size_t errlen)
 		lmdb_err(err, errlen, path, rc);
 		goto fail;
 	}
-	if (open_dbs(s, err, errlen) == -1)
+	if (open_dbs(s, &rebuild, err, errlen) == -1)
 		goto fail;
 	map_find(s);
 	/* format.h VERSIONS: work format 3 -> 4, or a rebuild killed before. */
-	if ((rc = rebuild_rev(s)) != 0) {
+	if (rebuild && (rc = rebuild_rev(s)) != 0) {
 		lmdb_err(err, errlen, "writing the working index's revocation "
 		    "entries anew by scope", rc);
 		goto fail;
