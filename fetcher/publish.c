@@ -82,7 +82,7 @@
  * "rev" range, or, when a serial came out of slot order, its entries
  * collected and sorted.
  */
-struct pending {
+struct scope_write {
 	size_t			 scope;		/* in publish.scopes */
 	struct crlc_span	 der, delta;
 	int			 fd;		/* its temporary file, or -1 */
@@ -358,7 +358,7 @@ scope_file_entries(struct publish *p, const uint8_t id[CRLC_SCOPE_ID_LEN],
 
 /* The temporary file of a scope, mode 0644, in scope/. */
 static int
-scope_tmp_open(struct publish *p, struct pending *w)
+scope_tmp_open(struct publish *p, struct scope_write *w)
 {
 	snprintf(w->tmp, sizeof(w->tmp), "%s/" SCOPE_NAME "/"
 	    SCOPE_TEMP_PREFIX "XXXXXX", p->dir);
@@ -373,7 +373,7 @@ scope_tmp_open(struct publish *p, struct pending *w)
 
 /* Write the rest of a scope's file, fsync it, rename it into scope/. */
 static int
-scope_tmp_finish(struct publish *p, struct pending *w)
+scope_tmp_finish(struct publish *p, struct scope_write *w)
 {
 	const uint8_t *id = p->scopes[w->scope].id;
 	const struct crlc_span *delta = w->delta.len > 0 ? &w->delta : NULL;
@@ -426,7 +426,7 @@ form_slot(const uint8_t *form, size_t len, uint8_t slot[CRLC_SLOT_LEN])
  * Returns 0, -1 when it reported an error, or EINVAL / EFBIG.
  */
 static int
-collect(struct publish *p, struct pending *w, const MDB_val *k,
+collect(struct publish *p, struct scope_write *w, const MDB_val *k,
     const MDB_val *v, int pass)
 {
 	const uint8_t *r = v->mv_data;
@@ -457,9 +457,9 @@ collect(struct publish *p, struct pending *w, const MDB_val *k,
 	return 0;
 }
 
-/* One walk of pending scope w's "rev" range (pass 1 or 2). */
+/* One walk of the "rev" range of the scope w writes (pass 1 or 2). */
 static int
-walk(struct publish *p, struct pending *w, int pass)
+walk(struct publish *p, struct scope_write *w, int pass)
 {
 	uint8_t range[CRLC_REV_SCOPE_LEN];
 	MDB_cursor *cur;
@@ -493,7 +493,7 @@ walk(struct publish *p, struct pending *w, int pass)
 static int
 write_scope(struct publish *p, size_t i, const struct crlc_crl_info *ci)
 {
-	struct pending w;
+	struct scope_write w;
 	int ret = -1;
 
 	memset(&w, 0, sizeof(w));
