@@ -22,7 +22,7 @@ LDHARDEN = -Wl,-z,relro,-z,now
 SAN	 = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 	   -fno-sanitize-recover=all
 
-LIB_SRCS  = lib/tbs.c lib/index.c lib/indexwrite.c lib/hash.c lib/name.c lib/validity.c lib/addr.c \
+LIB_SRCS  = lib/tbs.c lib/index.c lib/indexopen.c lib/indexpage.c lib/indexwrite.c lib/hash.c lib/name.c lib/validity.c lib/addr.c \
 	    lib/dpname.c lib/fstype.c lib/point.c lib/civil.c lib/reasons.c
 FETCH_SRCS = $(wildcard fetcher/*.c)
 PROV_SRCS = $(wildcard provider/*.c)
@@ -56,7 +56,7 @@ provider/crlcache.so: $(PROV_OBJS) lib/libcrlcache.a provider/crlcache.map
 
 # Unit tests: each test/unit/t_X.c links the library sources directly,
 # built with ASan+UBSan.
-test/unit/t_%: test/unit/t_%.c test/unit/check.h test/unit/derbuf.h $(LIB_SRCS) $(HDRS)
+test/unit/t_%: test/unit/t_%.c test/unit/check.h test/unit/derbuf.h test/unit/topdir.h $(LIB_SRCS) $(HDRS)
 	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -Iinclude $(PKG_CFLAGS) $(SAN) -o $@ $< $(LIB_SRCS) $(PKG_LIBS)
 # t_keycache builds provider/keycache.c in.
 test/unit/t_keycache: provider/keycache.c

@@ -25,7 +25,7 @@
 #define INDEX_NAME		"index.mdb"
 #define WORK_NAME		"work"
 #define LOCK_NAME		"lock"
-/* The scope files of index format 3: STATE_DIR/scope/ (format.h). */
+/* The page and scope files of the index: STATE_DIR/scope/ (format.h). */
 #define SCOPE_NAME		"scope"
 /* The hint spool, STATE_DIR/hints: see <crlcache/hint.h>. */
 #define HINTS_NAME		CRLC_HINTS_DIR
@@ -290,7 +290,7 @@ struct crlc_crl_info;
 void	 crl_record_hash(const struct crlc_crl_info *r,
 	    uint8_t out[CRLC_HASH_LEN]);
 
-/* publish.c: a publish of index format 3 (format.h PUBLISH) */
+/* publish.c: a publish of index format 4 (format.h PUBLISH) */
 struct MDB_txn;
 /* What a publish reads: one read transaction of the working environment. */
 struct publish_src {

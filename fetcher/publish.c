@@ -1,22 +1,22 @@
 /*
- * A publish of index format 3 (<crlcache/format.h> PUBLISH): the CRL
+ * A publish of index format 4 (<crlcache/format.h> PUBLISH): the CRL
  * scopes of the working environment into immutable scope files named by
+ * their content, each issuer key's list of them into page files named by
  * their content, then a new top file renamed over index.mdb, then the
- * scope files no reader can need any more removed.
+ * files no reader can need any more removed.
  *
  * Copyright the crlcache authors. Licensed under the Apache License 2.0.
  *
- * A scope whose content did not change since the last publish keeps its
- * file: a publish writes the top file (small) and the files of the scopes
- * that changed, so one changed CRL costs about its own size, whatever the
+ * A scope or a page whose content did not change since the last publish
+ * keeps its file: a publish writes the top file (issuers, keys and pages:
+ * small) and the files of the scopes that changed and of the pages that
+ * list them, so one changed CRL costs about its own size, whatever the
  * size of the rest of the index.
  *
- * One file at 900 lines: writing the scope files, the top file and the
- * removal of old files follow one order that keeps a crash safe (format.h
- * PUBLISH), over one walk of one read transaction; split, that order
- * would be spread over files.
+ * Writing the scope files, the pages and the top file follows one order
+ * that keeps a crash safe (format.h PUBLISH), over one walk of one read
+ * transaction; what may be removed after is pubkeep.c's.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -35,11 +35,8 @@
 #include <crlcache/indexwrite.h>
 
 #include "fetcher.h"
+#include "pubkeep.h"
 
-/* Temporary names (mkostemp): the top's beside it, scope files' in scope/. */
-#define TOP_TEMP_PREFIX		"." INDEX_NAME "."
-#define SCOPE_TEMP_PREFIX	".tmp."
-#define TEMP_SUFFIX_LEN		6
 #define SCOPE_NAME_LEN		(2 * CRLC_SCOPE_ID_LEN)
 /*
  * Content ids: SHA-256 of this tag, the "crl" key, its header and the
@@ -50,15 +47,16 @@
 #define FETCHED_AT_OFF		24
 #define FETCHED_AT_LEN		8
 /*
- * Records of the top file.  Every program that verifies a certificate
- * reads the whole top (CRLC_TOP_MAX); the Web PKI has about 2,000 CRLs
- * and a few thousand issuer names and keys, so a million of each is far
- * beyond any real state yet keeps the top below that bound.
+ * Records of the top file, and CRL scopes.  Every program that verifies
+ * a certificate reads the whole top (CRLC_TOP_MAX); the Web PKI has
+ * about 16,000 CRLs and a few thousand issuer names and keys, so a
+ * million of each is far beyond any real state yet keeps the top below
+ * that bound.
  */
 #define MAX_TOP_RECORDS		((size_t)1 << 20)
 /*
  * Entries one scope file holds: a complete CRL plus a delta, each at most
- * MAX_CRL_ENTRIES (crl_verify); and u32 in the top's SCOPE record.
+ * MAX_CRL_ENTRIES (crl_verify); and u32 in a page's SCOPE record.
  */
 #define MAX_SCOPE_ENTRIES	((size_t)2 * MAX_CRL_ENTRIES)
 /* Scope numbers are u16 (format.h "crl" value offset 2). */
@@ -101,19 +99,19 @@ struct publish {
 	size_t			 nalias, ncanon;
 	struct crlc_top_key	*keys;
 	size_t			 nkeys;
+	/* the scopes of the issuer key being read, its pages so far */
 	struct crlc_top_scope	*scopes;
 	/* each scope's URI, numbers and redacted source */
 	uint8_t			**owned;
-	size_t			 nscopes, capscopes, capowned;
+	size_t			 nscopes, capscopes, capowned, total;
+	struct crlc_top_page	*pages;
+	size_t			 npages, cappages;
 	/* the prefix of the "crl" records being read, and its number */
 	uint8_t			 prefix[CRLC_PREFIX_LEN];
 	uint32_t		 prefix_no;
 	uint32_t		*taken;	/* scope number -> prefix_no that has it */
-	/* ids every reader may still need: the new top's and the old's */
-	uint8_t			(*keep)[CRLC_SCOPE_ID_LEN];
-	size_t			 nkeep, capkeep;
-	int			 gc;		/* the old top's ids are known */
-	size_t			 written, reused;
+	struct pub_keep		 keep;		/* files readers may need */
+	size_t			 written, reused, pages_written, pages_reused;
 	uintptr_t		 lo, hi;	/* working map span read */
 	uintptr_t		 window;	/* the last FAULT_WINDOW read */
 	size_t			 touched;
@@ -183,44 +181,6 @@ map_touched(struct publish *p, const MDB_val *v)
 	p->lo = UINTPTR_MAX;
 	p->hi = 0;
 	p->touched = 0;
-}
-
-static int
-keep_add(struct publish *p, const uint8_t id[CRLC_SCOPE_ID_LEN])
-{
-	if (p->nkeep >= 2 * MAX_TOP_RECORDS ||
-	    grow(&p->keep, &p->capkeep, p->nkeep, sizeof(*p->keep)) == -1)
-		return -1;
-	memcpy(p->keep[p->nkeep++], id, CRLC_SCOPE_ID_LEN);
-	return 0;
-}
-
-static int
-old_id(const uint8_t id[CRLC_SCOPE_ID_LEN], void *arg)
-{
-	return keep_add(arg, id) == -1 ? -1 : 0;
-}
-
-/*
- * The scope files the top about to be replaced names: a reader that has
- * not re-checked index.mdb yet may still open them.  When that top cannot
- * be read for a reason that may pass (memory, permissions), nothing is
- * collected this time.
- */
-static void
-old_ids(struct publish *p, const char *top)
-{
-	struct crlc_index *idx;
-	const char *detail;
-	int rc;
-
-	rc = crlc_index_open(top, &idx, &detail);
-	if (rc == CRLC_OK) {
-		p->gc = crlc_index_foreach_scope_id(idx, old_id, p) == 0;
-		crlc_index_close(idx);
-	} else
-		p->gc = rc == CRLC_E_NOINDEX || rc == CRLC_E_FORMAT ||
-		    rc == CRLC_E_CORRUPT;
 }
 
 /* An ALIAS or CANON section from "alias" or "canon". */
@@ -344,7 +304,7 @@ scope_file_entries(struct publish *p, const uint8_t id[CRLC_SCOPE_ID_LEN],
 	ok = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) &&
 	    pread(fd, h, sizeof(h), 0) == (ssize_t)sizeof(h) &&
 	    memcmp(h, CRLC_SCOPE_MAGIC, CRLC_MAGIC_LEN) == 0 &&
-	    crlc_get_u32(h + 8) == CRLC_FORMAT_VERSION &&
+	    crlc_get_u32(h + 8) == CRLC_SCOPE_FILE_VERSION &&
 	    crlc_get_u32(h + 12) == CRLC_SCOPE_ENTRY_LEN &&
 	    memcmp(h + 16, id, CRLC_SCOPE_ID_LEN) == 0 &&
 	    crlc_get_u64(h + 32) == (uint64_t)sb.st_size &&
@@ -536,8 +496,8 @@ done:
 static int
 scope_no_taken(struct publish *p, const MDB_val *k, unsigned scope_no)
 {
-	if (p->nscopes == 1 ||
-	    memcmp(p->prefix, k->mv_data, CRLC_PREFIX_LEN) != 0) {
+	/* no issuer id is 0: the first prefix differs from the zeroes */
+	if (memcmp(p->prefix, k->mv_data, CRLC_PREFIX_LEN) != 0) {
 		memcpy(p->prefix, k->mv_data, CRLC_PREFIX_LEN);
 		p->prefix_no++;
 	}
@@ -548,6 +508,97 @@ scope_no_taken(struct publish *p, const MDB_val *k, unsigned scope_no)
 	}
 	p->taken[scope_no] = p->prefix_no;
 	return 0;
+}
+
+/*
+ * Is page file id there, whole, len bytes (its header: magic, version,
+ * id, length)?  Like a scope file, it was renamed into place complete
+ * and is never changed.
+ */
+static int
+page_file_ok(struct publish *p, const uint8_t id[CRLC_SCOPE_ID_LEN],
+    size_t len)
+{
+	uint8_t h[CRLC_TOP_HDR_LEN];
+	char name[SCOPE_NAME_LEN + 1];
+	struct stat sb;
+	int fd, ok;
+
+	crlc_scope_name(id, name);
+	if ((fd = openat(p->sfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+	    O_CLOEXEC)) == -1)
+		return 0;
+	ok = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) &&
+	    (uint64_t)sb.st_size == len &&
+	    pread(fd, h, sizeof(h), 0) == (ssize_t)sizeof(h) &&
+	    memcmp(h, CRLC_PAGE_MAGIC, CRLC_MAGIC_LEN) == 0 &&
+	    crlc_get_u32(h + 8) == CRLC_FORMAT_VERSION &&
+	    memcmp(h + CRLC_PAGE_ID_OFF, id, CRLC_SCOPE_ID_LEN) == 0 &&
+	    crlc_get_u64(h + 32) == len;
+	close(fd);
+	return ok;
+}
+
+/*
+ * One page of the issuer key's (crlc_pages_build()): its PAGE record,
+ * and its file unless it exists -- written to a temporary name in
+ * scope/, fsync()ed and renamed, like a scope file.
+ */
+static int
+page_out(const struct crlc_top_page *pg, const uint8_t *buf, size_t len,
+    void *arg)
+{
+	struct publish *p = arg;
+	char tmp[PATH_MAX], name[SCOPE_NAME_LEN + 1];
+	int fd, e;
+
+	if (p->npages >= MAX_TOP_RECORDS || grow(&p->pages, &p->cappages,
+	    p->npages, sizeof(*p->pages)) == -1)
+		return fail(p, "pages", ENOMEM);
+	p->pages[p->npages++] = *pg;
+	if (buf == NULL)
+		return 0;
+	if (keep_add(&p->keep, pg->id) == -1)
+		return fail(p, "page ids", ENOMEM);
+	if (page_file_ok(p, pg->id, len)) {
+		p->pages_reused++;
+		return 0;
+	}
+	crlc_scope_name(pg->id, name);
+	snprintf(tmp, sizeof(tmp), "%s/" SCOPE_NAME "/" SCOPE_TEMP_PREFIX
+	    "XXXXXX", p->dir);
+	if ((fd = mkostemp(tmp, O_CLOEXEC)) == -1)
+		return fail(p, SCOPE_NAME, errno);
+	if (fchmod(fd, 0644) == -1 || crlc_write_all(fd, buf, len) == -1 ||
+	    fsync(fd) == -1) {
+		e = errno;
+		close(fd);
+		unlink(tmp);
+		return fail(p, SCOPE_NAME, e);
+	}
+	if (close(fd) == -1 || renameat(AT_FDCWD, tmp, p->sfd, name) == -1) {
+		e = errno;
+		unlink(tmp);
+		return fail(p, SCOPE_NAME, e);
+	}
+	p->pages_written++;
+	return 0;
+}
+
+/* The pages of the issuer key whose scopes were read; its scopes let go. */
+static int
+key_pages(struct publish *p)
+{
+	size_t i;
+	int rc = 0;
+
+	if (p->nscopes > 0 &&
+	    (rc = crlc_pages_build(p->scopes, p->nscopes, page_out, p)) == -1)
+		fail(p, "pages", errno);
+	for (i = 0; i < p->nscopes; i++)
+		free(p->owned[i]);
+	p->nscopes = 0;
+	return rc == 0 ? 0 : -1;
 }
 
 /* len bytes at *at, a copy of p; *at moves past them. */
@@ -578,10 +629,16 @@ scope(struct publish *p, const MDB_val *k, const MDB_val *v)
 		    "malformed " CRLC_DB_CRL " record");
 		return -1;
 	}
-	if (i >= MAX_TOP_RECORDS) {
+	if (p->total++ >= MAX_TOP_RECORDS) {
 		snprintf(p->err, p->errlen, "more than %zu CRL "
 		    "scopes", MAX_TOP_RECORDS);
 		return -1;
+	}
+	/* A new issuer key: the last one's pages first. */
+	if (memcmp(p->prefix, k->mv_data, CRLC_PREFIX_LEN) != 0) {
+		if (key_pages(p) == -1)
+			return -1;
+		i = 0;
 	}
 	if (grow(&p->scopes, &p->capscopes, i, sizeof(*p->scopes)) == -1 ||
 	    grow(&p->owned, &p->capowned, i, sizeof(*p->owned)) == -1)
@@ -619,7 +676,7 @@ scope(struct publish *p, const MDB_val *k, const MDB_val *v)
 	if (scope_no_taken(p, k, ci.scope_no))
 		return -1;
 	content_id(p, k, v, &ci, t->id);
-	if (keep_add(p, t->id) == -1)
+	if (keep_add(&p->keep, t->id) == -1)
 		return fail(p, "scope ids", ENOMEM);
 	if (scope_file_entries(p, t->id, &t->entries) == 0) {
 		p->reused++;
@@ -628,7 +685,7 @@ scope(struct publish *p, const MDB_val *k, const MDB_val *v)
 	return write_scope(p, i, &ci);
 }
 
-/* Every "crl" record in key order: the SCOPE section, and the files. */
+/* Every "crl" record in key order: the PAGE section, and the files. */
 static int
 read_scopes(struct publish *p)
 {
@@ -656,7 +713,9 @@ read_scopes(struct publish *p)
 		map_touched(p, p->reused != reused ? &hdr : &v);
 	}
 	mdb_cursor_close(cur);
-	return rc == MDB_NOTFOUND ? 0 : fail_lmdb(p, CRLC_DB_CRL, rc);
+	if (rc != MDB_NOTFOUND)
+		return fail_lmdb(p, CRLC_DB_CRL, rc);
+	return key_pages(p);
 }
 
 /*
@@ -686,8 +745,8 @@ open_scope_dir(struct publish *p, int dfd)
 }
 
 /*
- * The top file: after the scope files' names are durable (it must never
- * name a missing one), to a temporary name, fsync()ed, renamed over
+ * The top file: after the page and scope files' names are durable (it
+ * must never name a missing one), to a temporary name, fsync()ed, renamed over
  * index.mdb, the directory fsync()ed.
  */
 static int
@@ -704,8 +763,8 @@ write_top(struct publish *p, uint64_t generation, int64_t created)
 		return fail(p, INDEX_NAME, errno);
 	if (fchmod(fd, 0644) == -1 ||
 	    crlc_top_write(fd, generation, created, p->alias, p->nalias,
-	    p->canon, p->ncanon, p->keys, p->nkeys, p->scopes,
-	    p->nscopes) == -1 ||
+	    p->canon, p->ncanon, p->keys, p->nkeys, p->pages,
+	    p->npages) == -1 ||
 	    fsync(fd) == -1) {
 		e = errno;
 		close(fd);
@@ -725,54 +784,6 @@ write_top(struct publish *p, uint64_t generation, int64_t created)
 		return -1;
 	}
 	return 0;
-}
-
-static int
-id_cmp(const void *a, const void *b)
-{
-	return memcmp(a, b, CRLC_SCOPE_ID_LEN);
-}
-
-/* A scope file's name: exactly 32 lower-case hex digits. */
-static int
-scope_name(const char *name, uint8_t id[CRLC_SCOPE_ID_LEN])
-{
-	return strlen(name) == SCOPE_NAME_LEN &&
-	    strspn(name, "0123456789abcdef") == SCOPE_NAME_LEN &&
-	    hex_decode(name, SCOPE_NAME_LEN, id, CRLC_SCOPE_ID_LEN) == 0;
-}
-
-/*
- * Remove the scope files neither the new top nor the one it replaced
- * names.  The replaced generation's stay: a reader re-checks index.mdb
- * only every few seconds (CRLC_RECHECK_MS in provider/snapshot.c) and
- * opens scope files lazily, so it may still open one of them; the next
- * publish removes them.
- */
-static size_t
-collect_garbage(struct publish *p)
-{
-	uint8_t id[CRLC_SCOPE_ID_LEN];
-	struct dirent *de;
-	size_t removed = 0;
-	DIR *d;
-	int fd;
-
-	if (!p->gc || (fd = fcntl(p->sfd, F_DUPFD_CLOEXEC, 0)) == -1)
-		return 0;
-	if ((d = fdopendir(fd)) == NULL) {
-		close(fd);
-		return 0;
-	}
-	qsort(p->keep, p->nkeep, sizeof(*p->keep), id_cmp);
-	while ((de = readdir(d)) != NULL)
-		if (scope_name(de->d_name, id) &&
-		    bsearch(id, p->keep, p->nkeep, sizeof(*p->keep),
-		    id_cmp) == NULL &&
-		    unlinkat(dirfd(d), de->d_name, 0) == 0)
-			removed++;
-	closedir(d);
-	return removed;
 }
 
 int
@@ -799,7 +810,7 @@ publish(const char *state_dir, const struct publish_src *src,
 	}
 	if (open_scope_dir(&p, dfd) == -1)
 		goto done;
-	old_ids(&p, top);
+	keep_old(&p.keep, top);
 	if (read_issuers(&p, src->alias, CRLC_DB_ALIAS, &p.alias,
 	    &p.nalias) == -1 ||
 	    read_issuers(&p, src->canon, CRLC_DB_CANON, &p.canon,
@@ -807,10 +818,11 @@ publish(const char *state_dir, const struct publish_src *src,
 	    read_keys(&p) == -1 || read_scopes(&p) == -1 ||
 	    write_top(&p, generation, created) == -1)
 		goto done;
-	removed = collect_garbage(&p);
+	removed = keep_collect(&p.keep, p.sfd);
 	logx(2, "published generation %llu: scope files %zu written, %zu "
-	    "unchanged, %zu removed", (unsigned long long)generation,
-	    p.written, p.reused, removed);
+	    "unchanged; page files %zu written, %zu unchanged; %zu files "
+	    "removed", (unsigned long long)generation, p.written, p.reused,
+	    p.pages_written, p.pages_reused, removed);
 	ret = 0;
 done:
 	if (dfd != -1)
@@ -821,10 +833,11 @@ done:
 		free(p.owned[i]);
 	free(p.owned);
 	free(p.scopes);
+	free(p.pages);
 	free(p.keys);
 	free(p.alias);
 	free(p.canon);
-	free(p.keep);
+	keep_free(&p.keep);
 	free(p.taken);
 	return ret;
 }
@@ -849,40 +862,4 @@ publish_needed(const char *state_dir)
 	need = crlc_index_format(idx) != CRLC_FORMAT_VERSION;
 	crlc_index_close(idx);
 	return need;
-}
-
-/* Names prefix || TEMP_SUFFIX_LEN characters in dir dfd, never followed. */
-static void
-remove_temps(int dfd, const char *prefix)
-{
-	size_t plen = strlen(prefix);
-	struct dirent *de;
-	DIR *d;
-
-	if ((d = fdopendir(dfd)) == NULL) {
-		close(dfd);
-		return;
-	}
-	while ((de = readdir(d)) != NULL)
-		if (strncmp(de->d_name, prefix, plen) == 0 &&
-		    strlen(de->d_name) == plen + TEMP_SUFFIX_LEN)
-			(void)unlinkat(dirfd(d), de->d_name, 0);
-	closedir(d);
-}
-
-/*
- * The temporary files of publishes that were killed.  Called under the
- * writer's lock, when no publish runs.
- */
-void
-publish_clean(const char *state_dir)
-{
-	int dfd, sfd;
-
-	if ((dfd = open(state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
-		return;
-	if ((sfd = openat(dfd, SCOPE_NAME, O_RDONLY | O_DIRECTORY |
-	    O_NOFOLLOW | O_CLOEXEC)) != -1)
-		remove_temps(sfd, SCOPE_TEMP_PREFIX);
-	remove_temps(dfd, TOP_TEMP_PREFIX);
 }

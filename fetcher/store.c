@@ -9,7 +9,7 @@
  * write transaction, or, when large, in several whose effect a failure
  * or a kill half way undoes (struct wtxn, work.c): a CRL that fails
  * changes nothing (scope.c).
- * Publishing (publish.c) writes the files of index format 3 from one read
+ * Publishing (publish.c) writes the files of index format 4 from one read
  * transaction and renames the new top file over index.mdb: readers see
  * the old or the new generation, never a mixture.
  */

@@ -1,6 +1,7 @@
 /*
- * The files of a format 3 publish: a scope file per CRL scope and the top
- * file (format.h TOP FILE, SCOPE FILES).  Encoding only: the caller owns
+ * The files of a publish: a scope file per CRL scope, the page files that
+ * list the scopes of each issuer key, and the top file (format.h TOP FILE,
+ * PAGE FILES, SCOPE FILES).  Encoding only: the caller owns
  * the names, fsync() and rename().
  *
  * Copyright the crlcache authors. Licensed under the Apache License 2.0.
@@ -15,9 +16,8 @@
 #include <crlcache/indexwrite.h>
 #include <crlcache/reasons.h>
 
-/* Every byte of p[0..n) to fd, through short writes and signals. */
-static int
-write_all(int fd, const void *p, size_t n)
+int
+crlc_write_all(int fd, const void *p, size_t n)
 {
 	const uint8_t *b = p;
 	ssize_t w;
@@ -99,7 +99,7 @@ crlc_scope_out_add(struct crlc_scope_out *o, const struct crlc_scope_entry *e)
 		return -1;
 	}
 	if (o->used + CRLC_SCOPE_ENTRY_LEN > sizeof(o->buf)) {
-		if (write_all(o->fd, o->buf, o->used) == -1)
+		if (crlc_write_all(o->fd, o->buf, o->used) == -1)
 			return -1;
 		o->used = 0;
 	}
@@ -122,13 +122,13 @@ crlc_scope_out_end(struct crlc_scope_out *o, const uint8_t id[CRLC_SCOPE_ID_LEN]
 		errno = EINVAL;
 		return -1;
 	}
-	if (write_all(o->fd, o->buf, o->used) == -1)
+	if (crlc_write_all(o->fd, o->buf, o->used) == -1)
 		return -1;
 	o->used = 0;
 	der_off = CRLC_SCOPE_HDR_LEN + o->n * CRLC_SCOPE_ENTRY_LEN;
 	memset(hdr, 0, sizeof(hdr));
 	memcpy(hdr, CRLC_SCOPE_MAGIC, CRLC_MAGIC_LEN);
-	crlc_put_u32(hdr + 8, CRLC_FORMAT_VERSION);
+	crlc_put_u32(hdr + 8, CRLC_SCOPE_FILE_VERSION);
 	crlc_put_u32(hdr + 12, CRLC_SCOPE_ENTRY_LEN);
 	memcpy(hdr + 16, id, CRLC_SCOPE_ID_LEN);
 	crlc_put_u64(hdr + 32, der_off + der->len + dlen);
@@ -138,8 +138,8 @@ crlc_scope_out_end(struct crlc_scope_out *o, const uint8_t id[CRLC_SCOPE_ID_LEN]
 	crlc_put_u64(hdr + 64, der->len);
 	crlc_put_u64(hdr + 72, der_off + der->len);
 	crlc_put_u64(hdr + 80, dlen);
-	if (write_all(o->fd, der->p, der->len) == -1 ||
-	    (dlen > 0 && write_all(o->fd, delta->p, dlen) == -1))
+	if (crlc_write_all(o->fd, der->p, der->len) == -1 ||
+	    (dlen > 0 && crlc_write_all(o->fd, delta->p, dlen) == -1))
 		return -1;
 	do
 		w = pwrite(o->fd, hdr, sizeof(hdr), 0);
@@ -180,11 +180,67 @@ done:
 	return ret;
 }
 
-/* One section of the top file being laid out. */
+/* One section of a top or page file being laid out. */
 struct section {
 	uint32_t	id, rec;	/* rec: record size, 0 for a blob */
 	uint64_t	off, len, count;
 };
+
+/*
+ * A zeroed top or page file (format.h TOP FILE, PAGE FILES) of the
+ * sections sec[0..n), their lengths and counts set: header and
+ * descriptors filled in, each sec[].off set; its length in *total.  NULL
+ * when it would exceed CRLC_TOP_MAX (EINVAL) or memory is short.
+ */
+static uint8_t *
+container_new(const char *magic, struct section *sec, size_t n,
+    uint64_t *total)
+{
+	uint8_t *buf, *d;
+	uint64_t off;
+	size_t i;
+
+	off = CRLC_TOP_HDR_LEN + n * CRLC_TOP_DESC_LEN;
+	for (i = 0; i < n; i++) {
+		if (sec[i].rec != 0)
+			sec[i].len = sec[i].count * sec[i].rec;
+		if (sec[i].count > CRLC_TOP_MAX || sec[i].len > CRLC_TOP_MAX) {
+			errno = EINVAL;
+			return NULL;
+		}
+		sec[i].off = off;
+		off += sec[i].len;
+	}
+	off += CRLC_TOP_TRAILER_LEN;
+	if (off > CRLC_TOP_MAX) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if ((buf = calloc(1, (size_t)off)) == NULL)
+		return NULL;
+	memcpy(buf, magic, CRLC_MAGIC_LEN);
+	crlc_put_u32(buf + 8, CRLC_FORMAT_VERSION);
+	crlc_put_u32(buf + 12, (uint32_t)n);
+	crlc_put_u64(buf + 32, off);
+	for (i = 0; i < n; i++) {
+		d = buf + CRLC_TOP_HDR_LEN + i * CRLC_TOP_DESC_LEN;
+		crlc_put_u32(d, sec[i].id);
+		crlc_put_u32(d + 4, sec[i].rec);
+		crlc_put_u64(d + 8, sec[i].off);
+		crlc_put_u64(d + 16, sec[i].len);
+		crlc_put_u64(d + 24, sec[i].count);
+	}
+	*total = off;
+	return buf;
+}
+
+/* The checksum trailer of a whole file of total bytes (TOP CHECKSUM). */
+static void
+container_seal(uint8_t *buf, uint64_t total)
+{
+	crlc_put_u64(buf + total - CRLC_TOP_TRAILER_LEN,
+	    crlc_sum64(buf, (size_t)(total - CRLC_TOP_TRAILER_LEN)));
+}
 
 /* Strictly ascending issuer records, ids not 0. */
 static int
@@ -307,46 +363,167 @@ scope_before(const struct crlc_top_scope *a, const struct crlc_top_scope *b)
 	    b->uri.len) < 0;
 }
 
-/*
- * Lay out the sections after the header and descriptors; the file
- * length in *total, or 0 when an argument is out of order or too large.
- */
-static uint64_t
-top_layout(struct section sec[CRLC_SEC_REQUIRED], size_t nalias,
-    size_t ncanon, size_t nkeys, const struct crlc_top_scope *scopes,
-    size_t nscopes)
+/* Does scope s belong on page b of npages (crlc_scope_page())? */
+static uint32_t
+scope_page_of(const struct crlc_top_scope *s, uint32_t npages)
 {
-	uint64_t off, data = 0, r;
+	size_t namelen;
+
+	(void)crlc_scope_reasons(s->uri.p, s->uri.len, &namelen);
+	return crlc_scope_page(s->uri.p, namelen, npages);
+}
+
+uint32_t
+crlc_page_count(size_t nscopes)
+{
+	uint32_t n = 1;
+
+	while (n < CRLC_PAGES_MAX && (size_t)n * CRLC_PAGE_SCOPES < nscopes)
+		n *= 2;
+	return n;
+}
+
+/*
+ * The page file of scopes s[0..n) (one issuer key's, ascending) into
+ * *out, and its PAGE record's fields but the page number and count.
+ */
+static int
+page_build(const struct crlc_top_scope *const *s, size_t n,
+    struct crlc_top_page *pg, uint8_t **out, uint64_t *total)
+{
+	struct section sec[2] = {
+		{ CRLC_SEC_SCOPE_INDEX, CRLC_SCOPE_INDEX_REC_LEN, 0, 0, n },
+		{ CRLC_SEC_SCOPE_DATA, 0, 0, 0, n },
+	};
+	uint8_t h[CRLC_HASH_LEN], *buf;
+	uint64_t at, r;
 	size_t i;
 
-	for (i = 0; i < nscopes; i++) {
-		if ((r = scope_rec_len(&scopes[i])) == 0 ||
-		    (i > 0 && !scope_before(&scopes[i - 1], &scopes[i])))
+	pg->entries = 0;
+	for (i = 0; i < n; i++) {
+		if ((r = scope_rec_len(s[i])) == 0 ||
+		    (sec[1].len += r) > CRLC_TOP_MAX) {
+			errno = EINVAL;
+			return -1;
+		}
+		pg->entries += s[i]->entries;
+	}
+	if ((buf = container_new(CRLC_PAGE_MAGIC, sec, 2, total)) == NULL)
+		return -1;
+	for (i = 0, at = 0; i < n; i++) {
+		crlc_put_u32(buf + sec[0].off + i * CRLC_SCOPE_INDEX_REC_LEN,
+		    (uint32_t)at);
+		scope_encode(buf + sec[1].off + at, s[i]);
+		at += scope_rec_len(s[i]);
+	}
+	/* Its content id: of everything after the id but the trailer. */
+	crlc_sha256(buf + CRLC_PAGE_ID_OFF + CRLC_SCOPE_ID_LEN, (size_t)(*total -
+	    CRLC_PAGE_ID_OFF - CRLC_SCOPE_ID_LEN - CRLC_TOP_TRAILER_LEN), h);
+	memcpy(pg->id, h, CRLC_SCOPE_ID_LEN);
+	memcpy(buf + CRLC_PAGE_ID_OFF, pg->id, CRLC_SCOPE_ID_LEN);
+	container_seal(buf, *total);
+	pg->nscopes = (uint32_t)n;
+	*out = buf;
+	return 0;
+}
+
+int
+crlc_pages_build(const struct crlc_top_scope *s, size_t n,
+    int (*fn)(const struct crlc_top_page *, const uint8_t *, size_t, void *),
+    void *arg)
+{
+	const struct crlc_top_scope **on = NULL;
+	struct crlc_top_page pg;
+	uint32_t *page = NULL, b;
+	uint8_t *buf;
+	uint64_t len;
+	size_t i, k;
+	int ret = -1;
+
+	for (i = 0; i < n; i++)
+		if (s[i].issuer_id != s[0].issuer_id ||
+		    s[i].key_no != s[0].key_no || scope_rec_len(&s[i]) == 0 ||
+		    (i > 0 && !scope_before(&s[i - 1], &s[i]))) {
+			errno = EINVAL;
+			return -1;
+		}
+	if (n == 0 || n > (size_t)CRLC_SCOPE_NO_MAX + 1) {
+		errno = EINVAL;
+		return -1;
+	}
+	if ((page = calloc(n, sizeof(*page))) == NULL ||
+	    (on = calloc(n, sizeof(*on))) == NULL)
+		goto done;
+	memset(&pg, 0, sizeof(pg));
+	pg.issuer_id = s[0].issuer_id;
+	pg.key_no = s[0].key_no;
+	pg.npages = crlc_page_count(n);
+	for (i = 0; i < n; i++)
+		page[i] = scope_page_of(&s[i], pg.npages);
+	for (b = 0; b < pg.npages; b++) {
+		for (i = 0, k = 0; i < n; i++)
+			if (page[i] == b)
+				on[k++] = &s[i];
+		pg.page_no = b;
+		buf = NULL;
+		len = 0;
+		if (k == 0) {
+			pg.nscopes = 0;
+			pg.entries = 0;
+			memset(pg.id, 0, sizeof(pg.id));
+		} else if (page_build(on, k, &pg, &buf, &len) == -1)
+			goto done;
+		ret = fn(&pg, buf, (size_t)len, arg);
+		free(buf);
+		if (ret != 0)
+			goto done;
+	}
+	ret = 0;
+done:
+	free(page);
+	free(on);
+	return ret;
+}
+
+/* Strictly ascending PAGE records, each issuer key's pages complete. */
+static int
+pages_ok(const struct crlc_top_page *v, size_t n)
+{
+	const struct crlc_top_page *a;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (v[i].issuer_id == 0 || v[i].npages == 0 ||
+		    v[i].npages > CRLC_PAGES_MAX ||
+		    (v[i].npages & (v[i].npages - 1)) != 0 ||
+		    v[i].page_no >= v[i].npages)
 			return 0;
-		if ((data += r) > CRLC_TOP_MAX)
+		a = i > 0 ? &v[i - 1] : NULL;
+		if (v[i].page_no == 0) {
+			/* a new key: the one before complete, and before it */
+			if (a != NULL && (a->page_no != a->npages - 1 ||
+			    a->issuer_id > v[i].issuer_id ||
+			    (a->issuer_id == v[i].issuer_id &&
+			    a->key_no >= v[i].key_no)))
+				return 0;
+		} else if (a == NULL || a->issuer_id != v[i].issuer_id ||
+		    a->key_no != v[i].key_no || a->npages != v[i].npages ||
+		    a->page_no + 1 != v[i].page_no)
 			return 0;
 	}
-	if (nalias > CRLC_TOP_MAX || ncanon > CRLC_TOP_MAX ||
-	    nkeys > CRLC_TOP_MAX || nscopes > CRLC_TOP_MAX)
-		return 0;
-	sec[0] = (struct section){ CRLC_SEC_ALIAS, CRLC_ISSUER_REC_LEN, 0,
-	    0, nalias };
-	sec[1] = (struct section){ CRLC_SEC_CANON, CRLC_ISSUER_REC_LEN, 0,
-	    0, ncanon };
-	sec[2] = (struct section){ CRLC_SEC_KEY, CRLC_KEY_REC_LEN, 0, 0,
-	    nkeys };
-	sec[3] = (struct section){ CRLC_SEC_SCOPE_INDEX,
-	    CRLC_SCOPE_INDEX_REC_LEN, 0, 0, nscopes };
-	sec[4] = (struct section){ CRLC_SEC_SCOPE_DATA, 0, 0, data, nscopes };
-	off = CRLC_TOP_HDR_LEN + CRLC_SEC_REQUIRED * CRLC_TOP_DESC_LEN;
-	for (i = 0; i < CRLC_SEC_REQUIRED; i++) {
-		if (sec[i].rec != 0)
-			sec[i].len = sec[i].count * sec[i].rec;
-		sec[i].off = off;
-		off += sec[i].len;
-	}
-	off += CRLC_TOP_TRAILER_LEN;
-	return off <= CRLC_TOP_MAX ? off : 0;
+	return n == 0 || v[n - 1].page_no == v[n - 1].npages - 1;
+}
+
+static void
+page_encode(uint8_t *p, const struct crlc_top_page *pg)
+{
+	crlc_put_u32(p, pg->issuer_id);
+	crlc_put_u32(p + 4, pg->key_no);
+	crlc_put_u32(p + 8, pg->page_no);
+	crlc_put_u32(p + 12, pg->npages);
+	crlc_put_u32(p + 16, pg->nscopes);
+	crlc_put_u64(p + 24, pg->entries);
+	memcpy(p + 32, pg->id, CRLC_SCOPE_ID_LEN);
 }
 
 int
@@ -354,41 +531,29 @@ crlc_top_write(int fd, uint64_t generation, int64_t created,
     const struct crlc_top_issuer *alias, size_t nalias,
     const struct crlc_top_issuer *canon, size_t ncanon,
     const struct crlc_top_key *keys, size_t nkeys,
-    const struct crlc_top_scope *scopes, size_t nscopes)
+    const struct crlc_top_page *pages, size_t npages)
 {
-	struct section sec[CRLC_SEC_REQUIRED];
-	uint8_t *buf = NULL, *p, *d;
-	uint64_t total, at;
+	struct section sec[4] = {
+		{ CRLC_SEC_ALIAS, CRLC_ISSUER_REC_LEN, 0, 0, nalias },
+		{ CRLC_SEC_CANON, CRLC_ISSUER_REC_LEN, 0, 0, ncanon },
+		{ CRLC_SEC_KEY, CRLC_KEY_REC_LEN, 0, 0, nkeys },
+		{ CRLC_SEC_PAGE, CRLC_PAGE_REC_LEN, 0, 0, npages },
+	};
+	uint8_t *buf, *p;
+	uint64_t total;
 	size_t i;
-	int ret = -1;
+	int ret;
 
 	if (!issuers_ok(alias, nalias) || !issuers_ok(canon, ncanon) ||
-	    !keys_ok(keys, nkeys)) {
+	    !keys_ok(keys, nkeys) || !pages_ok(pages, npages)) {
 		errno = EINVAL;
 		return -1;
 	}
 	/* A top too large for readers (CRLC_TOP_MAX) is not written. */
-	if ((total = top_layout(sec, nalias, ncanon, nkeys, scopes,
-	    nscopes)) == 0) {
-		errno = EINVAL;
+	if ((buf = container_new(CRLC_TOP_MAGIC, sec, 4, &total)) == NULL)
 		return -1;
-	}
-	if ((buf = calloc(1, (size_t)total)) == NULL)
-		goto done;
-	memcpy(buf, CRLC_TOP_MAGIC, CRLC_MAGIC_LEN);
-	crlc_put_u32(buf + 8, CRLC_FORMAT_VERSION);
-	crlc_put_u32(buf + 12, CRLC_SEC_REQUIRED);
 	crlc_put_u64(buf + 16, generation);
 	crlc_put_i64(buf + 24, created);
-	crlc_put_u64(buf + 32, total);
-	for (i = 0; i < CRLC_SEC_REQUIRED; i++) {
-		d = buf + CRLC_TOP_HDR_LEN + i * CRLC_TOP_DESC_LEN;
-		crlc_put_u32(d, sec[i].id);
-		crlc_put_u32(d + 4, sec[i].rec);
-		crlc_put_u64(d + 8, sec[i].off);
-		crlc_put_u64(d + 16, sec[i].len);
-		crlc_put_u64(d + 24, sec[i].count);
-	}
 	for (i = 0, p = buf + sec[0].off; i < nalias; i++, p += CRLC_ISSUER_REC_LEN) {
 		memcpy(p, alias[i].hash, CRLC_HASH_LEN);
 		crlc_put_u32(p + CRLC_HASH_LEN, alias[i].id);
@@ -399,16 +564,10 @@ crlc_top_write(int fd, uint64_t generation, int64_t created,
 	}
 	for (i = 0, p = buf + sec[2].off; i < nkeys; i++, p += CRLC_KEY_REC_LEN)
 		key_encode(p, &keys[i]);
-	for (i = 0, at = 0; i < nscopes; i++) {
-		crlc_put_u32(buf + sec[3].off + i * CRLC_SCOPE_INDEX_REC_LEN,
-		    (uint32_t)at);
-		scope_encode(buf + sec[4].off + at, &scopes[i]);
-		at += scope_rec_len(&scopes[i]);
-	}
-	crlc_put_u64(buf + total - CRLC_TOP_TRAILER_LEN,
-	    crlc_sum64(buf, (size_t)(total - CRLC_TOP_TRAILER_LEN)));
-	ret = write_all(fd, buf, (size_t)total);
-done:
+	for (i = 0, p = buf + sec[3].off; i < npages; i++, p += CRLC_PAGE_REC_LEN)
+		page_encode(p, &pages[i]);
+	container_seal(buf, total);
+	ret = crlc_write_all(fd, buf, (size_t)total);
 	free(buf);
 	return ret;
 }

@@ -33,7 +33,8 @@
  *	CHECKS): a file rewritten in place (same inode, new size or mtime:
  *	`cp` over it, a truncation) cannot change or fault it.  Its new
  *	content is opened at the next check like a publish; refused, the
- *	generation already open is kept.  Scope files are mapped: one
+ *	generation already open is kept.  Page files are copied like the
+ *	top when a lookup first needs one; scope files are mapped: one
  *	rewritten in place (never by the fetcher) is format.h's residual
  *	risk.
  *

@@ -9,8 +9,9 @@
 # ingest_buffer (parse, verify, store; seeds: CRLs of a test PKI, which
 # verify and reach the store, and the small real CRLs beside the clone
 # when present, copied at test time).  A crash, a sanitizer report or a
-# leak fails.  And the index reader, lib/index.c, on a top file and a
-# scope file (seeds: an index the fetcher published from those CRLs).
+# leak fails.  And the index reader, lib/index.c and lib/indexpage.c, on
+# a top file, a page file and a scope file (seeds: an index the fetcher
+# published from those CRLs).
 . "$(dirname "$0")/lib.sh"
 CLANG=$(command -v clang || ls /usr/bin/clang-[0-9]* 2>/dev/null | head -n1)
 [ -n "$CLANG" ] || skip "clang not installed (libFuzzer comes with it)"
@@ -42,6 +43,7 @@ run() {     # run NAME CORPUS [MAX_LEN]
     note "$1: $runs runs clean"
 }
 LIB=("$src/lib/tbs.c" "$src/lib/name.c" "$src/lib/validity.c" "$src/lib/hash.c" "$src/lib/index.c"
+    "$src/lib/indexopen.c" "$src/lib/indexpage.c"
     "$src/lib/dpname.c" "$src/lib/point.c" "$src/lib/civil.c" "$src/lib/reasons.c")
 build fuzz_tbs "$src/test/fuzz/fuzz_tbs.c" "${LIB[@]}"
 CSV=("$src/fetcher/ccadb.c" "$src/fetcher/csv.c" "$src/fetcher/util.c")
@@ -52,7 +54,7 @@ STORE=("$src/fetcher/store.c" "$src/fetcher/work.c" "$src/fetcher/issuerid.c" "$
     "$src/fetcher/scope.c" "$src/fetcher/source.c" "$src/fetcher/migrate.c" "$src/fetcher/crlhash.c")
 INGEST=("$src/fetcher/ingest.c" "$src/fetcher/crl.c" "${STORE[@]}" "$src/fetcher/trust.c"
     "$src/fetcher/name.c" "$src/fetcher/util.c" "$src/fetcher/at.c" "$src/fetcher/idp.c"
-    "$src/fetcher/publish.c" "$src/lib/indexwrite.c")
+    "$src/fetcher/publish.c" "$src/fetcher/pubkeep.c" "$src/lib/indexwrite.c")
 build fuzz_crl "$src/test/fuzz/fuzz_crl.c" "${INGEST[@]}" "${LIB[@]}"
 build fuzz_index "$src/test/fuzz/fuzz_index.c" "${LIB[@]}"
 
@@ -97,8 +99,9 @@ run fuzz_records "$W/records" 16384
 run fuzz_pems "$W/pems" 16384
 FUZZ_CRL_ANCHORS=$PKI/root/cert.pem FUZZ_CRL_CERTS=$PKI/int/cert.pem \
     FUZZ_CRL_URL=$BASE_URL/int.crl FUZZ_CRL_STATE=$W/fuzz-state run fuzz_crl "$W/crls" 8192
-# index seeds: u32 L || a top file the fetcher published || one of its
-# scope files (a complete CRL, a partition, the root's)
+# index seeds: u32 L || a top file the fetcher published || u32 M || one
+# of its page files || one of its scope files (a complete CRL, a
+# partition, the root's)
 need_crlcache
 write_conf "# fuzz seeds"
 cc import --anchor "$PKI/root/cert.pem" --untrusted "$PKI/int/cert.pem" \
@@ -109,9 +112,16 @@ python3 - "$STATE" "$W/index" <<'PY'
 import os, struct, sys
 state, out = sys.argv[1:]
 top = open(os.path.join(state, "index.mdb"), "rb").read()
-for i, name in enumerate(sorted(os.listdir(os.path.join(state, "scope")))):
-    body = open(os.path.join(state, "scope", name), "rb").read()
-    open(os.path.join(out, str(i)), "wb").write(struct.pack(">I", len(top)) + top + body)
+files = [open(os.path.join(state, "scope", n), "rb").read()
+         for n in sorted(os.listdir(os.path.join(state, "scope")))]
+pages = [f for f in files if f[:8] == b"CRLCPAG\n"]
+scopes = [f for f in files if f[:8] == b"CRLCSCP\n"]
+i = 0
+for p in pages:
+    for s in scopes:
+        open(os.path.join(out, str(i)), "wb").write(
+            struct.pack(">I", len(top)) + top + struct.pack(">I", len(p)) + p + s)
+        i += 1
 PY
 [ "$(ls "$W/index" | wc -l)" -ge 3 ] || fail "index seed corpus too small"
 FUZZ_INDEX_DIR=$W run fuzz_index "$W/index" 65536

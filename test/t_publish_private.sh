@@ -48,10 +48,11 @@ pub=("$STATE/index.mdb" "$STATE"/scope/*)
 for f in "${pub[@]}"; do
     nob cat "$f" >/dev/null || fail "nobody cannot read $f"
 done
-[ "$(head -c 8 "$STATE/index.mdb")" = CRLCTOP ] || fail "index.mdb is not a format 3 top file"
-# the CRL's source is there, redacted; no source state (the failing URL, its error)
-grep -a -q "http://\*\*\*@$HOSTPORT/int.crl" "$STATE/index.mdb" ||
-    fail "the top file lacks the CRL's redacted source"
+[ "$(head -c 8 "$STATE/index.mdb")" = CRLCTOP ] || fail "index.mdb is not a top file"
+# the CRL's source is there (in its page file), redacted; no source state
+# (the failing URL, its error)
+grep -a -l "http://\*\*\*@$HOSTPORT/int.crl" "$STATE"/scope/* | xargs -r head -qc 7 | grep -q CRLCPAG ||
+    fail "no page file holds the CRL's redacted source"
 grep -a -l -e missing.crl -e 'HTTP status' "${pub[@]}" && fail "the published files hold source state"
 [ "$(leaks "${pub[@]}" | awk -F: '{ s += $NF } END { print s }')" = 0 ] ||
     fail "the published files hold the credentials"

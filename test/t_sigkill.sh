@@ -6,8 +6,9 @@
 # unreadable, the revoked certificate still revoked); a CRL ingested by a
 # killed run is published by the next one; and after the last kill one
 # plain `update` succeeds, publishes the last CRL served and leaves no
-# temporary file (top or scope file) and no scope file but those of the
-# last two generations: the working state recovered without manual repair.
+# temporary file (top, page or scope file) and no page or scope file but
+# those of the last two generations: the working state recovered without
+# manual repair.
 . "$(dirname "$0")/lib.sh"
 need_crlcache
 ROUNDS=100
@@ -85,7 +86,8 @@ leftover=$(ls -A "$STATE" | grep -c '^\.index\.mdb\.' || true)
 [ "$leftover" -eq 0 ] || fail "$leftover temporary index files left behind"
 leftover=$(ls -A "$STATE/scope" | grep -c '^\.tmp\.' || true)
 [ "$leftover" -eq 0 ] || fail "$leftover temporary scope files left behind"
-# one CRL: its file in this generation and at most one of the generation before
+# one CRL: its scope file and its key's page in this generation and at
+# most one of each of the generation before
 files=$(ls "$STATE/scope" | grep -c '^[0-9a-f]\{32\}$' || true)
-[ "$files" -ge 1 ] && [ "$files" -le 2 ] || fail "$files scope files for one CRL (garbage not collected)"
+[ "$files" -ge 2 ] && [ "$files" -le 4 ] || fail "$files page and scope files for one CRL (garbage not collected)"
 note "recovered: generation $(generation), $(revoked_count) entries"

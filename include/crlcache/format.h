@@ -8,15 +8,17 @@
  * Change a layout here only together with CRLC_FORMAT_VERSION.
  *
  * FILE
- *	The published index (format 3) is a TOP file, STATE_DIR/index.mdb (the
+ *	The published index (format 4) is a TOP file, STATE_DIR/index.mdb (the
  *	name of formats 1 and 2, kept so that enabled openssl.cnf files keep
- *	working; the content is no longer LMDB), and one SCOPE file per CRL
- *	scope in STATE_DIR/scope/, named by its content id (PUBLISH).  The top
- *	is small -- issuers, keys, one record per scope, no revocation entry
- *	and no CRL -- and each scope file holds one scope's sorted entries and
- *	its signed CRLs.  Both are written whole, to a temporary name, and
- *	renamed into place; a published file is never modified (PUBLISH).  A
- *	reader that opened the old top keeps a consistent old generation.
+ *	working; the content is no longer LMDB), PAGE files and one SCOPE file
+ *	per CRL scope, all in STATE_DIR/scope/, each named by its content id
+ *	(PUBLISH).  The top is small and does not grow with the CRLs held --
+ *	issuers, keys, and the pages of each issuer key -- a page file holds
+ *	the records of the scopes of one issuer key whose names hash to it,
+ *	and each scope file holds one scope's sorted entries and its signed
+ *	CRLs.  All are written whole, to a temporary name, and renamed into
+ *	place; a published file is never modified (PUBLISH).  A reader that
+ *	opened the old top keeps a consistent old generation.
  *	The fetcher's private working environment, STATE_DIR/work/ (mode
  *	0700), is LMDB, format 4 (CRLC_WORK_FORMAT_VERSION, NAMED DATABASES):
  *	no reader ever opens it.
@@ -27,14 +29,14 @@
  *	by the owner of STATE_DIR (the crlcache account), and STATE_DIR must
  *	not be writable by group or others unless it is sticky.  STATE_DIR/
  *	scope must be a directory, not a symbolic link, owned by root or the
- *	owner of index.mdb, writable by nobody else (sticky or not); a scope
- *	file, a regular file not a symbolic link, owned by root or the owner
- *	of scope/, writable by nobody else.  The fetcher publishes files mode
+ *	owner of index.mdb, writable by nobody else (sticky or not); a page
+ *	or scope file, a regular file not a symbolic link, owned by root or
+ *	the owner of scope/, writable by nobody else.  The fetcher publishes files mode
  *	0644 in directories of mode 0755 it owns.
  *
  * TOP FILE (CRLC_TOP_*)
  *	  0  8    magic CRLC_TOP_MAGIC "CRLCTOP\n"
- *	  8  u32  format version, CRLC_FORMAT_VERSION (3)
+ *	  8  u32  format version, CRLC_FORMAT_VERSION (4)
  *	 12  u32  N, number of section descriptors (1..CRLC_TOP_DESC_MAX)
  *	 16  u64  generation (incremented by every publish, from 1)
  *	 24  i64  created (time of the publish)
@@ -46,9 +48,10 @@
  *	 ... the sections, between the descriptors and the trailer ...
  *	 last CRLC_TOP_TRAILER_LEN (8) bytes: u64 CRLCSUM64 of every byte
  *	      before them (TOP CHECKSUM).
- *	Each section id at most once; ids readers do not know are skipped
- *	(room to grow); the five below are required, with these record
- *	sizes.  A fixed-size section is exactly count * record size long.
+ *	Each section id at most once; ids readers do not know, and ids a
+ *	file of its kind does not use, are skipped (room to grow); the four
+ *	below are required, with these record sizes (CRLC_TOP_SECTIONS).  A
+ *	fixed-size section is exactly count * record size long.
  *	CRLC_SEC_ALIAS (1), records of CRLC_ISSUER_REC_LEN (36): SHA-256 of
  *		an issuer Name's exact DER || u32 issuer id ("alias" below);
  *		strictly ascending by hash (memcmp), ids not 0.
@@ -60,6 +63,40 @@
  *		0) || u8 SKI length L (0..CRLC_SKI_MAX) || CRLC_SKI_MAX bytes,
  *		the SKI zero padded; strictly ascending by the first
  *		CRLC_KEY_SORT_LEN (36) bytes.
+ *	CRLC_SEC_PAGE (6), records of CRLC_PAGE_REC_LEN (48), the pages of
+ *		each issuer key that has CRL scopes ("prefix": issuer id,
+ *		key number, key number 0 for CRLs of the name that no key of
+ *		it verified):
+ *		  0 u32 issuer id (not 0)     4 u32 key number
+ *		  8 u32 page number, 0 .. npages - 1
+ *		 12 u32 npages: the key's pages, a power of two, at most
+ *		        CRLC_PAGES_MAX; the same in all of the key's records
+ *		 16 u32 scope records of the page (0: an empty page; it has
+ *		        no file and its id is zero), at most 65,536
+ *		 20 u32 zero
+ *		 24 u64 sum of the entries of those records
+ *		 32 u8[CRLC_SCOPE_ID_LEN] the page file's id
+ *		strictly ascending by the first CRLC_PAGE_SORT_LEN (12) bytes;
+ *		each key's records are pages 0 .. npages - 1, one after the
+ *		other.  The page of a scope is PAGE(name) = CRLCSUM64 (TOP
+ *		CHECKSUM) of the name, the scope URI without its reasons
+ *		suffix (REASONS; empty for the complete CRL), AND (npages -
+ *		1) (crlc_scope_page()): a name's records -- for every reason
+ *		and its reason partitions -- are on one page.  A writer picks
+ *		npages as the smallest power of two with at most
+ *		CRLC_PAGE_SCOPES (16) scopes a page on average
+ *		(crlc_page_count()); readers take any valid one.
+ *
+ * PAGE FILES
+ *	The scope records of one page of one issuer key, in the TOP FILE's
+ *	container: the same header but for
+ *	 16  u8[16] id, equal to the file's name and to its PAGE record's
+ *	(CRLC_PAGE_ID_OFF; no generation and no time), the magic
+ *	CRLC_PAGE_MAGIC "CRLCPAG\n" and these sections (CRLC_PAGE_SECTIONS),
+ *	then the checksum trailer (TOP CHECKSUM).  Its id, its content id,
+ *	is the first CRLC_SCOPE_ID_LEN bytes of the SHA-256 of every byte
+ *	after the id but the trailer, so that an unchanged page keeps its
+ *	file.
  *	CRLC_SEC_SCOPE_INDEX (4), records of 4: u32 offset of a SCOPE record
  *		inside SCOPE_DATA (from the section's start), in the records'
  *		key order.
@@ -89,7 +126,9 @@
  *		records are strictly ascending by crlc_scope_cmp(): memcmp of
  *		the 8 bytes (issuer id, key number), then of the URIs over the
  *		shorter length, the shorter first on a tie -- LMDB's default
- *		order of the working "crl" keys.
+ *		order of the working "crl" keys.  Every record of a page has
+ *		its PAGE record's issuer id and key number and falls on its
+ *		page number; their count and entries are its PAGE record's.
  *
  * TOP CHECKSUM (CRLCSUM64, crlc_sum64() in <crlcache/hash.h>)
  *	A 64-bit checksum, not a cryptographic hash: the writer is trusted by
@@ -97,7 +136,7 @@
  *	file), so the trailer guards against accidents -- a torn write, a
  *	`cp` over index.mdb caught half way, bit rot -- not against a forger,
  *	and it must cost every verifying process little (a SHA-256 of a
- *	2,000-CRL top was most of the process's overhead).  Of bytes
+ *	2,000-CRL top of format 3 was most of the process's overhead).  Of bytes
  *	D[0..n), all arithmetic modulo 2^64, rotl(x, r) a left rotation:
  *	  h = CRLC_SUM_IV (0x63726c6373756d31, "crlcsum1" big-endian)
  *	  for each 8-byte word w at offset 0, 8, ... of D, read big-endian,
@@ -119,7 +158,7 @@
  *
  * SCOPE FILES (CRLC_SCOPE_*)
  *	  0  8    magic CRLC_SCOPE_MAGIC "CRLCSCP\n"
- *	  8  u32  format version, 3
+ *	  8  u32  CRLC_SCOPE_FILE_VERSION, 3 (unchanged in format 4)
  *	 12  u32  entry record size, CRLC_SCOPE_ENTRY_LEN (34)
  *	 16  u8[16] id, equal to the file's name (32 lower-case hex digits,
  *	          crlc_scope_name()) and to its SCOPE record's
@@ -148,50 +187,60 @@
  *	entries are those the pair lists, a delta's removeFromCRL removed.
  *
  * READER CHECKS
- *	(lib/index.c)  The top file is READ, not mapped: one anonymous
- *	mapping of its size (its pages made at once, MAP_POPULATE), refused
- *	above CRLC_TOP_MAX, filled with pread() from the
- *	descriptor checked above.  Then, before anything else reads it:
+ *	(lib/index.c, lib/indexpage.c)  The top file is READ, not mapped:
+ *	one anonymous mapping of its size (its pages made at once,
+ *	MAP_POPULATE), refused above CRLC_TOP_MAX, filled with pread() from
+ *	the descriptor checked above.  Then, before anything else reads it:
  *	magic (else CRLC_E_FORMAT; an LMDB file -- formats 1 and 2 -- with
  *	a detail that says to run `crlcache update`), version (a newer one:
- *	CRLC_E_FORMAT), the length field equal to the size read, the checksum
- *	trailer (TOP CHECKSUM), N and every descriptor (inside the file between descriptors
- *	and trailer, record sizes as above, lengths exactly count records,
- *	each required id once), every ALIAS, CANON and KEY record in strict
- *	order with ids and SKI lengths in range, every SCOPE_INDEX offset
- *	inside SCOPE_DATA with its record, URI (<= CRLC_SCOPE_URI_MAX),
- *	numbers (<= CRLC_CRLNUM_MAX) and source inside it, its reasons
- *	field equal to its key's (0 without a suffix; else the suffix's
- *	mask, not 0, no bit outside CRLC_REASONS_ALL: REASONS), the SCOPE
- *	records in strict key order.  Any failure is CRLC_E_CORRUPT.  Why a
- *	private copy: whatever happens to index.mdb afterwards -- a `cp`
- *	over it, a truncation, an editor -- changes neither what the checks
- *	saw nor what lookups read, so damage to the top can cost a refusal
- *	at open, never a fault in a program (an LMDB map trusted its pages).
- *	Its open costs the read, one checksum pass and a linear walk: for a
- *	580 KB top of 1,000 issuers with 2,000 scopes of Web PKI URL lengths,
- *	0.68 M instructions, 0.51 M of them the checksum (16.4 M with the
- *	SHA-256 trailer this replaced; test/bench/index_open.sh).
+ *	CRLC_E_FORMAT; an older one, format 3: CRLC_E_FORMAT, with a detail
+ *	that says to run `crlcache publish`), the length field equal to the
+ *	size read, the checksum trailer (TOP CHECKSUM), N and every
+ *	descriptor (inside the file between descriptors and trailer, record
+ *	sizes as above, lengths exactly count records, each required id
+ *	once), every ALIAS, CANON and KEY record in strict order with ids
+ *	and SKI lengths in range, the PAGE records in strict order, each
+ *	key's pages complete (PAGE), an empty page's id zero.  Any failure
+ *	is CRLC_E_CORRUPT.  Why a private copy: whatever happens to
+ *	index.mdb afterwards -- a `cp` over it, a truncation, an editor --
+ *	changes neither what the checks saw nor what lookups read, so damage
+ *	to the top can cost a refusal at open, never a fault in a program
+ *	(an LMDB map trusted its pages).  Its open costs the read, one
+ *	checksum pass and a linear walk of issuers, keys and pages, none of
+ *	which grows with the CRLs of a key: the format 3 top of 16,000 CRLs
+ *	was 3.2 MB, and every `openssl verify` read and checked it whole.
+ *	A page file is read, the same way, by the first lookup that needs
+ *	one of its scopes -- openat() in the scope directory kept open since
+ *	crlc_index_open(), O_NOFOLLOW | O_NONBLOCK, the trust checks of FILE
+ *	on its fstat, at most CRLC_TOP_MAX bytes into a private allocation
+ *	-- and checked whole before it is used: magic, version, id equal to
+ *	its PAGE record's, length, checksum trailer, descriptors, every
+ *	SCOPE_INDEX offset inside SCOPE_DATA with its record, URI (<=
+ *	CRLC_SCOPE_URI_MAX), numbers (<= CRLC_CRLNUM_MAX) and source inside
+ *	it, its reasons field equal to its key's (0 without a suffix; else
+ *	the suffix's mask, not 0, no bit outside CRLC_REASONS_ALL: REASONS),
+ *	the records in strict key order, each of the page's issuer key and
+ *	falling on its page, their count and entries those of the PAGE
+ *	record.  A page file that fails is not used, and is tried again by
+ *	the next lookup that needs it.
  *	A scope file is mapped (PROT_READ, MAP_SHARED) by the first lookup
- *	that needs it -- openat() in the scope directory kept open since
- *	crlc_index_open(), O_NOFOLLOW | O_NONBLOCK, the trust checks of
- *	FILE on its fstat -- and checked once from a private copy of its
- *	header: magic, version, entry size, id, length = size, E = the
- *	SCOPE record's entries, the entries and both CRLs inside the file.
- *	Every later access is bounded by the lengths checked then; the
- *	entries' order is not checked (a disorder only misleads the binary
- *	search of that one scope, within bounds), and no checksum covers a
- *	scope file's entries or CRLs: damage inside them can change that
- *	scope's answers (a serial's slot flipped is no longer found), never
- *	make a read leave the file.  A missing, untrusted or
- *	damaged scope file costs the lookups that need it: they fail, and
- *	the provider passes through with its one notice, `check` reports the
- *	error; a revocation listed by another covering scope still counts.
- *	Residual risk: a scope file rewritten in place (truncated, or
- *	overwritten) by someone other than the fetcher -- which only ever
- *	renames new files there -- while a program has it mapped can still
- *	fault that program (SIGBUS past a shorter end) or mislead it;
- *	only the crlcache account or root can do that (FILE).
+ *	that needs it -- opened and trusted as a page file is -- and checked
+ *	once from a private copy of its header: magic, version, entry size,
+ *	id, length = size, E = the SCOPE record's entries, the entries and
+ *	both CRLs inside the file.  Every later access is bounded by the
+ *	lengths checked then; the entries' order is not checked (a disorder
+ *	only misleads the binary search of that one scope, within bounds),
+ *	and no checksum covers a scope file's entries or CRLs: damage inside
+ *	them can change that scope's answers (a serial's slot flipped is no
+ *	longer found), never make a read leave the file.  A missing,
+ *	untrusted or damaged page or scope file costs the lookups that need
+ *	it: they fail, and the provider passes through with its one notice,
+ *	`check` reports the error; a revocation listed by another covering
+ *	scope still counts.  Residual risk: a scope file rewritten in place
+ *	(truncated, or overwritten) by someone other than the fetcher --
+ *	which only ever renames new files there -- while a program has it
+ *	mapped can still fault that program (SIGBUS past a shorter end) or
+ *	mislead it; only the crlcache account or root can do that (FILE).
  *
  * REASONS
  *	(<crlcache/reasons.h>, lib/reasons.c)  A CRL may answer for some
@@ -232,7 +281,7 @@
  *	records are laid out at the byte offsets given below.
  *
  * PUBLISH
- *	(format 3; fetcher/publish.c)  The fetcher writes only its private
+ *	(format 4; fetcher/publish.c)  The fetcher writes only its private
  *	working environment STATE_DIR/work/ (LMDB, mode 0700, the NAMED
  *	DATABASES below, CRLC_WORK_FORMAT_VERSION), and publishes from one
  *	read transaction of it, under its writer lock (STATE_DIR/lock):
@@ -264,34 +313,45 @@
  *	   hashed slot) has its entries collected again and sorted by slot.
  *	   The file is fsync()ed and renamed to scope/<hex id>.  A scope file, once
  *	   renamed into place, is never changed.
- *	2. The top file: ALIAS, CANON and KEY from "alias", "canon" and
- *	   "key", a SCOPE record per "crl" record (its source with a URL's
- *	   userinfo redacted, "user:pass@" becoming "***@"; the "source"
- *	   database is never published), the generation (the working "meta"
+ *	2. The pages: when the walk has read the last "crl" record of an
+ *	   issuer key, the SCOPE records of its scopes (each source with a
+ *	   URL's userinfo redacted, "user:pass@" becoming "***@"; the
+ *	   "source" database is never published) go to the key's pages
+ *	   (PAGE), and each page file to scope/ like a scope file: kept when
+ *	   scope/<hex id> exists as a regular file of its length whose
+ *	   header carries this format and that id, else written to a
+ *	   temporary name, fsync()ed and renamed.  A changed CRL changes its
+ *	   SCOPE record, so the page it is on, and no other: a publish
+ *	   writes those pages, about 16 records each, not a record per CRL
+ *	   held.
+ *	3. The top file: ALIAS, CANON and KEY from "alias", "canon" and
+ *	   "key", the PAGE records, the generation (the working "meta"
  *	   "generation", incremented by every publish) and the time.  After
  *	   an fsync() of scope/ (a top never names a file a crash could
  *	   lose), it is written to "." INDEX_NAME ".XXXXXX" (mkostemp) in
  *	   STATE_DIR, mode 0644, fsync()ed, renamed over index.mdb, and
  *	   STATE_DIR is fsync()ed.  A reader opens the old top or the new,
  *	   and each names complete files only.
- *	3. Garbage collection: the scope files (names of exactly 32
- *	   lower-case hex digits) that neither the new top nor the top it
+ *	4. Garbage collection: the page and scope files (names of exactly
+ *	   32 lower-case hex digits) that neither the new top nor the top it
  *	   replaced names are removed; the replaced top's ids are read
- *	   (crlc_index_foreach_scope_id) before the rename, and a file of an
- *	   older format names none.  The replaced generation's files stay
- *	   until the next publish: a reader re-checks index.mdb only every
- *	   CRLC_RECHECK_MS (2 s, provider/snapshot.c) and opens scope files
- *	   lazily, at the first lookup that needs one, so it may still open
- *	   them after the rename.  (Two publishes within those 2 s can
+ *	   (crlc_index_foreach_file_id: its pages, and the scopes they list)
+ *	   before the rename, and a file of an older format names none.  The
+ *	   replaced generation's files stay until the next publish: a reader
+ *	   re-checks index.mdb only every CRLC_RECHECK_MS (2 s,
+ *	   provider/snapshot.c) and opens page and scope files lazily, at
+ *	   the first lookup that needs one, so it may still open them after
+ *	   the rename.  (Two publishes within those 2 s can
  *	   remove a file such a reader has not opened yet: its lookup fails
  *	   and the program passes through with one notice until it re-checks.)
- *	   When the replaced top cannot be read for a reason that may pass
- *	   (memory, permissions), nothing is removed this time.
+ *	   When the replaced top or one of its pages cannot be read for a
+ *	   reason that may pass (memory, permissions), nothing is removed
+ *	   this time.
  *	STATE_DIR/scope/ is made mode 0755 by the account the fetcher runs as,
  *	the owner of STATE_DIR; a publish refuses one another account owns.
  *	A run killed while publishing leaves temporary names, which the next
- *	writer removes under its lock, and at worst scope files no top names,
- *	which the next publish removes.  STATE_DIR/work/unpublished exists
+ *	writer removes under its lock, and at worst page and scope files no
+ *	top names, which the next publish removes.  STATE_DIR/work/unpublished exists
  *	while the working environment holds changes the published files lack
  *	(made before the first change of a run commits, removed after a
  *	publish), so a run killed between ingest and publish has the next
@@ -343,14 +403,28 @@
  *	did before the indirect CRL was stored.
  *
  * VERSIONS
- *	Format 3 (CRLC_FORMAT_VERSION) is the top file and scope files above;
- *	readers open nothing else.  A serial is REVOKED only when a scope
+ *	Format 4 (CRLC_FORMAT_VERSION) is the top, page and scope files
+ *	above; readers open nothing else.  Format 3 had no page files: its
+ *	top held a SCOPE record for every CRL (sections SCOPE_INDEX and
+ *	SCOPE_DATA, which are now a page file's), so every publish wrote the
+ *	whole top (3.2 MB at 16,000 CRLs) and every program that opened it
+ *	read and checked it whole.  Its scope files are format 4's
+ *	(CRLC_SCOPE_FILE_VERSION): the first format 4 publish keeps them
+ *	and writes the pages and the top.  Readers refuse a format 3 top
+ *	(CRLC_E_FORMAT, "run `crlcache publish`"); the next publish, update
+ *	or import writes format 4 (PUBLISH), and the Debian package's
+ *	upgrade runs `crlcache publish`.  A reader that predates format 4
+ *	refuses its top as a newer format; a program that loaded it and
+ *	already holds a format 3 generation keeps that one until it exits
+ *	(provider/snapshot.c), and as CRLs change and publishes collect the
+ *	scope files of theirs that it names, its lookups of those fail and
+ *	it passes through with its one notice.  A serial is REVOKED only when a scope
  *	that covers the certificate lists it (RFC 5280 6.3.3: the CRLs whose
  *	scope covers the certificate decide); format 2 also answered from
  *	partitions that do not cover it.  Formats 1 and 2 published one LMDB
  *	file under the same name; readers refuse it (CRLC_E_FORMAT, "run
  *	`crlcache update`") and the next update or import publishes format
- *	3 (PUBLISH).  The working environment is of format 4
+ *	4 (PUBLISH).  The working environment is of format 4
  *	(CRLC_WORK_FORMAT_VERSION): format 3 with "rev" keyed by scope
  *	number before serial, so that each CRL scope's records are one
  *	range.  Format 3 keyed "rev" by serial alone, a value holding a
@@ -546,11 +620,14 @@
 #include <stdint.h>
 #include <string.h>
 
-#define CRLC_FORMAT_VERSION	3u
+#define CRLC_FORMAT_VERSION	4u
+/* The version scope files carry: unchanged since format 3. */
+#define CRLC_SCOPE_FILE_VERSION	3u
 /*
  * The LMDB layout of the fetcher's private working environment
  * (STATE_DIR/work/), the format 4 databases below ("rev" by scope, format 3
- * with "crlhash"): a format 3 publish changes only the published files.
+ * with "crlhash"): CRLC_FORMAT_VERSION is that of the published files
+ * only.
  */
 #define CRLC_WORK_FORMAT_VERSION 4u
 
@@ -627,8 +704,9 @@
 
 #define CRLC_SRC_HDR_LEN	36
 
-/* Format 3 published files (TOP FILE, SCOPE FILES above). */
+/* Published files (TOP FILE, PAGE FILES, SCOPE FILES above). */
 #define CRLC_TOP_MAGIC		"CRLCTOP\n"
+#define CRLC_PAGE_MAGIC		"CRLCPAG\n"
 #define CRLC_SCOPE_MAGIC	"CRLCSCP\n"
 #define CRLC_MAGIC_LEN		8
 #define CRLC_TOP_HDR_LEN	64
@@ -644,11 +722,11 @@
 #define CRLC_SUM_F1		0xff51afd7ed558ccdu
 #define CRLC_SUM_F2		0xc4ceb9fe1a85ec53u
 /*
- * Largest top file a reader copies into memory.  A top holds no
- * revocation entry and no CRL: about 250 bytes per scope record, so the
- * Web PKI (2,000 CRLs) is well under 1 MiB; 256 MiB leaves room for a
- * million scopes while bounding what a damaged length can make a
- * program allocate.
+ * Largest top or page file a reader copies into memory.  A top holds
+ * issuers, keys and pages (about 250 bytes per issuer key with one
+ * page), a page about 250 bytes per scope record: the Web PKI (a few
+ * thousand keys, 16,000 CRLs) is well under 1 MiB; 256 MiB bounds what a
+ * damaged length can make a program allocate.
  */
 #define CRLC_TOP_MAX		((uint64_t)256 << 20)
 #define CRLC_SEC_ALIAS		1u
@@ -656,13 +734,30 @@
 #define CRLC_SEC_KEY		3u
 #define CRLC_SEC_SCOPE_INDEX	4u
 #define CRLC_SEC_SCOPE_DATA	5u
-#define CRLC_SEC_REQUIRED	5u	/* ids 1..5 must all be present */
+#define CRLC_SEC_PAGE		6u
+#define CRLC_SEC_IDS		6u	/* ids 1..6 are known */
+/* The sections a top file, and a page file, must have (as 1 << id). */
+#define CRLC_TOP_SECTIONS	(1u << CRLC_SEC_ALIAS | 1u << CRLC_SEC_CANON | \
+				 1u << CRLC_SEC_KEY | 1u << CRLC_SEC_PAGE)
+#define CRLC_PAGE_SECTIONS	(1u << CRLC_SEC_SCOPE_INDEX | \
+				 1u << CRLC_SEC_SCOPE_DATA)
 #define CRLC_ISSUER_REC_LEN	(CRLC_HASH_LEN + CRLC_ISSUER_ID_LEN)
 /* issuer id || key hash || key number || u8 SKI length || SKI */
 #define CRLC_KEY_REC_LEN	(CRLC_ISSUER_ID_LEN + CRLC_HASH_LEN + \
 				 CRLC_KEY_NO_LEN + 1 + CRLC_SKI_MAX)
 #define CRLC_KEY_SORT_LEN	(CRLC_ISSUER_ID_LEN + CRLC_HASH_LEN)
 #define CRLC_SCOPE_INDEX_REC_LEN 4
+/* A PAGE record; its first 12 bytes (prefix, page number) sort it. */
+#define CRLC_PAGE_REC_LEN	48
+#define CRLC_PAGE_SORT_LEN	12
+/* A page file's id, in its header (PAGE FILES). */
+#define CRLC_PAGE_ID_OFF	16
+/*
+ * Pages of one issuer key: a power of two, at most one per 16 of its
+ * scopes (CRLC_PAGE_SCOPES), and scope numbers are u16 (65,536 scopes).
+ */
+#define CRLC_PAGE_SCOPES	16
+#define CRLC_PAGES_MAX		4096u
 #define CRLC_SCOPE_REC_HDR_LEN	124
 #define CRLC_SCOPE_ID_LEN	16
 #define CRLC_SCOPE_HDR_LEN	96
@@ -699,7 +794,7 @@ crlc_put_u32(uint8_t *p, uint32_t v)
 /*
  * One load and a byte swap where the compiler says how (GCC and clang
  * assemble the bytes one by one otherwise, and readers order-check every
- * record of the top at each open).
+ * record of a top or page file they read).
  */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define CRLC_BE32(v)		__builtin_bswap32(v)
@@ -756,7 +851,7 @@ crlc_get_i64(const uint8_t *p)
 }
 
 /*
- * The order of SCOPE records (format 3): memcmp of the 8-byte prefix
+ * The order of SCOPE records (PAGE FILES): memcmp of the 8-byte prefix
  * (issuer id || key number), then of the scope URIs over the shorter
  * length, the shorter first on a tie -- LMDB's default key order, so a
  * walk of the work env's "crl" database yields it.  <0, 0 or >0.
@@ -772,7 +867,7 @@ crlc_scope_cmp(const uint8_t pa[CRLC_PREFIX_LEN], const uint8_t *ua,
 	int c;
 
 	/* memcmp of the prefix, without a call: readers order-check every
-	 * record at each open */
+	 * record of a page they read */
 	if (a != b)
 		return a < b ? -1 : 1;
 	if (n > 0 && (c = memcmp(ua, ub, n)) != 0)

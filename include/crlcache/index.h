@@ -52,14 +52,14 @@ struct crlc_verdict {
 };
 
 /*
- * Open the published index (format 3: the top file at path and the scope
- * files in the "scope" directory beside it) read-only.  The path is not
+ * Open the published index (format 4: the top file at path, the page
+ * and scope files in the "scope" directory beside it) read-only.  The path is not
  * trusted: its directory is opened (O_PATH), then the file in it with
  * O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC, so that a FIFO, a
  * device or a symlink put there can neither block nor redirect the
  * caller, and the descriptor's fstat decides.  Refused with
- * CRLC_E_FORMAT: anything but a regular file, an older (LMDB) index
- * (the detail says to run `crlcache update`), a newer format; with
+ * CRLC_E_FORMAT: anything but a regular file, an older index (the
+ * detail says to run `crlcache publish`), a newer format; with
  * CRLC_E_ACCESS: a symbolic link as the last component, a file that
  * group or others may write, a file owned by neither root nor the owner
  * of its directory (the crlcache account owns the state directory; no
@@ -70,8 +70,9 @@ struct crlc_verdict {
  * and checked -- length, header, checksum trailer, sections, record order
  * (format.h READER CHECKS) -- so that a truncated, damaged or rewritten
  * file is refused (CRLC_E_CORRUPT) and nothing done to it later can
- * fault a lookup.  Keeps one O_PATH descriptor of the scope directory;
- * maps no scope file yet.  Never blocks on the file.  On success *out
+ * fault a lookup.  The top names issuers, keys and pages only: its
+ * size does not grow with the CRLs held.  Keeps one O_PATH descriptor
+ * of the scope directory; reads no page file and maps no scope file yet.  Never blocks on the file.  On success *out
  * owns it all until crlc_index_close().  Returns CRLC_OK or an enum
  * crlc_err; on error *out is NULL and, when detail is not NULL, a static
  * string is stored there.
@@ -105,12 +106,14 @@ struct crlc_issuer_key {
  * else STALE if now > nextUpdate + grace; else GOOD.  REVOKED only when
  * a covering scope lists the serial (RFC 5280 6.3.3; format 2 also
  * answered from scopes that do not cover the certificate), whatever the
- * freshness.  The scope file of a covering scope is mapped and checked
- * on the first lookup that needs it (format.h READER CHECKS); after
- * that a lookup makes no system call, allocates nothing and takes no
- * lock.  Thread-safe.  Returns 0, or -1 when a covering scope's file is
- * missing, untrusted or damaged and no other covering scope lists the
- * serial (the verdict is then unspecified).
+ * freshness.  The page file that lists an issuer key's scopes of a
+ * name is read and checked, and the scope file of a covering scope
+ * mapped and checked, on the first lookup that needs it (format.h
+ * READER CHECKS); after that a lookup makes no system call, allocates
+ * nothing and takes no lock.  Thread-safe.  Returns 0, or -1 when a
+ * page file or a covering scope's file is missing, untrusted or damaged
+ * and no covering scope read lists the serial (the verdict is then
+ * unspecified).
  */
 int		 crlc_index_lookup(struct crlc_index *idx,
 		    const struct crlc_tbs *cert,
@@ -157,9 +160,9 @@ struct crlc_stats {
 	uint64_t	issuers;	/* distinct issuers (CANON) */
 	uint64_t	crls;		/* CRL scopes (SCOPE records) */
 	uint64_t	revoked;	/* revocation entries of every scope */
-	uint64_t	file_size;	/* bytes of the top and scope files */
+	uint64_t	file_size;	/* bytes of the top, page and scope files */
 };
-/* Returns 0; stats of the scope files (fstatat) that exist. */
+/* Returns 0; sizes of the page and scope files that exist and can be read. */
 int		 crlc_index_stats(struct crlc_index *idx, struct crlc_stats *out);
 
 /*
@@ -204,18 +207,20 @@ int		 crlc_crl_decode(const void *key, size_t keylen, const void *val,
  * file (mapped now if no lookup did): the spans are valid only until fn
  * returns; copy what you keep.  fn returns 0 to go on, anything else
  * stops the walk and is returned.  Returns 0, fn's value, or -1 when a
- * scope file is missing, untrusted or damaged.
+ * page or scope file is missing, untrusted or damaged, or memory is
+ * short.
  */
 int		 crlc_index_foreach_crl(struct crlc_index *idx,
 		    int (*fn)(const struct crlc_crl_info *, void *), void *arg);
 
 /*
- * Call fn with the id of every scope file the index names (format 3
- * SCOPE records, in order; none in older formats), without opening any:
- * the writer's garbage collection keeps them.  fn returns 0 to go on,
- * anything else stops the walk and is returned.  Returns 0 or fn's value.
+ * Call fn with the id of every page and scope file the index names
+ * (format.h PAGE FILES, SCOPE FILES), without mapping a scope file: the
+ * writer's garbage collection keeps them.  fn returns 0 to go on,
+ * anything else stops the walk and is returned.  Returns 0, fn's value,
+ * or -1 when a page file cannot be read.
  */
-int		 crlc_index_foreach_scope_id(struct crlc_index *idx,
+int		 crlc_index_foreach_file_id(struct crlc_index *idx,
 		    int (*fn)(const uint8_t id[CRLC_SCOPE_ID_LEN], void *),
 		    void *arg);
 

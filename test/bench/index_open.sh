@@ -1,8 +1,9 @@
 #!/bin/bash
-# Benchmark: what opening a format 3 index costs a program (the top file
+# Benchmark: what opening a format 4 index costs a program (the top file
 # read, its checksum trailer and every record checked: crlc_index_open),
-# and a lookup's cost the first time (a scope file mapped and checked) and
-# after, for ISSUERS issuers with a complete CRL and a partition each
+# and a lookup's cost the first time (a page file read and checked, a
+# scope file mapped and checked) and after, for ISSUERS issuers with a
+# complete CRL and a partition each
 # (2 * ISSUERS scope records; the Web PKI has about 2,000 CRLs), written
 # with the encoder (test/bench/index_open_bench.c).  With valgrind
 # installed, the instructions of one open too: callgrind's

@@ -1,8 +1,9 @@
 /*
- * Benchmark of the format 3 reader (lib/index.c): what crlc_index_open()
- * costs for a top file of many scope records -- read, checksum trailer,
- * the checks of every record -- and what a lookup costs once, the first
- * time (the scope file mapped and checked) and after (no system call).
+ * Benchmark of the format 4 reader (lib/index.c): what crlc_index_open()
+ * costs for a top file of many issuers -- read, checksum trailer, the
+ * checks of every record -- and what a lookup costs once, the first time
+ * (the page file read and checked, the scope file mapped and checked)
+ * and after (no system call).
  * Builds its own index with the encoder (lib/indexwrite.c): ISSUERS
  * issuers, each with a complete CRL and a partition, so 2 * ISSUERS
  * scope records, ENTRIES revocations per scope file, URLs and sources of
@@ -28,6 +29,7 @@
 #include <crlcache/indexwrite.h>
 
 #include "bench.h"
+#include "../unit/topdir.h"
 
 /* Runs of each timed operation; the median is reported. */
 #define RUNS		201
@@ -140,11 +142,8 @@ build(const char *dir, unsigned nissuers, unsigned nentries)
 	}
 	qsort(alias, nissuers, sizeof(*alias), issuer_cmp);
 	qsort(canon, nissuers, sizeof(*canon), issuer_cmp);
-	snprintf(path, sizeof(path), "%s/index.mdb", dir);
-	if ((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644)) == -1 ||
-	    crlc_top_write(fd, 1, 1790000000, alias, nissuers, canon, nissuers,
-	    keys, nissuers, sc, n) != 0 || close(fd) != 0)
-		die(path);
+	topdir_write(dir, 1, 1790000000, alias, nissuers, canon, nissuers,
+	    keys, nissuers, sc, n);
 	free(alias);
 	free(canon);
 	free(keys);

@@ -1,17 +1,20 @@
 /*
- * Unit test of the index reader (lib/index.c) against format 3 files
- * written with the encoder (lib/indexwrite.c), whose bytes t_indexwrite
- * checks against <crlcache/format.h>: issuer keys, serials by hash, the
- * covering scopes alone deciding (RFC 5280 6.3.3).  Also: a missing
- * file, garbage, an older (LMDB) index, a newer version, every
- * truncation and byte flip of the top file are refused with the right
- * code and never fault; a missing, damaged or untrusted scope file makes
- * the lookup that needs it fail (-1), never answer.  The path is not
- * trusted: a symlink, a FIFO, a device, a file of another user or in a
- * directory others may write is refused without blocking.  The top file
- * is read, not mapped; scope files are mapped on first use, once, even
- * when threads race for it.
+ * Unit test of the index reader (lib/index.c, lib/indexopen.c,
+ * lib/indexpage.c) against format 4 files written with the encoder
+ * (lib/indexwrite.c), whose bytes t_indexwrite checks against
+ * <crlcache/format.h>: issuer keys, serials by hash, the covering scopes
+ * alone deciding (RFC 5280 6.3.3).  Also: a missing file, garbage, an
+ * older (LMDB or format 3) index, a newer version, every truncation and
+ * byte flip of the top file are refused with the right code and never
+ * fault; a missing, damaged (every truncation, every byte flipped) or
+ * untrusted page file, or such a scope file, makes the lookup that needs
+ * it fail (-1), never answer.  The path is not trusted: a symlink, a
+ * FIFO, a device, a file of another user or in a directory others may
+ * write is refused without blocking.  The top file is read, not mapped;
+ * page files are read and scope files mapped on first use, once, even
+ * when threads race for them.
  */
+#include <dirent.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -23,6 +26,7 @@
 #include <lmdb.h>
 
 #include "check.h"
+#include "topdir.h"
 #include <crlcache/format.h>
 #include <crlcache/hash.h>
 #include <crlcache/index.h>
@@ -137,8 +141,7 @@ write_index(const char *dir, uint64_t generation)
 	struct crlc_top_key keys[3];
 	struct crlc_top_scope sc[NSCOPES];
 	struct crlc_scope_entry e[2];
-	char path[600], tmp[600];
-	int fd;
+	char path[600];
 
 	snprintf(path, sizeof(path), "%s/scope", dir);
 	(void)mkdir(path, 0755);
@@ -181,12 +184,8 @@ write_index(const char *dir, uint64_t generation)
 	sc[S_C] = scope(9, 1, 1, "", CRLC_CRL_CA_ONLY, NOW + DAY, 0);
 	write_scope(dir, sc[S_C].id, e, 0, 0);
 
-	snprintf(tmp, sizeof(tmp), "%s/.index.mdb.tmp", dir);
-	snprintf(path, sizeof(path), "%s/index.mdb", dir);
-	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644)) == -1 ||
-	    crlc_top_write(fd, generation, NOW, alias, 2, canon, 2, keys, 3,
-	    sc, NSCOPES) != 0 || close(fd) != 0 || rename(tmp, path) != 0)
-		abort();
+	topdir_write(dir, generation, NOW, alias, 2, canon, 2, keys, 3, sc,
+	    NSCOPES);
 }
 
 static struct crlc_tbs
@@ -374,13 +373,20 @@ crl_seen(const struct crlc_crl_info *ci, void *arg)
 	return 0;
 }
 
+/* File ids walked: how many, of them scope ids (scope()), when to stop. */
+struct ids {
+	int	n, scopes, stop;
+};
+
 static int
 id_seen(const uint8_t id[CRLC_SCOPE_ID_LEN], void *arg)
 {
-	int *n = arg;
+	static const uint8_t zero[CRLC_SCOPE_ID_LEN - 3];
+	struct ids *c = arg;
 
-	CHECK(id[0] == 7 || id[0] == 9);
-	return ++*n == 2 ? 42 : 0;	/* stops the walk */
+	c->scopes += (id[0] == 7 || id[0] == 9) &&
+	    memcmp(id + 3, zero, sizeof(zero)) == 0;
+	return ++c->n == c->stop ? 42 : 0;	/* stops the walk */
 }
 
 /* Bytes of this process's address space mapped from path. */
@@ -415,6 +421,7 @@ check_lookups(const char *dir, const char *path)
 	struct crlc_stats st;
 	char sp[600], name[2 * CRLC_SCOPE_ID_LEN + 1];
 	uint8_t id[CRLC_SCOPE_ID_LEN] = { 7, 1, 2 };
+	struct ids ids = { 0, 0, 0 };
 	int n = 0;
 
 	CHECK(crlc_index_open(path, &idx, NULL) == CRLC_OK);
@@ -422,7 +429,7 @@ check_lookups(const char *dir, const char *path)
 		return;
 	CHECK(crlc_index_generation(idx) == 42);
 	CHECK(crlc_index_created(idx) == NOW);
-	CHECK(crlc_index_format(idx) == 3);
+	CHECK(crlc_index_format(idx) == 4);
 	/* the top is a private copy, the scope files not mapped yet */
 	CHECK(mapped_bytes(path) == 0);
 	crlc_scope_name(id, name);
@@ -437,8 +444,12 @@ check_lookups(const char *dir, const char *path)
 	CHECK(st.issuers == 2 && st.crls == NSCOPES && st.revoked == 5 &&
 	    st.file_size > NSCOPES * CRLC_SCOPE_HDR_LEN);
 	CHECK(crlc_index_foreach_crl(idx, crl_seen, &n) == 0 && n == NSCOPES);
-	n = 0;
-	CHECK(crlc_index_foreach_scope_id(idx, id_seen, &n) == 42 && n == 2);
+	/* every scope file, and a page file for each of the 3 issuer keys */
+	CHECK(crlc_index_foreach_file_id(idx, id_seen, &ids) == 0 &&
+	    ids.n == NSCOPES + 3 && ids.scopes == NSCOPES);
+	ids = (struct ids){ 0, 0, 2 };
+	CHECK(crlc_index_foreach_file_id(idx, id_seen, &ids) == 42 &&
+	    ids.n == 2);
 	crlc_index_close(idx);
 }
 
@@ -603,6 +614,10 @@ check_refusals(const char *dir, const char *good)
 	snprintf(path, sizeof(path), "%s/newer.mdb", dir);
 	copy_reheaded(good, path, 8, CRLC_FORMAT_VERSION + 1);
 	CHECK(crlc_index_open(path, &idx, NULL) == CRLC_E_FORMAT && idx == NULL);
+	/* format 3's top (a record per CRL): refused, with the way out */
+	copy_reheaded(good, path, 8, 3);
+	CHECK(crlc_index_open(path, &idx, &detail) == CRLC_E_FORMAT &&
+	    idx == NULL && strstr(detail, "crlcache publish") != NULL);
 	copy_reheaded(good, path, 12, CRLC_TOP_DESC_MAX + 1);
 	CHECK(crlc_index_open(path, &idx, NULL) == CRLC_E_CORRUPT && idx == NULL);
 	copy_reheaded(good, path, CRLC_TOP_HDR_LEN + 12, 0x7fffffff);
@@ -688,6 +703,102 @@ check_scope_damage(const char *dir, const char *good)
 	crlc_index_close(idx);
 }
 
+/* The page file of dir/scope that holds bytes what, into path. */
+static int
+page_holding(const char *dir, const char *what, char *path, size_t size)
+{
+	uint8_t buf[65536];
+	struct dirent *de;
+	ssize_t n;
+	DIR *d;
+	int fd, found = 0;
+
+	snprintf(path, size, "%s/scope", dir);
+	if ((d = opendir(path)) == NULL)
+		return 0;
+	while (!found && (de = readdir(d)) != NULL) {
+		snprintf(path, size, "%s/scope/%s", dir, de->d_name);
+		if (de->d_name[0] == '.' || (fd = open(path, O_RDONLY)) == -1)
+			continue;
+		n = read(fd, buf, sizeof(buf));
+		close(fd);
+		found = n > 8 && memcmp(buf, CRLC_PAGE_MAGIC, 8) == 0 &&
+		    memmem(buf, (size_t)n, what, strlen(what)) != NULL;
+	}
+	closedir(d);
+	return found;
+}
+
+/*
+ * Damaged, missing or untrusted page files: the lookups that need them
+ * fail, others answer, a page that appears is read by the next lookup.
+ */
+static void
+check_page_damage(const char *dir, const char *good)
+{
+	static const uint8_t revoked[] = { 0x00, 0x80 };
+	struct crlc_issuer_key ika = { key_a1, { NULL, 0 } };
+	struct crlc_issuer_key ikc = { key_c1, { NULL, 0 } };
+	struct crlc_tbs t = cert(name_a, sizeof(name_a), revoked, 2, P1, 0);
+	struct crlc_tbs tc = cert(name_c, sizeof(name_c), revoked, 2, NULL, 1);
+	struct crlc_index *idx;
+	struct crlc_verdict v;
+	char pp[600], keep[600];
+	struct ids ids = { 0, 0, 0 };
+	struct stat sb;
+	off_t cut;
+	int fails = 0, n = 0;
+
+	CHECK(page_holding(dir, "p1.crl", pp, sizeof(pp)));
+	snprintf(keep, sizeof(keep), "%s/keep.page", dir);
+	CHECK(rename(pp, keep) == 0 && stat(keep, &sb) == 0);
+	/* missing: the index opens; A's lookups fail, C's answer */
+	CHECK(crlc_index_open(good, &idx, NULL) == CRLC_OK);
+	if (idx == NULL)
+		return;
+	CHECK(crlc_index_lookup(idx, &t, &ika, NOW, 0, &v) == -1);
+	CHECK(crlc_index_lookup(idx, &tc, &ikc, NOW, 0, &v) == 0 &&
+	    v.state == CRLC_GOOD);
+	CHECK(crlc_index_foreach_crl(idx, crl_seen, &n) == -1);
+	CHECK(crlc_index_foreach_file_id(idx, id_seen, &ids) == -1);
+	/* it appears: the next lookup reads it */
+	CHECK(link(keep, pp) == 0);
+	CHECK(crlc_index_lookup(idx, &t, &ika, NOW, 0, &v) == 0 &&
+	    v.state == CRLC_REVOKED);
+	crlc_index_close(idx);
+	/* every truncation, and a flip of every byte: refused */
+	for (cut = 0; cut < sb.st_size; cut++) {
+		copy_damaged(keep, pp, cut, sb.st_size, 0);
+		CHECK(crlc_index_open(good, &idx, NULL) == CRLC_OK);
+		fails += crlc_index_lookup(idx, &t, &ika, NOW, 0, &v) == -1;
+		crlc_index_close(idx);
+	}
+	CHECK(fails == sb.st_size);
+	fails = 0;
+	for (cut = 0; cut < sb.st_size; cut++) {
+		copy_damaged(keep, pp, sb.st_size, cut, 0x01);
+		CHECK(crlc_index_open(good, &idx, NULL) == CRLC_OK);
+		fails += crlc_index_lookup(idx, &t, &ika, NOW, 0, &v) == -1;
+		crlc_index_close(idx);
+	}
+	CHECK(fails == sb.st_size);
+	/* others may write it; a symbolic link to it */
+	copy_damaged(keep, pp, sb.st_size, sb.st_size, 0);
+	CHECK(chmod(pp, 0666) == 0);
+	CHECK(crlc_index_open(good, &idx, NULL) == CRLC_OK);
+	CHECK(crlc_index_lookup(idx, &t, &ika, NOW, 0, &v) == -1);
+	crlc_index_close(idx);
+	CHECK(unlink(pp) == 0 && symlink(keep, pp) == 0);
+	CHECK(crlc_index_open(good, &idx, NULL) == CRLC_OK);
+	CHECK(crlc_index_lookup(idx, &t, &ika, NOW, 0, &v) == -1);
+	crlc_index_close(idx);
+	CHECK(unlink(pp) == 0 && rename(keep, pp) == 0);
+	CHECK(crlc_index_open(good, &idx, NULL) == CRLC_OK);
+	CHECK(crlc_index_lookup(idx, &t, &ika, NOW, 0, &v) == 0 &&
+	    v.state == CRLC_REVOKED);
+	crlc_index_close(idx);
+}
+
 static void
 check_untrusted_path(const char *dir, const char *good)
 {
@@ -752,6 +863,7 @@ main(void)
 	check_threads(path);
 	check_refusals(dir, path);
 	check_scope_damage(dir, path);
+	check_page_damage(dir, path);
 	check_untrusted_path(dir, path);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	if (system(cmd) != 0)

@@ -1,9 +1,11 @@
 /*
- * Unit test of the format 3 writer (lib/indexwrite.c): the bytes it
+ * Unit test of the format 4 writer (lib/indexwrite.c): the bytes it
  * writes are checked at the offsets <crlcache/format.h> documents, not
  * through the reader, so that the header is the contract under test.
  * Slots (inline, the 23-octet edge, hashed), sort and de-duplication,
- * arguments out of order refused with EINVAL, the top file's checksum trailer.
+ * scope files, page files (layout, content id, which page a scope is
+ * on), the top file, arguments out of order refused with EINVAL, the
+ * checksum trailers.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -173,35 +175,43 @@ desc(const uint8_t *b, uint32_t id)
 	return NULL;
 }
 
-static void
-test_top_write(void)
-{
-	struct crlc_top_issuer alias[2], canon[1];
-	struct crlc_top_key keys[2];
-	struct crlc_top_scope sc[3];
-	uint8_t *b;
-	const uint8_t *d, *data, *rec;
-	size_t len, i;
-	FILE *f;
+/* What crlc_pages_build() passed on: records and copies of the files. */
+struct built {
+	struct crlc_top_page	 pg[8];
+	uint8_t			*file[8];
+	size_t			 len[8], n;
+};
 
-	memset(alias, 0, sizeof(alias));
-	memset(canon, 0, sizeof(canon));
-	memset(keys, 0, sizeof(keys));
-	memset(sc, 0, sizeof(sc));
-	alias[0].hash[0] = 1;
-	alias[0].id = 1;
-	alias[1].hash[0] = 2;
-	alias[1].id = 1;
-	canon[0].hash[0] = 9;
-	canon[0].id = 1;
-	keys[0].issuer_id = 1;
-	keys[0].hash[0] = 5;
-	keys[0].key_no = 2;
-	keys[1].issuer_id = 1;
-	keys[1].hash[0] = 6;
-	keys[1].key_no = 1;
-	keys[1].ski_len = 3;
-	memcpy(keys[1].ski, "\x01\x02\x03", 3);
+static int
+built_page(const struct crlc_top_page *pg, const uint8_t *buf, size_t len,
+    void *arg)
+{
+	struct built *b = arg;
+
+	if (b->n == 8)
+		return 7;
+	b->pg[b->n] = *pg;
+	b->file[b->n] = NULL;
+	if (buf != NULL && (b->file[b->n] = malloc(len)) != NULL)
+		memcpy(b->file[b->n], buf, len);
+	b->len[b->n++] = len;
+	return 0;
+}
+
+static void
+built_free(struct built *b)
+{
+	while (b->n > 0)
+		free(b->file[--b->n]);
+}
+
+/* Three scopes of issuer 1 key 1, in key order. */
+static void
+three_scopes(struct crlc_top_scope sc[3])
+{
+	size_t i;
+
+	memset(sc, 0, 3 * sizeof(*sc));
 	/* Order: complete CRL (no URI), then "http://a" before "http://ab". */
 	for (i = 0; i < 3; i++) {
 		sc[i].issuer_id = 1;
@@ -219,36 +229,43 @@ test_top_write(void)
 	sc[2].number = (struct crlc_span){ (const uint8_t *)"\x07", 1 };
 	sc[2].base = (struct crlc_span){ (const uint8_t *)"\x06", 1 };
 	sc[2].delta_next_update = 30;
+}
 
-	if ((f = tmpfile()) == NULL)
-		abort();
-	CHECK(crlc_top_write(fileno(f), 7, 1234, alias, 2, canon, 1, keys, 2,
-	    sc, 3) == 0);
-	b = slurp(f, &len);
-	fclose(f);
-	CHECK(memcmp(b, "CRLCTOP\n", 8) == 0 && crlc_get_u32(b + 8) == 3);
-	CHECK(crlc_get_u32(b + 12) == 5 && crlc_get_u64(b + 16) == 7 &&
-	    crlc_get_i64(b + 24) == 1234 && crlc_get_u64(b + 32) == len);
+/* A page file's bytes at the offsets format.h documents. */
+static void
+test_page_file(void)
+{
+	struct crlc_top_scope sc[3];
+	struct built bt = { .n = 0 };
+	uint8_t h[CRLC_HASH_LEN];
+	const uint8_t *b, *d, *data, *rec;
+	size_t len;
+
+	three_scopes(sc);
+	CHECK(crlc_page_count(1) == 1 && crlc_page_count(16) == 1 &&
+	    crlc_page_count(17) == 2 && crlc_page_count(1000) == 64 &&
+	    crlc_page_count(65536) == CRLC_PAGES_MAX);
+	CHECK(crlc_pages_build(sc, 3, built_page, &bt) == 0 && bt.n == 1);
+	if (bt.n != 1 || bt.file[0] == NULL)
+		return;
+	CHECK(bt.pg[0].issuer_id == 1 && bt.pg[0].key_no == 1 &&
+	    bt.pg[0].page_no == 0 && bt.pg[0].npages == 1 &&
+	    bt.pg[0].nscopes == 3 && bt.pg[0].entries == 3);
+	b = bt.file[0];
+	len = bt.len[0];
+	CHECK(memcmp(b, "CRLCPAG\n", 8) == 0 && crlc_get_u32(b + 8) == 4);
+	CHECK(crlc_get_u32(b + 12) == 2 && crlc_get_u64(b + 32) == len);
+	CHECK(memcmp(b + 16, bt.pg[0].id, 16) == 0);
+	/* the id: SHA-256 of everything after it but the trailer */
+	crlc_sha256(b + 32, len - 32 - 8, h);
+	CHECK(memcmp(h, bt.pg[0].id, 16) == 0);
 	CHECK(crlc_get_u64(b + len - 8) == crlc_sum64(b, len - 8));
-	CHECK((d = desc(b, CRLC_SEC_ALIAS)) != NULL && crlc_get_u32(d + 4) ==
-	    36 && crlc_get_u64(d + 16) == 72 && crlc_get_u64(d + 24) == 2);
-	CHECK(d != NULL && crlc_get_u64(d + 8) == 64 + 5 * 32 &&
-	    b[crlc_get_u64(d + 8) + 36] == 2 &&
-	    crlc_get_u32(b + crlc_get_u64(d + 8) + 68) == 1);
-	CHECK((d = desc(b, CRLC_SEC_KEY)) != NULL && crlc_get_u32(d + 4) ==
-	    105 && crlc_get_u64(d + 24) == 2);
-	if (d != NULL) {
-		rec = b + crlc_get_u64(d + 8) + 105;
-		CHECK(crlc_get_u32(rec) == 1 && rec[4] == 6 &&
-		    crlc_get_u32(rec + 36) == 1 && rec[40] == 3 &&
-		    memcmp(rec + 41, "\x01\x02\x03", 3) == 0);
-	}
 	CHECK((d = desc(b, CRLC_SEC_SCOPE_DATA)) != NULL &&
 	    crlc_get_u32(d + 4) == 0 &&
 	    crlc_get_u64(d + 16) == 3 * (124 + 3) + 8 + 9);
 	data = d != NULL ? b + crlc_get_u64(d + 8) : b;
 	CHECK((d = desc(b, CRLC_SEC_SCOPE_INDEX)) != NULL &&
-	    crlc_get_u64(d + 24) == 3);
+	    crlc_get_u64(d + 24) == 3 && crlc_get_u64(d + 8) == 64 + 2 * 32);
 	if (d != NULL) {
 		CHECK(crlc_get_u32(b + crlc_get_u64(d + 8)) == 0);
 		CHECK(crlc_get_u32(b + crlc_get_u64(d + 8) + 4) == 127);
@@ -262,40 +279,177 @@ test_top_write(void)
 		CHECK(rec[104] == 2 && crlc_get_u32(rec + 120) == 3);
 		CHECK(memcmp(rec + 124, "http://absrc", 12) == 0);
 	}
-	free(b);
+	built_free(&bt);
+	/* refused: out of order, two keys, none */
+	sc[1].uri = (struct crlc_span){ (const uint8_t *)"http://ab", 9 };
+	errno = 0;
+	CHECK(crlc_pages_build(sc, 3, built_page, &bt) == -1 &&
+	    errno == EINVAL && bt.n == 0);
+	three_scopes(sc);
+	sc[2].key_no = 2;
+	errno = 0;
+	CHECK(crlc_pages_build(sc, 3, built_page, &bt) == -1 &&
+	    errno == EINVAL && bt.n == 0);
+	errno = 0;
+	CHECK(crlc_pages_build(sc, 0, built_page, &bt) == -1 &&
+	    errno == EINVAL && bt.n == 0);
+	/* the callback's value stops the walk and is returned */
+	three_scopes(sc);
+	bt.n = 8;
+	CHECK(crlc_pages_build(sc, 3, built_page, &bt) == 7);
+	bt.n = 0;
+}
 
-	/* Out of order or duplicate: refused, nothing written. */
+/*
+ * 40 scopes of one key: 4 pages; each scope on the page its name (the
+ * URI without its reasons suffix) hashes to, a name's reason partition
+ * beside it; a page no scope falls on has no file.
+ */
+static void
+test_pages_split(void)
+{
+	static char uri[40][40];
+	struct crlc_top_scope sc[40];
+	struct built bt = { .n = 0 };
+	uint32_t seen[4] = { 0 }, want[4] = { 0 }, b;
+	size_t i, namelen;
+
+	memset(sc, 0, sizeof(sc));
+	for (i = 0; i < 40; i++) {
+		/* "http://x/NN.crl", the odd ones a partition of the one
+		   before: its name and 00 || u16 mask (keyCompromise) */
+		snprintf(uri[i], sizeof(uri[i]), "http://x/%02zu.crl", i & ~(size_t)1);
+		namelen = strlen(uri[i]);
+		sc[i].uri = (struct crlc_span){ (const uint8_t *)uri[i],
+		    namelen + ((i & 1) ? 3 : 0) };
+		if (i & 1)
+			memcpy(uri[i] + namelen, "\0\0\x02", 3);
+		sc[i].issuer_id = 3;
+		sc[i].key_no = 1;
+		sc[i].scope_no = (unsigned)i;
+		sc[i].entries = 1;
+		sc[i].id[0] = (uint8_t)i;
+		want[crlc_scope_page((const uint8_t *)uri[i], namelen, 4)]++;
+	}
+	CHECK(crlc_pages_build(sc, 40, built_page, &bt) == 0 && bt.n == 4);
+	for (i = 0; i < bt.n; i++) {
+		b = bt.pg[i].page_no;
+		CHECK(b == i && bt.pg[i].npages == 4 &&
+		    bt.pg[i].nscopes == want[b] && bt.pg[i].entries == want[b]);
+		CHECK((bt.file[i] == NULL) == (want[b] == 0));
+		seen[b] += bt.pg[i].nscopes;
+	}
+	CHECK(seen[0] + seen[1] + seen[2] + seen[3] == 40);
+	/* both scopes of a name on one page: counts are even */
+	CHECK(want[0] % 2 == 0 && want[1] % 2 == 0 && want[2] % 2 == 0 &&
+	    want[3] % 2 == 0);
+	built_free(&bt);
+}
+
+static void
+test_top_write(void)
+{
+	struct crlc_top_issuer alias[2], canon[1];
+	struct crlc_top_key keys[2];
+	struct crlc_top_page pg[3];
+	uint8_t *b;
+	const uint8_t *d, *rec;
+	size_t len;
+	FILE *f;
+
+	memset(alias, 0, sizeof(alias));
+	memset(canon, 0, sizeof(canon));
+	memset(keys, 0, sizeof(keys));
+	memset(pg, 0, sizeof(pg));
+	alias[0].hash[0] = 1;
+	alias[0].id = 1;
+	alias[1].hash[0] = 2;
+	alias[1].id = 1;
+	canon[0].hash[0] = 9;
+	canon[0].id = 1;
+	keys[0].issuer_id = 1;
+	keys[0].hash[0] = 5;
+	keys[0].key_no = 2;
+	keys[1].issuer_id = 1;
+	keys[1].hash[0] = 6;
+	keys[1].key_no = 1;
+	keys[1].ski_len = 3;
+	memcpy(keys[1].ski, "\x01\x02\x03", 3);
+	/* key 1 of issuer 1 on one page, key 2 on two (the second empty) */
+	pg[0] = (struct crlc_top_page){ 1, 1, 0, 1, 3, 5, { 0xa0 } };
+	pg[1] = (struct crlc_top_page){ 1, 2, 0, 2, 1, 7, { 0xb0 } };
+	pg[2] = (struct crlc_top_page){ 1, 2, 1, 2, 0, 0, { 0 } };
+
 	if ((f = tmpfile()) == NULL)
 		abort();
-	errno = 0;
+	CHECK(crlc_top_write(fileno(f), 7, 1234, alias, 2, canon, 1, keys, 2,
+	    pg, 3) == 0);
+	b = slurp(f, &len);
+	fclose(f);
+	CHECK(memcmp(b, "CRLCTOP\n", 8) == 0 && crlc_get_u32(b + 8) == 4);
+	CHECK(crlc_get_u32(b + 12) == 4 && crlc_get_u64(b + 16) == 7 &&
+	    crlc_get_i64(b + 24) == 1234 && crlc_get_u64(b + 32) == len);
+	CHECK(crlc_get_u64(b + len - 8) == crlc_sum64(b, len - 8));
+	CHECK((d = desc(b, CRLC_SEC_ALIAS)) != NULL && crlc_get_u32(d + 4) ==
+	    36 && crlc_get_u64(d + 16) == 72 && crlc_get_u64(d + 24) == 2);
+	CHECK(d != NULL && crlc_get_u64(d + 8) == 64 + 4 * 32 &&
+	    b[crlc_get_u64(d + 8) + 36] == 2 &&
+	    crlc_get_u32(b + crlc_get_u64(d + 8) + 68) == 1);
+	CHECK((d = desc(b, CRLC_SEC_KEY)) != NULL && crlc_get_u32(d + 4) ==
+	    105 && crlc_get_u64(d + 24) == 2);
+	if (d != NULL) {
+		rec = b + crlc_get_u64(d + 8) + 105;
+		CHECK(crlc_get_u32(rec) == 1 && rec[4] == 6 &&
+		    crlc_get_u32(rec + 36) == 1 && rec[40] == 3 &&
+		    memcmp(rec + 41, "\x01\x02\x03", 3) == 0);
+	}
+	CHECK((d = desc(b, CRLC_SEC_PAGE)) != NULL && crlc_get_u32(d + 4) ==
+	    48 && crlc_get_u64(d + 16) == 3 * 48 && crlc_get_u64(d + 24) == 3);
+	CHECK(desc(b, CRLC_SEC_SCOPE_INDEX) == NULL &&
+	    desc(b, CRLC_SEC_SCOPE_DATA) == NULL);
+	if (d != NULL) {
+		rec = b + crlc_get_u64(d + 8) + 48;
+		CHECK(crlc_get_u32(rec) == 1 && crlc_get_u32(rec + 4) == 2 &&
+		    crlc_get_u32(rec + 8) == 0 && crlc_get_u32(rec + 12) == 2 &&
+		    crlc_get_u32(rec + 16) == 1 && crlc_get_u32(rec + 20) == 0 &&
+		    crlc_get_u64(rec + 24) == 7 && rec[32] == 0xb0);
+	}
+	free(b);
+
+	/* Out of order, duplicate or incomplete: refused, nothing written. */
+	if ((f = tmpfile()) == NULL)
+		abort();
 	CHECK(crlc_top_write(fileno(f), 1, 0, alias + 1, 1, canon, 1, keys, 2,
-	    sc, 3) == 0);
-	CHECK(crlc_top_write(fileno(f), 1, 0, canon, 1, alias, 2, keys, 2,
-	    sc, 3) == 0);
+	    pg, 3) == 0);
 	alias[1].hash[0] = 0;
+	errno = 0;
 	CHECK(crlc_top_write(fileno(f), 1, 0, alias, 2, canon, 1, keys, 2,
-	    sc, 3) == -1 && errno == EINVAL);
+	    pg, 3) == -1 && errno == EINVAL);
 	alias[1].hash[0] = 2;
 	keys[1].hash[0] = 5;
 	errno = 0;
 	CHECK(crlc_top_write(fileno(f), 1, 0, alias, 2, canon, 1, keys, 2,
-	    sc, 3) == -1 && errno == EINVAL);
+	    pg, 3) == -1 && errno == EINVAL);
 	keys[1].hash[0] = 6;
+	/* a key's pages not all there, or a key twice */
 	errno = 0;
 	CHECK(crlc_top_write(fileno(f), 1, 0, alias, 2, canon, 1, keys, 2,
-	    sc + 1, 2) == 0);
-	CHECK(crlc_top_write(fileno(f), 1, 0, alias, 2, canon, 1, keys, 2,
-	    sc + 1, 1) == 0);
-	sc[1].uri.len = 9;
-	sc[1].uri.p = (const uint8_t *)"http://ab";
-	CHECK(crlc_top_write(fileno(f), 1, 0, alias, 2, canon, 1, keys, 2,
-	    sc, 3) == -1 && errno == EINVAL);
-	sc[1].uri.len = 8;
-	sc[1].scope_no = 0x10000;
+	    pg, 2) == -1 && errno == EINVAL);
 	errno = 0;
 	CHECK(crlc_top_write(fileno(f), 1, 0, alias, 2, canon, 1, keys, 2,
-	    sc, 3) == -1 && errno == EINVAL);
-	sc[1].scope_no = 2;
+	    pg + 1, 1) == -1 && errno == EINVAL);
+	pg[1].key_no = 1;
+	pg[2].key_no = 1;
+	errno = 0;
+	CHECK(crlc_top_write(fileno(f), 1, 0, alias, 2, canon, 1, keys, 2,
+	    pg, 3) == -1 && errno == EINVAL);
+	/* a page count that is not a power of two */
+	pg[1] = (struct crlc_top_page){ 1, 2, 0, 3, 1, 7, { 0xb0 } };
+	errno = 0;
+	CHECK(crlc_top_write(fileno(f), 1, 0, alias, 2, canon, 1, keys, 2,
+	    pg, 2) == -1 && errno == EINVAL);
+	CHECK(crlc_top_write(fileno(f), 1, 0, alias, 2, canon, 1, keys, 2,
+	    pg, 1) == 0);
 	/* An empty index is a valid one. */
 	CHECK(crlc_top_write(fileno(f), 1, 0, NULL, 0, NULL, 0, NULL, 0,
 	    NULL, 0) == 0);
@@ -308,6 +462,8 @@ main(void)
 	test_slot();
 	test_sort();
 	test_scope_write();
+	test_page_file();
+	test_pages_split();
 	test_top_write();
 	return check_result();
 }

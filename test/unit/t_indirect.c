@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "topdir.h"
 #include <crlcache/format.h>
 #include <crlcache/hash.h>
 #include <crlcache/index.h>
@@ -117,7 +118,7 @@ write_index(const char *dir)
 	struct crlc_top_scope sc[NSCOPES];
 	struct crlc_scope_entry e[2];
 	char path[600];
-	int fd, i;
+	int i;
 
 	snprintf(path, sizeof(path), "%s/scope", dir);
 	(void)mkdir(path, 0755);
@@ -145,11 +146,7 @@ write_index(const char *dir)
 	write_scope(dir, &sc[S_Z], e, 1);
 	sc[S_Y] = scope(3, 1, "", 0, 0);
 	write_scope(dir, &sc[S_Y], e, 0);
-	snprintf(path, sizeof(path), "%s/index.mdb", dir);
-	if ((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644)) == -1 ||
-	    crlc_top_write(fd, 1, NOW, alias, 3, canon, 3, keys, 3, sc,
-	    NSCOPES) != 0 || close(fd) != 0)
-		abort();
+	topdir_write(dir, 1, NOW, alias, 3, canon, 3, keys, 3, sc, NSCOPES);
 }
 
 /* A certificate of issuer with one distribution point naming crl_issuer. */
