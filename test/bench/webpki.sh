@@ -10,8 +10,8 @@
 #   - after 1% of the CRLs changed (160 partitions),
 # each: wall time, CPU time, peak RSS, bytes the fetcher wrote
 # (/proc/PID/io write_bytes), bytes of the published files it wrote (new
-# inodes outside work/; of them the top file, index.mdb), requests and
-# connections the servers saw.
+# inodes outside work/; of them the top file, the page files and the
+# scope files), requests and connections the servers saw.
 #
 #   test/bench/webpki.sh
 #   WEBPKI_DELAY=0 test/bench/webpki.sh
@@ -64,9 +64,22 @@ webpki_run() {
 	bench_measure "$1" "${upd[@]}"
 	published_files st >"$1.after"
 	written_bytes "$1.before" "$1.after" >"$1.pub"
-	# of which the top file (index.mdb), when it was written anew
-	comm -13 "$1.before" "$1.after" | awk -v i="$(stat -c %i st/index.mdb)" \
-	    '$1 == i { s = $2 } END { print s + 0 }' >"$1.top"
+	# of which the top file, page files and scope files (by their magic)
+	comm -13 "$1.before" "$1.after" | python3 -c '
+import os, sys
+new = {int(l.split()[0]) for l in sys.stdin}
+kinds = {b"CRLCTOP": 0, b"CRLCPAG": 1, b"CRLCSCP": 2}
+size = [0, 0, 0]
+for top, dirs, files in os.walk(sys.argv[1]):
+    dirs[:] = [d for d in dirs if d != "work"]
+    for f in files:
+        p = os.path.join(top, f)
+        st = os.lstat(p)
+        if st.st_ino in new:
+            k = kinds.get(open(p, "rb").read(7))
+            if k is not None:
+                size[k] += st.st_size
+print(*size)' st >"$1.kinds"
 	cat httpd-*.log | awk '{ if ($3 == 200) a++; else if ($3 == 304) b++; else c++ }
 	    END { printf "%d %d %d ", a, b, c }' >"$1.req"
 	wc -l <connections.log >>"$1.req"
@@ -93,9 +106,11 @@ for r in full same changed; do
 	same) what="\`crlcache update\` again, nothing changed, $S" ;;
 	changed) what="\`crlcache update\`, 1% of the CRLs changed ($(mb "$changed_b") MB), $S" ;;
 	esac
-	printf '%-9s %7.2f s  %6.2f s CPU  %5.0f MiB peak RSS  %8.1f MB written  %8.1f MB published (top file %.1f MB)  %5d requests (%d 200, %d 304, %d other)  %d connections\n' \
+	read -r top pages scopes <"$r.kinds"
+	printf '%-9s %7.2f s  %6.2f s CPU  %5.0f MiB peak RSS  %8.1f MB written  %8.1f MB published (top file %.3f MB, page files %.3f MB, scope files %.1f MB)  %5d requests (%d 200, %d 304, %d other)  %d connections\n' \
 	    "$r" "$s" "$(cat "$r.cpu")" "$(echo "$kb / 1024" | bc -l)" "$(echo "$wb / 1000000" | bc -l)" \
-	    "$(echo "$(cat "$r.pub") / 1000000" | bc -l)" "$(echo "$(cat "$r.top") / 1000000" | bc -l)" \
+	    "$(echo "$(cat "$r.pub") / 1000000" | bc -l)" "$(echo "$top / 1000000" | bc -l)" \
+	    "$(echo "$pages / 1000000" | bc -l)" "$(echo "$scopes / 1000000" | bc -l)" \
 	    $((ok + nm + other)) "$ok" "$nm" "$other" "$conns"
 	{
 		printf 'ROW\t%s (time)\t-\t%.2f\t-\ts\t%s\n' "$what" "$s" \
@@ -112,12 +127,32 @@ for r in full same changed; do
 			    "$(mb "$changed_b")" "$(mb "$(cat "$r.pub")")" "$(echo "$(cat "$r.pub") / $changed_b" | bc -l)" \
 			    "a small multiple of the change"
 			printf 'ROW\tof which the scope files of the changed CRLs\t%s\t%s\t%.1f\tMB\t-\n' \
-			    "$(mb "$changed_b")" "$(mb "$(($(cat "$r.pub") - $(cat "$r.top")))")" \
-			    "$(echo "($(cat "$r.pub") - $(cat "$r.top")) / $changed_b" | bc -l)"
-			printf 'ROW\tand the top file, a record per CRL held (16,000)\t-\t%s\t-\tMB\t-\n' \
-			    "$(mb "$(cat "$r.top")")"
+			    "$(mb "$changed_b")" "$(mb "$scopes")" "$(echo "$scopes / $changed_b" | bc -l)"
+			printf 'ROW\tthe page files that list them (about 16 CRLs a page)\t-\t%.3f\t-\tMB\t-\n' \
+			    "$(echo "$pages / 1000000" | bc -l)"
+			printf 'ROW\tand the top file (issuers, keys, pages: no record per CRL)\t-\t%.3f\t-\tMB\t-\n' \
+			    "$(echo "$top / 1000000" | bc -l)"
 		else
 			printf 'ROW\tthe same update, bytes written\t-\t%s\t-\tMB\t-\n' "$(mb "$wb")"
 		fi
 	} | bench_rows
 done
+
+# What every program that verifies a certificate pays for the index of
+# 16,000 CRLs: a whole `openssl verify` process (bench_process) of a
+# certificate under R1, whose CRL distribution point is one of R1's
+# 1,000 partitions, with the configuration that enables the provider on
+# this index vs the same without it.
+q openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes \
+    -keyout leaf.key -out leaf.csr -subj "/CN=webpki leaf"
+printf 'basicConstraints = CA:FALSE\ncrlDistributionPoints = URI:http://%s/R1/500.crl\nauthorityKeyIdentifier = keyid\n' \
+    "${WEBPKI_HOSTS%% *}" >leaf.ext
+q openssl x509 -req -in leaf.csr -CA "$D/R1.pem" -CAkey "$D/R1.key" -set_serial 0x5eed \
+    -days 30 -extfile leaf.ext -out leaf.pem
+"$CRLCACHE" -c none.conf --state-dir st exec --set log=stderr -- \
+    sh -c 'cat "$OPENSSL_CONF"' | sed '/^\.include .*\/openssl\.cnf$/d' >crlcache.cnf
+sed '/^crlcache = crlcache_sect$/d' crlcache.cnf >plain.cnf
+OPENSSL_CONF=crlcache.cnf openssl verify -CAfile "$D/anchors.pem" -untrusted "$D/untrusted.pem" \
+    leaf.pem >/dev/null || { echo "webpki.sh: the leaf does not verify with crlcache" >&2; exit 1; }
+bench_process "a certificate under a partitioned intermediate, index of 16,000 CRLs" \
+    "$W/plain.cnf" "$W/crlcache.cnf" "$D/anchors.pem" "$D/untrusted.pem" leaf.pem

@@ -627,6 +627,60 @@ check_refusals(const char *dir, const char *good)
 	crlc_index_close(NULL);
 }
 
+/*
+ * Lookups of t that fail with path a damaged copy of keep: for each of
+ * the n first offsets, the copy cut there (x 0) or with the byte there
+ * xored with x.
+ */
+static int
+damaged_fails(const char *good, const char *keep, const char *path, off_t n,
+    uint8_t x, const struct crlc_tbs *t, const struct crlc_issuer_key *ik)
+{
+	struct crlc_index *idx;
+	struct crlc_verdict v;
+	struct stat sb;
+	off_t at;
+	int fails = 0;
+
+	CHECK(stat(keep, &sb) == 0);
+	for (at = 0; at < n; at++) {
+		if (x == 0)
+			copy_damaged(keep, path, at, sb.st_size, 0);
+		else
+			copy_damaged(keep, path, sb.st_size, at, x);
+		CHECK(crlc_index_open(good, &idx, NULL) == CRLC_OK);
+		fails += crlc_index_lookup(idx, t, ik, NOW, 0, &v) == -1;
+		crlc_index_close(idx);
+	}
+	return fails;
+}
+
+/*
+ * The file at path, a copy of keep (size bytes), made writable by
+ * others, then a symbolic link to keep: the lookup of t that needs it
+ * fails.  Then keep is moved back to path.
+ */
+static void
+untrusted_file(const char *good, const char *keep, const char *path,
+    const struct crlc_tbs *t, const struct crlc_issuer_key *ik)
+{
+	struct crlc_index *idx;
+	struct crlc_verdict v;
+	struct stat sb;
+
+	CHECK(stat(keep, &sb) == 0);
+	copy_damaged(keep, path, sb.st_size, sb.st_size, 0);
+	CHECK(chmod(path, 0666) == 0);
+	CHECK(crlc_index_open(good, &idx, NULL) == CRLC_OK);
+	CHECK(crlc_index_lookup(idx, t, ik, NOW, 0, &v) == -1);
+	crlc_index_close(idx);
+	CHECK(unlink(path) == 0 && symlink(keep, path) == 0);
+	CHECK(crlc_index_open(good, &idx, NULL) == CRLC_OK);
+	CHECK(crlc_index_lookup(idx, t, ik, NOW, 0, &v) == -1);
+	crlc_index_close(idx);
+	CHECK(unlink(path) == 0 && rename(keep, path) == 0);
+}
+
 /* Damaged or untrusted scope files: the lookups that need them fail. */
 static void
 check_scope_damage(const char *dir, const char *good)
@@ -639,7 +693,6 @@ check_scope_damage(const char *dir, const char *good)
 	struct crlc_verdict v;
 	char sp[600], keep[600], name[2 * CRLC_SCOPE_ID_LEN + 1], sd[600];
 	struct stat sb;
-	off_t cut;
 	int fails = 0, fd;
 
 	crlc_scope_name(id, name);
@@ -658,34 +711,13 @@ check_scope_damage(const char *dir, const char *good)
 	    v.state == CRLC_REVOKED);
 	crlc_index_close(idx);
 	/* every truncation, and a flip of every header byte */
-	fails = 0;
-	for (cut = 0; cut < sb.st_size; cut++) {
-		copy_damaged(keep, sp, cut, sb.st_size, 0);
-		CHECK(crlc_index_open(good, &idx, NULL) == CRLC_OK);
-		fails += crlc_index_lookup(idx, &t, &ika, NOW, 0, &v) == -1;
-		crlc_index_close(idx);
-	}
-	CHECK(fails == sb.st_size);
-	fails = 0;
-	for (cut = 0; cut < CRLC_SCOPE_HDR_LEN - 8; cut++) {
-		copy_damaged(keep, sp, sb.st_size, cut, 0x40);
-		CHECK(crlc_index_open(good, &idx, NULL) == CRLC_OK);
-		fails += crlc_index_lookup(idx, &t, &ika, NOW, 0, &v) == -1;
-		crlc_index_close(idx);
-	}
+	CHECK(damaged_fails(good, keep, sp, sb.st_size, 0, &t, &ika) ==
+	    sb.st_size);
+	fails = damaged_fails(good, keep, sp, CRLC_SCOPE_HDR_LEN - 8, 0x40, &t,
+	    &ika);
 	/* the 8 zero bytes at 88 are not read; every other one is checked */
 	CHECK(fails == CRLC_SCOPE_HDR_LEN - 8);
-	/* others may write it; a symbolic link to it */
-	copy_damaged(keep, sp, sb.st_size, sb.st_size, 0);
-	CHECK(chmod(sp, 0666) == 0);
-	CHECK(crlc_index_open(good, &idx, NULL) == CRLC_OK);
-	CHECK(crlc_index_lookup(idx, &t, &ika, NOW, 0, &v) == -1);
-	crlc_index_close(idx);
-	CHECK(unlink(sp) == 0 && symlink(keep, sp) == 0);
-	CHECK(crlc_index_open(good, &idx, NULL) == CRLC_OK);
-	CHECK(crlc_index_lookup(idx, &t, &ika, NOW, 0, &v) == -1);
-	crlc_index_close(idx);
-	CHECK(unlink(sp) == 0 && rename(keep, sp) == 0);
+	untrusted_file(good, keep, sp, &t, &ika);
 	/* a scope directory others may write, or none: the index is refused */
 	snprintf(sd, sizeof(sd), "%s/scope", dir);
 	CHECK(chmod(sd, 0777) == 0);
@@ -746,8 +778,7 @@ check_page_damage(const char *dir, const char *good)
 	char pp[600], keep[600];
 	struct ids ids = { 0, 0, 0 };
 	struct stat sb;
-	off_t cut;
-	int fails = 0, n = 0;
+	int n = 0;
 
 	CHECK(page_holding(dir, "p1.crl", pp, sizeof(pp)));
 	snprintf(keep, sizeof(keep), "%s/keep.page", dir);
@@ -767,32 +798,11 @@ check_page_damage(const char *dir, const char *good)
 	    v.state == CRLC_REVOKED);
 	crlc_index_close(idx);
 	/* every truncation, and a flip of every byte: refused */
-	for (cut = 0; cut < sb.st_size; cut++) {
-		copy_damaged(keep, pp, cut, sb.st_size, 0);
-		CHECK(crlc_index_open(good, &idx, NULL) == CRLC_OK);
-		fails += crlc_index_lookup(idx, &t, &ika, NOW, 0, &v) == -1;
-		crlc_index_close(idx);
-	}
-	CHECK(fails == sb.st_size);
-	fails = 0;
-	for (cut = 0; cut < sb.st_size; cut++) {
-		copy_damaged(keep, pp, sb.st_size, cut, 0x01);
-		CHECK(crlc_index_open(good, &idx, NULL) == CRLC_OK);
-		fails += crlc_index_lookup(idx, &t, &ika, NOW, 0, &v) == -1;
-		crlc_index_close(idx);
-	}
-	CHECK(fails == sb.st_size);
-	/* others may write it; a symbolic link to it */
-	copy_damaged(keep, pp, sb.st_size, sb.st_size, 0);
-	CHECK(chmod(pp, 0666) == 0);
-	CHECK(crlc_index_open(good, &idx, NULL) == CRLC_OK);
-	CHECK(crlc_index_lookup(idx, &t, &ika, NOW, 0, &v) == -1);
-	crlc_index_close(idx);
-	CHECK(unlink(pp) == 0 && symlink(keep, pp) == 0);
-	CHECK(crlc_index_open(good, &idx, NULL) == CRLC_OK);
-	CHECK(crlc_index_lookup(idx, &t, &ika, NOW, 0, &v) == -1);
-	crlc_index_close(idx);
-	CHECK(unlink(pp) == 0 && rename(keep, pp) == 0);
+	CHECK(damaged_fails(good, keep, pp, sb.st_size, 0, &t, &ika) ==
+	    sb.st_size);
+	CHECK(damaged_fails(good, keep, pp, sb.st_size, 0x01, &t, &ika) ==
+	    sb.st_size);
+	untrusted_file(good, keep, pp, &t, &ika);
 	CHECK(crlc_index_open(good, &idx, NULL) == CRLC_OK);
 	CHECK(crlc_index_lookup(idx, &t, &ika, NOW, 0, &v) == 0 &&
 	    v.state == CRLC_REVOKED);
