@@ -110,11 +110,11 @@ STATE=$W/state
 # are read from local files in the same formats (no rows), {decade} and all.
 CCADB_URL=https://ccadb.my.salesforce-sites.com/ccadb
 assert_grep "^ccadb_records = $CCADB_URL/AllCertificateRecordsCSVFormatV5\$" "$CONF"
-assert_grep "^ccadb_records_fallback = $CCADB_URL/AllCertificateRecordsCSVFormatv4\$" "$CONF"
+assert_grep "^ccadb_records_fallback = $CCADB_URL/AllCertificateRecordsCSVFormatV4a\$" "$CONF"
 assert_grep "^ccadb_pems = $CCADB_URL/AllCertificatePEMsCSVFormat\\?NotBeforeDecade=\\{decade\\}\$" "$CONF"
 ccadb_write "$W/ccadb" 2000
 sed -e "s|$CCADB_URL/AllCertificateRecordsCSVFormatV5|$W/ccadb/records-v5.csv|" \
-    -e "s|$CCADB_URL/AllCertificateRecordsCSVFormatv4|$W/ccadb/records.csv|" \
+    -e "s|$CCADB_URL/AllCertificateRecordsCSVFormatV4a|$W/ccadb/records.csv|" \
     -e "s|$CCADB_URL/AllCertificatePEMsCSVFormat?NotBeforeDecade=|$W/ccadb/pems-decade-|" \
     -e 's|{decade}$|{decade}.csv|' "$CONF" >"$W/local.conf"
 assert_exit 0 "$R/usr/bin/crlcache" --allow-root --state-dir "$STATE" -c "$W/local.conf" update
