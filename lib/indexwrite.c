@@ -363,7 +363,7 @@ scope_before(const struct crlc_top_scope *a, const struct crlc_top_scope *b)
 	    b->uri.len) < 0;
 }
 
-/* Does scope s belong on page b of npages (crlc_scope_page())? */
+/* The page of npages scope s is on (crlc_scope_page()). */
 static uint32_t
 scope_page_of(const struct crlc_top_scope *s, uint32_t npages)
 {
@@ -434,10 +434,10 @@ crlc_pages_build(const struct crlc_top_scope *s, size_t n,
 {
 	const struct crlc_top_scope **on = NULL;
 	struct crlc_top_page pg;
+	size_t *start = NULL, i, k;
 	uint32_t *page = NULL, b;
 	uint8_t *buf;
 	uint64_t len;
-	size_t i, k;
 	int ret = -1;
 
 	for (i = 0; i < n; i++)
@@ -451,19 +451,25 @@ crlc_pages_build(const struct crlc_top_scope *s, size_t n,
 		errno = EINVAL;
 		return -1;
 	}
-	if ((page = calloc(n, sizeof(*page))) == NULL ||
-	    (on = calloc(n, sizeof(*on))) == NULL)
-		goto done;
 	memset(&pg, 0, sizeof(pg));
 	pg.issuer_id = s[0].issuer_id;
 	pg.key_no = s[0].key_no;
 	pg.npages = crlc_page_count(n);
+	if ((start = calloc((size_t)pg.npages + 1, sizeof(*start))) == NULL ||
+	    (page = calloc(n, sizeof(*page))) == NULL ||
+	    (on = calloc(n, sizeof(*on))) == NULL)
+		goto done;
+	/* Each page's scopes, in key order: a stable counting sort. */
 	for (i = 0; i < n; i++)
-		page[i] = scope_page_of(&s[i], pg.npages);
+		start[(page[i] = scope_page_of(&s[i], pg.npages)) + 1]++;
+	for (b = 0; b < pg.npages; b++)
+		start[b + 1] += start[b];
+	for (i = 0; i < n; i++)
+		on[start[page[i]]++] = &s[i];
+	/* start[b] is now where page b + 1 begins */
 	for (b = 0; b < pg.npages; b++) {
-		for (i = 0, k = 0; i < n; i++)
-			if (page[i] == b)
-				on[k++] = &s[i];
+		i = b == 0 ? 0 : start[b - 1];
+		k = start[b] - i;
 		pg.page_no = b;
 		buf = NULL;
 		len = 0;
@@ -471,8 +477,10 @@ crlc_pages_build(const struct crlc_top_scope *s, size_t n,
 			pg.nscopes = 0;
 			pg.entries = 0;
 			memset(pg.id, 0, sizeof(pg.id));
-		} else if (page_build(on, k, &pg, &buf, &len) == -1)
+		} else if (page_build(on + i, k, &pg, &buf, &len) == -1) {
+			ret = -1;
 			goto done;
+		}
 		ret = fn(&pg, buf, (size_t)len, arg);
 		free(buf);
 		if (ret != 0)
@@ -480,6 +488,7 @@ crlc_pages_build(const struct crlc_top_scope *s, size_t n,
 	}
 	ret = 0;
 done:
+	free(start);
 	free(page);
 	free(on);
 	return ret;
