@@ -229,15 +229,15 @@ file_open(const struct crlc_index *idx, const uint8_t id[CRLC_SCOPE_ID_LEN],
 int64_t
 idx_file_size(const struct crlc_index *idx, const uint8_t id[CRLC_SCOPE_ID_LEN])
 {
-	uint64_t size;
-	int fd;
+	char name[2 * CRLC_SCOPE_ID_LEN + 1];
+	struct stat sb;
 
-	if ((fd = file_open(idx, id, 0, &size)) == -1)
+	crlc_scope_name(id, name);
+	if (idx->scopefd == -1 ||
+	    fstatat(idx->scopefd, name, &sb, AT_SYMLINK_NOFOLLOW) == -1)
 		return -1;
-	close(fd);
-	return (int64_t)size;
+	return (int64_t)sb.st_size;
 }
-
 
 /*
  * Read and check the page file of PAGE record prec (format.h READER
