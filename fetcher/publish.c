@@ -282,37 +282,98 @@ content_id(struct publish *p, const MDB_val *k, const MDB_val *v,
 }
 
 /*
+ * Is scope/<id> there, whole, of this format: a regular file whose first
+ * hlen bytes, into h, carry magic, version, the id at 16 and the file's
+ * own size at 32 (scope and page files alike)?  Files are only ever
+ * renamed into place complete and never changed, so the header stands
+ * for the rest.
+ */
+static int
+kept_file(struct publish *p, const uint8_t id[CRLC_SCOPE_ID_LEN],
+    const char *magic, uint32_t version, uint8_t *h, size_t hlen)
+{
+	char name[SCOPE_NAME_LEN + 1];
+	struct stat sb;
+	int fd, ok;
+
+	crlc_scope_name(id, name);
+	if ((fd = openat(p->sfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+	    O_CLOEXEC)) == -1)
+		return 0;
+	ok = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) &&
+	    pread(fd, h, hlen, 0) == (ssize_t)hlen &&
+	    memcmp(h, magic, CRLC_MAGIC_LEN) == 0 &&
+	    crlc_get_u32(h + 8) == version &&
+	    memcmp(h + 16, id, CRLC_SCOPE_ID_LEN) == 0 &&
+	    crlc_get_u64(h + 32) == (uint64_t)sb.st_size;
+	close(fd);
+	return ok;
+}
+
+/*
  * The entry count of scope file id when it is there, whole, and the one
- * of that content (its header: magic, version, id, length); else -1 and
- * it is written (anew).  Files are only ever renamed into place complete
- * and never changed, so the header stands for the rest.
+ * of that content (kept_file()); else -1 and it is written (anew).
  */
 static int
 scope_file_entries(struct publish *p, const uint8_t id[CRLC_SCOPE_ID_LEN],
     uint32_t *entries)
 {
 	uint8_t h[CRLC_SCOPE_HDR_LEN];
-	char name[SCOPE_NAME_LEN + 1];
-	struct stat sb;
 	uint64_t e;
-	int fd, ok;
 
-	crlc_scope_name(id, name);
-	if ((fd = openat(p->sfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
-	    O_CLOEXEC)) == -1)
-		return -1;
-	ok = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) &&
-	    pread(fd, h, sizeof(h), 0) == (ssize_t)sizeof(h) &&
-	    memcmp(h, CRLC_SCOPE_MAGIC, CRLC_MAGIC_LEN) == 0 &&
-	    crlc_get_u32(h + 8) == CRLC_SCOPE_FILE_VERSION &&
-	    crlc_get_u32(h + 12) == CRLC_SCOPE_ENTRY_LEN &&
-	    memcmp(h + 16, id, CRLC_SCOPE_ID_LEN) == 0 &&
-	    crlc_get_u64(h + 32) == (uint64_t)sb.st_size &&
-	    (e = crlc_get_u64(h + 40)) <= MAX_SCOPE_ENTRIES;
-	close(fd);
-	if (!ok)
+	if (!kept_file(p, id, CRLC_SCOPE_MAGIC, CRLC_SCOPE_FILE_VERSION, h,
+	    sizeof(h)) || crlc_get_u32(h + 12) != CRLC_SCOPE_ENTRY_LEN ||
+	    (e = crlc_get_u64(h + 40)) > MAX_SCOPE_ENTRIES)
 		return -1;
 	*entries = (uint32_t)e;
+	return 0;
+}
+
+/*
+ * A temporary file in scope/, mode 0644 (readers need only read access;
+ * the index holds public data), its name in tmp; -1 when it cannot be
+ * made (reported, tmp empty).
+ */
+static int
+tmp_create(struct publish *p, char tmp[PATH_MAX])
+{
+	int fd, e;
+
+	snprintf(tmp, PATH_MAX, "%s/" SCOPE_NAME "/" SCOPE_TEMP_PREFIX
+	    "XXXXXX", p->dir);
+	if ((fd = mkostemp(tmp, O_CLOEXEC)) == -1) {
+		tmp[0] = '\0';
+		return fail(p, SCOPE_NAME, errno);
+	}
+	if (fchmod(fd, 0644) == -1) {
+		e = errno;
+		close(fd);
+		unlink(tmp);
+		tmp[0] = '\0';
+		return fail(p, SCOPE_NAME, e);
+	}
+	return fd;
+}
+
+/*
+ * The temporary file *fd, tmp, written: fsync()ed, closed (*fd -1) and
+ * renamed to scope/<name> (tmp emptied).  On failure, reported; the
+ * caller closes what is left open and removes tmp if not empty.
+ */
+static int
+tmp_install(struct publish *p, int *fd, char tmp[PATH_MAX], const char *name)
+{
+	char what[PATH_MAX + 16];
+	int rc;
+
+	snprintf(what, sizeof(what), SCOPE_NAME "/%s", name);
+	if (fsync(*fd) == -1)
+		return fail(p, what, errno);
+	rc = close(*fd);
+	*fd = -1;
+	if (rc == -1 || renameat(AT_FDCWD, tmp, p->sfd, name) == -1)
+		return fail(p, what, errno);
+	tmp[0] = '\0';
 	return 0;
 }
 
@@ -320,13 +381,10 @@ scope_file_entries(struct publish *p, const uint8_t id[CRLC_SCOPE_ID_LEN],
 static int
 scope_tmp_open(struct publish *p, struct scope_write *w)
 {
-	snprintf(w->tmp, sizeof(w->tmp), "%s/" SCOPE_NAME "/"
-	    SCOPE_TEMP_PREFIX "XXXXXX", p->dir);
-	if ((w->fd = mkostemp(w->tmp, O_CLOEXEC)) == -1)
-		return fail(p, SCOPE_NAME, errno);
-	/* Readers need only read access; the index holds public data. */
-	if (fchmod(w->fd, 0644) == -1 || (w->out = malloc(sizeof(*w->out))) ==
-	    NULL || crlc_scope_out_begin(w->out, w->fd) == -1)
+	if ((w->fd = tmp_create(p, w->tmp)) == -1)
+		return -1;
+	if ((w->out = malloc(sizeof(*w->out))) == NULL ||
+	    crlc_scope_out_begin(w->out, w->fd) == -1)
 		return fail(p, SCOPE_NAME, errno);
 	return 0;
 }
@@ -350,13 +408,10 @@ scope_tmp_finish(struct publish *p, struct scope_write *w)
 		w->n = w->out->n;
 		rc = crlc_scope_out_end(w->out, id, &w->der, delta);
 	}
-	if (rc == -1 || fsync(w->fd) == -1)
+	if (rc == -1)
 		return fail(p, what, errno);
-	rc = close(w->fd);
-	w->fd = -1;
-	if (rc == -1 || renameat(AT_FDCWD, w->tmp, p->sfd, name) == -1)
-		return fail(p, what, errno);
-	w->tmp[0] = '\0';
+	if (tmp_install(p, &w->fd, w->tmp, name) == -1)
+		return -1;
 	p->scopes[w->scope].entries = (uint32_t)w->n;
 	p->written++;
 	return 0;
@@ -511,35 +566,6 @@ scope_no_taken(struct publish *p, const MDB_val *k, unsigned scope_no)
 }
 
 /*
- * Is page file id there, whole, len bytes (its header: magic, version,
- * id, length)?  Like a scope file, it was renamed into place complete
- * and is never changed.
- */
-static int
-page_file_ok(struct publish *p, const uint8_t id[CRLC_SCOPE_ID_LEN],
-    size_t len)
-{
-	uint8_t h[CRLC_TOP_HDR_LEN];
-	char name[SCOPE_NAME_LEN + 1];
-	struct stat sb;
-	int fd, ok;
-
-	crlc_scope_name(id, name);
-	if ((fd = openat(p->sfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
-	    O_CLOEXEC)) == -1)
-		return 0;
-	ok = fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode) &&
-	    (uint64_t)sb.st_size == len &&
-	    pread(fd, h, sizeof(h), 0) == (ssize_t)sizeof(h) &&
-	    memcmp(h, CRLC_PAGE_MAGIC, CRLC_MAGIC_LEN) == 0 &&
-	    crlc_get_u32(h + 8) == CRLC_FORMAT_VERSION &&
-	    memcmp(h + CRLC_PAGE_ID_OFF, id, CRLC_SCOPE_ID_LEN) == 0 &&
-	    crlc_get_u64(h + 32) == len;
-	close(fd);
-	return ok;
-}
-
-/*
  * One page of the issuer key's (crlc_pages_build()): its PAGE record,
  * and its file unless it exists -- written to a temporary name in
  * scope/, fsync()ed and renamed, like a scope file.
@@ -549,8 +575,9 @@ page_out(const struct crlc_top_page *pg, const uint8_t *buf, size_t len,
     void *arg)
 {
 	struct publish *p = arg;
+	uint8_t h[CRLC_TOP_HDR_LEN];
 	char tmp[PATH_MAX], name[SCOPE_NAME_LEN + 1];
-	int fd, e;
+	int fd, rc;
 
 	if (p->npages >= MAX_TOP_RECORDS || grow(&p->pages, &p->cappages,
 	    p->npages, sizeof(*p->pages)) == -1)
@@ -560,27 +587,25 @@ page_out(const struct crlc_top_page *pg, const uint8_t *buf, size_t len,
 		return 0;
 	if (keep_add(&p->keep, pg->id) == -1)
 		return fail(p, "page ids", ENOMEM);
-	if (page_file_ok(p, pg->id, len)) {
+	/* kept: there, whole, of its length (its id is its content's) */
+	if (kept_file(p, pg->id, CRLC_PAGE_MAGIC, CRLC_FORMAT_VERSION, h,
+	    sizeof(h)) && crlc_get_u64(h + 32) == len) {
 		p->pages_reused++;
 		return 0;
 	}
 	crlc_scope_name(pg->id, name);
-	snprintf(tmp, sizeof(tmp), "%s/" SCOPE_NAME "/" SCOPE_TEMP_PREFIX
-	    "XXXXXX", p->dir);
-	if ((fd = mkostemp(tmp, O_CLOEXEC)) == -1)
-		return fail(p, SCOPE_NAME, errno);
-	if (fchmod(fd, 0644) == -1 || crlc_write_all(fd, buf, len) == -1 ||
-	    fsync(fd) == -1) {
-		e = errno;
+	if ((fd = tmp_create(p, tmp)) == -1)
+		return -1;
+	if ((rc = crlc_write_all(fd, buf, len)) == -1)
+		fail(p, SCOPE_NAME, errno);
+	else
+		rc = tmp_install(p, &fd, tmp, name);
+	if (fd != -1)
 		close(fd);
+	if (tmp[0] != '\0')
 		unlink(tmp);
-		return fail(p, SCOPE_NAME, e);
-	}
-	if (close(fd) == -1 || renameat(AT_FDCWD, tmp, p->sfd, name) == -1) {
-		e = errno;
-		unlink(tmp);
-		return fail(p, SCOPE_NAME, e);
-	}
+	if (rc == -1)
+		return -1;
 	p->pages_written++;
 	return 0;
 }
