@@ -187,10 +187,9 @@
  *	entries are those the pair lists, a delta's removeFromCRL removed.
  *
  * READER CHECKS
- *	(lib/index.c, lib/indexpage.c)  The top file is READ, not mapped:
- *	one anonymous mapping of its size (its pages made at once,
- *	MAP_POPULATE), refused above CRLC_TOP_MAX, filled with pread() from
- *	the descriptor checked above.  Then, before anything else reads it:
+ *	(lib/indexopen.c, lib/indexpage.c)  The top file is READ, not
+ *	mapped: one private allocation of its size, refused above
+ *	CRLC_TOP_MAX, filled with pread() from the descriptor checked above.  Then, before anything else reads it:
  *	magic (else CRLC_E_FORMAT; an LMDB file -- formats 1 and 2 -- with
  *	a detail that says to run `crlcache update`), version (a newer one:
  *	CRLC_E_FORMAT; an older one, format 3: CRLC_E_FORMAT, with a detail
