@@ -79,6 +79,7 @@ enrolment_free(struct enrolment *e)
 	for (i = 0; i < e->n; i++)
 		enrolled_free(&e->v[i]);
 	free(e->v);
+	strlist_free(&e->hinted_dps);
 	memset(e, 0, sizeof(*e));
 }
 
@@ -460,7 +461,8 @@ enrolment_learn(const char *state_dir, const struct conf *conf,
 			    sizeof(name));
 			logx(1, "hint %s: refused: %s", name, why);
 			refused++;
-		}
+		} else
+			cert_crl_urls(x, &e->hinted_dps);
 		X509_free(x);
 	}
 	sk_X509_free(hints);

@@ -691,6 +691,12 @@ int	 hints_prepare(const char *state_dir);
 int	 hints_drain(const char *state_dir, STACK_OF(X509) *out,
 	    struct hint_tally *tl);
 
+/*
+ * learning.c: write the learning marker (create: `update --hints`), or
+ * push an unexpired one ahead (a full update).  Failures are logged.
+ */
+void	 learning_mark(const char *state_dir, int create);
+
 /* enrolment.c: issuers met on this host, proven (STATE_DIR/work/enrolled) */
 struct enrolled {
 	uint8_t		 fp[CRLC_HASH_LEN];	/* SHA-256 of the issuer cert */
@@ -704,6 +710,9 @@ struct enrolment {
 	int64_t		 hints_at;	/* the last run that read hints */
 	size_t		 hints_taken;	/* ... its hints that enrolled */
 	size_t		 hints_refused;	/* ... malformed, unproven, dropped */
+	/* Not in the file: the CRL URLs of the certificates this run's
+	 * hints proved, which update --hints publishes first. */
+	struct strlist	 hinted_dps;
 };
 /*
  * caIssuers fetches one run may make, each bounded by AIA_TIMEOUT (15 s):

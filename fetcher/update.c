@@ -343,6 +343,50 @@ settle_one(struct fetch *f, void *arg)
 	st->settled[i] = 1;
 }
 
+/* Fetch and settle the transfers f[from..to). */
+static void
+fetch_settle(struct settling *st, size_t from, size_t to,
+    const struct conf *conf)
+{
+	size_t i;
+
+	if (fetch_each(st->f + from, to - from, conf, settle_one, st) == -1)
+		logx(0, "update: transfer engine failed");
+	for (i = from; i < to; i++)
+		if (!st->settled[i])
+			settle_one(&st->f[i], st);
+}
+
+/*
+ * update --hints: the transfers of the hinted certificates' own
+ * distribution points to the front of f[0..n), in order otherwise, for
+ * a first publish that answers the verifications waiting for them
+ * (provider/learn.c); their count.
+ */
+static size_t
+hinted_first(struct fetch *f, size_t n, const struct strlist *dps)
+{
+	struct strlist sorted = { NULL, 0 };
+	struct fetch *tmp;
+	size_t i, k = 0, first;
+
+	for (i = 0; i < dps->n; i++)
+		strlist_add(&sorted, dps->v[i]);
+	uniq(&sorted);
+	tmp = xcalloc(n + 1, sizeof(*tmp));
+	for (i = 0; i < n; i++)
+		if (listed(&sorted, f[i].url))
+			tmp[k++] = f[i];
+	first = k;
+	for (i = 0; i < n; i++)
+		if (!listed(&sorted, f[i].url))
+			tmp[k++] = f[i];
+	memcpy(f, tmp, n * sizeof(*f));
+	free(tmp);
+	strlist_free(&sorted);
+	return first;
+}
+
 int
 cmd_update(const struct cmd_ctx *c, int argc, char **argv)
 {
@@ -365,7 +409,7 @@ cmd_update(const struct cmd_ctx *c, int argc, char **argv)
 	char err[ERRLEN];
 	uint64_t gen = 0;
 	int64_t since = 0;
-	size_t i, n = 0;
+	size_t i, n = 0, first;
 	int ch, force = 0, hints_only = 0, ret = 4;
 
 	memset(&en, 0, sizeof(en));
@@ -389,6 +433,8 @@ cmd_update(const struct cmd_ctx *c, int argc, char **argv)
 		logx(0, "%s", err);
 		goto done;
 	}
+	/* The run the spool's watcher starts says it watches. */
+	learning_mark(state_dir, hints_only);
 	/*
 	 * --hints touches nothing but the new issuers' CRLs: no migration,
 	 * no directory refresh, no configured source, no CCADB export.
@@ -437,6 +483,9 @@ cmd_update(const struct cmd_ctx *c, int argc, char **argv)
 		f[i].url = i < urls.n ? urls.v[i] : learned.v[i - urls.n];
 		/* Not typed by the administrator: public addresses only. */
 		f[i].guarded = i >= urls.n;
+	}
+	first = hints_only ? hinted_first(f, n, &en.hinted_dps) : 0;
+	for (i = 0; i < n; i++) {
 		mirror_route(conf, &f[i]);
 		/* Ask conditionally only when what we got last time is held. */
 		if (store_get_source(s, f[i].url, &recs[i]) == 0 &&
@@ -450,11 +499,17 @@ cmd_update(const struct cmd_ctx *c, int argc, char **argv)
 	st.f = f;
 	st.recs = recs;
 	st.settled = xcalloc(n + 1, 1);
-	if (fetch_each(f, n, conf, settle_one, &st) == -1)
-		logx(0, "update: transfer engine failed");
-	for (i = 0; i < n; i++)
-		if (!st.settled[i])
-			settle_one(&f[i], &st);
+	/* What the waiting verifications need, published before the rest. */
+	if (first > 0 && first < n) {
+		fetch_settle(&st, 0, first, conf);
+		if (store_publish(s, 0, &gen, err, sizeof(err)) == -1)
+			logx(0, "publish: %s", err);
+		else
+			logx(2, "update: the %zu CRLs of the hinted certificates "
+			    "published first", first);
+	} else
+		first = 0;
+	fetch_settle(&st, first, n, conf);
 	if (store_publish(s, 0, &gen, err, sizeof(err)) == -1) {
 		logx(0, "publish: %s", err);
 		goto done;

@@ -13,6 +13,7 @@
 #include <openssl/bio.h>
 #include <openssl/x509.h>
 
+#include <crlcache/clock.h>
 #include <crlcache/format.h>
 #include <crlcache/index.h>
 #include <crlcache/reasons.h>
@@ -303,6 +304,64 @@ hint(struct crlc_prov *prov, const struct crlc_tbs *cert,
 	    sig);
 }
 
+/*
+ * The index's verdict on cert into v: 0, or -1 when the lookup failed
+ * (said once per process).  No usable index: -1 too, logged by
+ * snapshot.c.
+ */
+static int
+lookup(struct crlc_prov *prov, const struct crlc_tbs *cert,
+    const struct crlc_issuer_key *ik, int64_t now, struct crlc_verdict *v)
+{
+	struct crlc_snap *snap;
+	int rc;
+
+	if ((snap = crlc_snap_acquire(prov->store)) == NULL)
+		return -1;
+	rc = crlc_index_lookup(crlc_snap_index(snap), cert, ik, now,
+	    prov->conf.grace, v);
+	crlc_snap_release(snap);
+	if (rc != 0 && !atomic_exchange(&lookup_failed_logged, 1))
+		/* A scope file missing or damaged (format.h READER CHECKS). */
+		crlc_log(prov->conf.log, LOG_WARNING, "index lookup failed (a "
+		    "damaged index?): certificates pass unchecked until the "
+		    "next update publishes");
+	return rc != 0 ? -1 : 0;
+}
+
+/*
+ * An issuer the index does not cover, just hinted: wait, bounded, for the
+ * fast run to publish what covers cert (learn.c says when), and answer
+ * from the new index.  The verification that started the issuer's wait
+ * logs how long it took.
+ */
+static void
+learn(struct crlc_prov *prov, const struct crlc_tbs *cert,
+    const struct crlc_issuer_key *ik, struct crlc_verdict *v)
+{
+	char issuer[NAME_TEXT_MAX];
+	struct crlc_verdict nv;
+	long long start = crlc_mono_ms(), deadline;
+	int first;
+
+	if ((deadline = crlc_learn_deadline(&prov->conf,
+	    issuer_fingerprint(cert), &first)) == 0)
+		return;
+	while (v->state == CRLC_UNKNOWN && crlc_mono_ms() < deadline) {
+		crlc_learn_pause(deadline);
+		crlc_store_recheck(prov->store);
+		if (lookup(prov, cert, ik, (int64_t)time(NULL), &nv) == 0)
+			*v = nv;
+	}
+	if (!first)
+		return;
+	name_text(&cert->issuer, issuer, sizeof(issuer));
+	crlc_log(prov->conf.log, LOG_NOTICE, "waited %lld ms for crlcache to "
+	    "learn issuer=%s: %s", crlc_mono_ms() - start, issuer,
+	    v->state == CRLC_UNKNOWN ? "not covered in time, on_unknown "
+	    "decides" : "covered now, answered from the new index");
+}
+
 /* The index's verdict on cert, applied per mode / on_stale / on_unknown. */
 static int
 check_revocation(struct crlc_prov *prov, const struct crlc_tbs *cert,
@@ -313,28 +372,18 @@ check_revocation(struct crlc_prov *prov, const struct crlc_tbs *cert,
 	uint8_t scratch[CRLC_HASH_LEN];
 	struct crlc_issuer_key ik = { NULL, { NULL, 0 } };
 	struct crlc_verdict v;
-	struct crlc_snap *snap;
-	int rc;
 
-	if (prov->store == NULL || (snap = crlc_snap_acquire(prov->store)) == NULL)
-		return 1;	/* no usable index: logged by snapshot.c */
+	if (prov->store == NULL)
+		return 1;	/* pass-through */
 	/* The CRLs of the key that verified it (format.h "key"). */
 	if (key != NULL)
 		ik.hash = crlc_key_id(key, scratch);
-	rc = crlc_index_lookup(crlc_snap_index(snap), cert, &ik, now,
-	    prov->conf.grace, &v);
-	crlc_snap_release(snap);
-	if (rc != 0) {
-		/* A scope file missing or damaged (format.h READER
-		 * CHECKS): pass through, and say so once per process. */
-		if (!atomic_exchange(&lookup_failed_logged, 1))
-			crlc_log(prov->conf.log, LOG_WARNING, "index lookup "
-			    "failed (a damaged index?): certificates pass "
-			    "unchecked until the next update publishes");
+	if (lookup(prov, cert, &ik, now, &v) != 0)
 		return 1;
-	}
 	if (wants_hint(&v, now))
 		hint(prov, cert, tbs, sig);
+	if (v.state == CRLC_UNKNOWN && prov->conf.learn_wait > 0)
+		learn(prov, cert, &ik, &v);
 	switch (v.state) {
 	case CRLC_REVOKED:
 		return report(prov, cert, &v, 1);

@@ -29,6 +29,15 @@
 #define CRLC_DEFAULT_INDEX	"/var/lib/crlcache/index.mdb"
 /* DESIGN 2: a CRL may be late by this much before it counts as stale. */
 #define CRLC_DEFAULT_GRACE	86400
+/*
+ * learn_wait: milliseconds a verification that met a new issuer waits
+ * for the fast run to cover it (learn.c).  The default leaves a fast run
+ * at 50 ms per request room for a CA of 100 partitions (about 0.5 s,
+ * docs/performance.md); the bound stays below the 10 s a client gives a
+ * handshake.
+ */
+#define CRLC_DEFAULT_LEARN_WAIT	2000
+#define CRLC_LEARN_WAIT_MAX	8000
 
 #define CRLC_PROPS_SIG		"provider=crlcache,crlcache.sig=yes"
 #define CRLC_PROPS_KM		"provider=crlcache,crlcache.km=yes"
@@ -54,6 +63,9 @@ struct crlc_conf {
 	enum crlc_mode	validity;	/* validity_policy (off/audit/enforce) */
 	/* hints = on: the spool beside index (hint.c); "" when off */
 	char		spool[PATH_MAX];
+	/* learn_wait, ms (0: off), and the learning marker beside index */
+	long long	learn_wait;
+	char		learning[PATH_MAX];
 };
 
 /*
@@ -288,6 +300,18 @@ void	crlc_hint_leave(const char *spool, const char *index,
 	    const struct crlc_span *sig);
 int	crlc_hint_spool(const char *index, char *out, size_t size);
 
+/*
+ * learn.c.  crlc_learn_deadline(): when a verification of the issuer of
+ * fingerprint fp, for which a hint was just left or is pending, is to
+ * wait for the fetcher to cover it: the CLOCK_MONOTONIC_COARSE deadline
+ * in ms, or 0 for no wait; *first is set for the verification that
+ * started the issuer's wait (it logs how it ended).  crlc_learn_pause():
+ * sleep until the next look at the index, never past deadline.
+ */
+long long	crlc_learn_deadline(const struct crlc_conf *conf, uint64_t fp,
+		    int *first);
+void		crlc_learn_pause(long long deadline);
+
 /* snapshot.c: the process-wide, refcounted view of one index file. */
 struct crlc_index;
 struct crlc_snap;
@@ -301,6 +325,8 @@ void			 crlc_store_put(struct crlc_store *store);
 struct crlc_snap	*crlc_snap_acquire(struct crlc_store *store);
 struct crlc_index	*crlc_snap_index(struct crlc_snap *snap);
 void			 crlc_snap_release(struct crlc_snap *snap);
+/* Have the next crlc_snap_acquire() look at the file at once. */
+void			 crlc_store_recheck(struct crlc_store *store);
 
 /* store.c: the "crlcache:" STORE loader (OSSL_OP_STORE). */
 extern const OSSL_ALGORITHM crlc_store_algs[];

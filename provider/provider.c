@@ -21,6 +21,8 @@
 #include <openssl/params.h>
 #include <openssl/provider.h>
 
+#include <crlcache/hint.h>
+
 #include "prov.h"
 
 OSSL_provider_init_fn OSSL_provider_init;
@@ -372,7 +374,7 @@ crlc_work_ctx(struct crlc_prov *p)
 
 struct conf_raw {
 	char *index, *mode, *on_stale, *on_unknown, *log, *grace, *validity;
-	char *hints;
+	char *hints, *learn_wait;
 };
 
 static int
@@ -417,6 +419,7 @@ read_conf(struct crlc_prov *p, const OSSL_DISPATCH *in)
 	c->log = CRLC_LOG_SYSLOG;
 	c->grace = CRLC_DEFAULT_GRACE;
 	c->validity = CRLC_MODE_AUDIT;
+	c->learn_wait = CRLC_DEFAULT_LEARN_WAIT;
 	if (get_params != NULL) {
 		OSSL_PARAM params[] = {
 			OSSL_PARAM_utf8_ptr("index", &r.index, 0),
@@ -427,6 +430,7 @@ read_conf(struct crlc_prov *p, const OSSL_DISPATCH *in)
 			OSSL_PARAM_utf8_ptr("stale_grace", &r.grace, 0),
 			OSSL_PARAM_utf8_ptr("validity_policy", &r.validity, 0),
 			OSSL_PARAM_utf8_ptr("hints", &r.hints, 0),
+			OSSL_PARAM_utf8_ptr("learn_wait", &r.learn_wait, 0),
 			OSSL_PARAM_END
 		};
 
@@ -485,9 +489,23 @@ read_conf(struct crlc_prov *p, const OSSL_DISPATCH *in)
 		else
 			c->grace = g;
 	}
+	if (r.learn_wait != NULL) {
+		errno = 0;
+		g = strtoll(r.learn_wait, &end, 10);
+		if (errno != 0 || end == r.learn_wait || *end != '\0' || g < 0 ||
+		    g > CRLC_LEARN_WAIT_MAX)
+			bad = "learn_wait", badval = r.learn_wait;
+		else
+			c->learn_wait = g;
+	}
 	/* An index path too long for a spool beside it: no hints. */
 	if (hints && crlc_hint_spool(c->index, c->spool, sizeof(c->spool)) == -1)
 		c->spool[0] = '\0';
+	/* The marker lies beside the spool: it fits where the spool does. */
+	if (c->spool[0] == '\0' || snprintf(c->learning, sizeof(c->learning),
+	    "%.*s%s", (int)(strlen(c->spool) - strlen(CRLC_HINTS_DIR)),
+	    c->spool, CRLC_LEARNING_NAME) >= (int)sizeof(c->learning))
+		c->learn_wait = 0;
 	if (bad != NULL) {
 		c->mode = CRLC_MODE_OFF;
 		crlc_log(c->log, LOG_ERR, "bad value \"%s\" for %s in the "

@@ -250,6 +250,12 @@ crlc_snap_acquire(struct crlc_store *s)
 	}
 }
 
+void
+crlc_store_recheck(struct crlc_store *s)
+{
+	atomic_store_explicit(&s->next_check_ms, 0, memory_order_relaxed);
+}
+
 struct crlc_index *
 crlc_snap_index(struct crlc_snap *snap)
 {

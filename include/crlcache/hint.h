@@ -28,6 +28,21 @@
 #ifndef CRLCACHE_HINT_H
 #define CRLCACHE_HINT_H
 
+/*
+ *	The learning marker: the file CRLC_LEARNING_NAME beside the index,
+ *	a regular file of the index's owner, written by every `update
+ *	--hints` run (the fast run the spool's watcher starts) with its
+ *	mtime set CRLC_LEARNING_TTL seconds ahead, and pushed ahead again by
+ *	every full `update` while it is still in the future.  An mtime in
+ *	the future says: a fetcher watches the spool and answers a hint
+ *	within seconds.  A host with cron alone never has one; one whose
+ *	watcher stopped has it expire.  The provider waits for a hint's
+ *	answer only while it says so (provider/learn.c).
+ */
+#define CRLC_LEARNING_NAME	"learning"
+/* Two hourly timer runs: one late or failed run does not end it. */
+#define CRLC_LEARNING_TTL	(2 * 3600)
+
 #define CRLC_HINTS_DIR		"hints"
 #define CRLC_HINTS_MODE		03733
 #define CRLC_HINT_MODE		0640
