@@ -302,3 +302,37 @@ index_break_lookups() {
         fail "index_break_lookups: $STATE/index.mdb is not a format 3 top file"
     rm -f "$STATE"/scope/[0-9a-f]*
 }
+
+# ---------------------------------------------------------------- the spool's watcher
+# hints_watch_start: what crlcache-hints.path does, without systemd: when
+# the spool is not empty, run the command line of crlcache-hints.service
+# (read from the unit), then hold for its ExecStopPost pause.  Each run's
+# output and "fast run: exit N, MS ms" go to $W/fast.log.  The loop sleeps
+# without a child process (read on a FIFO nobody writes) and is killed at
+# the end.  hints_watch_stop ends it.
+hints_watch_start() {
+    local unit=$TESTDIR/../systemd/crlcache-hints.service
+    HINTS_ARGS=$(sed -n 's|^ExecStart=@BINDIR@/crlcache ||p' "$unit")
+    HINTS_PAUSE=$(sed -n 's|^ExecStopPost=/bin/sleep ||p' "$unit")
+    [ "$HINTS_ARGS" = "update --hints" ] && [ -n "$HINTS_PAUSE" ] ||
+        fail "unexpected crlcache-hints.service: '$HINTS_ARGS' '$HINTS_PAUSE'"
+    [ -p "$W/never" ] || { mkfifo "$W/never"; exec 9<>"$W/never"; }
+    _watch_spool & HINTS_WATCH_PID=$!
+    bg_register "$HINTS_WATCH_PID"
+}
+_nap() { read -rt "$1" -u 9 || :; }
+_watch_spool() {
+    while :; do
+        if [ -n "$(ls -A "$STATE/hints" 2>/dev/null)" ]; then
+            local s; s=$(date +%s%N)
+            # shellcheck disable=SC2086
+            "$CRLCACHE" --state-dir "$STATE" -c "$CONF" -v $HINTS_ARGS >>"$W/fast.log" 2>&1
+            echo "fast run: exit $?, $(( ($(date +%s%N) - s) / 1000000 )) ms" >>"$W/fast.log"
+            _nap "$HINTS_PAUSE"
+        fi
+        _nap "${HINTS_POLL:-0.1}"
+    done
+}
+hints_watch_stop() {
+    kill "$HINTS_WATCH_PID" 2>/dev/null; wait "$HINTS_WATCH_PID" 2>/dev/null || :
+}
