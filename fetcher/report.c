@@ -30,8 +30,9 @@
 
 #include <openssl/err.h>
 #include <openssl/evp.h>
-#include <openssl/pem.h>
 #include <openssl/x509.h>
+
+#include <crlcache/hash.h>
 
 #include "fetcher.h"
 
@@ -300,41 +301,49 @@ records_find(const struct ccadb_records *r, const uint8_t fp[CRLC_HASH_LEN])
 	    bsearch(&key, r->v, r->n, sizeof(*r->v), cmp_record);
 }
 
+#define PEM_BEGIN	"-----BEGIN CERTIFICATE-----"
+#define PEM_END		"-----END CERTIFICATE-----"
+/* DER bytes of one CA certificate: a few KB; sixteen times the largest. */
+#define PEM_MAX_DER	65536
+
 /*
  * The certificate in a PEM field, when the SHA-256 of its DER is fp:
- * NULL otherwise, with why (and the digest it had, for the log).
+ * NULL otherwise, with why (and the digest it had, for the log).  The
+ * base64 between the markers is read as RFC 7468 3 lets a parser read
+ * it, white space anywhere: the CCADB holds certificates with a blank
+ * line after the BEGIN line (Amazon's 2025 CAs), which OpenSSL's PEM
+ * reader refuses; the fingerprint still decides whether it is the
+ * record's certificate.
  */
 static X509 *
 pem_cert(const char *pem, size_t len, const uint8_t fp[CRLC_HASH_LEN],
     enum dir_reason *why, uint8_t got[CRLC_HASH_LEN])
 {
-	char *name = NULL, *header = NULL;
-	unsigned char *der = NULL;
+	const char *b, *e;
+	uint8_t *der = NULL;
 	const unsigned char *p;
-	long dlen = 0;
+	size_t dlen = 0;
 	X509 *x = NULL;
-	BIO *bio;
 
 	*why = DIR_MALFORMED;
 	memset(got, 0, CRLC_HASH_LEN);
-	if ((bio = BIO_new_mem_buf(pem, (int)len)) == NULL)
+	if ((b = memmem(pem, len, PEM_BEGIN, strlen(PEM_BEGIN))) == NULL)
 		return NULL;
-	if (PEM_read_bio(bio, &name, &header, &der, &dlen) == 1 &&
-	    strcmp(name, PEM_STRING_X509) == 0 && dlen > 0 &&
-	    EVP_Digest(der, (size_t)dlen, got, NULL, EVP_sha256(), NULL)) {
-		p = der;
-		if (memcmp(got, fp, CRLC_HASH_LEN) != 0)
-			*why = DIR_MISMATCH;
-		else if ((x = d2i_X509(NULL, &p, dlen)) != NULL &&
-		    p != der + dlen) {
-			X509_free(x);	/* bytes after the certificate */
-			x = NULL;
-		}
+	b += strlen(PEM_BEGIN);
+	if ((e = memmem(b, len - (size_t)(b - pem), PEM_END,
+	    strlen(PEM_END))) == NULL ||
+	    b64_decode_loose(b, (size_t)(e - b), PEM_MAX_DER, &der, &dlen) == -1)
+		return NULL;
+	crlc_sha256(der, dlen, got);
+	p = der;
+	if (memcmp(got, fp, CRLC_HASH_LEN) != 0)
+		*why = DIR_MISMATCH;
+	else if ((x = d2i_X509(NULL, &p, (long)dlen)) != NULL &&
+	    p != der + dlen) {
+		X509_free(x);	/* bytes after the certificate */
+		x = NULL;
 	}
-	BIO_free(bio);
-	OPENSSL_free(name);
-	OPENSSL_free(header);
-	OPENSSL_free(der);
+	free(der);
 	ERR_clear_error();
 	return x;
 }

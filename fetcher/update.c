@@ -145,14 +145,9 @@ add_directory_certs(struct trust *t, const struct directory *d)
 {
 	size_t i;
 
-	for (i = 0; i < d->n; i++) {
-		if (!X509_up_ref(d->v[i].cert))
+	for (i = 0; i < d->n; i++)
+		if (trust_add(t, d->v[i].cert) == -1)
 			return -1;
-		if (!sk_X509_push(t->certs, d->v[i].cert)) {
-			X509_free(d->v[i].cert);
-			return -1;
-		}
-	}
 	return 0;
 }
 
@@ -193,9 +188,7 @@ enrolled_sources(const struct conf *conf, const struct directory *d,
 	if (conf->enroll == ENROLL_NONE)
 		return;
 	for (i = 0; i < en->n; i++) {
-		if (X509_up_ref(en->v[i].issuer) &&
-		    !sk_X509_push(t->certs, en->v[i].issuer))
-			X509_free(en->v[i].issuer);
+		(void)trust_add(t, en->v[i].issuer);
 		if (en->v[i].last_seen < since)
 			continue;
 		if ((de = directory_find(d, en->v[i].fp)) != NULL)
@@ -355,7 +348,7 @@ cmd_update(const struct cmd_ctx *c, int argc, char **argv)
 	};
 	struct strlist urls = { NULL, 0 }, learned = { NULL, 0 };
 	struct strlist fromnet = { NULL, 0 };
-	struct trust t = { NULL, NULL, NULL, 0 };
+	struct trust t = { NULL, NULL, NULL, NULL, 0 };
 	struct directory dir = { NULL, 0, 0 };
 	struct enrolment en;
 	struct store *s = NULL;
