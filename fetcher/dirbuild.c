@@ -122,12 +122,6 @@ cmp_key(const void *a, const void *b)
 	    ((const struct key_of *)b)->key, CRLC_HASH_LEN);
 }
 
-static int
-cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /*
  * The union of the URLs of records k[from..to) into urls, each once.
  * -1 when it holds more than DIR_MAX_URLS.
@@ -137,7 +131,7 @@ union_urls(const struct ccadb_records *rs, const struct key_of *k,
     size_t from, size_t to, struct strlist *urls)
 {
 	const struct strlist *u;
-	size_t i, j, n;
+	size_t i, j;
 
 	for (i = from; i < to; i++) {
 		u = &rs->v[k[i].rec].urls;
@@ -146,16 +140,7 @@ union_urls(const struct ccadb_records *rs, const struct key_of *k,
 			    strlist_add(urls, u->v[j]) == -1)
 				return -1;
 	}
-	if (urls->n == 0)
-		return 0;
-	qsort(urls->v, urls->n, sizeof(*urls->v), cmp_str);
-	for (i = 1, n = 0; i < urls->n; i++) {
-		if (strcmp(urls->v[i], urls->v[n]) == 0)
-			free(urls->v[i]);
-		else
-			urls->v[++n] = urls->v[i];
-	}
-	urls->n = n + 1;
+	strlist_uniq(urls);
 	return urls->n > DIR_MAX_URLS ? -1 : 0;
 }
 

@@ -112,6 +112,8 @@ int	 url_usable(const char *s, size_t len);
 /* Redacted, control and non-ASCII bytes as \xHH: for every output. */
 char	*safe_text(const char *s);
 void	 strlist_free(struct strlist *l);
+/* Sort l and drop repeated strings. */
+void	 strlist_uniq(struct strlist *l);
 int	 read_file(const char *path, size_t max, uint8_t **buf, size_t *len,
 	    char *err, size_t errlen);
 int	 read_state_file(const char *path, size_t max, uint8_t **buf,
@@ -570,7 +572,6 @@ int	 ccadb_urls(const char *field, size_t len, struct strlist *urls,
 enum dir_reason {
 	DIR_KEPT,
 	DIR_MALFORMED,		/* a value the row needs is unusable */
-	DIR_DUPLICATE,		/* the fingerprint of an earlier row */
 	DIR_REVOKED,		/* "Revocation Status" not "Not Revoked" */
 	DIR_EXPIRED,		/* "Valid To (GMT)" or notAfter has passed */
 	DIR_MANY_URLS,		/* more than DIR_MAX_URLS CRL URLs */
@@ -583,6 +584,7 @@ enum dir_reason {
 	DIR_NREASONS
 };
 extern const char *const dir_reason_name[DIR_NREASONS];
+extern const char *const dir_reason_key[DIR_NREASONS];
 struct ccadb_record {
 	uint8_t		 fp[CRLC_HASH_LEN];	/* "SHA-256 Fingerprint" */
 	int		 root;		/* "Root Certificate", else intermediate */
@@ -605,7 +607,7 @@ struct ccadb_records {
  */
 int	 records_parse(struct ccadb_records *r, const uint8_t *buf, size_t len,
 	    int64_t now, char *err, size_t errlen);
-/* Sort by fingerprint; rows repeating one are dropped (DIR_DUPLICATE). */
+/* Sort by fingerprint; rows repeating one are merged (URLs united). */
 void	 records_sort(struct ccadb_records *r);
 struct ccadb_record *records_find(const struct ccadb_records *r,
 	    const uint8_t fp[CRLC_HASH_LEN]);
@@ -629,6 +631,7 @@ void	 records_free(struct ccadb_records *r);
  */
 #define DIR_NAME		"directory"
 #define DIR_STATE_NAME		"directory.state"
+#define REFUSED_NAME		"directory.refused"
 /* Reports per refresh: one records report and one PEM report per year
    since 1994 is about 35. */
 #define DIR_MAX_REPORTS		256
@@ -656,6 +659,7 @@ struct dir_state {
 	long long	 entries;
 	long long	 rows;
 	long long	 skipped[CSV_NSKIP];
+	long long	 refused[DIR_NREASONS];	/* records not kept, by why */
 	char		*error;
 	struct dir_report *r;		/* the reports of the directory */
 	size_t		 n;
@@ -671,6 +675,12 @@ void	 dir_reports_free(struct dir_report *r, size_t n);
 int	 dir_state_read(const char *state_dir, struct dir_state *st,
 	    char *err, size_t errlen);
 int	 dir_state_write(const char *state_dir, const struct dir_state *st);
+/*
+ * The records a build did not keep, with why and their subject, to
+ * STATE_DIR/work/directory.refused; and printed from there, escaped.
+ */
+int	 dir_refused_write(const char *state_dir, const struct ccadb_records *rs);
+int	 dir_refused_print(const char *state_dir, FILE *out);
 void	 dir_state_free(struct dir_state *st);
 /* Decide the records (their certificates move to d); -1 with err. */
 int	 directory_build(struct ccadb_records *rs, const struct trust *t,

@@ -47,10 +47,15 @@
 #define NOT_REVOKED	"Not Revoked"
 
 const char *const dir_reason_name[DIR_NREASONS] = {
-	"kept", "malformed", "duplicate", "revoked", "expired",
+	"kept", "malformed", "revoked", "expired",
 	"too many URLs", "no CRL URL", "no certificate",
 	"fingerprint mismatch", "not a CA", "no chain to an anchor",
 	"root not an anchor",
+};
+/* The same, as one word for state files and machines. */
+const char *const dir_reason_key[DIR_NREASONS] = {
+	"kept", "malformed", "revoked", "expired", "many_urls", "no_url",
+	"no_cert", "mismatch", "not_ca", "no_chain", "not_anchor",
 };
 
 /*
@@ -273,6 +278,23 @@ cmp_record(const void *a, const void *b)
 	    ((const struct ccadb_record *)b)->fp, CRLC_HASH_LEN);
 }
 
+/*
+ * Two records of one certificate: the CCADB has a few (a certificate
+ * disclosed twice).  Its CRLs are those of both, as directory_build's
+ * union over a subject and key already says; a record the row itself
+ * refused never gets here.
+ */
+static void
+merge_record(struct ccadb_record *into, struct ccadb_record *dup)
+{
+	size_t i;
+
+	for (i = 0; i < dup->urls.n && into->urls.n < 2 * DIR_MAX_URLS; i++)
+		strlist_add(&into->urls, dup->urls.v[i]);
+	into->root |= dup->root;
+	strlist_free(&dup->urls);
+}
+
 void
 records_sort(struct ccadb_records *r)
 {
@@ -282,13 +304,14 @@ records_sort(struct ccadb_records *r)
 		return;
 	qsort(r->v, r->n, sizeof(*r->v), cmp_record);
 	for (i = 1; i < r->n; i++) {
-		if (memcmp(r->v[i].fp, r->v[n].fp, CRLC_HASH_LEN) == 0) {
-			strlist_free(&r->v[i].urls);
-			r->refused[DIR_DUPLICATE]++;
-		} else
+		if (memcmp(r->v[i].fp, r->v[n].fp, CRLC_HASH_LEN) == 0)
+			merge_record(&r->v[n], &r->v[i]);
+		else
 			r->v[++n] = r->v[i];
 	}
 	r->n = n + 1;
+	for (i = 0; i < r->n; i++)
+		strlist_uniq(&r->v[i].urls);
 }
 
 struct ccadb_record *

@@ -26,24 +26,6 @@ cmpstr(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Sort and drop duplicates. */
-static void
-uniq(struct strlist *l)
-{
-	size_t i, n = 0;
-
-	if (l->n == 0)
-		return;
-	qsort(l->v, l->n, sizeof(*l->v), cmpstr);
-	for (i = 1; i < l->n; i++) {
-		if (strcmp(l->v[i], l->v[n]) == 0)
-			free(l->v[i]);
-		else
-			l->v[++n] = l->v[i];
-	}
-	l->n = n + 1;
-}
-
 /*
  * CRL URLs of the CCADB exports the configuration names: a file the
  * administrator placed (its URLs to urls, as configured), or an http(s)
@@ -213,7 +195,7 @@ keep_configured(const struct conf *conf, struct strlist *urls,
 
 	for (i = 0; i < conf->urls.n; i++)
 		strlist_add(&configured, conf->urls.v[i]);
-	uniq(&configured);
+	strlist_uniq(&configured);
 	for (i = 0; i < learned->n; i++)
 		strlist_add(listed(&configured, learned->v[i]) ? urls : &rest,
 		    learned->v[i]);
@@ -398,7 +380,7 @@ cmd_update(const struct cmd_ctx *c, int argc, char **argv)
 	if (!hints_only && gather_urls(conf, &t, &urls, &fromnet,
 	    &st.tl.failed) == -1)
 		goto done;
-	uniq(&urls);
+	strlist_uniq(&urls);
 	add_learned(&fromnet, &urls, &learned);
 	if (add_directory_certs(&t, &dir) == -1) {
 		logx(0, "update: out of memory");
@@ -420,7 +402,7 @@ cmd_update(const struct cmd_ctx *c, int argc, char **argv)
 	enrolled_sources(conf, &dir, &en, &t, since, &urls, &learned);
 	if (hints_only)
 		keep_configured(conf, &urls, &learned);
-	uniq(&learned);
+	strlist_uniq(&learned);
 	n = urls.n + learned.n;
 	if (n == 0 && !hints_only)
 		logx(1, "update: no sources configured");

@@ -232,6 +232,29 @@ strlist_free(struct strlist *l)
 	l->n = 0;
 }
 
+static int
+cmp_strp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void
+strlist_uniq(struct strlist *l)
+{
+	size_t i, n = 0;
+
+	if (l->n == 0)
+		return;
+	qsort(l->v, l->n, sizeof(*l->v), cmp_strp);
+	for (i = 1; i < l->n; i++) {
+		if (strcmp(l->v[i], l->v[n]) == 0)
+			free(l->v[i]);
+		else
+			l->v[++n] = l->v[i];
+	}
+	l->n = n + 1;
+}
+
 int
 is_http_url(const char *s, size_t len)
 {

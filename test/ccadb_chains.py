@@ -3,7 +3,7 @@
 to a trust anchor, found by a search written for the test, independent of
 crlcache and of OpenSSL's chain builder.
 
-  ccadb_chains.py ANCHORS.pem NOW REPORT.csv...   -> kept fingerprints
+  ccadb_chains.py ANCHORS.pem NOW REPORT.csv...   -> "kept FP" lines
   ccadb_chains.py --records NOW REPORT.csv...     -> a records report
 
 Each REPORT is a CCADB AllCertificatePEMsCSVFormat report (columns
@@ -14,13 +14,18 @@ valid at NOW (epoch seconds), and either it is itself an anchor (the same
 DER) or some path of CA certificates of the reports, each valid at NOW,
 each issuing the one below it (canonical name, signature, keyCertSign,
 path length), reaches a certificate that an anchor valid at NOW issued.
-Every candidate issuer is tried (depth-first, no budget).  Self-signed
+Every candidate issuer is tried (depth-first, no budget).  A certificate
+that this version of cryptography cannot read is printed as "unjudged FP
+WHY": the reference has no verdict on it (cryptography 48 refuses a
+PrintableString holding '&', which OpenSSL and Debian 12's cryptography
+read).  Self-signed
 certificates that are not anchors are candidates too: they simply never
 lead anywhere, since a path ends only at an anchor.
 
 --records writes a V5 records report with one row per certificate of the
 reports (Root when self-issued, else Intermediate) and one CRL URL on
-127.0.0.1 each, for crlcache's own run over the same certificates.
+127.0.0.1 each, for crlcache's own run over the same certificates, read
+from the DER itself (no certificate library decides which rows exist).
 Needs python3-cryptography (Debian 12's 38 or later).
 """
 import base64
@@ -116,17 +121,31 @@ class Cert:
         return self.ku is None or self.ku.key_cert_sign
 
 
+def pss_verifies(key, x):
+    """RSASSA-PSS (RFC 4055 3.1): the parameters' hash, whichever of the
+    SHA-2 hashes it is (older cryptography does not tell), MGF1 with the
+    same hash, the salt length read from the signature."""
+    for h in (hashes.SHA256(), hashes.SHA384(), hashes.SHA512()):
+        try:
+            key.verify(x.signature, x.tbs_certificate_bytes,
+                       padding.PSS(padding.MGF1(h), padding.PSS.AUTO), h)
+            return True
+        except InvalidSignature:
+            continue
+    return False
+
+
 def signed_by(child, parent):
     key = parent.x.public_key()
     x = child.x
     try:
+        if isinstance(key, rsa.RSAPublicKey) and \
+                x.signature_algorithm_oid == SignatureAlgorithmOID.RSASSA_PSS:
+            return pss_verifies(key, x)
         h = x.signature_hash_algorithm
         if isinstance(key, rsa.RSAPublicKey):
-            if x.signature_algorithm_oid == SignatureAlgorithmOID.RSASSA_PSS:
-                pad = padding.PSS(padding.MGF1(h), padding.PSS.AUTO)
-            else:
-                pad = padding.PKCS1v15()
-            key.verify(x.signature, x.tbs_certificate_bytes, pad, h)
+            key.verify(x.signature, x.tbs_certificate_bytes,
+                       padding.PKCS1v15(), h)
         elif isinstance(key, ec.EllipticCurvePublicKey):
             key.verify(x.signature, x.tbs_certificate_bytes, ec.ECDSA(h))
         elif isinstance(key, (ed25519.Ed25519PublicKey, ed448.Ed448PublicKey)):
@@ -188,8 +207,9 @@ def main():
             continue
         try:
             certs[fp] = Cert(der)
-        except ValueError:
-            continue
+        except ValueError as e:
+            # this cryptography cannot read it: no verdict either way
+            print("unjudged", fp, str(e).replace("\n", " ")[:200])
     by_subject, anchors_by_subject = {}, {}
     for c in certs.values():
         by_subject.setdefault(c.subject, []).append(c)
@@ -206,7 +226,7 @@ def main():
                 c, now, by_subject, anchors_by_subject, anchor_der, [c], memo):
             kept.append(fp)
     for fp in sorted(kept):
-        print(fp)
+        print("kept", fp)
 
 
 V5_HEADER = ("CA Owner,Salesforce Record ID,Certificate Name,Parent Salesforce "
@@ -214,6 +234,43 @@ V5_HEADER = ("CA Owner,Salesforce Record ID,Certificate Name,Parent Salesforce "
              "Revocation Status,SHA-256 Fingerprint,Parent SHA-256 Fingerprint,"
              "Valid From (GMT),Valid To (GMT),JSON Array of All Full CRL URLs,"
              "JSON Array of Partitioned CRLs")
+
+
+def tlv(buf, off):
+    """One DER TLV at off: (tag, start of content, end)."""
+    tag, n = buf[off], buf[off + 1]
+    off += 2
+    if n & 0x80:
+        k = n & 0x7F
+        n = int.from_bytes(buf[off:off + k], "big")
+        off += k
+    return tag, off, off + n
+
+
+def tbs_fields(der):
+    """The raw issuer, subject and notAfter of a certificate (RFC 5280
+    4.1), read without a certificate library: the records report must not
+    depend on what one library accepts."""
+    _, c, _ = tlv(der, 0)
+    _, t, _ = tlv(der, c)
+    fields = []
+    while len(fields) < 6:
+        tag, start, end = tlv(der, t)
+        if tag != 0xA0:
+            fields.append((tag, der[start:end], der[t:end]))
+        t = end
+    serial, alg, issuer, validity, subject = fields[:5]
+    v = validity[1]
+    _, s1, e1 = tlv(v, 0)
+    tag2, s2, e2 = tlv(v, e1)
+    na = v[s2:e2].decode()
+    year = int(na[:2]) if tag2 == 0x17 else int(na[:4])
+    if tag2 == 0x17:
+        year += 1900 if year >= 50 else 2000
+        rest = na[2:]
+    else:
+        rest = na[4:]
+    return issuer[2], subject[2], "%04d-%s-%s" % (year, rest[:2], rest[2:4])
 
 
 def records(paths):
@@ -225,12 +282,11 @@ def records(paths):
             continue
         seen.add(fp)
         try:
-            c = Cert(der)
-        except ValueError:
+            issuer, subject, valid_to = tbs_fields(der)
+        except (IndexError, ValueError):
             continue
-        kind = "Root Certificate" if c.subject == c.issuer else \
+        kind = "Root Certificate" if issuer == subject else \
             "Intermediate Certificate"
-        valid_to = c.x.not_valid_after.strftime("%Y-%m-%d")
         out.writerow(["Owner", "R" + fp[:8], "CA " + fp[:8], "", "", kind,
                       "Not Revoked", fp, "", "", valid_to,
                       '["http://127.0.0.1:9/%s.crl"]' % fp, ""])
