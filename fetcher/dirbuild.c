@@ -35,11 +35,13 @@ log_refusal(const struct ccadb_record *rec, const char *why)
 
 /* Verify one record's certificate: DIR_KEPT or why not. */
 static enum dir_reason
-check_cert(X509_STORE_CTX *ctx, const struct trust *t, STACK_OF(X509) *pool,
+check_cert(const struct trust *t, struct certpool *pool,
     const struct ccadb_record *rec, int64_t now)
 {
+	STACK_OF(X509) *chain = NULL;
 	X509 *x = rec->cert;
-	int ok, err, depth;
+	char why[256];
+	int ok, depth = 0;
 
 	if (x == NULL)
 		return DIR_NO_CERT;
@@ -47,16 +49,12 @@ check_cert(X509_STORE_CTX *ctx, const struct trust *t, STACK_OF(X509) *pool,
 		return DIR_EXPIRED;
 	if (X509_check_ca(x) <= 0)
 		return DIR_NOT_CA;
-	if (!X509_STORE_CTX_init(ctx, t->store, x, pool))
-		return DIR_NO_CHAIN;
-	X509_STORE_CTX_set_time(ctx, 0, (time_t)now);
-	ok = X509_verify_cert(ctx) == 1;
-	err = X509_STORE_CTX_get_error(ctx);
-	depth = sk_X509_num(X509_STORE_CTX_get0_chain(ctx));
-	X509_STORE_CTX_cleanup(ctx);
-	ERR_clear_error();
+	ok = chain_build(t->store, pool, x, (time_t)now, NULL, NULL, &chain,
+	    why, sizeof(why));
+	depth = sk_X509_num(chain);
+	sk_X509_pop_free(chain, X509_free);
 	if (!ok)
-		log_refusal(rec, X509_verify_cert_error_string(err));
+		log_refusal(rec, why);
 	/* A root row's certificate must itself be the anchor. */
 	if (rec->root && (!ok || depth != 1))
 		return DIR_NOT_ANCHOR;
@@ -65,30 +63,28 @@ check_cert(X509_STORE_CTX *ctx, const struct trust *t, STACK_OF(X509) *pool,
 
 /*
  * Decide every record (reason): the certificates of all records and the
- * configured ones are the untrusted pool chains are built from.
+ * configured ones are the pool chains are built from.
  */
 static int
 verify_records(struct ccadb_records *rs, const struct trust *t, int64_t now)
 {
-	STACK_OF(X509) *pool;
-	X509_STORE_CTX *ctx = NULL;
+	struct certpool *pool = certpool_new();
 	size_t i;
-	int ret = -1;
+	int j, ret = -1;
 
-	if ((pool = sk_X509_dup(t->certs)) == NULL ||
-	    (ctx = X509_STORE_CTX_new()) == NULL)
-		goto done;
+	for (j = 0; j < sk_X509_num(t->certs); j++)
+		if (certpool_add(pool, sk_X509_value(t->certs, j)) == -1)
+			goto done;
 	for (i = 0; i < rs->n; i++)
-		if (rs->v[i].cert != NULL && !sk_X509_push(pool, rs->v[i].cert))
+		if (rs->v[i].cert != NULL &&
+		    certpool_add(pool, rs->v[i].cert) == -1)
 			goto done;
 	for (i = 0; i < rs->n; i++)
 		if (rs->v[i].reason == DIR_KEPT || rs->v[i].reason == DIR_NO_URL)
-			rs->v[i].reason = check_cert(ctx, t, pool, &rs->v[i],
-			    now);
+			rs->v[i].reason = check_cert(t, pool, &rs->v[i], now);
 	ret = 0;
 done:
-	X509_STORE_CTX_free(ctx);
-	sk_X509_free(pool);
+	certpool_free(pool);
 	return ret;
 }
 
@@ -126,12 +122,6 @@ cmp_key(const void *a, const void *b)
 	    ((const struct key_of *)b)->key, CRLC_HASH_LEN);
 }
 
-static int
-cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /*
  * The union of the URLs of records k[from..to) into urls, each once.
  * -1 when it holds more than DIR_MAX_URLS.
@@ -141,7 +131,7 @@ union_urls(const struct ccadb_records *rs, const struct key_of *k,
     size_t from, size_t to, struct strlist *urls)
 {
 	const struct strlist *u;
-	size_t i, j, n;
+	size_t i, j;
 
 	for (i = from; i < to; i++) {
 		u = &rs->v[k[i].rec].urls;
@@ -150,16 +140,7 @@ union_urls(const struct ccadb_records *rs, const struct key_of *k,
 			    strlist_add(urls, u->v[j]) == -1)
 				return -1;
 	}
-	if (urls->n == 0)
-		return 0;
-	qsort(urls->v, urls->n, sizeof(*urls->v), cmp_str);
-	for (i = 1, n = 0; i < urls->n; i++) {
-		if (strcmp(urls->v[i], urls->v[n]) == 0)
-			free(urls->v[i]);
-		else
-			urls->v[++n] = urls->v[i];
-	}
-	urls->n = n + 1;
+	strlist_uniq(urls);
 	return urls->n > DIR_MAX_URLS ? -1 : 0;
 }
 

@@ -36,12 +36,22 @@
  *        error TEXT              only when the last refresh failed
  *        rows N                  data rows of the last directory's reports
  *        skipped REASON N        rows not used, by reason (csv.c), each
+ *        refused REASON N        records not kept, by reason
+ *                                (dir_reason_key), each
  *        report SOURCE           each report the directory was built from
  *        etag VALUE              optional, that report's validators
  *        modified VALUE
  *
  *                      A value holds no control character (written as
  *                      '?').
+ *
+ *   directory.refused  the records the last build did not keep:
+ *
+ *        crlcache-directory-refused 1
+ *        refused FP REASON SUBJECT   FP as above, REASON a
+ *                                    dir_reason_key, SUBJECT RFC 2253
+ *                                    ("-": no certificate), control
+ *                                    characters written as '?'
  *
  *   directory-HEX.csv  the body of report URL whose SHA-256 is HEX, as
  *                      last built from, for a 304 answer (conditional GET).
@@ -165,6 +175,16 @@ state_line(struct dir_state *st, char *key, char *val)
 		if (k == CSV_NSKIP || state_number(sp + 1, &v) == -1)
 			return -1;
 		st->skipped[k] = v;
+	} else if (strcmp(key, "refused") == 0) {
+		if ((sp = strchr(val, ' ')) == NULL)
+			return -1;
+		*sp = '\0';
+		for (k = 1; k < DIR_NREASONS && strcmp(dir_reason_key[k], val);
+		    k++)
+			;
+		if (k == DIR_NREASONS || state_number(sp + 1, &v) == -1)
+			return -1;
+		st->refused[k] = v;
 	} else if (strcmp(key, "error") == 0 && st->error == NULL)
 		st->error = xstrdup(val);
 	else if (strcmp(key, "report") == 0) {
@@ -256,6 +276,10 @@ dir_state_write(const char *state_dir, const struct dir_state *st)
 		if (st->skipped[i] > 0)
 			fprintf(f, "skipped %s %lld\n", csv_skip_name[i],
 			    st->skipped[i]);
+	for (i = 1; i < DIR_NREASONS; i++)
+		if (st->refused[i] > 0)
+			fprintf(f, "refused %s %lld\n", dir_reason_key[i],
+			    st->refused[i]);
 	if (st->error != NULL)
 		state_value(f, "error", st->error);
 	for (i = 0; i < st->n; i++) {
@@ -480,4 +504,83 @@ directory_free(struct directory *d)
 	}
 	free(d->v);
 	memset(d, 0, sizeof(*d));
+}
+
+#define REFUSED_FORMAT		"crlcache-directory-refused 1"
+/* A refused line: a fingerprint, a reason and a subject of some 200 bytes. */
+#define REFUSED_MAX_LINE	4096
+
+/* x's subject as RFC 2253 text on one line, into out. */
+static void
+subject_text(X509 *x, char *out, size_t len)
+{
+	BIO *b;
+	int n;
+
+	snprintf(out, len, "-");
+	if (x == NULL || (b = BIO_new(BIO_s_mem())) == NULL)
+		return;
+	if (X509_NAME_print_ex(b, X509_get_subject_name(x), 0,
+	    XN_FLAG_RFC2253) >= 0 && (n = BIO_read(b, out, (int)len - 1)) > 0)
+		out[n] = '\0';
+	BIO_free(b);
+}
+
+int
+dir_refused_write(const char *state_dir, const struct ccadb_records *rs)
+{
+	char path[PATH_MAX], hex[2 * CRLC_HASH_LEN + 1], subj[1024], head[128];
+	char *text = NULL;
+	size_t i, len = 0;
+	FILE *f;
+	int ret = -1;
+
+	dir_work_path(path, sizeof(path), state_dir, REFUSED_NAME);
+	if ((f = open_memstream(&text, &len)) == NULL)
+		return -1;
+	fputs(REFUSED_FORMAT "\n", f);
+	for (i = 0; i < rs->n && i < DIR_MAX_ENTRIES; i++) {
+		if (rs->v[i].reason == DIR_KEPT)
+			continue;
+		hex_encode(rs->v[i].fp, CRLC_HASH_LEN, hex, 1);
+		subject_text(rs->v[i].cert, subj, sizeof(subj));
+		snprintf(head, sizeof(head), "refused %s %s", hex,
+		    dir_reason_key[rs->v[i].reason]);
+		state_value(f, head, subj);
+	}
+	if (fclose(f) == 0 && dir_replace_file(path, text, len) == 0)
+		ret = 0;
+	free(text);
+	return ret;
+}
+
+int
+dir_refused_print(const char *state_dir, FILE *out)
+{
+	char path[PATH_MAX], err[ERRLEN], *line, *next, *safe;
+	uint8_t *buf;
+	size_t len;
+
+	dir_work_path(path, sizeof(path), state_dir, REFUSED_NAME);
+	if (read_state_file(path, (size_t)DIR_MAX_ENTRIES * REFUSED_MAX_LINE,
+	    &buf, &len, err, sizeof(err)) == -1) {
+		logx(0, "%s", err);
+		return -1;
+	}
+	line = (char *)buf;
+	if (memchr(buf, '\0', len) != NULL || (next = strchr(line, '\n')) ==
+	    NULL || (*next++ = '\0', strcmp(line, REFUSED_FORMAT) != 0)) {
+		logx(0, "%s: not a list of refused records", path);
+		free(buf);
+		return -1;
+	}
+	for (line = next; (next = strchr(line, '\n')) != NULL; line = next) {
+		*next++ = '\0';
+		/* the subject came from the CCADB: escaped again for a terminal */
+		safe = safe_text(line);
+		fprintf(out, "%s\n", safe);
+		free(safe);
+	}
+	free(buf);
+	return 0;
 }

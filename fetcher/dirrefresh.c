@@ -344,6 +344,8 @@ remove_directory(const char *state_dir, const struct dir_state *old)
 	(void)unlink(path);
 	dir_work_path(path, sizeof(path), state_dir, DIR_STATE_NAME);
 	(void)unlink(path);
+	dir_work_path(path, sizeof(path), state_dir, REFUSED_NAME);
+	(void)unlink(path);
 }
 
 /* One line: reports read, rows, entries kept, the others by reason. */
@@ -439,7 +441,8 @@ directory_refresh(const char *state_dir, const struct conf *conf,
 	    parse_reports(state_dir, r, n, REP_PEMS, &old, conf, &rs, now, &tl,
 	    err, sizeof(err)) == 0 &&
 	    directory_build(&rs, t, now, &d, err, sizeof(err)) == 0 &&
-	    directory_write(state_dir, &d) == 0)
+	    directory_write(state_dir, &d) == 0 &&
+	    dir_refused_write(state_dir, &rs) == 0)
 		ret = 0;
 	else if (err[0] == '\0')
 		snprintf(err, sizeof(err), "cannot write the directory");
@@ -451,6 +454,8 @@ directory_refresh(const char *state_dir, const struct conf *conf,
 		st.rows = (long long)rs.rows;
 		for (i = 0; i < CSV_NSKIP; i++)
 			st.skipped[i] = (long long)rs.skipped[i];
+		for (i = 0; i < DIR_NREASONS; i++)
+			st.refused[i] = (long long)rs.refused[i];
 		log_refresh(&tl, &rs, d.n);
 		used_reports(&st, r, n);
 		drop_cache(state_dir, &old, st.r, st.n);
@@ -462,6 +467,7 @@ directory_refresh(const char *state_dir, const struct conf *conf,
 		st.entries = old.entries;
 		st.rows = old.rows;
 		memcpy(st.skipped, old.skipped, sizeof(st.skipped));
+		memcpy(st.refused, old.refused, sizeof(st.refused));
 		st.r = old.r;
 		st.n = old.n;
 		old.r = NULL;

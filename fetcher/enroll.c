@@ -28,7 +28,7 @@ cmd_enroll(const struct cmd_ctx *c, int argc, char **argv)
 {
 	const char *state_dir = c->state_dir;
 	const struct conf *conf = c->conf;
-	struct trust t = { NULL, NULL, NULL, 0 };
+	struct trust t = { NULL, NULL, NULL, NULL, 0 };
 	struct enrolment en;
 	struct store *s = NULL;
 	STACK_OF(X509) *certs = NULL;
@@ -58,9 +58,7 @@ cmd_enroll(const struct cmd_ctx *c, int argc, char **argv)
 			goto done;
 	/* The chain's certificates may serve as issuers, once proven. */
 	for (i = 0; i < sk_X509_num(certs); i++)
-		if (X509_up_ref(sk_X509_value(certs, i)) &&
-		    !sk_X509_push(t.certs, sk_X509_value(certs, i)))
-			X509_free(sk_X509_value(certs, i));
+		(void)trust_add(&t, sk_X509_value(certs, i));
 	for (i = 0; i < sk_X509_num(certs); i++) {
 		X509 *x = sk_X509_value(certs, i);
 

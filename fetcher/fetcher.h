@@ -112,6 +112,8 @@ int	 url_usable(const char *s, size_t len);
 /* Redacted, control and non-ASCII bytes as \xHH: for every output. */
 char	*safe_text(const char *s);
 void	 strlist_free(struct strlist *l);
+/* Sort l and drop repeated strings. */
+void	 strlist_uniq(struct strlist *l);
 int	 read_file(const char *path, size_t max, uint8_t **buf, size_t *len,
 	    char *err, size_t errlen);
 int	 read_state_file(const char *path, size_t max, uint8_t **buf,
@@ -122,6 +124,9 @@ void	 format_time(int64_t t, char *buf, size_t len);
 void	 hex_encode(const uint8_t *p, size_t n, char *out, int upper);
 /* Exactly 2n hex digits, either case, in s[0..len) to n bytes.  0 or -1. */
 int	 hex_decode(const char *s, size_t len, uint8_t *out, size_t n);
+/* Base64 with white space anywhere (RFC 7468 3): -1 when it is not. */
+int	 b64_decode_loose(const char *s, size_t len, size_t max, uint8_t **out,
+	    size_t *outlen);
 int	 openssl_dir(int which, char *out, size_t len);
 int	 write_temp(const char *path, const void *data, size_t len, mode_t mode,
 	    uid_t uid, gid_t gid, char *tmp, size_t tmplen);
@@ -148,10 +153,36 @@ int	 name_der_hash(const X509_NAME *name, uint8_t out[CRLC_HASH_LEN]);
 /* SHA-256 of x's subjectPublicKey bits: its key's identity (format.h "key") */
 int	 cert_key_hash(X509 *x, uint8_t out[CRLC_HASH_LEN]);
 
+/*
+ * chain.c: CA certificates indexed by subject, and certification paths
+ * built from them trying every candidate issuer (RFC 4158).
+ */
+struct certpool;
+struct certpool *certpool_new(void);
+/* Hold a reference to x; one the pool holds already is not added again. */
+int	 certpool_add(struct certpool *p, X509 *x);
+void	 certpool_free(struct certpool *p);
+/* The certificates of the pool named name (a new stack). */
+STACK_OF(X509) *certpool_named(const struct certpool *p, const X509_NAME *name);
+/* 1 when the caller takes a validated path, else 0 with why. */
+typedef int (*chain_accept_fn)(void *arg, STACK_OF(X509) *chain, char *why,
+    size_t whylen);
+/*
+ * 1 when x has a certification path to an anchor of store at now through
+ * certificates of pool that OpenSSL validates (RFC 5280 6.1) and accept
+ * (if not NULL) takes; the path, x first and the anchor last, goes to
+ * *chain (if not NULL; free with sk_X509_pop_free).  Else 0 and why says
+ * what failed.  The pool remembers proven links, so it is not const.
+ */
+int	 chain_build(X509_STORE *store, struct certpool *pool, X509 *x,
+	    time_t now, chain_accept_fn accept, void *arg, STACK_OF(X509) **chain,
+	    char *why, size_t whylen);
+
 /* trust.c: anchors and intermediates for CRL issuer verification */
 struct trust {
 	X509_STORE	*store;		/* anchors */
 	STACK_OF(X509)	*certs;		/* every known CA cert: issuer candidates */
+	struct certpool	*pool;		/* certs, indexed by subject */
 	struct crlc_index *index;	/* published index: revoked CRL issuers */
 	int64_t		 at;		/* --at: chains and CRLs are judged at
 					   this instant; 0: the clock */
@@ -161,6 +192,8 @@ int	 trust_load(struct trust *t, const struct strlist *anchors,
 void	 trust_free(struct trust *t);
 void	 trust_use_index(struct trust *t, const char *state_dir);
 int	 certs_load(const char *path, STACK_OF(X509) *sk);
+/* Make x (a new reference) an issuer candidate: -1 when out of memory. */
+int	 trust_add(struct trust *t, X509 *x);
 /*
  * A certificate in a state file: x's DER in base64 (malloc'd; NULL when
  * the DER is over max bytes), and back: exactly one DER certificate of at
@@ -176,8 +209,8 @@ void	 cert_issuer_urls(X509 *x, struct strlist *urls);
 STACK_OF(X509) *trust_candidates(const struct trust *t, const X509_NAME *name);
 /*
  * 1 when x chains to an anchor at time now with t->certs as intermediates
- * and no certificate of the chain is revoked in the published index;
- * else 0 and why says what failed.
+ * (chain_build: every candidate tried) and no certificate of the chain is
+ * revoked in the published index; else 0 and why says what failed.
  */
 int	 trust_chains(const struct trust *t, X509 *x, time_t now, char *why,
 	    size_t whylen);
@@ -539,7 +572,6 @@ int	 ccadb_urls(const char *field, size_t len, struct strlist *urls,
 enum dir_reason {
 	DIR_KEPT,
 	DIR_MALFORMED,		/* a value the row needs is unusable */
-	DIR_DUPLICATE,		/* the fingerprint of an earlier row */
 	DIR_REVOKED,		/* "Revocation Status" not "Not Revoked" */
 	DIR_EXPIRED,		/* "Valid To (GMT)" or notAfter has passed */
 	DIR_MANY_URLS,		/* more than DIR_MAX_URLS CRL URLs */
@@ -552,6 +584,7 @@ enum dir_reason {
 	DIR_NREASONS
 };
 extern const char *const dir_reason_name[DIR_NREASONS];
+extern const char *const dir_reason_key[DIR_NREASONS];
 struct ccadb_record {
 	uint8_t		 fp[CRLC_HASH_LEN];	/* "SHA-256 Fingerprint" */
 	int		 root;		/* "Root Certificate", else intermediate */
@@ -574,7 +607,7 @@ struct ccadb_records {
  */
 int	 records_parse(struct ccadb_records *r, const uint8_t *buf, size_t len,
 	    int64_t now, char *err, size_t errlen);
-/* Sort by fingerprint; rows repeating one are dropped (DIR_DUPLICATE). */
+/* Sort by fingerprint; rows repeating one are merged (URLs united). */
 void	 records_sort(struct ccadb_records *r);
 struct ccadb_record *records_find(const struct ccadb_records *r,
 	    const uint8_t fp[CRLC_HASH_LEN]);
@@ -598,6 +631,7 @@ void	 records_free(struct ccadb_records *r);
  */
 #define DIR_NAME		"directory"
 #define DIR_STATE_NAME		"directory.state"
+#define REFUSED_NAME		"directory.refused"
 /* Reports per refresh: one records report and one PEM report per year
    since 1994 is about 35. */
 #define DIR_MAX_REPORTS		256
@@ -625,6 +659,7 @@ struct dir_state {
 	long long	 entries;
 	long long	 rows;
 	long long	 skipped[CSV_NSKIP];
+	long long	 refused[DIR_NREASONS];	/* records not kept, by why */
 	char		*error;
 	struct dir_report *r;		/* the reports of the directory */
 	size_t		 n;
@@ -640,6 +675,12 @@ void	 dir_reports_free(struct dir_report *r, size_t n);
 int	 dir_state_read(const char *state_dir, struct dir_state *st,
 	    char *err, size_t errlen);
 int	 dir_state_write(const char *state_dir, const struct dir_state *st);
+/*
+ * The records a build did not keep, with why and their subject, to
+ * STATE_DIR/work/directory.refused; and printed from there, escaped.
+ */
+int	 dir_refused_write(const char *state_dir, const struct ccadb_records *rs);
+int	 dir_refused_print(const char *state_dir, FILE *out);
 void	 dir_state_free(struct dir_state *st);
 /* Decide the records (their certificates move to d); -1 with err. */
 int	 directory_build(struct ccadb_records *rs, const struct trust *t,

@@ -30,8 +30,9 @@
 
 #include <openssl/err.h>
 #include <openssl/evp.h>
-#include <openssl/pem.h>
 #include <openssl/x509.h>
+
+#include <crlcache/hash.h>
 
 #include "fetcher.h"
 
@@ -46,10 +47,15 @@
 #define NOT_REVOKED	"Not Revoked"
 
 const char *const dir_reason_name[DIR_NREASONS] = {
-	"kept", "malformed", "duplicate", "revoked", "expired",
+	"kept", "malformed", "revoked", "expired",
 	"too many URLs", "no CRL URL", "no certificate",
 	"fingerprint mismatch", "not a CA", "no chain to an anchor",
 	"root not an anchor",
+};
+/* The same, as one word for state files and machines. */
+const char *const dir_reason_key[DIR_NREASONS] = {
+	"kept", "malformed", "revoked", "expired", "many_urls", "no_url",
+	"no_cert", "mismatch", "not_ca", "no_chain", "not_anchor",
 };
 
 /*
@@ -272,6 +278,23 @@ cmp_record(const void *a, const void *b)
 	    ((const struct ccadb_record *)b)->fp, CRLC_HASH_LEN);
 }
 
+/*
+ * Two records of one certificate: the CCADB has a few (a certificate
+ * disclosed twice).  Its CRLs are those of both, as directory_build's
+ * union over a subject and key already says; a record the row itself
+ * refused never gets here.
+ */
+static void
+merge_record(struct ccadb_record *into, struct ccadb_record *dup)
+{
+	size_t i;
+
+	for (i = 0; i < dup->urls.n && into->urls.n < 2 * DIR_MAX_URLS; i++)
+		strlist_add(&into->urls, dup->urls.v[i]);
+	into->root |= dup->root;
+	strlist_free(&dup->urls);
+}
+
 void
 records_sort(struct ccadb_records *r)
 {
@@ -281,13 +304,14 @@ records_sort(struct ccadb_records *r)
 		return;
 	qsort(r->v, r->n, sizeof(*r->v), cmp_record);
 	for (i = 1; i < r->n; i++) {
-		if (memcmp(r->v[i].fp, r->v[n].fp, CRLC_HASH_LEN) == 0) {
-			strlist_free(&r->v[i].urls);
-			r->refused[DIR_DUPLICATE]++;
-		} else
+		if (memcmp(r->v[i].fp, r->v[n].fp, CRLC_HASH_LEN) == 0)
+			merge_record(&r->v[n], &r->v[i]);
+		else
 			r->v[++n] = r->v[i];
 	}
 	r->n = n + 1;
+	for (i = 0; i < r->n; i++)
+		strlist_uniq(&r->v[i].urls);
 }
 
 struct ccadb_record *
@@ -300,41 +324,49 @@ records_find(const struct ccadb_records *r, const uint8_t fp[CRLC_HASH_LEN])
 	    bsearch(&key, r->v, r->n, sizeof(*r->v), cmp_record);
 }
 
+#define PEM_BEGIN	"-----BEGIN CERTIFICATE-----"
+#define PEM_END		"-----END CERTIFICATE-----"
+/* DER bytes of one CA certificate: a few KB; sixteen times the largest. */
+#define PEM_MAX_DER	65536
+
 /*
  * The certificate in a PEM field, when the SHA-256 of its DER is fp:
- * NULL otherwise, with why (and the digest it had, for the log).
+ * NULL otherwise, with why (and the digest it had, for the log).  The
+ * base64 between the markers is read as RFC 7468 3 lets a parser read
+ * it, white space anywhere: the CCADB holds certificates with a blank
+ * line after the BEGIN line (Amazon's 2025 CAs), which OpenSSL's PEM
+ * reader refuses; the fingerprint still decides whether it is the
+ * record's certificate.
  */
 static X509 *
 pem_cert(const char *pem, size_t len, const uint8_t fp[CRLC_HASH_LEN],
     enum dir_reason *why, uint8_t got[CRLC_HASH_LEN])
 {
-	char *name = NULL, *header = NULL;
-	unsigned char *der = NULL;
+	const char *b, *e;
+	uint8_t *der = NULL;
 	const unsigned char *p;
-	long dlen = 0;
+	size_t dlen = 0;
 	X509 *x = NULL;
-	BIO *bio;
 
 	*why = DIR_MALFORMED;
 	memset(got, 0, CRLC_HASH_LEN);
-	if ((bio = BIO_new_mem_buf(pem, (int)len)) == NULL)
+	if ((b = memmem(pem, len, PEM_BEGIN, strlen(PEM_BEGIN))) == NULL)
 		return NULL;
-	if (PEM_read_bio(bio, &name, &header, &der, &dlen) == 1 &&
-	    strcmp(name, PEM_STRING_X509) == 0 && dlen > 0 &&
-	    EVP_Digest(der, (size_t)dlen, got, NULL, EVP_sha256(), NULL)) {
-		p = der;
-		if (memcmp(got, fp, CRLC_HASH_LEN) != 0)
-			*why = DIR_MISMATCH;
-		else if ((x = d2i_X509(NULL, &p, dlen)) != NULL &&
-		    p != der + dlen) {
-			X509_free(x);	/* bytes after the certificate */
-			x = NULL;
-		}
+	b += strlen(PEM_BEGIN);
+	if ((e = memmem(b, len - (size_t)(b - pem), PEM_END,
+	    strlen(PEM_END))) == NULL ||
+	    b64_decode_loose(b, (size_t)(e - b), PEM_MAX_DER, &der, &dlen) == -1)
+		return NULL;
+	crlc_sha256(der, dlen, got);
+	p = der;
+	if (memcmp(got, fp, CRLC_HASH_LEN) != 0)
+		*why = DIR_MISMATCH;
+	else if ((x = d2i_X509(NULL, &p, (long)dlen)) != NULL &&
+	    p != der + dlen) {
+		X509_free(x);	/* bytes after the certificate */
+		x = NULL;
 	}
-	BIO_free(bio);
-	OPENSSL_free(name);
-	OPENSSL_free(header);
-	OPENSSL_free(der);
+	free(der);
 	ERR_clear_error();
 	return x;
 }

@@ -506,6 +506,10 @@ print_directory(FILE *out, enum out_format fmt, const char *state_dir)
 			if (st.skipped[i] > 0)
 				fprintf(out, " rows_%s=%lld", csv_skip_name[i],
 				    st.skipped[i]);
+		for (i = 1; i < DIR_NREASONS; i++)
+			if (st.refused[i] > 0)
+				fprintf(out, " refused_%s=%lld",
+				    dir_reason_key[i], st.refused[i]);
 		if (error != NULL)
 			fprintf(out, " error=%s", error);
 		fputc('\n', out);
@@ -522,15 +526,23 @@ print_directory(FILE *out, enum out_format fmt, const char *state_dir)
 		for (i = 0; i < CSV_NSKIP; i++)
 			fprintf(out, "%s\"%s\": %lld", i ? ", " : "",
 			    csv_skip_name[i], st.skipped[i]);
+		fputs("}, \"refused\": {", out);
+		for (i = 1; i < DIR_NREASONS; i++)
+			fprintf(out, "%s\"%s\": %lld", i > 1 ? ", " : "",
+			    dir_reason_key[i], st.refused[i]);
 		fputs("}, \"error\": ", out);
 		if (error != NULL)
 			json_str(out, error, strlen(error));
 		else
 			fputs("null", out);
 		fputc('}', out);
-	} else
+	} else {
 		fprintf(out, "crlcache_directory_entries %lld\n"
 		    "crlcache_directory_in_use %d\n", st.entries, in_use);
+		for (i = 1; i < DIR_NREASONS; i++)
+			fprintf(out, "crlcache_directory_refused{reason=\"%s\"} "
+			    "%lld\n", dir_reason_key[i], st.refused[i]);
+	}
 	free(error);
 	free(notused);
 	dir_state_free(&st);
@@ -603,6 +615,7 @@ print_status(FILE *out, enum out_format fmt, const char *path,
 
 struct status_args {
 	enum out_format	 fmt;
+	int		 refused;	/* --directory: the records not kept */
 	int64_t		 now;		/* --at, else the clock */
 	int64_t		 grace;
 };
@@ -620,6 +633,8 @@ status_report(const char *state_dir, FILE *out, void *arg)
 	int rc, stale = 0;
 
 	warn_network_fs(state_dir);
+	if (a->refused)
+		return dir_refused_print(state_dir, out) == 0 ? 0 : 4;
 	if (index_open(state_dir, path, sizeof(path), &idx, 1) == -1)
 		return 4;
 	rc = print_status(out, a->fmt, path, idx, state_dir, a->now,
@@ -639,9 +654,10 @@ cmd_status(const struct cmd_ctx *c, int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "prometheus", required_argument, NULL, 'p' },
 		{ "at", required_argument, NULL, 'T' },
+		{ "directory", no_argument, NULL, 'd' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct status_args a = { OUT_TEXT, 0, c->conf->stale_grace };
+	struct status_args a = { OUT_TEXT, 0, 0, c->conf->stale_grace };
 	int64_t at = 0;
 	const char *prom = NULL;
 	char *text = NULL;
@@ -652,6 +668,8 @@ cmd_status(const struct cmd_ctx *c, int argc, char **argv)
 	while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		if (ch == 'j')
 			a.fmt = OUT_JSON;
+		else if (ch == 'd')
+			a.refused = 1;
 		else if (ch == 'p') {
 			prom = optarg;
 			a.fmt = OUT_PROM;
@@ -660,7 +678,7 @@ cmd_status(const struct cmd_ctx *c, int argc, char **argv)
 	}
 	if (optind != argc) {
 		logx(0, "usage: crlcache status [--json] [--prometheus FILE] "
-		    "[--at TIME]");
+		    "[--at TIME] | --directory");
 		return 4;
 	}
 	a.now = at_or_now(at);

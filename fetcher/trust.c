@@ -146,6 +146,7 @@ trust_load(struct trust *t, const struct strlist *anchors,
 
 	t->store = X509_STORE_new();
 	t->certs = sk_X509_new_null();
+	t->pool = certpool_new();
 	roots = sk_X509_new_null();
 	if (t->store == NULL || t->certs == NULL || roots == NULL)
 		goto done;
@@ -164,16 +165,33 @@ trust_load(struct trust *t, const struct strlist *anchors,
 			    anchor_partial(t->store, x) == -1)
 				goto done;
 			if (!X509_STORE_add_cert(t->store, x) ||
-			    !X509_up_ref(x) || !sk_X509_push(t->certs, x))
+			    trust_add(t, x) == -1)
 				goto done;
 		}
 	}
-	if (load_list(untrusted, t->certs) == -1 || load_list(cas, t->certs) == -1)
+	sk_X509_pop_free(roots, X509_free);
+	if ((roots = sk_X509_new_null()) == NULL ||
+	    load_list(untrusted, roots) == -1 || load_list(cas, roots) == -1)
 		goto done;
+	for (i = 0; i < sk_X509_num(roots); i++)
+		if (trust_add(t, sk_X509_value(roots, i)) == -1)
+			goto done;
 	ret = 0;
 done:
 	sk_X509_pop_free(roots, X509_free);
 	return ret;
+}
+
+int
+trust_add(struct trust *t, X509 *x)
+{
+	if (certpool_add(t->pool, x) == -1 || !X509_up_ref(x))
+		return -1;
+	if (!sk_X509_push(t->certs, x)) {
+		X509_free(x);
+		return -1;
+	}
+	return 0;
 }
 
 /*
@@ -193,19 +211,12 @@ trust_use_index(struct trust *t, const char *state_dir)
 STACK_OF(X509) *
 trust_candidates(const struct trust *t, const X509_NAME *name)
 {
-	STACK_OF(X509) *out = sk_X509_new_null(), *fromstore = NULL;
+	STACK_OF(X509) *out = certpool_named(t->pool, name), *fromstore = NULL;
 	X509_STORE_CTX *ctx = NULL;
 	X509 *x;
-	int i;
 
 	if (out == NULL)
 		return NULL;
-	for (i = 0; i < sk_X509_num(t->certs); i++) {
-		x = sk_X509_value(t->certs, i);
-		if (X509_NAME_cmp(X509_get_subject_name(x), name) == 0 &&
-		    X509_up_ref(x) && !sk_X509_push(out, x))
-			X509_free(x);
-	}
 	if ((ctx = X509_STORE_CTX_new()) != NULL &&
 	    X509_STORE_CTX_init(ctx, t->store, NULL, NULL) &&
 	    (fromstore = X509_STORE_CTX_get1_certs(ctx, (X509_NAME *)name)) != NULL) {
@@ -261,31 +272,20 @@ chain_revoked(const struct trust *t, STACK_OF(X509) *chain, char *why,
 	return revoked;
 }
 
+/* chain_build's accept: a path none of whose links is revoked. */
+static int
+chain_unrevoked(void *arg, STACK_OF(X509) *chain, char *why, size_t whylen)
+{
+	return !chain_revoked(arg, chain, why, whylen);
+}
+
 /* Does x chain to an anchor (RFC 5280 6.1), none revoked? */
 int
 trust_chains(const struct trust *t, X509 *x, time_t now, char *why,
     size_t whylen)
 {
-	STACK_OF(X509) *chain = NULL;
-	X509_STORE_CTX *ctx;
-	int ok = 0;
-
-	if ((ctx = X509_STORE_CTX_new()) == NULL)
-		return 0;
-	if (X509_STORE_CTX_init(ctx, t->store, x, t->certs)) {
-		X509_STORE_CTX_set_time(ctx, 0, now);
-		ok = X509_verify_cert(ctx) == 1;
-		if (!ok)
-			snprintf(why, whylen, "%s", X509_verify_cert_error_string(
-			    X509_STORE_CTX_get_error(ctx)));
-		else if ((chain = X509_STORE_CTX_get1_chain(ctx)) != NULL &&
-		    chain_revoked(t, chain, why, whylen))
-			ok = 0;
-	}
-	sk_X509_pop_free(chain, X509_free);
-	X509_STORE_CTX_free(ctx);
-	ERR_clear_error();
-	return ok;
+	return chain_build(t->store, t->pool, x, now, chain_unrevoked,
+	    (void *)t, NULL, why, whylen);
 }
 
 /* Keep gn when it is an http(s) URI that may become a source (url_usable). */
@@ -353,6 +353,8 @@ trust_free(struct trust *t)
 	t->index = NULL;
 	X509_STORE_free(t->store);
 	sk_X509_pop_free(t->certs, X509_free);
+	certpool_free(t->pool);
 	t->store = NULL;
 	t->certs = NULL;
+	t->pool = NULL;
 }

@@ -26,24 +26,6 @@ cmpstr(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Sort and drop duplicates. */
-static void
-uniq(struct strlist *l)
-{
-	size_t i, n = 0;
-
-	if (l->n == 0)
-		return;
-	qsort(l->v, l->n, sizeof(*l->v), cmpstr);
-	for (i = 1; i < l->n; i++) {
-		if (strcmp(l->v[i], l->v[n]) == 0)
-			free(l->v[i]);
-		else
-			l->v[++n] = l->v[i];
-	}
-	l->n = n + 1;
-}
-
 /*
  * CRL URLs of the CCADB exports the configuration names: a file the
  * administrator placed (its URLs to urls, as configured), or an http(s)
@@ -145,14 +127,9 @@ add_directory_certs(struct trust *t, const struct directory *d)
 {
 	size_t i;
 
-	for (i = 0; i < d->n; i++) {
-		if (!X509_up_ref(d->v[i].cert))
+	for (i = 0; i < d->n; i++)
+		if (trust_add(t, d->v[i].cert) == -1)
 			return -1;
-		if (!sk_X509_push(t->certs, d->v[i].cert)) {
-			X509_free(d->v[i].cert);
-			return -1;
-		}
-	}
 	return 0;
 }
 
@@ -193,9 +170,7 @@ enrolled_sources(const struct conf *conf, const struct directory *d,
 	if (conf->enroll == ENROLL_NONE)
 		return;
 	for (i = 0; i < en->n; i++) {
-		if (X509_up_ref(en->v[i].issuer) &&
-		    !sk_X509_push(t->certs, en->v[i].issuer))
-			X509_free(en->v[i].issuer);
+		(void)trust_add(t, en->v[i].issuer);
 		if (en->v[i].last_seen < since)
 			continue;
 		if ((de = directory_find(d, en->v[i].fp)) != NULL)
@@ -220,7 +195,7 @@ keep_configured(const struct conf *conf, struct strlist *urls,
 
 	for (i = 0; i < conf->urls.n; i++)
 		strlist_add(&configured, conf->urls.v[i]);
-	uniq(&configured);
+	strlist_uniq(&configured);
 	for (i = 0; i < learned->n; i++)
 		strlist_add(listed(&configured, learned->v[i]) ? urls : &rest,
 		    learned->v[i]);
@@ -399,7 +374,7 @@ cmd_update(const struct cmd_ctx *c, int argc, char **argv)
 	};
 	struct strlist urls = { NULL, 0 }, learned = { NULL, 0 };
 	struct strlist fromnet = { NULL, 0 };
-	struct trust t = { NULL, NULL, NULL, 0 };
+	struct trust t = { NULL, NULL, NULL, NULL, 0 };
 	struct directory dir = { NULL, 0, 0 };
 	struct enrolment en;
 	struct store *s = NULL;
@@ -451,7 +426,7 @@ cmd_update(const struct cmd_ctx *c, int argc, char **argv)
 	if (!hints_only && gather_urls(conf, &t, &urls, &fromnet,
 	    &st.tl.failed) == -1)
 		goto done;
-	uniq(&urls);
+	strlist_uniq(&urls);
 	add_learned(&fromnet, &urls, &learned);
 	if (add_directory_certs(&t, &dir) == -1) {
 		logx(0, "update: out of memory");
@@ -473,7 +448,7 @@ cmd_update(const struct cmd_ctx *c, int argc, char **argv)
 	enrolled_sources(conf, &dir, &en, &t, since, &urls, &learned);
 	if (hints_only)
 		keep_configured(conf, &urls, &learned);
-	uniq(&learned);
+	strlist_uniq(&learned);
 	n = urls.n + learned.n;
 	if (n == 0 && !hints_only)
 		logx(1, "update: no sources configured");

@@ -3,6 +3,7 @@
  *
  * Copyright the crlcache authors. Licensed under the Apache License 2.0.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -16,6 +17,7 @@
 
 #include <openssl/asn1.h>
 #include <openssl/crypto.h>
+#include <openssl/evp.h>
 
 #include <crlcache/index.h>
 
@@ -228,6 +230,29 @@ strlist_free(struct strlist *l)
 	free(l->v);
 	l->v = NULL;
 	l->n = 0;
+}
+
+static int
+cmp_strp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void
+strlist_uniq(struct strlist *l)
+{
+	size_t i, n = 0;
+
+	if (l->n == 0)
+		return;
+	qsort(l->v, l->n, sizeof(*l->v), cmp_strp);
+	for (i = 1; i < l->n; i++) {
+		if (strcmp(l->v[i], l->v[n]) == 0)
+			free(l->v[i]);
+		else
+			l->v[++n] = l->v[i];
+	}
+	l->n = n + 1;
 }
 
 int
@@ -482,4 +507,49 @@ hex_decode(const char *s, size_t len, uint8_t *out, size_t n)
 		out[i] = (uint8_t)(hi << 4 | lo);
 	}
 	return 0;
+}
+
+/*
+ * RFC 4648 4 base64 in s[0..len), white space (space, TAB, CR, LF)
+ * anywhere ignored as RFC 7468 3 lets a parser do: a malloc'd buffer of
+ * the decoded bytes in *out, -1 when a character is not of the alphabet,
+ * the padding is misplaced or the result would exceed max bytes.
+ */
+int
+b64_decode_loose(const char *s, size_t len, size_t max, uint8_t **out,
+    size_t *outlen)
+{
+	static const char ws[] = " \t\r\n";
+	char *text;
+	size_t i, n = 0, pad = 0;
+	int dec;
+
+	*out = NULL;
+	*outlen = 0;
+	text = xcalloc(1, len + 1);
+	for (i = 0; i < len; i++) {
+		if (strchr(ws, s[i]) != NULL && s[i] != '\0')
+			continue;
+		if (s[i] == '=')
+			pad++;
+		else if (pad > 0 || !(isalnum((unsigned char)s[i]) ||
+		    s[i] == '+' || s[i] == '/'))
+			goto bad;
+		text[n++] = s[i];
+	}
+	if (n == 0 || n % 4 != 0 || pad > 2 || n / 4 * 3 - pad > max)
+		goto bad;
+	*out = xcalloc(1, n / 4 * 3 + 1);
+	if ((dec = EVP_DecodeBlock(*out, (unsigned char *)text, (int)n)) < 0 ||
+	    (size_t)dec < pad) {
+		free(*out);
+		*out = NULL;
+		goto bad;
+	}
+	*outlen = (size_t)dec - pad;
+	free(text);
+	return 0;
+bad:
+	free(text);
+	return -1;
 }

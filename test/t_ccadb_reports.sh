@@ -113,7 +113,7 @@ cl_curl "$(srv_port m2)" 1.3
 [ "$CLIENT_RC" != 0 ] || fail "curl accepts a server revoked in the CA's second full CRL"
 client_words curl
 assert_exit 0 cc status
-assert_grep '^directory built=[0-9T:Z-]+ entries=4 rows=9 in_use=yes rows_width=1 rows_long=1 rows_quote=1$' "$W/last.out"
+assert_grep '^directory built=[0-9T:Z-]+ entries=4 rows=9 in_use=yes rows_width=1 rows_long=1 rows_quote=1 refused_no_url=2 refused_no_chain=1$' "$W/last.out"
 cat "$W/last.out" "$W/last.err" "$STATE/work/directory" >"$W/all.out"
 grep -q "$ESC" "$W/all.out" && fail "an escape from a report reached the output or the directory"
 assert_not_grep '/e.*\.crl|/b\\r' "$W/last.out"

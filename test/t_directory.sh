@@ -73,7 +73,7 @@ for u in revoked under_revoked expired expired2 stray mismatch; do
     assert_not_grep "GET /$u.crl" "$HTTPD_LOG"
 done
 assert_exit 0 cc status
-assert_grep '^directory built=[0-9T:Z-]+ entries=3 rows=9 in_use=yes$' "$W/last.out"
+assert_grep '^directory built=[0-9T:Z-]+ entries=3 rows=9 in_use=yes refused_revoked=2 refused_expired=2 refused_mismatch=1 refused_no_chain=1$' "$W/last.out"
 case_ok "directory: full and partitioned CRLs verified through it"
 
 # 2. not due: a second update does not ask for the reports at all
@@ -104,7 +104,7 @@ refused() {     # refused CASE PATTERN: a forced refresh fails, the rest goes on
     assert_grep 'update: 4 sources, 0 updated, 4 unchanged, 1 failed' "$W/last.err"
     [ "$(grep -c 'GET /full.crl' "$HTTPD_LOG")" -gt "$n" ] || fail "$1: CRLs not fetched"
     assert_exit 0 cc status
-    assert_grep '^directory built=.* entries=3 rows=9 in_use=yes error=' "$W/last.out"
+    assert_grep '^directory built=.* entries=3 rows=9 in_use=yes refused_revoked=2 refused_expired=2 refused_mismatch=1 refused_no_chain=1 error=' "$W/last.out"
     check_is revoked 1 "$PKI/f2.pem"
     check_is good 0 "$PKI/p1.pem"
     case_ok "$1: refused, previous directory kept"
@@ -131,7 +131,7 @@ dir_conf "enroll = all" "$RECORDS" "$PEMS" "$SINCE"
 assert_exit 0 cc update --refresh-directory
 assert_grep 'directory: 3 reports .*3 entries' "$W/last.err"
 assert_exit 0 cc status
-assert_grep '^directory built=[0-9T:Z-]+ entries=3 rows=9 in_use=yes$' "$W/last.out"
+assert_grep '^directory built=[0-9T:Z-]+ entries=3 rows=9 in_use=yes refused_revoked=2 refused_expired=2 refused_mismatch=1 refused_no_chain=1$' "$W/last.out"
 
 # 5. enroll = none: the directory still verifies, but its CRLs are not sources
 dir_conf "enroll = none" "url = $BASE_URL/full.crl" "$RECORDS" "$PEMS" "$SINCE"
