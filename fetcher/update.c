@@ -347,7 +347,7 @@ hinted_first(struct fetch *f, size_t n, const struct strlist *dps)
 
 	for (i = 0; i < dps->n; i++)
 		strlist_add(&sorted, dps->v[i]);
-	uniq(&sorted);
+	strlist_uniq(&sorted);
 	tmp = xcalloc(n + 1, sizeof(*tmp));
 	for (i = 0; i < n; i++)
 		if (listed(&sorted, f[i].url))
