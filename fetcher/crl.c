@@ -283,8 +283,9 @@ idp_reasons(struct crl *c, char *err, size_t errlen)
 	    (v = X509_EXTENSION_get_data(ext)) == NULL ||
 	    crlc_idp_reasons(ASN1_STRING_get0_data(v),
 	    (size_t)ASN1_STRING_length(v), &c->reasons) == -1) {
-		snprintf(err, errlen, "malformed issuingDistributionPoint "
-		    "onlySomeReasons (RFC 5280 4.2.1.13, 5.2.5)");
+		snprintf(err, errlen, "malformed issuingDistributionPoint: bad "
+		    "onlySomeReasons or a BOOLEAN not DER-encoded (RFC 5280 "
+		    "4.2.1.13, 5.2.5; X.690 11.1)");
 		return -1;
 	}
 	if (c->reasons == 0) {
@@ -525,6 +526,25 @@ find_issuer(struct crl *c, const struct trust *t, time_t now, char *err,
 		snprintf(err, errlen, "issuer %s does not chain to a trust anchor: %s",
 		    name, why);
 	return -1;
+}
+
+/*
+ * Say once per CRL what was tolerated in it (docs/crl-quirks.md): it
+ * breaks a rule for issuers only and was read as the rule intends.
+ * logx escapes what came from the network.
+ */
+void
+crl_log_quirks(const struct crl *c)
+{
+	char name[256];
+
+	if (c->p.quirks == 0)
+		return;
+	X509_NAME_oneline(c->issuer_name, name, sizeof(name));
+	if (c->p.quirks & CRLC_CRL_QUIRK_EMPTY_ENTRY_EXTS)
+		logx(1, "%s: CRL of %s: tolerated: a revoked entry with an empty "
+		    "crlEntryExtensions SEQUENCE (RFC 5280 5.1: SIZE (1..MAX)), "
+		    "read as absent", c->source, name);
 }
 
 int

@@ -262,6 +262,8 @@ int	 crl_from_buffer(struct crl *c, const char *source,
 int	 crl_verify(struct crl *c, const struct trust *t, const char *url,
 	    time_t now, char *err, size_t errlen);
 void	 crl_free(struct crl *c);
+/* crl.c: one log line for what an accepted CRL broke of issuers' rules */
+void	 crl_log_quirks(const struct crl *c);
 int	 numcmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen);
 
 /*

@@ -29,6 +29,7 @@ ingest_buffer(struct store *s, const struct trust *t, const char *source,
 	if (crl_from_buffer(&c, source, buf, len, err, errlen) == -1 ||
 	    crl_verify(&c, t, url, (time_t)at_or_now(t->at), err, errlen) == -1)
 		goto done;
+	crl_log_quirks(&c);
 	/* One record per IDP name (idp.c); changed when any changed. */
 	do {
 		c.scope = c.nscopes > 0 ? c.scopes[i] : NULL;

@@ -347,9 +347,15 @@ format_time(int64_t t, char *buf, size_t len)
 	struct tm tm;
 	time_t tt = (time_t)t;
 
-	if (gmtime_r(&tt, &tm) == NULL ||
-	    strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+	/* RFC 3339 5.6: full-date is a four-digit year (strftime's %Y
+	   prints year 1 as "1"); a year it cannot write prints seconds */
+	if (gmtime_r(&tt, &tm) == NULL || tm.tm_year < -1900 ||
+	    tm.tm_year > 9999 - 1900)
 		snprintf(buf, len, "%lld", (long long)t);
+	else
+		snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02dZ",
+		    tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour,
+		    tm.tm_min, tm.tm_sec);
 }
 
 /*

@@ -52,7 +52,8 @@ crlc_reasons_parse(const uint8_t *p, size_t len, unsigned *mask)
  * RFC 5280 5.2.5: IssuingDistributionPoint ::= SEQUENCE {
  * [0] distributionPoint, [1] onlyContainsUserCerts, [2] onlyContainsCACerts,
  * [3] onlySomeReasons ReasonFlags, [4] indirectCRL, [5] onlyContains
- * AttributeCerts }, each optional, in that order.
+ * AttributeCerts }, each optional, in that order; every BOOLEAN a
+ * DER one.
  */
 int
 crlc_idp_reasons(const uint8_t *ext, size_t len, unsigned *mask)
@@ -72,6 +73,15 @@ crlc_idp_reasons(const uint8_t *ext, size_t len, unsigned *mask)
 		seen = 1;
 		if (last == 3 && (tag != TAG_CTX_PRIM(3) ||
 		    crlc_reasons_parse(v.p, (size_t)(v.end - v.p), mask) == -1))
+			return -1;
+		/*
+		 * [1] [2] [4] [5] BOOLEAN: X.690 11.1, DER TRUE is 0xFF and
+		 * FALSE 0x00.  Any other octet (0xAB) is no DER boolean, and
+		 * OpenSSL would read it as TRUE: which partition the CRL
+		 * claims would be a guess, so it is refused.
+		 */
+		if (last != 0 && last != 3 && (tag != TAG_CTX_PRIM(last) ||
+		    v.end - v.p != 1 || (v.p[0] != 0x00 && v.p[0] != 0xff)))
 			return -1;
 	}
 	return 0;

@@ -27,6 +27,13 @@ static const uint8_t oid_crl_reason[] = { 0x55, 0x1d, 0x15 };
 static const uint8_t oid_invalidity_date[] = { 0x55, 0x1d, 0x18 };
 static const uint8_t oid_hold_instruction[] = { 0x55, 0x1d, 0x17 };
 static const uint8_t oid_cert_issuer[] = { 0x55, 0x1d, 0x1d };
+/*
+ * No CA issued a CRL before 1950-01-01T00:00:00Z: RFC 5280 4.1.2.5 gives
+ * UTCTime no earlier year and tells issuers to use it through 2049, so a
+ * GeneralizedTime before 1950 (year 0001 in a real vector) is an
+ * encoding error, not a time; a CRL dated then is refused.
+ */
+#define CRL_TIME_MIN	(-631152000LL)
 /* RFC 5280 5.3.1: CRLReason values 0..10 (7 is unused but harmless). */
 #define CRL_REASON_MAX	10
 /*
@@ -622,10 +629,18 @@ crlc_crl_entry_next(struct crlc_span *rest, struct crlc_crl_entry *e,
 		return fail(why, "malformed CRL: revocationDate is no UTCTime "
 		    "or GeneralizedTime of a possible date (RFC 5280 5.1.2.6)");
 	if (ent.p < ent.end) {
-		/* crlEntryExtensions Extensions: SIZE (1..MAX) */
+		/*
+		 * crlEntryExtensions Extensions: SIZE (1..MAX).  An empty
+		 * SEQUENCE breaks that rule for issuers only: it says what
+		 * an absent field says, real CAs publish it (T-Systems,
+		 * FINMECCANICA) and OpenSSL, Go and webpki accept it, so
+		 * it is read as absent and reported (CRLC_CRL_QUIRK_*).
+		 */
 		if (der_expect(&ent, TAG_SEQUENCE, &exts) == -1 ||
-		    ent.p != ent.end || exts.p == exts.end)
+		    ent.p != ent.end)
 			return fail(why, "malformed CRL: bad crlEntryExtensions");
+		if (exts.p == exts.end)
+			e->empty_extensions = 1;
 		while (exts.p < exts.end) {
 			if (ext_read(&exts, &oid, &oid_tlv, &crit, &val) == -1)
 				return fail(why, "malformed CRL: bad CRL entry "
@@ -693,15 +708,18 @@ crlc_crl_parse(const uint8_t *der, size_t len, struct crlc_crl *out,
 		return fail(why, "malformed CRL: bad issuer name");
 	/* thisUpdate Time, nextUpdate Time OPTIONAL (5.1.2.4, 5.1.2.5) */
 	if (der_read(&tbs, &tag, &c) == -1 ||
-	    der_time(tag, &c, &out->this_update) == -1)
+	    der_time(tag, &c, &out->this_update) == -1 ||
+	    out->this_update < CRL_TIME_MIN)
 		return fail(why, "malformed CRL: thisUpdate is no UTCTime or "
-		    "GeneralizedTime of a possible date (RFC 5280 5.1.2.4)");
+		    "GeneralizedTime of a possible date from 1950 on (RFC 5280 "
+		    "5.1.2.4, 4.1.2.5)");
 	if (der_peek(&tbs, TAG_UTCTIME) || der_peek(&tbs, TAG_GENTIME)) {
 		if (der_read(&tbs, &tag, &c) == -1 ||
-		    der_time(tag, &c, &out->next_update) == -1)
+		    der_time(tag, &c, &out->next_update) == -1 ||
+		    out->next_update < CRL_TIME_MIN)
 			return fail(why, "malformed CRL: nextUpdate is no UTCTime "
-			    "or GeneralizedTime of a possible date (RFC 5280 "
-			    "5.1.2.5)");
+			    "or GeneralizedTime of a possible date from 1950 on "
+			    "(RFC 5280 5.1.2.5, 4.1.2.5)");
 	}
 	/* revokedCertificates SEQUENCE OF SEQUENCE OPTIONAL (5.1.2.6) */
 	if (der_peek(&tbs, TAG_SEQUENCE)) {
@@ -713,6 +731,8 @@ crlc_crl_parse(const uint8_t *der, size_t len, struct crlc_crl *out,
 		while ((r = crlc_crl_entry_next(&rest, &e, why)) == 1) {
 			out->nrevoked++;
 			out->entry_cert_issuer |= e.cert_issuer.len > 0;
+			if (e.empty_extensions)
+				out->quirks |= CRLC_CRL_QUIRK_EMPTY_ENTRY_EXTS;
 			if (out->entry_unknown_critical.len == 0)
 				out->entry_unknown_critical = e.unknown_critical;
 		}

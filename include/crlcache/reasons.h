@@ -35,7 +35,8 @@ int	crlc_reasons_parse(const uint8_t *p, size_t len, unsigned *mask);
 /*
  * The onlySomeReasons of an issuingDistributionPoint extension value
  * (RFC 5280 5.2.5, the DER of the SEQUENCE) ext[0..len): 0 and *mask,
- * CRLC_REASONS_ALL when absent; -1 when the IDP is malformed.
+ * CRLC_REASONS_ALL when absent; -1 when the IDP is malformed, a BOOLEAN
+ * among them not DER (X.690 11.1: 0x00 or 0xFF).
  */
 int	crlc_idp_reasons(const uint8_t *ext, size_t len, unsigned *mask);
 /*

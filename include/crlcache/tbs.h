@@ -149,7 +149,14 @@ struct crlc_crl {
 	/* Over all entries (see struct crlc_crl_entry): */
 	int		 entry_cert_issuer;
 	struct crlc_span entry_unknown_critical;
+	unsigned	 quirks;	/* CRLC_CRL_QUIRK_*: tolerated */
 };
+/*
+ * What breaks a rule for CRL issuers only and changes no meaning: read
+ * as the rule intends and reported by the fetcher (docs/crl-quirks.md).
+ */
+#define CRLC_CRL_QUIRK_EMPTY_ENTRY_EXTS	0x1u	/* crlEntryExtensions an
+						   empty SEQUENCE (5.1) */
 
 /* crlEntryExtensions read by crlc_crl_entry_next(). */
 #define CRLC_CRL_REASON_NONE	-1
@@ -166,6 +173,8 @@ struct crlc_crl_entry {
 	struct crlc_span unknown_critical; /* OID TLV of the first critical
 					   extension not understood; len 0:
 					   none */
+	int		 empty_extensions; /* crlEntryExtensions present and
+					   empty (CRLC_CRL_QUIRK_EMPTY_ENTRY_EXTS) */
 };
 
 /*

@@ -2,11 +2,15 @@
  * Unit tests for crlc_crl_parse / crlc_crl_entry_next (lib/tbs.c): CRLs
  * built here byte by byte, so that each DER rule can be broken alone;
  * then every truncation and every single-byte change of a good CRL (run
- * under ASan: no read outside the buffer).
+ * under ASan: no read outside the buffer).  Then real CRLs from
+ * test/data/crlquirks/ (SOURCES): their issuers' certificates are not
+ * public in those repositories, so only the parser is exercised here.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <crlcache/reasons.h>
 #include <crlcache/tbs.h>
 
 #include "check.h"
@@ -216,6 +220,10 @@ test_flaws(void)
 			CHECK(crlc_crl_parse(b.p, b.len, &c, &why) == 0);
 			CHECK(c.entry_cert_issuer);
 			test_cert_issuer_entry(&c);
+		} else if (f == EMPTY_ENTRY_EXTS) {
+			/* tolerated: read as absent, and said */
+			CHECK(crlc_crl_parse(b.p, b.len, &c, &why) == 0);
+			CHECK(c.quirks == CRLC_CRL_QUIRK_EMPTY_ENTRY_EXTS);
 		} else if (f == UNKNOWN_CRITICAL) {
 			CHECK(crlc_crl_parse(b.p, b.len, &c, &why) == 0);
 			CHECK(c.entry_unknown_critical.len == 5 &&
@@ -265,10 +273,110 @@ test_mutations(void)
 	}
 }
 
+/* The whole of test/data/crlquirks/NAME into *len bytes (malloc). */
+static uint8_t *
+vector(const char *name, size_t *len)
+{
+	static uint8_t buf[64 * 1024];
+	char path[256];
+	uint8_t *out;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "test/data/crlquirks/%s", name);
+	if ((f = fopen(path, "rb")) == NULL) {
+		fprintf(stderr, "cannot open %s\n", path);
+		exit(1);
+	}
+	*len = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	CHECK(*len > 0 && *len < sizeof(buf));
+	if ((out = malloc(*len)) == NULL)
+		exit(1);
+	memcpy(out, buf, *len);
+	return out;
+}
+
+/* The IDP extension value (OCTET STRING content) of a parsed CRL. */
+static int
+idp_value(const struct crlc_crl *c, const uint8_t **v, size_t *vlen)
+{
+	static const uint8_t idp_oid[] = { 0x06, 0x03, 0x55, 0x1d, 0x1c };
+	const uint8_t *p = c->extensions.p, *end = p + c->extensions.len;
+
+	for (; p + sizeof(idp_oid) < end; p++)
+		if (memcmp(p, idp_oid, sizeof(idp_oid)) == 0) {
+			p += sizeof(idp_oid);
+			if (p[0] == 0x01)	/* critical */
+				p += 3;
+			if (p[0] != 0x04 || p[1] >= 0x80)
+				return -1;
+			*vlen = p[1];
+			*v = p + 2;
+			return 0;
+		}
+	return -1;
+}
+
+static void
+test_real(void)
+{
+	struct crlc_crl c;
+	const char *why;
+	const uint8_t *v;
+	uint8_t *der;
+	size_t len, vlen;
+	unsigned mask;
+
+	/* T-Systems TeleSec Business CA 1: one entry's crlEntryExtensions
+	   is an empty SEQUENCE; main refused the whole CRL */
+	der = vector("webpki-crl.entry.empty.ext.seq.der", &len);
+	CHECK(crlc_crl_parse(der, len, &c, &why) == 0);
+	CHECK(c.quirks == CRLC_CRL_QUIRK_EMPTY_ENTRY_EXTS);
+	CHECK(c.nrevoked > 0);
+	free(der);
+	/* PKI FINMECCANICA: 88 entries, each with an empty SEQUENCE */
+	der = vector("go-finmeccanica.crl", &len);
+	CHECK(crlc_crl_parse(der, len, &c, &why) == 0);
+	CHECK(c.nrevoked == 88);
+	CHECK(c.quirks == CRLC_CRL_QUIRK_EMPTY_ENTRY_EXTS);
+	free(der);
+	/* thisUpdate in year 0001: no CA issued it, refused */
+	der = vector("webpki-crl.invalid.this.update.time.der", &len);
+	why = NULL;
+	CHECK(crlc_crl_parse(der, len, &c, &why) == -1);
+	CHECK(why != NULL && strstr(why, "thisUpdate") != NULL);
+	free(der);
+	/* IDP onlyContainsCACerts encoded 0xAB: no DER BOOLEAN, refused */
+	der = vector("webpki-crl.idp.invalid.bool.der", &len);
+	CHECK(crlc_crl_parse(der, len, &c, &why) == 0);
+	CHECK(idp_value(&c, &v, &vlen) == 0);
+	CHECK(crlc_idp_reasons(v, vlen, &mask) == -1);
+	free(der);
+}
+
+/* X.690 11.1: an IDP BOOLEAN is 0xFF or 0x00, nothing else. */
+static void
+test_idp_booleans(void)
+{
+	/* SEQUENCE { [2] onlyContainsCACerts } */
+	uint8_t idp[] = { 0x30, 0x03, 0x82, 0x01, 0xff };
+	unsigned mask;
+
+	CHECK(crlc_idp_reasons(idp, sizeof(idp), &mask) == 0);
+	idp[4] = 0x00;
+	CHECK(crlc_idp_reasons(idp, sizeof(idp), &mask) == 0);
+	idp[4] = 0xab;
+	CHECK(crlc_idp_reasons(idp, sizeof(idp), &mask) == -1);
+	idp[4] = 0x01;
+	CHECK(crlc_idp_reasons(idp, sizeof(idp), &mask) == -1);
+}
+
 int
 main(void)
 {
 	test_good();
+	test_real();
+	test_idp_booleans();
 	test_flaws();
 	test_mutations();
 	return check_result();
