@@ -66,7 +66,7 @@ cmd_enroll(const struct cmd_ctx *c, int argc, char **argv)
 			continue;	/* an anchor: no issuer above it */
 		X509_NAME_oneline(X509_get_subject_name(x), name, sizeof(name));
 		if (enrolment_prove(&en, x, &t, conf, &aia_budget,
-		    (int64_t)time(NULL), why, sizeof(why)) == -1) {
+		    (int64_t)time(NULL), why, sizeof(why)) != 0) {
 			printf("refused %s: %s\n", name, why);
 			refused++;
 			continue;

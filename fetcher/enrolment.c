@@ -305,28 +305,26 @@ aia_certs(const uint8_t *buf, size_t len, STACK_OF(X509) *out)
 }
 
 /*
- * Fetch the certificate's caIssuers (guarded: its URL comes from the
- * certificate) into cands.
+ * Fetch the certificate's caIssuers URLs (guarded: they come from the
+ * certificate) into cands, as many as *budget allows.
  */
 static void
-fetch_aia(X509 *cert, const struct conf *conf, size_t *budget,
-    STACK_OF(X509) *cands)
+fetch_aia(const struct strlist *urls, const struct conf *conf,
+    size_t *budget, STACK_OF(X509) *cands)
 {
-	struct strlist urls = { NULL, 0 };
 	struct conf small = *conf;
 	struct fetch f;
 	size_t i;
 
-	cert_issuer_urls(cert, &urls);
 	small.max_size = MAX_AIA_SIZE;
 	small.retries = 0;
 	if (small.timeout > AIA_TIMEOUT)
 		small.timeout = AIA_TIMEOUT;
 	if (small.connect_timeout > AIA_TIMEOUT)
 		small.connect_timeout = AIA_TIMEOUT;
-	for (i = 0; i < urls.n && *budget > 0; i++, (*budget)--) {
+	for (i = 0; i < urls->n && *budget > 0; i++, (*budget)--) {
 		memset(&f, 0, sizeof(f));
-		f.url = urls.v[i];
+		f.url = urls->v[i];
 		f.guarded = 1;
 		if (fetch_all(&f, 1, &small) == 0 && f.ok && !f.not_modified)
 			aia_certs(f.body, f.len, cands);
@@ -334,7 +332,6 @@ fetch_aia(X509 *cert, const struct conf *conf, size_t *budget,
 			logx(2, "%s: caIssuers: %s", f.url, f.err);
 		fetch_free(&f);
 	}
-	strlist_free(&urls);
 }
 
 /*
@@ -378,7 +375,7 @@ enrolment_prove(struct enrolment *e, X509 *cert, const struct trust *t,
     size_t whylen)
 {
 	STACK_OF(X509) *cands;
-	struct strlist urls = { NULL, 0 };
+	struct strlist urls = { NULL, 0 }, aia = { NULL, 0 };
 	struct enrolled *en;
 	uint8_t fp[CRLC_HASH_LEN];
 	X509 *issuer;
@@ -389,8 +386,16 @@ enrolment_prove(struct enrolment *e, X509 *cert, const struct trust *t,
 	if ((cands = trust_candidates(t, X509_get_issuer_name(cert))) == NULL)
 		return -1;
 	if ((issuer = proven_issuer(cert, cands, t, (time_t)now, why,
-	    whylen)) == NULL && aia_budget != NULL && *aia_budget > 0) {
-		fetch_aia(cert, conf, aia_budget, cands);
+	    whylen)) == NULL && aia_budget != NULL) {
+		cert_issuer_urls(cert, &aia);
+		if (aia.n > 0 && *aia_budget == 0) {
+			snprintf(why, whylen, "its issuer is only to be found "
+			    "through caIssuers, and this run's fetches for it "
+			    "are spent");
+			ret = 1;
+			goto done;
+		}
+		fetch_aia(&aia, conf, aia_budget, cands);
 		issuer = proven_issuer(cert, cands, t, (time_t)now, why, whylen);
 	}
 	if (issuer == NULL || cert_fingerprint(issuer, fp) == -1)
@@ -409,6 +414,7 @@ enrolment_prove(struct enrolment *e, X509 *cert, const struct trust *t,
 	ret = 0;
 done:
 	strlist_free(&urls);
+	strlist_free(&aia);
 	sk_X509_pop_free(cands, X509_free);
 	return ret;
 }
@@ -435,43 +441,60 @@ enrolment_expire(struct enrolment *e, int64_t before)
 	return dropped;
 }
 
+/*
+ * Prove one hint, its caIssuers fetches charged to its writer (*writer)
+ * and to the run (*run): 0, 1 (waits for the next run) or -1 (refused).
+ */
+static int
+learn_one(struct enrolment *e, X509 *x, const struct trust *t,
+    const struct conf *conf, size_t *run, size_t *writer, int64_t now)
+{
+	size_t allow = *run < *writer ? *run : *writer, left = allow;
+	char why[ERRLEN], name[256];
+	int rc;
+
+	rc = enrolment_prove(e, x, t, conf, &left, now, why, sizeof(why));
+	*run -= allow - left;
+	*writer -= allow - left;
+	if (rc != 0) {
+		X509_NAME_oneline(X509_get_subject_name(x), name, sizeof(name));
+		logx(1, "hint %s: %s: %s", name, rc == 1 ? "waits" : "refused",
+		    why);
+	}
+	return rc;
+}
+
 int
 enrolment_learn(const char *state_dir, const struct conf *conf,
     const struct trust *t, struct enrolment *e)
 {
-	STACK_OF(X509) *hints;
+	struct hint_queue *q;
 	struct hint_tally tl;
-	size_t aia_budget = MAX_AIA_FETCHES, refused = 0;
+	size_t aia_run = MAX_AIA_FETCHES, refused = 0, *aia_writer;
 	int64_t now = (int64_t)time(NULL);
-	char why[ERRLEN], name[256];
+	int rc;
 	X509 *x;
 
-	if ((hints = sk_X509_new_null()) == NULL)
+	if (hints_open(state_dir, &q, &tl) == -1)
 		return -1;
-	if (hints_drain(state_dir, hints, &tl) == -1) {
-		sk_X509_free(hints);
-		return -1;
-	}
-	while ((x = sk_X509_shift(hints)) != NULL) {
-		if (conf->enroll == ENROLL_NONE)
-			refused++;	/* read to empty the spool, not used */
-		else if (enrolment_prove(e, x, t, conf, &aia_budget, now, why,
-		    sizeof(why)) == -1) {
-			X509_NAME_oneline(X509_get_subject_name(x), name,
-			    sizeof(name));
-			logx(1, "hint %s: refused: %s", name, why);
-			refused++;
-		} else
+	while ((x = hints_next(q, &aia_writer)) != NULL) {
+		/* enroll = none reads only to empty the spool */
+		rc = conf->enroll == ENROLL_NONE ? -1 :
+		    learn_one(e, x, t, conf, &aia_run, aia_writer, now);
+		refused += rc == -1;
+		if (rc == 0)
 			cert_crl_urls(x, &e->hinted_dps);
+		hints_settle(q, rc == 1);
 		X509_free(x);
 	}
-	sk_X509_free(hints);
-	if (tl.scanned > 0) {
+	hints_close(q);
+	if (tl.scanned > 0 || tl.taken > 0) {
 		e->hints_at = now;
-		e->hints_taken = tl.taken - refused;
-		e->hints_refused = tl.malformed + tl.dropped + refused;
-		logx(2, "hints: %zu read, %zu enrolled or refreshed, %zu refused",
-		    tl.scanned, e->hints_taken, e->hints_refused);
+		e->hints_taken = tl.taken - refused - tl.waiting;
+		e->hints_refused = tl.malformed + refused;
+		logx(2, "hints: %zu arrived, %zu read, %zu enrolled or "
+		    "refreshed, %zu refused, %zu wait", tl.scanned, tl.taken,
+		    e->hints_taken, e->hints_refused, tl.waiting);
 	}
 	if (conf->enroll == ENROLL_SEEN)
 		enrolment_expire(e, now - conf->seen_expiry);

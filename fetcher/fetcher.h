@@ -100,6 +100,7 @@ extern int log_syslog;		/* --syslog: mirror messages to syslog */
 void	 logx(int level, const char *fmt, ...)
 	    __attribute__((format(printf, 2, 3)));
 void	*xcalloc(size_t n, size_t size);
+void	*xreallocarray(void *p, size_t n, size_t size);
 char	*xstrdup(const char *s);
 int	 strlist_add(struct strlist *l, const char *s);
 int	 is_http_url(const char *s, size_t len);
@@ -715,11 +716,11 @@ void	 directory_free(struct directory *d);
 
 /* hint.c: the spool of certificates no CRL covered (see HINTS_NAME) */
 struct hint_tally {
-	size_t	scanned;	/* entries looked at this run */
+	size_t	scanned;	/* spool entries looked at this run */
 	size_t	taken;		/* well-formed certificates returned */
 	size_t	malformed;	/* refused: type, size or content */
 	size_t	repeated;	/* a hint its writer already left this run */
-	size_t	dropped;	/* over a per-run limit, removed unread */
+	size_t	waiting;	/* returned, and left for the next run */
 	size_t	stuck;		/* could not be removed */
 };
 /*
@@ -728,11 +729,19 @@ struct hint_tally {
  */
 int	 hints_prepare(const char *state_dir);
 /*
- * Swap the spool for an empty one and return the well-formed hints of
- * the old one in out (every entry is removed).  0, or -1 (logged).
+ * The hints of this run: the spool's files moved to their writers'
+ * queues, then taken in turns, one of every writer per turn.  0, or -1
+ * (logged).  hints_next() gives the next (NULL: none this run) and, in
+ * *aia, its writer's caIssuers fetches left this run; each hint given is
+ * settled before the next: removed, or (wait) left for the next run.
+ * hints_close() accepts NULL.
  */
-int	 hints_drain(const char *state_dir, STACK_OF(X509) *out,
+struct hint_queue;
+int	 hints_open(const char *state_dir, struct hint_queue **q,
 	    struct hint_tally *tl);
+X509	*hints_next(struct hint_queue *q, size_t **aia);
+void	 hints_settle(struct hint_queue *q, int wait);
+void	 hints_close(struct hint_queue *q);
 
 /*
  * learning.c: write the learning marker (create: `update --hints`), or
@@ -760,9 +769,13 @@ struct enrolment {
 /*
  * caIssuers fetches one run may make, each bounded by AIA_TIMEOUT (15 s):
  * a run that meets hostile URLs stalls for two minutes at most.  Issuers
- * in the CCADB directory need none.
+ * in the CCADB directory need none.  Hints spend them in turns, at most
+ * AIA_WRITER_MAX of them for the hints of one writer (a certificate's
+ * issuer is at one URL, two allow a mirror); a hint that finds them spent
+ * waits for the next run, which starts with its writer.
  */
 #define MAX_AIA_FETCHES	8
+#define AIA_WRITER_MAX	2
 int	 cert_fingerprint(X509 *x, uint8_t fp[CRLC_HASH_LEN]);
 /* None yet is an empty enrolment.  0, or -1 (logged; e is empty). */
 int	 enrolment_load(const char *state_dir, struct enrolment *e);
@@ -773,7 +786,8 @@ struct enrolled *enrolment_find(const struct enrolment *e,
 /*
  * Enrol (or mark as met now) the issuer of cert once cert's signature is
  * proven (see enrolment.c); aia_budget, when not NULL, allows that many
- * caIssuers fetches.  0, or -1 with why.
+ * caIssuers fetches.  0; 1 when only caIssuers can prove it and the
+ * budget is spent (it may wait for the next); or -1 with why.
  */
 int	 enrolment_prove(struct enrolment *e, X509 *cert, const struct trust *t,
 	    const struct conf *conf, size_t *aia_budget, int64_t now, char *why,

@@ -17,20 +17,30 @@
  * What a hint claims is proven later (enrolment.c); here it only has to
  * be well-formed.
  *
- * Fairness: the writer of a hint is the file's owner (fstat of the open
- * file, which no name can fake).  Each writer gets at most
- * HINT_WRITER_MAX hints kept per run (repeats of the same issuer, key
- * identifier and distribution points count once) out of at most
- * HINT_WRITER_READS files read, the rest removed unread, and the hints
- * proven are taken in turn from each writer: one user's flood costs that
- * user's own hints, never another's.
+ * Who pays: the writer of a hint is the file's owner (fstat, which no
+ * name can fake), and what a writer's input costs is charged to that
+ * writer alone.  Each run moves the spool's files into one queue per
+ * writer (work/hints.queue/UID/, private), named by the file's
+ * modification time so that a writer's oldest hints come first.  Every
+ * writer gets at most HINT_WRITER_MAX hints proven per run (repeats of
+ * one issuer, key identifier and distribution points count once) out of
+ * at most HINT_WRITER_READS files read; the run's own bounds
+ * (HINT_TAKE_MAX proofs, and the caIssuers fetches of enrolment.c) are
+ * dealt in turns, one hint of every writer per turn, starting where the
+ * last run left off (work/hints.turn).  What does not fit waits in its
+ * queue for the next run: no hint is removed before it is read, and no
+ * table is sized by the number of writers (uids are not scarce).
  *
- * Draining: each run renames the spool into the private working
- * directory and creates an empty one, so the live spool holds at most
- * what one interval of writers left, however many arrived.  The drained
- * entries are looked at and removed (at most HINT_SCAN_MAX per run; a
- * larger flood is finished by the next runs before the spool is swapped
- * again).
+ * Intake: each run renames the spool into the private working directory
+ * (work/hints.drain) and creates an empty one, so the live spool holds at
+ * most what one interval of writers left; the drain's files are moved to
+ * their writers' queues, anything else is removed (HINT_MOVE_MAX per run;
+ * a larger flood is finished by the next runs, meanwhile the live spool
+ * is taken in place).  A directory of a user's with content cannot be
+ * removed: its drain is closed (JUNK_MODE) and parked in work/hints.junk/,
+ * at most HINT_JUNK_MAX of them; past that the drain stays where it is
+ * and the live spool is taken in place, its undeletable entries left to
+ * their owners.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -54,47 +64,90 @@
 
 #define SPOOL_MODE	CRLC_HINTS_MODE
 #define DRAIN_NAME	WORK_NAME "/hints.drain"
-/* A drained spool that could not be emptied, parked: nobody else's. */
+#define QUEUE_NAME	WORK_NAME "/hints.queue"
+#define JUNK_NAME	WORK_NAME "/hints.junk"
+#define TURN_NAME	WORK_NAME "/hints.turn"
+/* Queues, parked drains and what is parked in them: nobody else's. */
+#define QUEUE_MODE	0700
 #define JUNK_MODE	0700
 #define HINT_MAX_SIZE	CRLC_HINT_MAX
 /* Hints proven per run: each costs a signature check and a chain build. */
 #define HINT_TAKE_MAX	512
 /*
- * Hints kept per writer and run: a user's programs meet a few new CAs
- * between two runs (one hint per issuer and process).  More is a flood,
- * and costs only that writer's own hints.
+ * Hints proven per writer and run: a user's programs meet a few new CAs
+ * between two runs (one hint per issuer and process).  More waits.
  */
 #define HINT_WRITER_MAX	32
 /*
- * Files read per writer and run: its kept hints and as many repeats or
- * malformed ones.  The rest is removed unread: a writer's flood costs at
- * most this many reads of HINT_MAX_SIZE.
+ * Files read per writer and run: its proven hints and as many repeats
+ * or malformed ones (a read costs up to HINT_MAX_SIZE bytes).  The rest
+ * waits for the next run, unread.
  */
 #define HINT_WRITER_READS	(2 * HINT_WRITER_MAX)
 /*
- * Writers told apart per run: the accounts of one host that verify
- * certificates.  With HINT_WRITER_MAX, it bounds the certificates held
- * at once (2,048, of at most HINT_MAX_SIZE each).
+ * Names of one writer's queue listed per run to find its oldest: a
+ * listing of this size takes about a millisecond.  In a larger queue the
+ * oldest among them come first, and only that writer's order suffers.
  */
-#define HINT_WRITERS_MAX	64
+#define HINT_WRITER_LOOK	4096
 /*
- * Entries looked at and removed per run.  Removing one costs a few
- * microseconds; this bounds a flooded run to well under a second.
+ * Writers' queues visited per run (each an open and a listing): more
+ * writers than a run proves hints (HINT_TAKE_MAX), so that writers whose
+ * queues hold only repeats or malformed files are emptied too.
  */
-#define HINT_SCAN_MAX	50000
+#define HINT_VISIT_MAX	(8 * HINT_TAKE_MAX)
+/*
+ * Writers known at once: the queue directory's entries, one per uid with
+ * hints waiting (4 bytes each).  Past it (a million uids with hints
+ * waiting) the further uids wait for the next runs.
+ */
+#define HINT_WRITERS_MAX	(1 << 20)
+/*
+ * Entries moved to a queue or removed per run, from the drain and again
+ * from the live spool: each costs a few microseconds, so a flooded run
+ * stays well under a second.
+ */
+#define HINT_MOVE_MAX	50000
+/*
+ * Entries listed per directory and run: an undeletable entry costs a
+ * listing and one failed rmdir, far less than a move, so its owner must
+ * make this many to hide the entries behind them for a run.
+ */
+#define HINT_LIST_MAX	(20 * HINT_MOVE_MAX)
+/*
+ * Drains parked because a user left a directory with content in them
+ * (each one directory of this account).  Past it the drain is kept and
+ * the live spool is taken in place.
+ */
+#define HINT_JUNK_MAX	16
+/* A queue entry's name: mtime seconds and nanoseconds, run, sequence. */
+#define QNAME_SIZE	(16 + 8 + 1 + 16 + 1 + 8 + 1)
 
-/* The hints of one writer (a file owner) this run. */
+/* One writer (a file owner) this run: its queue and what it spent. */
 struct writer {
 	uid_t		uid;
-	size_t		n;		/* kept */
-	size_t		reads;		/* files read */
-	X509		*x[HINT_WRITER_MAX];
-	uint8_t		key[HINT_WRITER_MAX][CRLC_HASH_LEN];
+	int		dfd;		/* its queue; -1 until visited */
+	int		done;		/* nothing more this run */
+	int		listed_all;	/* the listing saw its whole queue */
+	char		(*names)[QNAME_SIZE];	/* oldest first */
+	size_t		nnames, next;
+	size_t		kept, reads;
+	size_t		aia;		/* caIssuers fetches left this run */
+	uint8_t		(*keys)[CRLC_HASH_LEN];	/* of its kept hints */
 };
 
-struct writers {
-	struct writer	v[HINT_WRITERS_MAX];
-	size_t		n;
+struct hint_queue {
+	int		qfd;		/* work/hints.queue */
+	char		turn_path[PATH_MAX];
+	struct writer	*w;		/* in turn order */
+	size_t		n, at, visits;
+	int		progress;	/* a hint taken in this turn */
+	size_t		turn;
+	struct writer	*cur;		/* of the hint last returned */
+	char		curname[QNAME_SIZE];
+	int		first_wait_set;
+	uid_t		first_wait;	/* the first writer that must wait */
+	struct hint_tally *tl;
 };
 
 /* Open one entry: a regular file of one link, or -1 (and why). */
@@ -177,21 +230,6 @@ hint_key(X509 *x, uint8_t key[CRLC_HASH_LEN])
 	return 0;
 }
 
-/* The writer uid, added if new; NULL when too many writers are known. */
-static struct writer *
-writer_of(struct writers *ws, uid_t uid)
-{
-	size_t i;
-
-	for (i = 0; i < ws->n; i++)
-		if (ws->v[i].uid == uid)
-			return &ws->v[i];
-	if (ws->n == HINT_WRITERS_MAX)
-		return NULL;
-	ws->v[ws->n].uid = uid;
-	return &ws->v[ws->n++];
-}
-
 /* Keep x for w (which has room); 0, or -1 when w already has its like. */
 static int
 writer_keep(struct writer *w, X509 *x)
@@ -201,73 +239,142 @@ writer_keep(struct writer *w, X509 *x)
 
 	if (hint_key(x, key) == -1)
 		return -1;
-	for (i = 0; i < w->n; i++)
-		if (memcmp(w->key[i], key, sizeof(key)) == 0)
+	for (i = 0; i < w->kept; i++)
+		if (memcmp(w->keys[i], key, sizeof(key)) == 0)
 			return -1;
-	memcpy(w->key[w->n], key, sizeof(key));
-	w->x[w->n++] = x;
+	memcpy(w->keys[w->kept++], key, sizeof(key));
+	return 0;
+}
+
+/* Remove an entry of dfd: a file, or an empty directory. */
+static int
+remove_entry(int dfd, const char *name)
+{
+	return unlinkat(dfd, name, 0) == 0 ||
+	    unlinkat(dfd, name, AT_REMOVEDIR) == 0 ? 0 : -1;
+}
+
+/* A directory stream of dfd's directory from its start (dfd stays open). */
+static DIR *
+list_dir(int dfd)
+{
+	DIR *d;
+	int fd;
+
+	if ((fd = dup(dfd)) == -1)
+		return NULL;
+	if ((d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return NULL;
+	}
+	rewinddir(d);	/* the duplicate shares the offset */
+	return d;
+}
+
+static int
+dot(const char *name)
+{
+	return strcmp(name, ".") == 0 || strcmp(name, "..") == 0;
+}
+
+/*
+ * One entry of the drain or the spool: a regular file of one link moves
+ * to its owner's queue under its modification time (1), anything else is
+ * removed (1) or left, when it cannot be (0).  A file that cannot be moved
+ * (a full disk) stays where it is for the next run.
+ */
+static int
+intake_one(int sfd, int qfd, const char *name, int64_t run, size_t *seq,
+    struct hint_tally *tl)
+{
+	char uid[16], dst[sizeof(uid) + QNAME_SIZE];
+	struct stat sb;
+
+	if (fstatat(sfd, name, &sb, AT_SYMLINK_NOFOLLOW) == -1)
+		return 0;
+	tl->scanned++;
+	if (S_ISREG(sb.st_mode) && sb.st_nlink == 1) {
+		snprintf(uid, sizeof(uid), "%lu", (unsigned long)sb.st_uid);
+		if (mkdirat(qfd, uid, QUEUE_MODE) == -1 && errno != EEXIST)
+			return 0;
+		snprintf(dst, sizeof(dst), "%s/%016llx%08lx.%016llx.%08zx", uid,
+		    (unsigned long long)sb.st_mtim.tv_sec,
+		    (unsigned long)sb.st_mtim.tv_nsec, (unsigned long long)run,
+		    (*seq)++);
+		return renameat2(sfd, name, qfd, dst, RENAME_NOREPLACE) == 0;
+	}
+	tl->malformed++;
+	/* The sticky bit lets the spool's owner remove anything. */
+	if (remove_entry(sfd, name) == 0)
+		return 1;
+	tl->stuck++;
 	return 0;
 }
 
 /*
- * Take one entry: a hint of a writer with room is kept, everything else
- * is counted; the entry itself is removed by the caller.
+ * Every entry of sfd through intake_one, within HINT_MOVE_MAX moves and
+ * HINT_LIST_MAX entries listed: 1 when all were looked at, else 0.
  */
-static void
-take(struct writers *ws, int dfd, const char *name, struct hint_tally *tl)
+static int
+intake(int sfd, int qfd, int64_t run, size_t *seq, struct hint_tally *tl)
 {
-	const char *why;
-	struct writer *w;
-	struct stat sb;
-	X509 *x;
-	int fd;
+	struct dirent *de;
+	size_t listed = 0, moved = 0;
+	int all = 1;
+	DIR *d;
 
-	if ((fd = hint_open(dfd, name, &sb, &why)) == -1) {
-		tl->malformed++;
-		logx(2, "hint: refused: %s", why);
-		return;
+	if ((d = list_dir(sfd)) == NULL)
+		return 0;
+	while ((de = readdir(d)) != NULL) {
+		if (dot(de->d_name))
+			continue;
+		if (listed == HINT_LIST_MAX || moved == HINT_MOVE_MAX) {
+			all = 0;
+			break;
+		}
+		listed++;
+		moved += (size_t)intake_one(sfd, qfd, de->d_name, run, seq, tl);
 	}
-	if ((w = writer_of(ws, sb.st_uid)) == NULL ||
-	    w->n == HINT_WRITER_MAX || w->reads == HINT_WRITER_READS) {
-		tl->dropped++;		/* removed unread */
-		goto done;
-	}
-	w->reads++;
-	if ((x = hint_parse(fd, &sb, &why)) == NULL) {
-		tl->malformed++;
-		logx(2, "hint of uid %lu: refused: %s",
-		    (unsigned long)sb.st_uid, why);
-	} else if (writer_keep(w, x) == -1) {
-		tl->repeated++;
-		X509_free(x);
-	}
-done:
-	close(fd);
+	closedir(d);
+	return all;
 }
 
-/*
- * The kept hints into out, in turns: every writer's first, then every
- * writer's second, and so on, HINT_TAKE_MAX in all; the rest dropped.
- */
-static void
-take_in_turns(struct writers *ws, STACK_OF(X509) *out, struct hint_tally *tl)
+/* Entries of dfd, counted up to max. */
+static size_t
+count_entries(int dfd, size_t max)
 {
-	size_t turn, i;
-	X509 *x;
+	struct dirent *de;
+	size_t n = 0;
+	DIR *d;
 
-	for (turn = 0; turn < HINT_WRITER_MAX; turn++)
-		for (i = 0; i < ws->n; i++) {
-			if (turn >= ws->v[i].n)
-				continue;
-			x = ws->v[i].x[turn];
-			if (tl->taken < HINT_TAKE_MAX && sk_X509_push(out, x))
-				tl->taken++;
-			else {
-				X509_free(x);
-				tl->dropped++;
-			}
-		}
-	ws->n = 0;
+	if ((d = list_dir(dfd)) == NULL)
+		return max;
+	while (n < max && (de = readdir(d)) != NULL)
+		n += !dot(de->d_name);
+	closedir(d);
+	return n;
+}
+
+/* A private directory of this account at path, made if missing; its fd. */
+static int
+private_dir(const char *path, mode_t mode)
+{
+	struct stat sb;
+	int fd;
+
+	if (mkdir(path, mode) == -1 && errno != EEXIST) {
+		logx(0, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if ((fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) == -1 || fstat(fd, &sb) == -1 ||
+	    sb.st_uid != geteuid()) {
+		logx(0, "%s: not a directory of this account; not used", path);
+		if (fd != -1)
+			close(fd);
+		return -1;
+	}
+	return fd;
 }
 
 /*
@@ -342,7 +449,7 @@ spool_swap(const char *state_dir, const char *drain)
 	struct stat sb;
 
 	if (lstat(drain, &sb) == 0)
-		return 0;	/* the last run's flood is not finished */
+		return 0;	/* the last run's drain is not finished */
 	snprintf(spool, sizeof(spool), "%s/%s", state_dir, HINTS_NAME);
 	if (rename(spool, drain) == -1 && errno != ENOENT) {
 		logx(0, "%s: %s", spool, strerror(errno));
@@ -352,78 +459,391 @@ spool_swap(const char *state_dir, const char *drain)
 }
 
 /*
- * What a user made undeletable (a directory of theirs with content):
- * closed to everybody else and parked in the private working directory,
- * never left to block the spool.
+ * What a user made undeletable (a directory of theirs with content): the
+ * drain holding it is closed to everybody else and parked, never left to
+ * block the spool; at most HINT_JUNK_MAX times, after which the drain is
+ * kept, closed, and the spool is taken in place.
  */
 static void
 park(const char *state_dir, const char *drain, int dfd, size_t stuck)
 {
-	char junk[PATH_MAX];
+	char junk[PATH_MAX], dst[PATH_MAX + 32];
+	struct timespec ts;
+	int jfd;
 
 	if (fchmod(dfd, JUNK_MODE) == -1) {
 		logx(0, "%s: chmod: %s", drain, strerror(errno));
 		return;
 	}
-	snprintf(junk, sizeof(junk), "%s/%s/hints.junk.%lld", state_dir,
-	    WORK_NAME, (long long)time(NULL));
-	if (rename(drain, junk) == -1) {
+	snprintf(junk, sizeof(junk), "%s/%s", state_dir, JUNK_NAME);
+	if ((jfd = private_dir(junk, JUNK_MODE)) == -1)
+		return;
+	if (count_entries(jfd, HINT_JUNK_MAX) == HINT_JUNK_MAX) {
+		logx(1, "hints: %zu entries could not be removed; %d drains are "
+		    "parked already, so this one stays closed and the spool is "
+		    "taken in place", stuck, HINT_JUNK_MAX);
+		close(jfd);
+		return;
+	}
+	close(jfd);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	snprintf(dst, sizeof(dst), "%s/%lld.%09ld", junk, (long long)ts.tv_sec,
+	    ts.tv_nsec);
+	if (rename(drain, dst) == -1) {
 		logx(0, "%s: %s", drain, strerror(errno));
 		return;
 	}
 	logx(1, "hints: %zu entries could not be removed; closed and moved "
-	    "to %s", stuck, junk);
+	    "to %s", stuck, dst);
+}
+
+/* The directory at path, this account's, through intake(); -1 when not. */
+static int
+intake_dir(const char *path, int qfd, int64_t run, size_t *seq,
+    struct hint_tally *tl, int *all)
+{
+	struct stat sb;
+	int dfd;
+
+	if ((dfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) == -1)
+		return errno == ENOENT ? -1 : -2;
+	if (fstat(dfd, &sb) == -1 || sb.st_uid != geteuid()) {
+		logx(0, "%s: not this account's; not read", path);
+		close(dfd);
+		return -2;
+	}
+	*all = intake(dfd, qfd, run, seq, tl);
+	return dfd;
+}
+
+/*
+ * The spool's files to their writers' queues: the drain (the spool of the
+ * last swap) first, then, while a drain remains, the live spool in place.
+ */
+static int
+spool_intake(const char *state_dir, int qfd, struct hint_tally *tl)
+{
+	char drain[PATH_MAX], spool[PATH_MAX];
+	struct timespec ts;
+	struct stat sb;
+	size_t seq = 0;
+	int64_t run;
+	int dfd, all = 1;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	run = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	snprintf(drain, sizeof(drain), "%s/%s", state_dir, DRAIN_NAME);
+	snprintf(spool, sizeof(spool), "%s/%s", state_dir, HINTS_NAME);
+	if (spool_swap(state_dir, drain) == -1)
+		return -1;
+	if ((dfd = intake_dir(drain, qfd, run, &seq, tl, &all)) == -2)
+		return -1;
+	if (dfd >= 0) {
+		if (!all)
+			logx(1, "hints: more than %d waiting; the rest is taken "
+			    "by the next runs", HINT_MOVE_MAX);
+		else if (rmdir(drain) == -1)
+			park(state_dir, drain, dfd, tl->stuck);
+		close(dfd);
+	}
+	if (lstat(drain, &sb) == 0 &&
+	    (dfd = intake_dir(spool, qfd, run, &seq, tl, &all)) >= 0)
+		close(dfd);
+	return 0;
+}
+
+static int
+cmp_uid(const void *a, const void *b)
+{
+	uid_t x = *(const uid_t *)a, y = *(const uid_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int
+cmp_qname(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+/* A queue's name: the decimal uid its writer has. */
+static int
+parse_uid(const char *s, uid_t *uid)
+{
+	unsigned long v;
+	char *end;
+
+	if (*s < '0' || *s > '9' || strlen(s) > 10)
+		return -1;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno != 0 || *end != '\0' || v >= (unsigned long)(uid_t)-1)
+		return -1;
+	*uid = (uid_t)v;
+	return 0;
+}
+
+/* The writer the last run stopped before (work/hints.turn), or 0. */
+static uid_t
+turn_load(const char *path)
+{
+	char err[ERRLEN], text[16];
+	uint8_t *buf = NULL;
+	size_t len = 0;
+	uid_t uid = 0;
+
+	if (read_state_file(path, sizeof(text) - 1, &buf, &len, err,
+	    sizeof(err)) == 0) {
+		memcpy(text, buf, len);
+		text[len] = '\0';
+		if (parse_uid(text, &uid) == -1)
+			uid = 0;
+	}
+	free(buf);
+	return uid;
+}
+
+/* The writers with a queue, in uid order from the first at or after start. */
+static void
+writers_list(struct hint_queue *q, uid_t start)
+{
+	uid_t *u = NULL, uid;
+	size_t n = 0, cap = 0, i, k;
+	struct dirent *de;
+	DIR *d;
+
+	if ((d = list_dir(q->qfd)) == NULL)
+		return;
+	while (n < HINT_WRITERS_MAX && (de = readdir(d)) != NULL) {
+		if (parse_uid(de->d_name, &uid) == -1)
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 64;
+			u = xreallocarray(u, cap, sizeof(*u));
+		}
+		u[n++] = uid;
+	}
+	closedir(d);
+	if (n > 0)
+		qsort(u, n, sizeof(*u), cmp_uid);
+	for (k = 0; k < n && u[k] < start; k++)
+		;
+	q->w = xcalloc(n + 1, sizeof(*q->w));
+	for (i = 0; i < n; i++) {
+		q->w[i].uid = u[(k + i) % n];
+		q->w[i].dfd = -1;
+		q->w[i].aia = AIA_WRITER_MAX;
+	}
+	q->n = n;
+	free(u);
+}
+
+/* Open w's queue and list its oldest HINT_WRITER_READS names. */
+static int
+writer_visit(struct hint_queue *q, struct writer *w)
+{
+	char (*v)[QNAME_SIZE] = NULL, name[16];
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+	DIR *d;
+
+	if (q->visits == HINT_VISIT_MAX)
+		return -1;
+	q->visits++;
+	snprintf(name, sizeof(name), "%lu", (unsigned long)w->uid);
+	if ((w->dfd = openat(q->qfd, name, O_RDONLY | O_DIRECTORY |
+	    O_NOFOLLOW | O_CLOEXEC)) == -1 || (d = list_dir(w->dfd)) == NULL)
+		return -1;
+	w->listed_all = 1;
+	while ((de = readdir(d)) != NULL) {
+		if (dot(de->d_name) || strlen(de->d_name) >= QNAME_SIZE)
+			continue;	/* not a name intake_one gives */
+		if (n == HINT_WRITER_LOOK) {
+			w->listed_all = 0;
+			break;
+		}
+		if (n == cap) {
+			cap = cap ? 2 * cap : 64;
+			v = xreallocarray(v, cap, sizeof(*v));
+		}
+		memcpy(v[n++], de->d_name, strlen(de->d_name) + 1);
+	}
+	closedir(d);
+	if (n > 0)
+		qsort(v, n, sizeof(*v), cmp_qname);
+	if (n > HINT_WRITER_READS) {
+		n = HINT_WRITER_READS;
+		w->listed_all = 0;
+	}
+	w->names = v;
+	w->nnames = n;
+	w->keys = xcalloc(HINT_WRITER_MAX, sizeof(*w->keys));
+	return 0;
+}
+
+/*
+ * w's next well-formed hint that is not a repeat of one it left this
+ * run, its name in q->curname; NULL when w has no more this run.  What
+ * is read and refused is removed.
+ */
+static X509 *
+writer_next(struct hint_queue *q, struct writer *w)
+{
+	const char *name, *why;
+	struct stat sb;
+	X509 *x;
+	int fd;
+
+	while (w->next < w->nnames && w->reads < HINT_WRITER_READS &&
+	    w->kept < HINT_WRITER_MAX) {
+		name = w->names[w->next++];
+		w->reads++;
+		x = NULL;
+		if ((fd = hint_open(w->dfd, name, &sb, &why)) != -1) {
+			why = "not its writer's";
+			if (sb.st_uid == w->uid)
+				x = hint_parse(fd, &sb, &why);
+			close(fd);
+		} else if (errno == ENOENT)
+			continue;
+		if (x == NULL) {
+			q->tl->malformed++;
+			logx(2, "hint of uid %lu: refused: %s",
+			    (unsigned long)w->uid, why);
+		} else if (writer_keep(w, x) == -1) {
+			q->tl->repeated++;
+			X509_free(x);
+		} else {
+			memcpy(q->curname, name, QNAME_SIZE);
+			return x;
+		}
+		(void)remove_entry(w->dfd, name);
+	}
+	return NULL;
 }
 
 int
-hints_drain(const char *state_dir, STACK_OF(X509) *out, struct hint_tally *tl)
+hints_open(const char *state_dir, struct hint_queue **qp,
+    struct hint_tally *tl)
 {
-	char drain[PATH_MAX];
-	struct writers *ws;
-	struct dirent *de;
-	struct stat sb;
-	DIR *d = NULL;
-	int dfd, more = 0, ret = -1;
+	char path[PATH_MAX];
+	struct hint_queue *q;
 
 	memset(tl, 0, sizeof(*tl));
-	snprintf(drain, sizeof(drain), "%s/%s", state_dir, DRAIN_NAME);
-	if (spool_swap(state_dir, drain) == -1)
-		return -1;
-	if ((dfd = open(drain, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC)) == -1)
-		return errno == ENOENT ? 0 : -1;
-	if (fstat(dfd, &sb) == -1 || sb.st_uid != geteuid()) {
-		logx(0, "%s: not this account's; not read", drain);
-		close(dfd);
+	*qp = NULL;
+	snprintf(path, sizeof(path), "%s/%s", state_dir, QUEUE_NAME);
+	q = xcalloc(1, sizeof(*q));
+	q->tl = tl;
+	if ((q->qfd = private_dir(path, QUEUE_MODE)) == -1 ||
+	    spool_intake(state_dir, q->qfd, tl) == -1) {
+		hints_close(q);
 		return -1;
 	}
-	if ((d = fdopendir(dfd)) == NULL) {
-		close(dfd);
-		return -1;
-	}
-	ws = xcalloc(1, sizeof(*ws));
-	while ((de = readdir(d)) != NULL) {
-		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+	snprintf(q->turn_path, sizeof(q->turn_path), "%s/%s", state_dir,
+	    TURN_NAME);
+	writers_list(q, turn_load(q->turn_path));
+	*qp = q;
+	return 0;
+}
+
+X509 *
+hints_next(struct hint_queue *q, size_t **aia)
+{
+	struct writer *w;
+	X509 *x;
+
+	while (q != NULL && q->tl->taken < HINT_TAKE_MAX &&
+	    q->turn < HINT_WRITER_MAX) {
+		if (q->at == q->n) {
+			if (!q->progress)
+				break;
+			q->at = 0;
+			q->turn++;
+			q->progress = 0;
 			continue;
-		if (tl->scanned == HINT_SCAN_MAX) {
-			more = 1;
-			break;
 		}
-		tl->scanned++;
-		take(ws, dfd, de->d_name, tl);
-		/* The sticky bit lets the spool's owner remove anything. */
-		if (unlinkat(dfd, de->d_name, 0) == -1 &&
-		    unlinkat(dfd, de->d_name, AT_REMOVEDIR) == -1)
-			tl->stuck++;
+		w = &q->w[q->at++];
+		if (w->done)
+			continue;
+		if (w->dfd == -1 && writer_visit(q, w) == -1) {
+			w->done = 1;	/* its turn comes with the next run */
+			if (!q->first_wait_set) {
+				q->first_wait_set = 1;
+				q->first_wait = w->uid;
+			}
+			continue;
+		}
+		if ((x = writer_next(q, w)) == NULL) {
+			w->done = 1;
+			continue;
+		}
+		q->progress = 1;
+		q->cur = w;
+		q->tl->taken++;
+		*aia = &w->aia;
+		return x;
 	}
-	take_in_turns(ws, out, tl);
-	free(ws);
-	if (more)
-		logx(1, "hints: more than %d waiting; the rest is removed by "
-		    "the next runs", HINT_SCAN_MAX);
-	else if (rmdir(drain) == -1)
-		park(state_dir, drain, dfd, tl->stuck);
-	ret = 0;
-	closedir(d);
-	return ret;
+	return NULL;
+}
+
+void
+hints_settle(struct hint_queue *q, int wait)
+{
+	struct writer *w = q->cur;
+
+	if (w == NULL)
+		return;
+	q->cur = NULL;
+	if (!wait) {
+		(void)remove_entry(w->dfd, q->curname);
+		return;
+	}
+	/* Still the writer's oldest: first in its turn next run. */
+	q->tl->waiting++;
+	w->listed_all = 0;
+	if (!q->first_wait_set) {
+		q->first_wait_set = 1;
+		q->first_wait = w->uid;
+	}
+}
+
+void
+hints_close(struct hint_queue *q)
+{
+	char text[16], name[16];
+	struct writer *w;
+	size_t i;
+	int n;
+
+	if (q == NULL)
+		return;
+	/* Who comes first next run: who had to wait, or who was next. */
+	if (!q->first_wait_set && q->at < q->n && q->tl->taken == HINT_TAKE_MAX) {
+		q->first_wait_set = 1;
+		q->first_wait = q->w[q->at].uid;
+	}
+	if (q->turn_path[0] != '\0') {
+		n = snprintf(text, sizeof(text), "%lu", (unsigned long)
+		    (q->first_wait_set ? q->first_wait : 0));
+		(void)replace_file(q->turn_path, text, (size_t)n, 0600,
+		    (uid_t)-1, (gid_t)-1);
+	}
+	for (i = 0; i < q->n; i++) {
+		w = &q->w[i];
+		if (w->dfd == -1)
+			continue;
+		/* An emptied queue goes; a writer's next hint makes it anew. */
+		if (w->listed_all && w->next == w->nnames) {
+			snprintf(name, sizeof(name), "%lu", (unsigned long)w->uid);
+			(void)unlinkat(q->qfd, name, AT_REMOVEDIR);
+		}
+		close(w->dfd);
+		free(w->names);
+		free(w->keys);
+	}
+	free(q->w);
+	if (q->qfd != -1)
+		close(q->qfd);
+	free(q);
 }

@@ -196,6 +196,16 @@ xcalloc(size_t n, size_t size)
 	return p;
 }
 
+void *
+xreallocarray(void *p, size_t n, size_t size)
+{
+	if ((p = reallocarray(p, n, size)) == NULL) {
+		fputs("crlcache: out of memory\n", stderr);
+		exit(4);
+	}
+	return p;
+}
+
 char *
 xstrdup(const char *s)
 {

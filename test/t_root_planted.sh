@@ -55,7 +55,7 @@ manifest() {
         find . -type f -exec sha256sum {} + | sort -k2)
 }
 
-WORK_NAMES="data.mdb lock.mdb directory directory.state enrolled hints.drain unpublished"
+WORK_NAMES="data.mdb lock.mdb directory directory.state enrolled hints.drain hints.queue hints.junk hints.turn unpublished"
 # plant KIND: a fresh copy of the state, nobody's, with links planted by
 # nobody.  KIND work: a sound index and lock file, links at every other
 # name, to root's victim file or spool.  KIND dangling: a sound index and
