@@ -26,7 +26,7 @@ while [ $# -gt 0 ]; do
     esac
 done
 [ $# -ge 2 ] || { echo "usage: inroot.sh [-b H:I]... [-r H:I]... ROOT CMD..." >&2; exit 125; }
-root=$1; shift
+root=$(cd "$1" && pwd) || exit 125; shift
 [ -f "$root/.mkroot-done" ] || { echo "inroot.sh: $root is not a root from mkroot.sh" >&2; exit 125; }
 [ "$(id -u)" -eq 0 ] || { echo "inroot.sh: run as root" >&2; exit 125; }
 
@@ -61,6 +61,8 @@ unshare --mount --pid --fork --propagation private sh -euc '
     [ "$1" = -- ] && shift
     cd "$m"
     exec chroot "$m" env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-        HOME=/root LANG=C.UTF-8 TERM=dumb CI="${CI:-}" "$@"
+        HOME=/root LANG=C.UTF-8 TERM=dumb CI="${CI:-}" \
+        CRLCACHE_DEBIAN_MIRROR="${CRLCACHE_DEBIAN_MIRROR:-}" \
+        CRLCACHE_DEBIAN_SECURITY="${CRLCACHE_DEBIAN_SECURITY:-}" "$@"
 ' sh "$scratch" "$root" $binds -- "$@" || rc=$?
 exit "$rc"

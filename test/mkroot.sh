@@ -1,5 +1,5 @@
 #!/bin/sh
-# test/mkroot.sh SUITE [PACKAGE...]: a Debian root of SUITE (bookworm,
+# test/mkroot.sh SUITE [PACKAGE...] | --mirrors: a Debian root of SUITE (bookworm,
 # trixie...) with PACKAGEs, made by mmdebstrap from Debian's mirror, and
 # print its path.  The root is cached: the same suite and packages give the
 # same directory, built once (under a lock, so that tests running at once
@@ -19,7 +19,7 @@ set -eu
 
 [ $# -ge 1 ] || { echo "usage: mkroot.sh SUITE [PACKAGE...]" >&2; exit 2; }
 suite=$1; shift
-case $suite in ''|*[!a-z0-9-]*) echo "mkroot.sh: bad suite name '$suite'" >&2; exit 2 ;; esac
+case $suite in --mirrors) ;; ''|*[!a-z0-9-]*) echo "mkroot.sh: bad suite name '$suite'" >&2; exit 2 ;; esac
 [ "$(id -u)" -eq 0 ] || { echo "mkroot.sh: run as root" >&2; exit 1; }
 command -v mmdebstrap >/dev/null ||
     { echo "mkroot.sh: mmdebstrap not installed (test/deps.sh installs it)" >&2; exit 1; }
@@ -36,10 +36,17 @@ mkdir -p "$cache"
 # "Debian-Security".  REPO_URI ends in a slash.
 targets=$(apt-get indextargets --format '$(LABEL) $(REPO_URI)' 'Created-By: Packages' 2>/dev/null |
     LC_ALL=C sort -u)
-main=$(echo "$targets" | awk '$1 == "Debian" { print $2; exit }')
-security=$(echo "$targets" | awk '$1 == "Debian-Security" { print $2; exit }')
+# Inside a root from this script (its package lists are gone, so apt names
+# no target) the caller passes the outer host's: test/trixie.sh sets
+# CRLCACHE_DEBIAN_MIRROR and CRLCACHE_DEBIAN_SECURITY from `mkroot.sh --mirrors`.
+main=${CRLCACHE_DEBIAN_MIRROR:-$(echo "$targets" | awk '$1 == "Debian" { print $2; exit }')}
+security=${CRLCACHE_DEBIAN_SECURITY:-$(echo "$targets" | awk '$1 == "Debian-Security" { print $2; exit }')}
 [ -n "$main" ] || { echo "mkroot.sh: no Debian archive in the host's apt sources" >&2; exit 1; }
 
+if [ "$suite" = --mirrors ]; then
+    echo "$main $security"
+    exit 0
+fi
 exec 9>"$root.lock"
 flock 9
 if [ -f "$root/.mkroot-done" ]; then

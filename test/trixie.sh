@@ -16,6 +16,11 @@ start=$(date +%s)
 # shellcheck disable=SC2046 # one word a package
 root=$(sh "$here/mkroot.sh" trixie $(sh "$here/deps.sh" --list))
 built=$(date +%s)
+# The mirrors for the roots the tests inside make (t_autopkgtest).
+read -r CRLCACHE_DEBIAN_MIRROR CRLCACHE_DEBIAN_SECURITY <<MIRRORS
+$(sh "$here/mkroot.sh" --mirrors)
+MIRRORS
+export CRLCACHE_DEBIAN_MIRROR CRLCACHE_DEBIAN_SECURITY
 
 src=$(mktemp -d "$cache/.src.XXXXXX")
 trap 'rm -rf "$src"' EXIT
