@@ -3,7 +3,7 @@
 # trixie...) with PACKAGEs, made by mmdebstrap from Debian's mirror, and
 # print its path.  The root is cached: the same suite and packages give the
 # same directory, built once (under a lock, so that tests running at once
-# wait for one build) and kept until removed by hand or `make clean`.
+# wait for one build) and kept until removed by hand (rm -rf test/.roots).
 # Callers must not change it: test/inroot.sh runs a command on an overlay
 # of it whose changes are thrown away.
 #
