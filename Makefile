@@ -84,6 +84,11 @@ check-run: all unit
 	    CRLCACHE="$(CURDIR)/fetcher/crlcache" CRLCACHE_MODULES="$(CURDIR)/provider" \
 	    bash test/run.sh
 
+# The same suite in a Debian 13 (trixie) root made with mmdebstrap from the
+# host's Debian mirror (test/trixie.sh; root only).  TESTS=t_a t_b: only those.
+check-trixie: deps
+	@sh test/trixie.sh $(TESTS)
+
 demo: deps
 	@$(MAKE) --no-print-directory demo-run
 
@@ -235,4 +240,4 @@ uninstall:
 
 .PHONY: install uninstall
 
-.PHONY: all unit deps check check-run demo demo-run bench bench-run clean
+.PHONY: all unit deps check check-run check-trixie demo demo-run bench bench-run clean

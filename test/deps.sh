@@ -1,13 +1,20 @@
 #!/bin/sh
 # Install what building and testing crlcache needs on Debian 12 or later.
 # As root: installs the missing packages with apt-get.  Otherwise: prints
-# the exact command and fails.
+# the exact command and fails.  --list: print the packages, one a line
+# (test/trixie.sh makes a Debian 13 root with them).
 set -u
 
 PKGS="gcc libc6-dev make pkg-config libssl-dev liblmdb-dev libcurl4-openssl-dev
 openssl curl python3 valgrind procps util-linux mandoc clang libclang-rt-dev
 python3-cryptography python3-cryptography-vectors xz-utils lmdb-utils bc systemd man-db time nodejs wget
-squid nginx-light build-essential debhelper dpkg-dev fakeroot lintian adduser"
+squid nginx-light build-essential debhelper dpkg-dev fakeroot lintian adduser
+mmdebstrap autopkgtest"
+
+if [ "${1:-}" = --list ]; then
+	printf '%s\n' $PKGS
+	exit 0
+fi
 
 missing=""
 for p in $PKGS; do

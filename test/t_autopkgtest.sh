@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# autopkgtest itself runs debian/tests (DEP-8) against the package built
+# from this tree, installed in a fresh root of this host's distribution
+# (test/mkroot.sh, cached) with the null virt server inside it
+# (test/inroot.sh): the root is thrown away afterwards.  -U: the cached
+# root has no package lists; apt-get update reads them from the mirror.
+# Root only.
+. "$(dirname "$0")/lib.sh"
+[ "$(id -u)" -eq 0 ] || skip "makes a Debian root: run as root"
+for t in dpkg-buildpackage mmdebstrap; do
+    command -v "$t" >/dev/null || skip "$t not installed (test/deps.sh installs it)"
+done
+. /etc/os-release
+[ -n "${VERSION_CODENAME:-}" ] || skip "no VERSION_CODENAME in /etc/os-release"
+TOP=$(cd "$TESTDIR/.." && pwd)
+mkdir -p "$W/pkg/src"
+if git -C "$TOP" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+    (cd "$TOP" && git ls-files -z | tar --null -cf - -T -) | tar -xf - -C "$W/pkg/src" ||
+        fail "copying the tracked files"
+else    # a copy of the tree (test/trixie.sh's)
+    (cd "$TOP" && tar --exclude=./.git --exclude=./test/.roots -cf - .) | tar -xf - -C "$W/pkg/src" ||
+        fail "copying the tree"
+fi
+(cd "$W/pkg/src" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
+    DEB_BUILD_OPTIONS="nocheck noddebs parallel=$(nproc)" dpkg-buildpackage -us -uc -b) \
+    >"$W/build.log" 2>&1 || { tail -40 "$W/build.log" >&2; fail "dpkg-buildpackage"; }
+deb=$(cd "$W/pkg" && echo crlcache_*.deb)
+[ -f "$W/pkg/$deb" ] || fail "no .deb built"
+root=$(sh "$TESTDIR/mkroot.sh" "$VERSION_CODENAME" autopkgtest curl openssl python3 adduser) ||
+    fail "mkroot.sh $VERSION_CODENAME"
+sh "$TESTDIR/inroot.sh" -b "$W/pkg:/pkg" "$root" \
+    autopkgtest -U "/pkg/$deb" /pkg/src -- null >"$W/autopkgtest.log" 2>&1; rc=$?
+cat "$W/autopkgtest.log"
+[ "$rc" -eq 0 ] || fail "autopkgtest exit $rc"
+grep -Eq '^system-config +PASS' "$W/autopkgtest.log" || fail "system-config did not PASS"
+note "autopkgtest: system-config PASS"
