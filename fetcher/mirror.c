@@ -259,7 +259,8 @@ mirror_read(const char *state_dir, FILE *out, void *arg)
 		logx(1, "mirror: the sources are not readable; each CRL is "
 		    "written under the one URL the index names");
 	qsort(rd.feds, rd.nfeds, sizeof(*rd.feds), fedcmp);
-	if ((rc = crlc_index_foreach_crl(idx, mirror_crl, &rd)) == -1) {
+	if ((rc = crlc_index_foreach_crl(idx, 0, CRLC_WALK_CRLS, mirror_crl,
+	    &rd)) == -1) {
 		logx(0, "%s: cannot read the index", path);
 		rc = 4;
 	}

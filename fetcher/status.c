@@ -360,7 +360,8 @@ print_issuer(struct status_walk *w, struct crlc_index *idx,
 		name.p = der;
 		name.len = (size_t)len;
 		if (crlc_index_issuer(idx, &name, &ic.id) == 0 && ic.id != 0)
-			(void)crlc_index_foreach_crl(idx, count_crls, &ic);
+			(void)crlc_index_foreach_crl(idx, 0,
+			    CRLC_WALK_RECORDS, count_crls, &ic);
 	}
 	OPENSSL_free(der);
 	state = ic.held == 0 ? "unfetched" : ic.stale > 0 ? "stale" : "fresh";
@@ -591,7 +592,8 @@ print_status(FILE *out, enum out_format fmt, const char *path,
 		    (long long)created, (unsigned long long)st.revoked,
 		    (unsigned long long)st.crls, (unsigned long long)st.issuers,
 		    (unsigned long long)st.file_size);
-	if ((rc = crlc_index_foreach_crl(idx, print_crl, &w)) != 0)
+	if ((rc = crlc_index_foreach_crl(idx, 0, CRLC_WALK_CRLS,
+	    print_crl, &w)) != 0)
 		return -1;
 	if (fmt == OUT_JSON)
 		fputs("\n  ],\n  \"sources\": [", out);

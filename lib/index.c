@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
+#include <unistd.h>
 
 #include <crlcache/dpname.h>
 #include <crlcache/format.h>
@@ -545,12 +546,12 @@ crlc_index_lookup(struct crlc_index *idx, const struct crlc_tbs *cert,
 {
 	uint8_t slot[CRLC_SLOT_LEN], fslot[CRLC_SLOT_LEN];
 	struct cover cover[COVER_MAX];
-	const struct scope_map *m;
-	const uint8_t *e;
+	struct scope_file *s;
+	const uint8_t *e = NULL;
 	struct issuer_info info;
 	unsigned reasons = 0;
 	size_t i, n;
-	int failed = 0, have_fslot = -1;
+	int failed = 0, have_fslot = -1, fd, found;
 
 	memset(out, 0, sizeof(*out));
 	out->state = CRLC_UNKNOWN;
@@ -579,13 +580,17 @@ crlc_index_lookup(struct crlc_index *idx, const struct crlc_tbs *cert,
 			}
 			/* A scope file that cannot be read is an error, never
 			   "not revoked"; a revocation elsewhere still counts. */
-			if ((m = idx_scope_map(idx, cover[i].pg,
-			    cover[i].at)) == NULL) {
+			fd = -1;
+			found = (s = idx_scope_file(idx, cover[i].pg,
+			    cover[i].at, &fd)) == NULL ? -1 : idx_entry_find(idx,
+			    s, cover[i].foreign ? fslot : slot, &fd, &e);
+			if (fd != -1)
+				close(fd);
+			if (found == -1) {
 				failed = 1;
 				continue;
 			}
-			if ((e = idx_entry_find(m, cover[i].foreign ? fslot :
-			    slot)) != NULL) {
+			if (found) {
 				cover_times(cover, n, out);
 				out->state = CRLC_REVOKED;
 				out->revoked_at = crlc_get_i64(e + 24);
@@ -740,16 +745,18 @@ key_scopes(struct crlc_index *idx, uint64_t first, uint32_t npages,
 }
 
 int
-crlc_index_foreach_crl(struct crlc_index *idx,
+crlc_index_foreach_crl(struct crlc_index *idx, uint64_t from, unsigned what,
     int (*fn)(const struct crlc_crl_info *, void *), void *arg)
 {
 	struct crlc_crl_info ci;
-	const struct scope_map *m;
+	const struct scope_file *s;
 	struct scope_at *v = NULL;
 	const uint8_t *r;
-	uint64_t i, j;
+	uint8_t *crls = NULL;
+	size_t cap = 0;
+	uint64_t i, j, ord = 0;
 	int64_t n;
-	int ret = 0;
+	int ret = 0, fd;
 
 	for (i = 0; i < idx->page.n && ret == 0; i += crlc_get_u32(r + 12)) {
 		r = idx->page.p + i * CRLC_PAGE_REC_LEN;
@@ -759,18 +766,26 @@ crlc_index_foreach_crl(struct crlc_index *idx,
 			break;
 		}
 		for (j = 0; j < (uint64_t)n && ret == 0; j++) {
+			if (ord++ < from)
+				continue;
 			scope_decode(idx_scope_rec(v[j].pg, v[j].at), &ci);
-			if ((m = idx_scope_map(idx, v[j].pg, v[j].at)) == NULL) {
-				ret = -1;
-				break;
+			if (what & CRLC_WALK_CRLS) {
+				fd = -1;
+				if ((s = idx_scope_file(idx, v[j].pg, v[j].at,
+				    &fd)) == NULL || idx_scope_crls(idx, s, &fd,
+				    &crls, &cap, &ci.der, &ci.delta) == -1)
+					ret = -1;
+				if (fd != -1)
+					close(fd);
+				if (ret == -1)
+					break;
 			}
-			ci.der = m->der;
-			ci.delta = m->delta;
 			if (ci.key_no != 0)
 				ci.ski = key_ski(idx, ci.issuer_id, ci.key_no);
 			ret = fn(&ci, arg);
 		}
 	}
+	free(crls);
 	free(v);
 	return ret;
 }

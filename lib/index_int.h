@@ -41,13 +41,28 @@ struct section {
 	uint64_t	 len, count;
 };
 
-/* A scope file, mapped and checked (format.h SCOPE FILES). */
-struct scope_map {
-	void		*base;
-	size_t		 len;
-	const uint8_t	*ent;		/* nent records of CRLC_SCOPE_ENTRY_LEN */
-	uint64_t	 nent;
-	struct crlc_span der, delta;
+/*
+ * A scope file, its header read and checked (format.h SCOPE FILES,
+ * READER CHECKS), never mapped: its owner could truncate a mapping under
+ * the program.  Its entries are read into private memory a block of
+ * SCOPE_BLOCK_ENTRIES at a time, by the first lookup that needs the
+ * block, and kept: a lookup reads only the blocks its binary search
+ * visits (about log2 of the blocks), and once they are held it makes no
+ * system call.  A block read is one pread(); its pointer is installed
+ * like a page's (one atomic load once read).  120 entries of
+ * CRLC_SCOPE_ENTRY_LEN (34) are 4,080 bytes: a block is one 4 KiB page
+ * of memory, as a mapping's page fault would have brought in.
+ */
+#define SCOPE_BLOCK_ENTRIES	120
+
+struct scope_file {
+	uint8_t		 id[CRLC_SCOPE_ID_LEN];
+	uint64_t	 size;		/* the file's, checked against its header */
+	uint64_t	 eoff, nent;	/* the entries */
+	uint64_t	 doff, dlen;	/* the signed complete CRL */
+	uint64_t	 xoff, xlen;	/* the delta, xlen 0: none */
+	uint64_t	 nblk;
+	_Atomic(uint8_t *) blk[];	/* NULL until a lookup reads it */
 };
 
 /* A page file, read and checked (format.h PAGE FILES). */
@@ -57,8 +72,8 @@ struct page {
 	const uint8_t	*sdata;		/* SCOPE_DATA */
 	uint64_t	 sdata_len;
 	int		 some_reasons;	/* a SCOPE record is a reason partition */
-	/* One per SCOPE record: NULL until a lookup maps its scope file. */
-	_Atomic(struct scope_map *) maps[];
+	/* One per SCOPE record: NULL until a lookup opens its scope file. */
+	_Atomic(struct scope_file *) scopes[];
 };
 
 struct issuer_entry {
@@ -122,15 +137,33 @@ int	idx_scope_find(const struct page *pg,
 	    size_t ulen, uint64_t *at);
 
 /*
- * The mapped scope file of SCOPE record k of pg, mapped now if no lookup
- * did before; NULL when it cannot be.  Once mapped: one atomic load.
+ * The scope file of SCOPE record k of pg, its header read and checked
+ * now if no lookup did before; NULL when it cannot be.  Once read: one
+ * atomic load.  *fd is -1, or the file's descriptor when it was opened
+ * now: the caller closes it (idx_entry_find() and idx_scope_crls() use
+ * it rather than open the file again).
  */
-const struct scope_map *idx_scope_map(const struct crlc_index *idx,
-	    struct page *pg, uint64_t k);
+struct scope_file *idx_scope_file(const struct crlc_index *idx,
+	    struct page *pg, uint64_t k, int *fd);
 
-/* The entry of slot in a mapped scope file, or NULL. */
-const uint8_t	*idx_entry_find(const struct scope_map *m,
-	    const uint8_t slot[CRLC_SLOT_LEN]);
+/*
+ * The entry of slot in scope file s: 1 and *e (in a block held until the
+ * index is closed), 0 when s has none, -1 when a block it needs cannot
+ * be read.  Opens the file into *fd (-1: not yet) only when a block is
+ * not held yet; the caller closes it.
+ */
+int		 idx_entry_find(const struct crlc_index *idx,
+	    struct scope_file *s, const uint8_t slot[CRLC_SLOT_LEN], int *fd,
+	    const uint8_t **e);
+
+/*
+ * The signed CRLs of scope file s, read into *buf (of *cap bytes, grown
+ * with realloc(); the caller frees it) and spanned by *der and *delta;
+ * *fd as for idx_entry_find().  0, or -1 when they cannot be read.
+ */
+int		 idx_scope_crls(const struct crlc_index *idx,
+	    const struct scope_file *s, int *fd, uint8_t **buf, size_t *cap,
+	    struct crlc_span *der, struct crlc_span *delta);
 
 /* The size of file id in the scope directory, or -1. */
 int64_t		 idx_file_size(const struct crlc_index *idx,

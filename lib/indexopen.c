@@ -152,7 +152,7 @@ open_trusted(const char *path, struct stat *sb, int *dirfd, int *err,
 		goto fail;
 	}
 	/*
-	 * Every OpenSSL program reads this file and maps the scope files it
+	 * Every OpenSSL program reads this file and the page and scope files it
 	 * names: one that anybody but its owner may rewrite is refused, and
 	 * so is one owned by anybody but root or the owner of its directory
 	 * (the crlcache account owns the state directory).

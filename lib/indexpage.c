@@ -2,8 +2,9 @@
  * The files of a published index below its top (format.h PAGE FILES,
  * SCOPE FILES, READER CHECKS): page files, read into private memory and
  * checked whole on the first lookup that needs one, and scope files,
- * mapped on the first lookup that needs one and checked at map; and the
- * container checks top and page files share.
+ * their header read and checked on the first lookup that needs one and
+ * their entries read a block at a time as lookups need them -- nothing
+ * is mapped; and the container checks top and page files share.
  *
  * Copyright the crlcache authors. Licensed under the Apache License 2.0.
  */
@@ -13,7 +14,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -258,7 +258,7 @@ page_load(const struct crlc_index *idx, const uint8_t *prec)
 	    CRLC_TOP_TRAILER_LEN, &size)) == -1)
 		return NULL;
 	if (size > CRLC_TOP_MAX ||
-	    (pg = calloc(1, sizeof(*pg) + n * sizeof(pg->maps[0]))) == NULL ||
+	    (pg = calloc(1, sizeof(*pg) + n * sizeof(pg->scopes[0]))) == NULL ||
 	    (pg->mem = malloc((size_t)size)) == NULL ||
 	    idx_read_at(fd, pg->mem, (size_t)size, 0) == -1)
 		goto fail;
@@ -334,34 +334,32 @@ idx_scope_find(const struct page *pg, const uint8_t prefix[CRLC_PREFIX_LEN],
 }
 
 static void
-scope_unmap(struct scope_map *m)
+scope_file_free(struct scope_file *s)
 {
-	if (m == NULL)
+	uint64_t b;
+
+	if (s == NULL)
 		return;
-	munmap(m->base, m->len);
-	free(m);
+	for (b = 0; b < s->nblk; b++)
+		free(atomic_load(&s->blk[b]));
+	free(s);
 }
 
 /*
- * Map the scope file of SCOPE record rec and check it against the record
- * and itself (format.h READER CHECKS).  NULL on any failure.
+ * Read the header of the scope file of SCOPE record rec and check it
+ * against the record and the file (format.h READER CHECKS); *fd the file,
+ * left open.  NULL on any failure.
  */
-static struct scope_map *
-scope_map_open(const struct crlc_index *idx, const uint8_t *rec)
+static struct scope_file *
+scope_file_open(const struct crlc_index *idx, const uint8_t *rec, int *fd)
 {
 	uint8_t h[CRLC_SCOPE_HDR_LEN];
-	struct scope_map *m = NULL;
-	uint64_t size, nent, eoff, doff, dlen, xoff, xlen;
-	void *base = MAP_FAILED;
-	int fd;
+	struct scope_file *s;
+	uint64_t size, nent, eoff, doff, dlen, xoff, xlen, nblk;
 
-	if ((fd = file_open(idx, rec + 104, CRLC_SCOPE_HDR_LEN, &size)) == -1)
+	if ((*fd = file_open(idx, rec + 104, CRLC_SCOPE_HDR_LEN, &size)) == -1 ||
+	    idx_read_at(*fd, h, sizeof(h), 0) == -1)
 		return NULL;
-	base = mmap(NULL, (size_t)size, PROT_READ, MAP_SHARED, fd, 0);
-	if (base == MAP_FAILED)
-		goto done;
-	/* One private copy of the header: the checks and the use agree. */
-	memcpy(h, base, sizeof(h));
 	nent = crlc_get_u64(h + 40);
 	eoff = crlc_get_u64(h + 48);
 	doff = crlc_get_u64(h + 56);
@@ -377,39 +375,137 @@ scope_map_open(const struct crlc_index *idx, const uint8_t *rec)
 	    nent > (size - eoff) / CRLC_SCOPE_ENTRY_LEN ||
 	    doff < CRLC_SCOPE_HDR_LEN || doff > size || dlen == 0 ||
 	    dlen > size - doff || xoff > size || xlen > size - xoff)
-		goto done;
-	if ((m = malloc(sizeof(*m))) == NULL)
-		goto done;
-	m->base = base;
-	m->len = (size_t)size;
-	m->ent = (const uint8_t *)base + eoff;
-	m->nent = nent;
-	m->der = (struct crlc_span){ (const uint8_t *)base + doff, (size_t)dlen };
-	m->delta = (struct crlc_span){ (const uint8_t *)base + xoff,
-	    (size_t)xlen };
-	base = MAP_FAILED;
-done:
-	if (base != MAP_FAILED)
-		munmap(base, (size_t)size);
-	close(fd);
-	return m;
+		return NULL;
+	nblk = (nent + SCOPE_BLOCK_ENTRIES - 1) / SCOPE_BLOCK_ENTRIES;
+	if ((s = calloc(1, sizeof(*s) + nblk * sizeof(s->blk[0]))) == NULL)
+		return NULL;
+	memcpy(s->id, rec + 104, CRLC_SCOPE_ID_LEN);
+	s->size = size;
+	s->eoff = eoff;
+	s->nent = nent;
+	s->doff = doff;
+	s->dlen = dlen;
+	s->xoff = xoff;
+	s->xlen = xlen;
+	s->nblk = nblk;
+	return s;
 }
 
-const struct scope_map *
-idx_scope_map(const struct crlc_index *idx, struct page *pg, uint64_t k)
+struct scope_file *
+idx_scope_file(const struct crlc_index *idx, struct page *pg, uint64_t k,
+    int *fd)
 {
-	struct scope_map *m, *none = NULL;
+	struct scope_file *s, *none = NULL;
 
-	if ((m = atomic_load_explicit(&pg->maps[k], memory_order_acquire)))
-		return m;
-	if ((m = scope_map_open(idx, idx_scope_rec(pg, k))) == NULL)
+	if ((s = atomic_load_explicit(&pg->scopes[k], memory_order_acquire)))
+		return s;
+	if ((s = scope_file_open(idx, idx_scope_rec(pg, k), fd)) == NULL)
 		return NULL;
-	if (!atomic_compare_exchange_strong_explicit(&pg->maps[k], &none, m,
+	if (!atomic_compare_exchange_strong_explicit(&pg->scopes[k], &none, s,
 	    memory_order_acq_rel, memory_order_acquire)) {
-		scope_unmap(m);
+		scope_file_free(s);
 		return none;
 	}
-	return m;
+	return s;
+}
+
+/*
+ * s's file again, for a block or its CRLs: the trust checks of FILE and
+ * the size its header was checked at (a file changed since is not read).
+ */
+static int
+scope_reopen(const struct crlc_index *idx, const struct scope_file *s, int *fd)
+{
+	uint64_t size;
+
+	if (*fd != -1)
+		return 0;
+	if ((*fd = file_open(idx, s->id, s->size, &size)) == -1)
+		return -1;
+	return size == s->size ? 0 : -1;
+}
+
+/* Block b of s's entries, read now if no lookup did before, or NULL. */
+static const uint8_t *
+scope_block(const struct crlc_index *idx, struct scope_file *s, uint64_t b,
+    int *fd)
+{
+	uint8_t *blk, *none = NULL;
+	uint64_t first = b * SCOPE_BLOCK_ENTRIES, n = s->nent - first;
+	size_t len;
+
+	if ((blk = atomic_load_explicit(&s->blk[b], memory_order_acquire)))
+		return blk;
+	if (n > SCOPE_BLOCK_ENTRIES)
+		n = SCOPE_BLOCK_ENTRIES;
+	len = (size_t)n * CRLC_SCOPE_ENTRY_LEN;
+	if (scope_reopen(idx, s, fd) == -1 || (blk = malloc(len)) == NULL)
+		return NULL;
+	/* A file truncated since its header was read: a short read, refused. */
+	if (idx_read_at(*fd, blk, len, (off_t)(s->eoff + first *
+	    CRLC_SCOPE_ENTRY_LEN)) == -1) {
+		free(blk);
+		return NULL;
+	}
+	if (!atomic_compare_exchange_strong_explicit(&s->blk[b], &none, blk,
+	    memory_order_acq_rel, memory_order_acquire)) {
+		free(blk);
+		return none;
+	}
+	return blk;
+}
+
+int
+idx_entry_find(const struct crlc_index *idx, struct scope_file *s,
+    const uint8_t slot[CRLC_SLOT_LEN], int *fd, const uint8_t **e)
+{
+	uint64_t lo = 0, hi = s->nent, mid;
+	const uint8_t *blk, *p;
+	int c;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if ((blk = scope_block(idx, s, mid / SCOPE_BLOCK_ENTRIES,
+		    fd)) == NULL)
+			return -1;
+		p = blk + (mid % SCOPE_BLOCK_ENTRIES) * CRLC_SCOPE_ENTRY_LEN;
+		if ((c = memcmp(p, slot, CRLC_SLOT_LEN)) == 0) {
+			*e = p;
+			return 1;
+		}
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+int
+idx_scope_crls(const struct crlc_index *idx, const struct scope_file *s,
+    int *fd, uint8_t **buf, size_t *cap, struct crlc_span *der,
+    struct crlc_span *delta)
+{
+	size_t need = (size_t)s->dlen + (size_t)s->xlen;
+	uint8_t *nb;
+
+	/* dlen and xlen each lie inside a file of at most SIZE_MAX bytes */
+	if (need < s->dlen || scope_reopen(idx, s, fd) == -1)
+		return -1;
+	if (need > *cap) {
+		if ((nb = realloc(*buf, need)) == NULL)
+			return -1;
+		*buf = nb;
+		*cap = need;
+	}
+	if (idx_read_at(*fd, *buf, (size_t)s->dlen, (off_t)s->doff) == -1 ||
+	    idx_read_at(*fd, *buf + s->dlen, (size_t)s->xlen,
+	    (off_t)s->xoff) == -1)
+		return -1;
+	*der = (struct crlc_span){ *buf, (size_t)s->dlen };
+	*delta = (struct crlc_span){ s->xlen > 0 ? *buf + s->dlen : NULL,
+	    (size_t)s->xlen };
+	return 0;
 }
 
 void
@@ -420,29 +516,9 @@ idx_page_free(struct page *pg)
 	if (pg == NULL || pg == &empty_page)
 		return;
 	for (k = 0; k < pg->sidx.n; k++)
-		scope_unmap(atomic_load(&pg->maps[k]));
+		scope_file_free(atomic_load(&pg->scopes[k]));
 	free(pg->mem);
 	free(pg);
-}
-
-const uint8_t *
-idx_entry_find(const struct scope_map *m, const uint8_t slot[CRLC_SLOT_LEN])
-{
-	uint64_t lo = 0, hi = m->nent, mid;
-	const uint8_t *e;
-	int c;
-
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		e = m->ent + mid * CRLC_SCOPE_ENTRY_LEN;
-		if ((c = memcmp(e, slot, CRLC_SLOT_LEN)) == 0)
-			return e;
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
 }
 
 size_t

@@ -15,7 +15,7 @@
  * meanwhile.  The records are walked in batches: a walk copies the DER
  * of the matching records (complete CRL, then its delta) until about
  * BATCH_BYTES are queued, remembering where it stopped; the next walk
- * skips that far.  Memory stays bounded whatever the index holds, and a
+ * starts there (the records before are skipped unread).  Memory stays bounded whatever the index holds, and a
  * full listing costs about one walk per BATCH_BYTES of CRLs.
  *
  * X509_LOOKUP_store asks with OSSL_STORE_find(BY_NAME): the subject
@@ -103,8 +103,6 @@ walk_fn(const struct crlc_crl_info *ci, void *arg)
 	struct store_ctx *sc = w->sc;
 	uint64_t rec = w->rec++;
 
-	if (rec < sc->next_rec)
-		return 0;
 	if (w->bytes >= BATCH_BYTES)
 		return 1;			/* resume here next time */
 	sc->next_rec = rec + 1;
@@ -133,7 +131,7 @@ queue_clear(struct store_ctx *sc)
 static void
 refill(struct store_ctx *sc)
 {
-	struct walk w = { sc, 0, 0, 0 };
+	struct walk w = { sc, sc->next_rec, 0, 0 };
 	struct crlc_store *st;
 	int rc;
 
@@ -157,7 +155,8 @@ refill(struct store_ctx *sc)
 		sc->eof = sc->qlen == 0;
 		return;
 	}
-	rc = crlc_index_foreach_crl(crlc_snap_index(sc->snap), walk_fn, &w);
+	rc = crlc_index_foreach_crl(crlc_snap_index(sc->snap), sc->next_rec,
+	    CRLC_WALK_CRLS, walk_fn, &w);
 	if (rc == 0)
 		sc->walked = 1;
 	else if (rc != 1) {

@@ -202,20 +202,27 @@ struct crlc_crl_info {
 int		 crlc_crl_decode(const void *key, size_t keylen, const void *val,
 		    size_t vallen, struct crlc_crl_info *out);
 
+/* What crlc_index_foreach_crl() reads of each scope besides its record. */
+#define CRLC_WALK_RECORDS	0u	/* nothing: der and delta are empty */
+#define CRLC_WALK_CRLS		1u	/* its signed CRLs, from its scope file */
+
 /*
- * Call fn for every SCOPE record in key order, its CRLs from its scope
- * file (mapped now if no lookup did): the spans are valid only until fn
- * returns; copy what you keep.  fn returns 0 to go on, anything else
- * stops the walk and is returned.  Returns 0, fn's value, or -1 when a
- * page or scope file is missing, untrusted or damaged, or memory is
- * short.
+ * Call fn for every SCOPE record in key order from the one numbered from
+ * (0: the first; the records before it are skipped unread), with its
+ * CRLs read from its scope file into private memory when what has
+ * CRLC_WALK_CRLS: the spans are valid only until fn returns; copy what
+ * you keep.  fn returns 0 to go on, anything else stops the walk and is
+ * returned.  Returns 0, fn's value, or -1 when a page file (or, with
+ * CRLC_WALK_CRLS, a scope file) is missing, untrusted or damaged, or
+ * memory is short.
  */
-int		 crlc_index_foreach_crl(struct crlc_index *idx,
-		    int (*fn)(const struct crlc_crl_info *, void *), void *arg);
+int		 crlc_index_foreach_crl(struct crlc_index *idx, uint64_t from,
+		    unsigned what, int (*fn)(const struct crlc_crl_info *,
+		    void *), void *arg);
 
 /*
  * Call fn with the id of every page and scope file the index names
- * (format.h PAGE FILES, SCOPE FILES), without mapping a scope file: the
+ * (format.h PAGE FILES, SCOPE FILES), without opening a scope file: the
  * writer's garbage collection keeps them.  fn returns 0 to go on,
  * anything else stops the walk and is returned.  Returns 0, fn's value,
  * or -1 when a page file cannot be read.

@@ -188,7 +188,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	t.issuer = (struct crlc_span){ issuer, sizeof(issuer) };
 	t.serial = (struct crlc_span){ serial, sizeof(serial) };
 	(void)crlc_index_lookup(idx, &t, NULL, 1790000000, 0, &v);
-	(void)crlc_index_foreach_crl(idx, lookup_each, idx);
+	(void)crlc_index_foreach_crl(idx, 0, CRLC_WALK_CRLS, lookup_each,
+	    idx);
 	(void)crlc_index_foreach_file_id(idx, walk_id, NULL);
 	(void)crlc_index_stats(idx, &st);
 done:
