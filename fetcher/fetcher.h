@@ -704,6 +704,7 @@ struct enrolment {
 	int64_t		 hints_at;	/* the last run that read hints */
 	size_t		 hints_taken;	/* ... its hints that enrolled */
 	size_t		 hints_refused;	/* ... malformed, unproven, dropped */
+	int64_t		 hints_failed;	/* the last run could not read them */
 };
 /*
  * caIssuers fetches one run may make, each bounded by AIA_TIMEOUT (15 s):
@@ -734,6 +735,8 @@ size_t	 enrolment_expire(struct enrolment *e, int64_t before);
  */
 int	 enrolment_learn(const char *state_dir, const struct conf *conf,
 	    const struct trust *t, struct enrolment *e);
+/* The hints could not be read this run: said by status until they are. */
+void	 enrolment_failed(const char *state_dir, struct enrolment *e);
 
 /* subcommands: main.c runs them through its table */
 int	 cmd_reset(const struct cmd_ctx *c, int argc, char **argv);
