@@ -7,7 +7,8 @@ set -u
 PKGS="gcc libc6-dev make pkg-config libssl-dev liblmdb-dev libcurl4-openssl-dev
 openssl curl python3 valgrind procps util-linux mandoc clang libclang-rt-dev
 python3-cryptography-vectors lmdb-utils bc systemd man-db time nodejs wget
-squid nginx-light build-essential debhelper dpkg-dev fakeroot lintian adduser"
+squid nginx-light build-essential debhelper dpkg-dev fakeroot lintian adduser
+systemd-container"
 
 missing=""
 for p in $PKGS; do

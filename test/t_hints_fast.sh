@@ -66,7 +66,7 @@ fi
 # 2. The path unit: when the spool is not empty, the service's command line.
 unit=$TESTDIR/../systemd/crlcache-hints.service
 args=$(sed -n 's|^ExecStart=@BINDIR@/crlcache ||p' "$unit")
-pause=$(sed -n 's|^ExecStopPost=/bin/sleep ||p' "$unit")
+pause=$(sed -n "s|^ExecStopPost=.*exec /bin/sleep \([0-9]*\)'$|\1|p" "$unit")
 [ "$args" = "update --hints" ] && [ -n "$pause" ] || fail "unexpected crlcache-hints.service: '$args' '$pause'"
 # Sleeps without a child process (read on a FIFO nobody writes): the
 # loop is killed at the end and leaves nothing behind.
