@@ -169,24 +169,33 @@ verify_rev() {
     in_ct 20 openssl verify -CAfile /srv/crlt/root.pem -untrusted /srv/crlt/never.pem \
         /srv/crlt/rev.pem >"$W/verify.out" 2>&1
 }
+hints_runs() { in_ct 10 journalctl -q -o cat -u crlcache-hints.service | grep -c 'update: [0-9]* sources'; }
+# One client, once: its hint is the only one a program leaves.  The run
+# it starts proves the hint's chain while the CA is not yet covered; a
+# fetcher that left hints of its own would start a second run.
 verify_rev
 [ $? -eq 0 ] || { cat "$W/verify.out"; fail "the first verification of a CA never met is refused"; }
-t0=$(date +%s%N); refused=0
-while [ $(( ($(date +%s%N) - t0) / 1000000000 )) -lt "$LEARN_MAX" ]; do
-    sleep 0.25
-    if ! verify_rev && grep -qi revoked "$W/verify.out"; then refused=1; break; fi
+t0=$(date +%s%N)
+while [ $(( ($(date +%s%N) - t0) / 1000000000 )) -lt "$LEARN_MAX" ] && [ "$(hints_runs)" -eq 0 ]; do
+    sleep 0.1
 done
 ms=$(( ($(date +%s%N) - t0) / 1000000 ))
-if [ "$refused" = 1 ]; then
-    case_ok "a hint starts crlcache-hints.service, which learns the CA: its revoked certificate is refused after ${ms} ms"
+# The two-second hold after the run, then a second run if one was due.
+sleep 4
+for _ in $(seq 1 $((LEARN_MAX * 2))); do
+    [ "$(in_ct 10 systemctl show -P ActiveState crlcache-hints.service)" = inactive ] && break
+    sleep 0.5
+done
+runs=$(hints_runs)
+verify_rev
+if [ "$runs" -ge 1 ] && grep -qi revoked "$W/verify.out"; then
+    case_ok "a hint starts crlcache-hints.service, which learns the CA within ${ms} ms: its revoked certificate is then refused"
 else
     in_ct 10 journalctl -q -o cat -u crlcache-hints.service | tail -5 >&2
-    case_fail learning "no refusal within ${LEARN_MAX}s ($(in_ct 10 systemctl show -P NRestarts,Result crlcache-hints.service | tr '\n' ' ')starts of the hints service failed?)"
+    case_fail learning "not refused after ${LEARN_MAX}s: $(tr '\n' ' ' <"$W/verify.out") (hints runs: $runs)"
 fi
-sleep 3		# the hold after the hints run; one run per learned CA
-starts=$(in_ct 10 journalctl -q -o cat -u crlcache-hints.service | grep -c 'update: [0-9]* sources')
-[ "$starts" -le 1 ] && case_ok "one hints run for one learned CA (the fetcher leaves no hint of its own)" ||
-    case_fail self-hint "$starts hints runs for one CA"
+[ "$runs" -eq 1 ] && case_ok "one hints run for one hint (the fetcher leaves no hint of its own)" ||
+    case_fail self-hint "$runs hints runs for one hint"
 in_ct 20 crlcache status >"$W/status.out" 2>&1
 grep -q 'hints_refused=0' "$W/status.out" && ! grep -q hints_unread_since "$W/status.out" &&
     case_ok "status: no hint refused, none unread" ||
