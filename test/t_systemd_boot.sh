@@ -51,7 +51,12 @@ cleanup_boot() {
         wait "$NSPAWN_PID" 2>/dev/null
     fi
     umount -R "$ROOT" 2>/dev/null || umount -l "$ROOT" 2>/dev/null
-    [ -n "${KEEP:-}" ] || rm -rf "$BASE"
+    # Never through the merged view of / (a mount that would not go).
+    if mountpoint -q "$ROOT"; then
+        note "$ROOT is still mounted; $BASE is left"
+    elif [ -z "${KEEP:-}" ]; then
+        rm -rf --one-file-system "$BASE"
+    fi
 }
 trap 'cleanup_boot; _lib_cleanup' EXIT
 mkdir -p "$BASE/upper" "$BASE/work" "$ROOT"
