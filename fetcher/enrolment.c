@@ -178,7 +178,7 @@ parse_issuer(struct enrolment *e, char *rest)
 static int
 parse_line(struct enrolment *e, char *line)
 {
-	unsigned long long a, t, r;
+	unsigned long long a, t, r, f = 0;
 
 	if (strncmp(line, "issuer ", 7) == 0)
 		return parse_issuer(e, line + 7);
@@ -189,8 +189,10 @@ parse_line(struct enrolment *e, char *line)
 			return -1;
 		return strlist_add(&e->v[e->n - 1].urls, line + 4);
 	}
-	if (sscanf(line, "hints %llu %llu %llu", &a, &t, &r) == 3) {
+	/* The fourth field is newer: a file without it has no failure. */
+	if (sscanf(line, "hints %llu %llu %llu %llu", &a, &t, &r, &f) >= 3) {
 		e->hints_at = (int64_t)a;
+		e->hints_failed = (int64_t)f;
 		e->hints_taken = (size_t)t;
 		e->hints_refused = (size_t)r;
 		return 0;
@@ -250,8 +252,9 @@ enrolment_save(const char *state_dir, const struct enrolment *e)
 	snprintf(path, sizeof(path), "%s/%s", state_dir, ENROLLED_NAME);
 	if ((f = open_memstream(&text, &textlen)) == NULL)
 		return -1;
-	fprintf(f, "%s\nhints %lld %zu %zu\n", ENROLLED_MAGIC,
-	    (long long)e->hints_at, e->hints_taken, e->hints_refused);
+	fprintf(f, "%s\nhints %lld %zu %zu %lld\n", ENROLLED_MAGIC,
+	    (long long)e->hints_at, e->hints_taken, e->hints_refused,
+	    (long long)e->hints_failed);
 	for (i = 0; i < e->n; i++) {
 		const struct enrolled *en = &e->v[i];
 
@@ -477,6 +480,7 @@ enrolment_learn(const char *state_dir, const struct conf *conf,
 
 	if (hints_open(state_dir, &q, &tl) == -1)
 		return -1;
+	e->hints_failed = 0;
 	while ((x = hints_next(q, &aia_writer)) != NULL) {
 		/* enroll = none reads only to empty the spool */
 		rc = conf->enroll == ENROLL_NONE ? -1 :
@@ -499,4 +503,12 @@ enrolment_learn(const char *state_dir, const struct conf *conf,
 	if (conf->enroll == ENROLL_SEEN)
 		enrolment_expire(e, now - conf->seen_expiry);
 	return enrolment_save(state_dir, e);
+}
+
+void
+enrolment_failed(const char *state_dir, struct enrolment *e)
+{
+	e->hints_failed = (int64_t)time(NULL);
+	if (enrolment_save(state_dir, e) == -1)
+		logx(0, "enroll: cannot record that the hints were not read");
 }

@@ -765,6 +765,7 @@ struct enrolment {
 	/* Not in the file: the CRL URLs of the certificates this run's
 	 * hints proved, which update --hints publishes first. */
 	struct strlist	 hinted_dps;
+	int64_t		 hints_failed;	/* the last run could not read them */
 };
 /*
  * caIssuers fetches one run may make, each bounded by AIA_TIMEOUT (15 s):
@@ -800,6 +801,8 @@ size_t	 enrolment_expire(struct enrolment *e, int64_t before);
  */
 int	 enrolment_learn(const char *state_dir, const struct conf *conf,
 	    const struct trust *t, struct enrolment *e);
+/* The hints could not be read this run: said by status until they are. */
+void	 enrolment_failed(const char *state_dir, struct enrolment *e);
 
 /* subcommands: main.c runs them through its table */
 int	 cmd_reset(const struct cmd_ctx *c, int argc, char **argv);

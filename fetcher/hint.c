@@ -32,7 +32,8 @@
  * table is sized by the number of writers (uids are not scarce).
  *
  * Intake: each run renames the spool into the private working directory
- * (work/hints.drain) and creates an empty one, so the live spool holds at
+ * (work/hints.drain) and puts an empty one, made inside it beforehand, in
+ * its place (spool_successor says why there), so the live spool holds at
  * most what one interval of writers left; the drain's files are moved to
  * their writers' queues, anything else is removed (HINT_MOVE_MAX per run;
  * a larger flood is finished by the next runs, meanwhile the live spool
@@ -49,6 +50,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -70,6 +72,14 @@
 /* Queues, parked drains and what is parked in them: nobody else's. */
 #define QUEUE_MODE	0700
 #define JUNK_MODE	0700
+/*
+ * The successor of the live spool is made inside it, under a name no
+ * writer can guess (128 bits, as a hint's) and that no hint has (the
+ * provider's names are hex only).
+ */
+#define SPOOL_NEXT_PREFIX	"next."
+#define SPOOL_NEXT_RAND		16
+#define SPOOL_NEXT_LEN		(sizeof(SPOOL_NEXT_PREFIX) + 2 * SPOOL_NEXT_RAND)
 #define HINT_MAX_SIZE	CRLC_HINT_MAX
 /* Hints proven per run: each costs a signature check and a chain build. */
 #define HINT_TAKE_MAX	512
@@ -381,7 +391,10 @@ private_dir(const char *path, mode_t mode)
  * The spool at path, made if missing, as the contract wants it: this
  * account's, its group this account's (the setgid bit hands it to every
  * hint, so that the hint is readable here and nowhere else), mode
- * SPOOL_MODE.  A spool of another owner is refused, never repaired.
+ * SPOOL_MODE.  A spool of another owner is refused, never repaired.  A
+ * spool already as it should be is left alone: a sandbox that forbids
+ * setting the setgid bit (systemd's RestrictSUIDSGID=) refuses the
+ * chmod even when it would change nothing.
  */
 static int
 spool_create(const char *path)
@@ -409,6 +422,10 @@ spool_create(const char *path)
 		logx(0, "%s: replaced while opened; not used", path);
 		goto done;
 	}
+	if (sb.st_gid == getegid() && (sb.st_mode & 07777) == SPOOL_MODE) {
+		ret = 0;
+		goto done;
+	}
 	/* chown clears the setgid bit: the group first, then the mode. */
 	if (sb.st_gid != getegid() && fchown(fd, (uid_t)-1, getegid()) == -1) {
 		logx(0, "%s: chown: %s", path, strerror(errno));
@@ -416,7 +433,9 @@ spool_create(const char *path)
 	}
 	/* mkdir's mode passes through the umask; sticky and setgid must not. */
 	if (fchmod(fd, SPOOL_MODE) == -1) {
-		logx(0, "%s: chmod: %s", path, strerror(errno));
+		logx(0, "%s: chmod %o: %s%s", path, SPOOL_MODE, strerror(errno),
+		    errno == EPERM ? " (a sandbox that forbids the setgid bit: "
+		    "run crlcache publish outside it once)" : "");
 		goto done;
 	}
 	ret = 0;
@@ -441,21 +460,90 @@ hints_prepare(const char *state_dir)
 	return spool_create(spool);
 }
 
-/* Move the live spool aside (nothing to do when there is none). */
+/*
+ * The live spool's successor, made inside it under a fresh random name
+ * (writers may create any name there, but cannot guess this one): a
+ * directory made in a setgid directory is setgid and of its group by the
+ * kernel's rule, so no chmod needs the bit, which a sandbox may forbid.
+ * The umask is cleared for that one mkdir (the fetcher has one thread).
+ * name gets the successor's name; 0, or -1 when it is not made exactly
+ * as the contract wants it (then nothing is left).
+ */
+static int
+spool_successor(const char *spool, char name[SPOOL_NEXT_LEN])
+{
+	uint8_t rnd[SPOOL_NEXT_RAND];
+	struct stat sb;
+	mode_t mask;
+	int dfd, fd = -1, made = 0, ret = -1;
+
+	if ((dfd = open(spool, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) == -1) {
+		logx(0, "%s: %s", spool, strerror(errno));
+		return -1;
+	}
+	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd)) {
+		logx(0, "%s: getrandom: %s", spool, strerror(errno));
+		goto done;
+	}
+	memcpy(name, SPOOL_NEXT_PREFIX, sizeof(SPOOL_NEXT_PREFIX) - 1);
+	hex_encode(rnd, sizeof(rnd), name + sizeof(SPOOL_NEXT_PREFIX) - 1, 0);
+	mask = umask(0);
+	made = mkdirat(dfd, name, SPOOL_MODE & ~(mode_t)S_ISGID) == 0;
+	(void)umask(mask);
+	if (!made) {
+		logx(0, "%s/%s: %s", spool, name, strerror(errno));
+		goto done;
+	}
+	if ((fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) == -1 || fstat(fd, &sb) == -1 ||
+	    sb.st_uid != geteuid() || sb.st_gid != getegid() ||
+	    (sb.st_mode & 07777) != SPOOL_MODE) {
+		logx(0, "%s: a new spool made in it is not mode %o of this "
+		    "account's group; hints are not used", spool, SPOOL_MODE);
+		goto done;
+	}
+	ret = 0;
+done:
+	if (fd != -1)
+		close(fd);
+	if (ret == -1 && made)
+		(void)unlinkat(dfd, name, AT_REMOVEDIR);
+	close(dfd);
+	return ret;
+}
+
+/*
+ * Move the live spool aside and put its successor in its place (nothing
+ * to do when the last run's flood is not finished).  Between the two
+ * renames there is no spool: a hint left then is dropped by its writer,
+ * as when the provider finds none.
+ */
 static int
 spool_swap(const char *state_dir, const char *drain)
 {
-	char spool[PATH_MAX];
+	char spool[PATH_MAX], next[PATH_MAX], name[SPOOL_NEXT_LEN];
 	struct stat sb;
 
 	if (lstat(drain, &sb) == 0)
 		return 0;	/* the last run's drain is not finished */
 	snprintf(spool, sizeof(spool), "%s/%s", state_dir, HINTS_NAME);
-	if (rename(spool, drain) == -1 && errno != ENOENT) {
+	if (spool_create(spool) == -1 || spool_successor(spool, name) == -1)
+		return -1;
+	if (rename(spool, drain) == -1) {
+		logx(0, "%s: %s", spool, strerror(errno));
+		if (snprintf(next, sizeof(next), "%s/%s", spool, name) <
+		    (int)sizeof(next))
+			(void)rmdir(next);
+		return -1;
+	}
+	/* On failure the successor is drained (removed) with the rest. */
+	if (snprintf(next, sizeof(next), "%s/%s", drain, name) >=
+	    (int)sizeof(next) || rename(next, spool) == -1) {
 		logx(0, "%s: %s", spool, strerror(errno));
 		return -1;
 	}
-	return spool_create(spool);
+	return 0;
 }
 
 /*

@@ -420,7 +420,7 @@ print_coverage(struct status_walk *w, struct crlc_index *idx,
 	struct strlist errors = { NULL, 0 };
 	struct coverage cv = { 0, 0, 0 };
 	struct enrolment en;
-	char path[PATH_MAX];
+	char path[PATH_MAX], failed[32];
 	size_t i, pending;
 
 	/* Like the sources: only root and the crlcache user may read it. */
@@ -437,20 +437,28 @@ print_coverage(struct status_walk *w, struct crlc_index *idx,
 	w->n = 0;
 	for (i = 0; i < en.n; i++)
 		print_issuer(w, idx, &en.v[i], &errors, &cv);
+	/* A run that could not read the hints learns nothing: failing. */
+	w->failing |= en.hints_failed != 0;
+	format_time(en.hints_failed, failed, sizeof(failed));
 	if (w->fmt == OUT_TEXT)
 		fprintf(w->out, "coverage met=%zu covered=%zu uncovered=%zu "
-		    "hints_pending=%zu hints_refused=%zu\n", cv.met, cv.covered,
-		    cv.uncovered, pending, en.hints_refused);
+		    "hints_pending=%zu hints_refused=%zu%s%s\n", cv.met,
+		    cv.covered, cv.uncovered, pending, en.hints_refused,
+		    en.hints_failed != 0 ? " hints_unread_since=" : "",
+		    en.hints_failed != 0 ? failed : "");
 	else if (w->fmt == OUT_JSON)
 		fprintf(w->out, "\n  ],\n  \"coverage\": {\"met\": %zu, "
 		    "\"covered\": %zu, \"uncovered\": %zu, \"hints_pending\": %zu, "
-		    "\"hints_refused\": %zu}", cv.met, cv.covered, cv.uncovered,
-		    pending, en.hints_refused);
+		    "\"hints_refused\": %zu, \"hints_unread_since\": %lld}",
+		    cv.met, cv.covered, cv.uncovered, pending, en.hints_refused,
+		    (long long)en.hints_failed);
 	else
 		fprintf(w->out, "crlcache_issuers_met %zu\n"
 		    "crlcache_issuers_covered %zu\ncrlcache_issuers_uncovered %zu\n"
-		    "crlcache_hints_pending %zu\ncrlcache_hints_refused %zu\n",
-		    cv.met, cv.covered, cv.uncovered, pending, en.hints_refused);
+		    "crlcache_hints_pending %zu\ncrlcache_hints_refused %zu\n"
+		    "crlcache_hints_unread_since_timestamp_seconds %lld\n",
+		    cv.met, cv.covered, cv.uncovered, pending, en.hints_refused,
+		    (long long)en.hints_failed);
 	enrolment_free(&en);
 	strlist_free(&errors);
 }

@@ -443,7 +443,8 @@ cmd_update(const struct cmd_ctx *c, int argc, char **argv)
 	    enrolment_learn(state_dir, conf, &t, &en) == -1) {
 		logx(0, "update: enrolment from hints failed; explicit sources "
 		    "only this run");
-		st.tl.failed += hints_only;
+		enrolment_failed(state_dir, &en);
+		st.tl.failed++;
 	}
 	enrolled_sources(conf, &dir, &en, &t, since, &urls, &learned);
 	if (hints_only)

@@ -157,6 +157,31 @@ safe_text(const char *s)
 }
 
 /*
+ * The prefix of a line on standard error: none when that is the journal
+ * (systemd names the stream in JOURNAL_STREAM as "device:inode"), which
+ * already starts each line with the unit's SyslogIdentifier and pid.
+ */
+static const char *
+stderr_prefix(void)
+{
+	static const char *prefix;
+	unsigned long long dev, ino;
+	const char *js;
+	struct stat sb;
+
+	if (prefix != NULL)
+		return prefix;
+	prefix = "crlcache: ";
+	if ((js = getenv("JOURNAL_STREAM")) != NULL &&
+	    sscanf(js, "%llu:%llu", &dev, &ino) == 2 &&
+	    fstat(STDERR_FILENO, &sb) == 0 &&
+	    (unsigned long long)sb.st_dev == dev &&
+	    (unsigned long long)sb.st_ino == ino)
+		prefix = "";
+	return prefix;
+}
+
+/*
  * Every message is redacted and escaped (safe_text): a URL's credentials
  * never reach a log, and nothing a server sent reaches a terminal raw.
  */
@@ -177,7 +202,7 @@ logx(int level, const char *fmt, ...)
 	r = safe_text(msg);
 	free(msg);
 	if (level <= verbosity)
-		fprintf(stderr, "crlcache: %s\n", r);
+		fprintf(stderr, "%s%s\n", stderr_prefix(), r);
 	/* syslog keeps failures and the summary even under -q */
 	if (log_syslog && level <= 1)
 		syslog(level == 0 ? LOG_ERR : LOG_INFO, "%s", r);

@@ -197,7 +197,11 @@ fits_rlimit(size_t len)
 
 /*
  * The spool directory: never through a symlink, owned by the index's
- * owner, never listable by others, setgid.
+ * owner, never listable by others, setgid.  A program running as the
+ * spool's owner leaves nothing: that account runs the fetcher, which
+ * proves the certificates it checks itself (a hint from it would start
+ * a second run for an issuer just learned).  Root is not such an
+ * account: it runs every other program too, on the states it owns.
  */
 static int
 spool_open(const char *spool, const char *index)
@@ -210,6 +214,7 @@ spool_open(const char *spool, const char *index)
 		return -1;
 	if (fstat(dfd, &sb) == -1 || stat(index, &ib) == -1 ||
 	    sb.st_uid != ib.st_uid ||
+	    (sb.st_uid != 0 && sb.st_uid == geteuid()) ||
 	    (sb.st_mode & (S_IRGRP | S_IROTH)) != 0 ||
 	    (sb.st_mode & S_ISGID) == 0) {
 		close(dfd);

@@ -313,7 +313,7 @@ index_break_lookups() {
 hints_watch_start() {
     local unit=$TESTDIR/../systemd/crlcache-hints.service
     HINTS_ARGS=$(sed -n 's|^ExecStart=@BINDIR@/crlcache ||p' "$unit")
-    HINTS_PAUSE=$(sed -n 's|^ExecStopPost=/bin/sleep ||p' "$unit")
+    HINTS_PAUSE=$(sed -n "s|^ExecStopPost=.*exec /bin/sleep \([0-9]*\)'\$|\1|p" "$unit")
     [ "$HINTS_ARGS" = "update --hints" ] && [ -n "$HINTS_PAUSE" ] ||
         fail "unexpected crlcache-hints.service: '$HINTS_ARGS' '$HINTS_PAUSE'"
     [ -p "$W/never" ] || { mkfifo "$W/never"; exec 9<>"$W/never"; }

@@ -77,13 +77,14 @@ for k in 'ProtectSystem=strict' 'ReadWritePaths=/var/lib/crlcache' 'NoNewPrivile
 done
 # The hint service: the same sandbox, the fast run, spaced runs.
 grep -v -e '^#' -e '^ExecStart=' -e '^ExecStopPost=' -e '^Description=' -e '^Nice=' \
-    -e '^IOSchedulingClass=' -e '^TimeoutStartSec=' "$U/crlcache-hints.service" | grep . >"$W/hints.sandbox"
+    -e '^IOSchedulingClass=' -e '^TimeoutStartSec=' -e '^StartLimit' "$U/crlcache-hints.service" | grep . >"$W/hints.sandbox"
 grep -v -e '^#' -e '^ExecStart=' -e '^ExecStopPost=' -e '^Description=' -e '^Nice=' \
-    -e '^IOSchedulingClass=' -e '^TimeoutStartSec=' "$U/crlcache-update.service" | grep . >"$W/update.sandbox"
+    -e '^IOSchedulingClass=' -e '^TimeoutStartSec=' -e '^StartLimit' "$U/crlcache-update.service" | grep . >"$W/update.sandbox"
 diff -u "$W/update.sandbox" "$W/hints.sandbox" >"$W/diff" ||
     { cat "$W/diff" >&2; fail "crlcache-hints.service is not sandboxed like crlcache-update.service"; }
 assert_grep '^ExecStart=/usr/bin/crlcache update --hints$' "$U/crlcache-hints.service"
-assert_grep '^ExecStopPost=/bin/sleep [0-9]+$' "$U/crlcache-hints.service"
+assert_grep "^ExecStopPost=.*exec /bin/sleep [0-9]+'$" "$U/crlcache-hints.service"
+assert_grep '^StartLimitBurst=[0-9]+$' "$U/crlcache-hints.service"
 assert_grep '^DirectoryNotEmpty=/var/lib/crlcache/hints$' "$U/crlcache-hints.path"
 assert_grep '^Unit=crlcache-hints.service$' "$U/crlcache-hints.path"
 assert_grep '^TriggerLimitIntervalSec=' "$U/crlcache-hints.path"
