@@ -237,8 +237,13 @@ int	 numcmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen);
  */
 struct store;
 enum ingest_result { INGEST_FAILED = -1, INGEST_UNCHANGED = 0, INGEST_CHANGED = 1 };
-/* store.c: open (upgrading an older format), close, publish */
+/*
+ * store.c: open (refusing another format), close, publish.  open_empty:
+ * the working index removed first and made anew (`reset --all`).
+ */
 int	 store_open(struct store **s, const char *state_dir, char *err,
+	    size_t errlen);
+int	 store_open_empty(struct store **s, const char *state_dir, char *err,
 	    size_t errlen);
 void	 store_close(struct store *s);
 int	 store_publish(struct store *s, int force, uint64_t *generation,
@@ -282,9 +287,6 @@ void	 source_rec_free(struct source_rec *rec);
 int	 store_foreach_source(const char *state_dir,
 	    int (*fn)(const char *url, const struct source_rec *, void *),
 	    void *arg);
-/* migrate.c: format 1 records moved to their signer's key */
-struct trust;
-int	 store_adopt_legacy(struct store *s, const struct trust *t);
 /* crlhash.c: the "crlhash" record of a "crl" record: its CRLs' SHA-256 */
 struct crlc_crl_info;
 void	 crl_record_hash(const struct crlc_crl_info *r,

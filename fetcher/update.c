@@ -390,11 +390,9 @@ cmd_update(const struct cmd_ctx *c, int argc, char **argv)
 		goto done;
 	}
 	/*
-	 * --hints touches nothing but the new issuers' CRLs: no migration,
-	 * no directory refresh, no configured source, no CCADB export.
+	 * --hints touches nothing but the new issuers' CRLs: no directory
+	 * refresh, no configured source, no CCADB export.
 	 */
-	if (!hints_only && store_adopt_legacy(s, &t) == -1)
-		logx(0, "index: moving format 1 CRL records to their keys failed");
 	/* Under the lock: the directory lives in the working directory. */
 	if (!hints_only && directory_refresh(state_dir, conf, &t, force) == -1)
 		st.tl.failed++;
