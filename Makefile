@@ -3,6 +3,10 @@
 PREFIX	?= /usr/local
 PKGS	 = libcrypto libssl lmdb libcurl
 CC	?= cc
+# The release's version: this file is its one place.  The binaries get it
+# as CRLCACHE_VERSION (include/crlcache/version.h), `make dist` names the
+# tarball after it, and debian/changelog's top entry carries the same.
+VERSION	:= $(shell cat VERSION)
 
 # Read when make parses this file: on a fresh machine `make check` and
 # `make demo` install the packages first (test/deps.sh), then run a new
@@ -16,7 +20,8 @@ WARN	 = -Wall -Wextra -Werror -Werror=missing-prototypes \
 HARDEN	 = -fstack-protector-strong -D_FORTIFY_SOURCE=2 -fPIC
 CFLAGS	?= -O2 -g
 # CPPFLAGS and LDFLAGS: the packager's (dpkg-buildflags), after ours.
-ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(HARDEN) -Iinclude $(PKG_CFLAGS) $(CPPFLAGS) $(CFLAGS)
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -DCRLCACHE_VERSION='"$(VERSION)"' $(WARN) $(HARDEN) -Iinclude \
+	     $(PKG_CFLAGS) $(CPPFLAGS) $(CFLAGS)
 LDHARDEN = -Wl,-z,relro,-z,now
 # Sanitizer build of the unit tests (make check).
 SAN	 = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
@@ -37,7 +42,7 @@ HDRS	= $(wildcard include/crlcache/*.h) $(wildcard lib/*.h) $(wildcard fetcher/*
 
 all: fetcher/crlcache $(if $(PROV_SRCS),provider/crlcache.so)
 
-%.o: %.c $(HDRS)
+%.o: %.c $(HDRS) VERSION
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 lib/libcrlcache.a: $(LIB_OBJS)
@@ -57,7 +62,8 @@ provider/crlcache.so: $(PROV_OBJS) lib/libcrlcache.a provider/crlcache.map
 # Unit tests: each test/unit/t_X.c links the library sources directly,
 # built with ASan+UBSan.
 test/unit/t_%: test/unit/t_%.c test/unit/check.h test/unit/derbuf.h test/unit/topdir.h $(LIB_SRCS) $(HDRS)
-	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -Iinclude $(PKG_CFLAGS) $(SAN) -o $@ $< $(LIB_SRCS) $(PKG_LIBS)
+	$(CC) -std=c11 -D_GNU_SOURCE -DCRLCACHE_VERSION='"$(VERSION)"' $(WARN) -Iinclude $(PKG_CFLAGS) $(SAN) \
+	    -o $@ $< $(LIB_SRCS) $(PKG_LIBS)
 # t_keycache builds provider/keycache.c in.
 test/unit/t_keycache: provider/keycache.c
 # t_at builds fetcher/at.c in.
