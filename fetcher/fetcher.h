@@ -49,6 +49,19 @@
 
 #define ERRLEN			512
 
+/*
+ * Exit statuses of update and status besides 0 and 4 (man/crlcache.1
+ * EXIT STATUS).  update exits 1 when a source failed; status exits
+ * STATUS_STALE when a CRL is stale, else STATUS_SOURCES_FAILING when a
+ * source's last fetch failed.  Both exit EXIT_DIRECTORY_FAILED when that
+ * is all: the sources are fine, but the issuer directory could not be
+ * refreshed from the CCADB (a warning: the previous directory is kept;
+ * the systemd unit counts it a success).
+ */
+#define STATUS_STALE		1
+#define STATUS_SOURCES_FAILING	2
+#define EXIT_DIRECTORY_FAILED	3
+
 struct strlist {
 	char	**v;
 	size_t	  n;
