@@ -3,6 +3,10 @@
 PREFIX	?= /usr/local
 PKGS	 = libcrypto libssl lmdb libcurl
 CC	?= cc
+# The release's version: this file is its one place.  The binaries get it
+# as CRLCACHE_VERSION (include/crlcache/version.h), `make dist` names the
+# tarball after it, and debian/changelog's top entry carries the same.
+VERSION	:= $(shell cat VERSION)
 
 # Read when make parses this file: on a fresh machine `make check` and
 # `make demo` install the packages first (test/deps.sh), then run a new
@@ -16,7 +20,8 @@ WARN	 = -Wall -Wextra -Werror -Werror=missing-prototypes \
 HARDEN	 = -fstack-protector-strong -D_FORTIFY_SOURCE=2 -fPIC
 CFLAGS	?= -O2 -g
 # CPPFLAGS and LDFLAGS: the packager's (dpkg-buildflags), after ours.
-ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(HARDEN) -Iinclude $(PKG_CFLAGS) $(CPPFLAGS) $(CFLAGS)
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -DCRLCACHE_VERSION='"$(VERSION)"' $(WARN) $(HARDEN) -Iinclude \
+	     $(PKG_CFLAGS) $(CPPFLAGS) $(CFLAGS)
 LDHARDEN = -Wl,-z,relro,-z,now
 # Sanitizer build of the unit tests (make check).
 SAN	 = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
@@ -37,7 +42,7 @@ HDRS	= $(wildcard include/crlcache/*.h) $(wildcard lib/*.h) $(wildcard fetcher/*
 
 all: fetcher/crlcache $(if $(PROV_SRCS),provider/crlcache.so)
 
-%.o: %.c $(HDRS)
+%.o: %.c $(HDRS) VERSION
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 lib/libcrlcache.a: $(LIB_OBJS)
@@ -57,7 +62,8 @@ provider/crlcache.so: $(PROV_OBJS) lib/libcrlcache.a provider/crlcache.map
 # Unit tests: each test/unit/t_X.c links the library sources directly,
 # built with ASan+UBSan.
 test/unit/t_%: test/unit/t_%.c test/unit/check.h test/unit/derbuf.h test/unit/topdir.h $(LIB_SRCS) $(HDRS)
-	$(CC) -std=c11 -D_GNU_SOURCE $(WARN) -Iinclude $(PKG_CFLAGS) $(SAN) -o $@ $< $(LIB_SRCS) $(PKG_LIBS)
+	$(CC) -std=c11 -D_GNU_SOURCE -DCRLCACHE_VERSION='"$(VERSION)"' $(WARN) -Iinclude $(PKG_CFLAGS) $(SAN) \
+	    -o $@ $< $(LIB_SRCS) $(PKG_LIBS)
 # t_keycache builds provider/keycache.c in.
 test/unit/t_keycache: provider/keycache.c
 # t_at builds fetcher/at.c in.
@@ -119,6 +125,46 @@ bench-run: all
 clean:
 	rm -f $(LIB_OBJS) $(FETCH_OBJS) $(PROV_OBJS) $(UNIT_BINS) lib/libcrlcache.a \
 	    fetcher/crlcache provider/crlcache.so test/unit/.counts
+
+# ---------------------------------------------------------------- release
+# make dist: crlcache-VERSION.tar.gz of the files git tracks (as they are
+# in the work tree), reproducible: names sorted, every mtime that of the
+# last commit (or SOURCE_DATE_EPOCH), owner and group 0, no gzip name or
+# time.  make distcheck: that tarball unpacked in a fresh temporary
+# directory, built there (warnings as errors), its unit tests run and
+# DISTCHECK_TESTS, integration tests that cover the release's paths in
+# about a minute (the whole suite is `make check`, 13-18 minutes); and
+# a second dist must give the same bytes.
+DIST	 = crlcache-$(VERSION)
+DIST_EPOCH = $(or $(SOURCE_DATE_EPOCH),$(shell git log -1 --format=%ct 2>/dev/null))
+DISTCHECK_TESTS = t_state_format t_status t_update_offline t_import_basic \
+	    t_provider_tls t_enable
+dist:
+	@test -n "$(DIST_EPOCH)" || { echo "make dist: needs a git checkout" \
+	    "(or SOURCE_DATE_EPOCH)" >&2; exit 1; }
+	git ls-files -z | LC_ALL=C sort -z | \
+	    LC_ALL=C tar --null -T - --no-recursion --sort=name \
+	    --mtime=@$(DIST_EPOCH) --owner=0 --group=0 --numeric-owner \
+	    --mode=u+rw,go-w,go+rX --format=gnu --transform 's,^,$(DIST)/,' -cf - | \
+	    gzip -9n >$(DIST).tar.gz.tmp
+	mv -f $(DIST).tar.gz.tmp $(DIST).tar.gz
+	@echo "$(DIST).tar.gz"
+
+distcheck: dist
+	@set -e; d=$$(mktemp -d "$${TMPDIR:-/tmp}/crlcache-distcheck.XXXXXX"); \
+	    trap 'rm -rf "$$d"' EXIT; \
+	    cp $(DIST).tar.gz "$$d/first.tar.gz"; \
+	    $(MAKE) --no-print-directory dist >/dev/null; \
+	    cmp $(DIST).tar.gz "$$d/first.tar.gz" || \
+	        { echo "distcheck: two dists differ" >&2; exit 1; }; \
+	    tar -xzf $(DIST).tar.gz -C "$$d"; \
+	    $(MAKE) -C "$$d/$(DIST)" --no-print-directory all unit; \
+	    cd "$$d/$(DIST)"; \
+	    sh test/unit/run.sh $$(ls test/unit/t_*.c | sed 's/\.c$$//') >"$$d/unit.counts"; \
+	    . "$$d/unit.counts"; echo "unit: $$UNIT_PASSED passed, $$UNIT_FAILED failed"; \
+	    [ "$$UNIT_FAILED" = 0 ]; \
+	    bash test/run.sh $(DISTCHECK_TESTS); \
+	    echo "distcheck: $(DIST).tar.gz builds and passes"
 
 # ---------------------------------------------------------------- install
 # make install [PREFIX=/usr] [DESTDIR=/scratch/root]
@@ -240,4 +286,4 @@ uninstall:
 
 .PHONY: install uninstall
 
-.PHONY: all unit deps check check-run check-trixie demo demo-run bench bench-run clean
+.PHONY: all unit deps check check-run check-trixie demo demo-run bench bench-run clean dist distcheck

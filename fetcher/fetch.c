@@ -33,6 +33,7 @@
 
 #include <crlcache/addr.h>
 #include <crlcache/clock.h>
+#include <crlcache/version.h>
 
 #include "fetcher.h"
 #include "guard.h"
@@ -411,7 +412,7 @@ setup(struct xfer *x)
 	 */
 	curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
 	curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
-	curl_easy_setopt(e, CURLOPT_USERAGENT, "crlcache/0.1");
+	curl_easy_setopt(e, CURLOPT_USERAGENT, "crlcache/" CRLCACHE_VERSION);
 	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
 	curl_easy_setopt(e, CURLOPT_WRITEDATA, x);
 	curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);

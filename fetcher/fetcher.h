@@ -49,6 +49,19 @@
 
 #define ERRLEN			512
 
+/*
+ * Exit statuses of update and status besides 0 and 4 (man/crlcache.1
+ * EXIT STATUS).  update exits 1 when a source failed; status exits
+ * STATUS_STALE when a CRL is stale, else STATUS_SOURCES_FAILING when a
+ * source's last fetch failed.  Both exit EXIT_DIRECTORY_FAILED when that
+ * is all: the sources are fine, but the issuer directory could not be
+ * refreshed from the CCADB (a warning: the previous directory is kept;
+ * the systemd unit counts it a success).
+ */
+#define STATUS_STALE		1
+#define STATUS_SOURCES_FAILING	2
+#define EXIT_DIRECTORY_FAILED	3
+
 struct strlist {
 	char	**v;
 	size_t	  n;
@@ -273,8 +286,13 @@ int	 numcmp(const uint8_t *a, size_t alen, const uint8_t *b, size_t blen);
  */
 struct store;
 enum ingest_result { INGEST_FAILED = -1, INGEST_UNCHANGED = 0, INGEST_CHANGED = 1 };
-/* store.c: open (upgrading an older format), close, publish */
+/*
+ * store.c: open (refusing another format), close, publish.  open_empty:
+ * the working index removed first and made anew (`reset --all`).
+ */
 int	 store_open(struct store **s, const char *state_dir, char *err,
+	    size_t errlen);
+int	 store_open_empty(struct store **s, const char *state_dir, char *err,
 	    size_t errlen);
 void	 store_close(struct store *s);
 int	 store_publish(struct store *s, int force, uint64_t *generation,
@@ -318,9 +336,6 @@ void	 source_rec_free(struct source_rec *rec);
 int	 store_foreach_source(const char *state_dir,
 	    int (*fn)(const char *url, const struct source_rec *, void *),
 	    void *arg);
-/* migrate.c: format 1 records moved to their signer's key */
-struct trust;
-int	 store_adopt_legacy(struct store *s, const struct trust *t);
 /* crlhash.c: the "crlhash" record of a "crl" record: its CRLs' SHA-256 */
 struct crlc_crl_info;
 void	 crl_record_hash(const struct crlc_crl_info *r,

@@ -106,8 +106,6 @@ cmd_import(const struct cmd_ctx *c, int argc, char **argv)
 		goto done;
 	}
 	trust_use_index(&t, state_dir);
-	if (store_adopt_legacy(s, &t) == -1)
-		logx(0, "index: moving format 1 CRL records to their keys failed");
 	for (i = 0; i < files.n; i++)
 		if (import_one(s, &t, conf, files.v[i],
 		    urls.v[i][0] != '\0' ? urls.v[i] : NULL) == -1)

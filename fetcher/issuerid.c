@@ -180,7 +180,7 @@ scope_key(const uint8_t prefix[CRLC_PREFIX_LEN], const char *scope,
 /*
  * The "crl" key of the scope: the issuer by its name's canonical form,
  * the key signer's (key number 0 when the index does not know it: a
- * record a format 1 index left), the IDP URI.
+ * dedicated CRL signer's), the IDP URI.
  */
 int
 store_scope_key(struct store *s, const X509_NAME *name, X509 *signer,

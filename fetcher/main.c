@@ -11,70 +11,120 @@
 
 #include <curl/curl.h>
 
-#include "fetcher.h"
+#include <crlcache/version.h>
 
-static void
-usage(FILE *f)
-{
-	fputs("usage: crlcache [--state-dir DIR] [-c FILE] [-v | -q] [--allow-root]\n"
-	    "                [--syslog] COMMAND [ARGS]\n"
-	    "commands:\n"
-	    "  update [--refresh-directory | --hints]\n"
-	    "                         fetch, verify and publish the configured CRLs\n"
-	    "                         (--hints: only those of newly hinted issuers)\n"
-	    "  import [--anchor CA.pem]... [--untrusted CERTS.pem]... [--at TIME]\n"
-	    "         [[--url URL] CRL]...\n"
-	    "                         ingest CRL files offline\n"
-	    "  enroll CERT.pem | HOST:PORT ...\n"
-	    "                         fetch the CRLs of these certificates' issuers\n"
-	    "  reset --issuer CERT.pem [--scope URI]\n"
-	    "                         forget the CRL one scope holds (rollback lock)\n"
-	    "  publish                publish the working state again, no network\n"
-	    "  check [--chain CHAIN.pem] [--at TIME] CERT.pem | HOST:PORT\n"
-	    "                         look certificates (or a server's chain) up in\n"
-	    "                         the published index\n"
-	    "  status [--json] [--prometheus FILE] [--at TIME]\n"
-	    "                         show the published index and its sources\n"
-	    "  mirror DIR             write the published CRLs under DIR for a\n"
-	    "                         static web server (mirror = in crlcache.conf)\n"
-	    "  exec [--module PATH] [--set KEY=VALUE]... [--] PROGRAM [ARGS...]\n"
-	    "                         run PROGRAM with the provider switched on\n"
-	    "  enable [--openssl-cnf FILE] [--module PATH] [--snippet PATH]\n"
-	    "                         switch the provider on in the system openssl.cnf\n"
-	    "  disable [--openssl-cnf FILE]\n"
-	    "                         remove what enable added, byte for byte\n", f);
-}
+#include "fetcher.h"
 
 /*
  * Every command, and how it touches the state directory: main() applies
  * that (state_enter) before the command runs, so that no code running
  * as root opens anything there on its owner's behalf.  A command that is
- * not here does not run.
+ * not here does not run.  synopsis and what: its lines of the usage
+ * (`crlcache --help`, `crlcache COMMAND --help`).
  */
 static const struct command {
 	const char	*name;
 	enum state_access access;
 	int		(*run)(const struct cmd_ctx *c, int argc, char **argv);
+	const char	*synopsis;
+	const char	*what;
 } commands[] = {
-	{ "update",	STATE_WRITES,	cmd_update },
-	{ "import",	STATE_WRITES,	cmd_import },
-	{ "enroll",	STATE_WRITES,	cmd_enroll },
-	{ "reset",	STATE_WRITES,	cmd_reset },
-	{ "publish",	STATE_WRITES,	cmd_publish },
-	{ "check",	STATE_READS,	cmd_check },
-	{ "status",	STATE_READS,	cmd_status },
-	{ "mirror",	STATE_READS,	cmd_mirror },
-	{ "exec",	STATE_NONE,	cmd_exec },
-	{ "enable",	STATE_NONE,	cmd_enable },
-	{ "disable",	STATE_NONE,	cmd_disable },
+	{ "update",	STATE_WRITES,	cmd_update,
+	  "update [--refresh-directory | --hints]",
+	  "fetch, verify and publish the configured CRLs\n"
+	  "(--hints: only those of newly hinted issuers)" },
+	{ "import",	STATE_WRITES,	cmd_import,
+	  "import [--anchor CA.pem]... [--untrusted CERTS.pem]... [--at TIME]\n"
+	  "       [[--url URL] CRL]...",
+	  "ingest CRL files offline" },
+	{ "enroll",	STATE_WRITES,	cmd_enroll,
+	  "enroll CERT.pem | HOST:PORT ...",
+	  "fetch the CRLs of these certificates' issuers" },
+	{ "reset",	STATE_WRITES,	cmd_reset,
+	  "reset --issuer CERT.pem [--scope URI] [--reasons LIST]\n"
+	  "reset --all",
+	  "forget the CRL one scope holds (rollback lock);\n"
+	  "--all: the whole working index, to start afresh" },
+	{ "publish",	STATE_WRITES,	cmd_publish,
+	  "publish",
+	  "publish the working state again, no network" },
+	{ "check",	STATE_READS,	cmd_check,
+	  "check [--chain CHAIN.pem] [--at TIME] CERT.pem | HOST:PORT",
+	  "look certificates (or a server's chain) up in\n"
+	  "the published index" },
+	{ "status",	STATE_READS,	cmd_status,
+	  "status [--json] [--prometheus FILE] [--at TIME]",
+	  "show the published index and its sources" },
+	{ "mirror",	STATE_READS,	cmd_mirror,
+	  "mirror DIR",
+	  "write the published CRLs under DIR for a\n"
+	  "static web server (mirror = in crlcache.conf)" },
+	{ "exec",	STATE_NONE,	cmd_exec,
+	  "exec [--module PATH] [--set KEY=VALUE]... [--] PROGRAM [ARGS...]",
+	  "run PROGRAM with the provider switched on" },
+	{ "enable",	STATE_NONE,	cmd_enable,
+	  "enable [--openssl-cnf FILE] [--module PATH] [--snippet PATH]",
+	  "switch the provider on in the system openssl.cnf" },
+	{ "disable",	STATE_NONE,	cmd_disable,
+	  "disable [--openssl-cnf FILE]",
+	  "remove what enable added, byte for byte" },
 };
+#define NCOMMANDS	(sizeof(commands) / sizeof(*commands))
+/* The column a command's description starts at. */
+#define WHAT_COLUMN	25
+
+/* Each line of text, indented by indent columns. */
+static void
+put_indented(FILE *f, const char *text, int indent)
+{
+	const char *nl;
+
+	for (; *text != '\0'; text = *nl == '\0' ? nl : nl + 1) {
+		nl = strchr(text, '\n');
+		if (nl == NULL)
+			nl = text + strlen(text);
+		fprintf(f, "%*s%.*s\n", indent, "", (int)(nl - text), text);
+	}
+}
+
+/* A short one-line synopsis shares its line with the description. */
+static void
+command_usage(FILE *f, const struct command *cmd, int indent)
+{
+	const char *what = cmd->what;
+	size_t len = strlen(cmd->synopsis);
+
+	if (strchr(cmd->synopsis, '\n') == NULL &&
+	    (int)len + indent < WHAT_COLUMN - 1) {
+		fprintf(f, "%*s%-*s", indent, "", WHAT_COLUMN - indent,
+		    cmd->synopsis);
+		len = strcspn(what, "\n");
+		fprintf(f, "%.*s\n", (int)len, what);
+		what += what[len] == '\n' ? len + 1 : len;
+	} else
+		put_indented(f, cmd->synopsis, indent);
+	put_indented(f, what, WHAT_COLUMN);
+}
+
+static void
+usage(FILE *f)
+{
+	size_t i;
+
+	fputs("usage: crlcache [--state-dir DIR] [-c FILE] [-v | -q] [--allow-root]\n"
+	    "                [--syslog] COMMAND [ARGS]\n"
+	    "       crlcache --version | --help | COMMAND --help\n"
+	    "commands:\n", f);
+	for (i = 0; i < NCOMMANDS; i++)
+		command_usage(f, &commands[i], 2);
+}
 
 static const struct command *
 command_find(const char *name)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(commands) / sizeof(*commands); i++)
+	for (i = 0; i < NCOMMANDS; i++)
 		if (strcmp(commands[i].name, name) == 0)
 			return &commands[i];
 	return NULL;
@@ -91,6 +141,7 @@ main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ "allow-root", no_argument, NULL, 'R' },
 		{ "syslog", no_argument, NULL, 'S' },
+		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *state_dir = getenv("CRLCACHE_STATE_DIR");
@@ -129,6 +180,9 @@ main(int argc, char **argv)
 		case 'h':
 			usage(stdout);
 			return 0;
+		case 'V':
+			printf("crlcache %s\n", CRLCACHE_VERSION);
+			return 0;
 		default:
 			usage(stderr);
 			return 4;
@@ -145,6 +199,14 @@ main(int argc, char **argv)
 	argc -= optind;
 	argv += optind;
 	optind = 1;
+	/* Before the configuration and the state: any user may ask. */
+	if (argc == 2 && (strcmp(argv[1], "--help") == 0 ||
+	    strcmp(argv[1], "-h") == 0)) {
+		fputs("usage: crlcache [OPTIONS] COMMAND [ARGS] (crlcache --help);\n"
+		    "this command:\n", stdout);
+		command_usage(stdout, cmd, 2);
+		return 0;
+	}
 
 	conf_init(&conf);
 	if (conf_load(&conf, conf_path, explicit_conf) == -1) {

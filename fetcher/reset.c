@@ -11,6 +11,12 @@
  * listed, and publishes; the next update (which asks unconditionally for
  * a scope it does not hold) or import fills the scope afresh.  It is
  * logged to stderr and, always, to syslog: revocation data was removed.
+ *
+ * reset --all removes the whole working index -- every CRL, rollback
+ * lock and source record -- whatever its format, and publishes the empty
+ * index: the way out of a working index this version does not read
+ * (store.c refuses it, format.h VERSIONS).  The next update fetches
+ * everything afresh.
  */
 #include <getopt.h>
 #include <stdio.h>
@@ -24,6 +30,43 @@
 
 #include "fetcher.h"
 
+/* Said on stderr and, always, in syslog: revocation data is removed. */
+static void
+log_always(void)
+{
+	if (!log_syslog)
+		openlog("crlcache", LOG_PID, LOG_DAEMON);
+	log_syslog = 1;
+}
+
+static int
+reset_all(const char *state_dir)
+{
+	struct store *s = NULL;
+	char err[ERRLEN];
+	uint64_t gen;
+	int ret = 4;
+
+	if (store_open_empty(&s, state_dir, err, sizeof(err)) == -1) {
+		logx(0, "reset --all: %s", err);
+		goto done;
+	}
+	log_always();
+	if (store_publish(s, 1, &gen, err, sizeof(err)) == -1) {
+		logx(0, "reset --all: the working index of %s was removed; "
+		    "the empty one is not published: %s", state_dir, err);
+		goto done;
+	}
+	logx(1, "reset --all: removed every CRL and source record of %s; "
+	    "published the empty index, generation %llu; the next "
+	    "`crlcache update` fetches every source again", state_dir,
+	    (unsigned long long)gen);
+	ret = 0;
+done:
+	store_close(s);
+	return ret;
+}
+
 int
 cmd_reset(const struct cmd_ctx *c, int argc, char **argv)
 {
@@ -32,6 +75,7 @@ cmd_reset(const struct cmd_ctx *c, int argc, char **argv)
 		{ "issuer", required_argument, NULL, 'i' },
 		{ "scope", required_argument, NULL, 'u' },
 		{ "reasons", required_argument, NULL, 'r' },
+		{ "all", no_argument, NULL, 'a' },
 		{ NULL, 0, NULL, 0 },
 	};
 	STACK_OF(X509) *certs = sk_X509_new_null();
@@ -42,13 +86,15 @@ cmd_reset(const struct cmd_ctx *c, int argc, char **argv)
 	char rtext[10 + CRLC_REASONS_TEXT_MAX];
 	unsigned reasons = CRLC_REASONS_ALL;
 	uint64_t gen;
-	int ch, rc, ret = 4;
+	int ch, rc, all = 0, ret = 4;
 
 	while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		if (ch == 'i')
 			issuer = optarg;
 		else if (ch == 'u')
 			scope = optarg;
+		else if (ch == 'a')
+			all = 1;
 		else if (ch == 'r' && crlc_reasons_from_text(optarg,
 		    &reasons) == 0)
 			continue;
@@ -60,9 +106,14 @@ cmd_reset(const struct cmd_ctx *c, int argc, char **argv)
 			goto done;
 		}
 	}
-	if (issuer == NULL || optind != argc) {
+	if (all && issuer == NULL && scope == NULL &&
+	    reasons == CRLC_REASONS_ALL && optind == argc) {
+		ret = reset_all(state_dir);
+		goto done;
+	}
+	if (all || issuer == NULL || optind != argc) {
 		logx(0, "usage: crlcache reset --issuer CERT.pem [--scope URI] "
-		    "[--reasons LIST]");
+		    "[--reasons LIST] | --all");
 		goto done;
 	}
 	/* a reason partition is named in the messages, after its scope */
@@ -107,9 +158,7 @@ cmd_reset(const struct cmd_ctx *c, int argc, char **argv)
 		    "all", rtext, err);
 		goto done;
 	}
-	if (!log_syslog)
-		openlog("crlcache", LOG_PID, LOG_DAEMON);
-	log_syslog = 1;
+	log_always();
 	logx(1, "reset: issuer %s, scope %s%s: removed CRL number %s "
 	    "(thisUpdate %s, %u entries); published generation %llu",
 	    name, scope != NULL ? scope : "all", rtext, num, tu, held.entries,

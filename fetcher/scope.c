@@ -23,7 +23,7 @@
 #include "store.h"
 
 /* A scope number not yet used among the "crl" records under prefix. */
-int
+static int
 next_scope_no(struct store *s, MDB_txn *txn,
     const uint8_t prefix[CRLC_PREFIX_LEN], unsigned *scope_no)
 {
@@ -70,7 +70,7 @@ copy_body(uint8_t *to, const uint8_t *from, size_t len, int consume)
 }
 
 /* Store the "crlhash" record of the "crl" record key, for r. */
-int
+static int
 put_crl_hash(struct store *s, MDB_txn *txn, const MDB_val *k,
     const struct crlc_crl_info *r)
 {
@@ -82,7 +82,7 @@ put_crl_hash(struct store *s, MDB_txn *txn, const MDB_val *k,
 }
 
 /* Remove a "crl" record and its "crlhash" record together. */
-int
+static int
 del_scope(struct store *s, MDB_txn *txn, MDB_val *k)
 {
 	int rc;
@@ -98,7 +98,7 @@ del_scope(struct store *s, MDB_txn *txn, MDB_val *k)
  * reserves for it: the signed CRL it carries is not copied twice.  Its
  * "crlhash" record first, while the CRL is still whole (consume).
  */
-int
+static int
 put_scope(struct store *s, MDB_txn *txn, const uint8_t *key, size_t keylen,
     const struct crlc_crl_info *r, int consume)
 {

@@ -28,9 +28,16 @@ struct status_walk {
 	enum out_format	 fmt;
 	int64_t		 now;
 	int64_t		 grace;
-	int		 stale;		/* some CRL is stale */
-	int		 failing;	/* some source's last attempt failed */
+	size_t		 crls, stale;	/* CRLs, of them stale */
+	size_t		 sources, failing;	/* sources, of them failing */
 	size_t		 n;		/* items printed in the current list */
+};
+
+/* What the summary line and the exit status say. */
+struct summary {
+	size_t		 crls, stale, sources, failing;
+	int		 readable;	/* the working index: sources etc. */
+	int		 dir_failing;	/* the directory's last refresh failed */
 };
 
 /* JSON string body: quote, backslash and control characters escaped. */
@@ -155,7 +162,8 @@ print_crl(const struct crlc_crl_info *ci, void *arg)
 	memcpy(raw, ci->name.p, ci->name.len);
 	scope = safe_text(raw);
 	free(raw);
-	w->stale |= stale;
+	w->crls++;
+	w->stale += stale != 0;
 	switch (w->fmt) {
 	case OUT_TEXT:
 		format_time(ci->this_update, tu, sizeof(tu));
@@ -218,7 +226,8 @@ print_source(const char *raw_url, const struct source_rec *r, void *arg)
 	char ls[32], *url = safe_text(raw_url);
 	char *error = failing ? safe_text(r->error) : NULL;
 
-	w->failing |= failing;
+	w->sources++;
+	w->failing += failing;
 	switch (w->fmt) {
 	case OUT_TEXT:
 		format_time(r->last_success, ls, sizeof(ls));
@@ -487,17 +496,21 @@ directory_in_use(const char *state_dir, const struct dir_state *st,
 	return ok;
 }
 
-/* One line on the issuer directory, when update has ever built one. */
-static void
+/*
+ * One line on the issuer directory, when update has ever tried to build
+ * one.  1 when its last refresh failed, else 0.
+ */
+static int
 print_directory(FILE *out, enum out_format fmt, const char *state_dir)
 {
 	struct dir_state st;
 	char bt[32], why[ERRLEN] = "", *error = NULL, *notused = NULL;
-	int in_use;
+	int in_use, failing;
 	size_t i;
 
 	if (directory_info(state_dir, &st) == -1)
-		return;
+		return 0;
+	failing = st.error != NULL;
 	in_use = directory_in_use(state_dir, &st, why, sizeof(why));
 	/* They may quote a ccadb URL and a server's words. */
 	if (st.error != NULL)
@@ -555,21 +568,22 @@ print_directory(FILE *out, enum out_format fmt, const char *state_dir)
 	free(error);
 	free(notused);
 	dir_state_free(&st);
+	return failing;
 }
 
 static int
 print_status(FILE *out, enum out_format fmt, const char *path,
     struct crlc_index *idx, const char *state_dir, int64_t now, int64_t grace,
-    int *stale)
+    struct summary *sum)
 {
-	struct status_walk w = { out, fmt, now, grace, 0, 0, 0 };
+	struct status_walk w = { out, fmt, now, grace, 0, 0, 0, 0, 0 };
 	struct crlc_stats st;
 	int64_t created = crlc_index_created(idx);
 	/* the file's age, on the clock whatever --at says */
 	long long age = (long long)((int64_t)time(NULL) - created);
 	unsigned long long gen = (unsigned long long)crlc_index_generation(idx);
 	char ct[32];
-	int rc, have_sources;
+	int rc, have_sources, dir_failing;
 
 	if (crlc_index_stats(idx, &st) == -1)
 		return -1;
@@ -610,17 +624,57 @@ print_status(FILE *out, enum out_format fmt, const char *path,
 	have_sources = store_foreach_source(state_dir, print_source, &w) == 0;
 	if (fmt == OUT_JSON)
 		fputs("\n  ]", out);
-	print_directory(out, fmt, state_dir);
+	dir_failing = print_directory(out, fmt, state_dir);
 	print_coverage(&w, idx, state_dir);
 	if (fmt == OUT_JSON)
 		fprintf(out, ",\n  \"sources_readable\": %s,\n  \"stale\": %s,\n"
-		    "  \"failing\": %s\n}\n", have_sources ? "true" : "false",
-		    w.stale ? "true" : "false", w.failing ? "true" : "false");
+		    "  \"failing\": %s,\n  \"directory_failing\": %s\n}\n",
+		    have_sources ? "true" : "false", w.stale ? "true" : "false",
+		    w.failing ? "true" : "false", dir_failing ? "true" : "false");
 	else if (fmt == OUT_PROM)
-		fprintf(out, "crlcache_stale %d\ncrlcache_failing %d\n", w.stale,
-		    w.failing);
-	*stale = w.stale;
+		fprintf(out, "crlcache_stale %d\ncrlcache_failing %d\n"
+		    "crlcache_directory_failing %d\n", w.stale > 0,
+		    w.failing > 0, dir_failing);
+	sum->crls = w.crls;
+	sum->stale = w.stale;
+	sum->sources = w.sources;
+	sum->failing = w.failing;
+	sum->readable = have_sources;
+	sum->dir_failing = dir_failing;
 	return ferror(out) ? -1 : 0;
+}
+
+/* The exit status of `crlcache status` (man/crlcache.1 EXIT STATUS). */
+static int
+summary_exit(const struct summary *sum)
+{
+	if (sum->stale > 0)
+		return STATUS_STALE;
+	if (sum->failing > 0)
+		return STATUS_SOURCES_FAILING;
+	return sum->dir_failing ? EXIT_DIRECTORY_FAILED : 0;
+}
+
+/* The text report's first line: the verdict, and what is not shown. */
+static void
+print_summary(FILE *out, const struct summary *sum)
+{
+	static const char *const verdict[] = {
+		[0] = "ok",
+		[STATUS_STALE] = "stale",
+		[STATUS_SOURCES_FAILING] = "sources failing",
+		[EXIT_DIRECTORY_FAILED] = "directory refresh failing",
+	};
+
+	fprintf(out, "summary %s: %zu of %zu CRLs fresh", verdict[summary_exit(sum)],
+	    sum->crls - sum->stale, sum->crls);
+	if (sum->readable)
+		fprintf(out, ", %zu of %zu sources ok, directory %s\n",
+		    sum->sources - sum->failing, sum->sources,
+		    sum->dir_failing ? "failing" : "ok");
+	else
+		fputs("; sources, directory and coverage not shown: only root "
+		    "and the state directory's owner may read them\n", out);
 }
 
 struct status_args {
@@ -639,22 +693,39 @@ status_report(const char *state_dir, FILE *out, void *arg)
 {
 	const struct status_args *a = arg;
 	struct crlc_index *idx;
-	char path[PATH_MAX];
-	int rc, stale = 0;
+	struct summary sum;
+	char path[PATH_MAX], *body = NULL;
+	size_t len = 0;
+	FILE *to = out;
+	int rc;
 
+	memset(&sum, 0, sizeof(sum));
 	warn_network_fs(state_dir);
 	if (a->refused)
 		return dir_refused_print(state_dir, out) == 0 ? 0 : 4;
 	if (index_open(state_dir, path, sizeof(path), &idx, 1) == -1)
 		return 4;
-	rc = print_status(out, a->fmt, path, idx, state_dir, a->now,
-	    a->grace, &stale);
+	/* The text's summary comes first: the rest is written aside. */
+	if (a->fmt == OUT_TEXT && (to = open_memstream(&body, &len)) == NULL) {
+		crlc_index_close(idx);
+		return 4;
+	}
+	rc = print_status(to, a->fmt, path, idx, state_dir, a->now,
+	    a->grace, &sum);
 	crlc_index_close(idx);
+	if (to != out && fclose(to) != 0)
+		rc = -1;
+	if (rc == 0 && to != out) {
+		print_summary(out, &sum);
+		fwrite(body, 1, len, out);
+		rc = ferror(out) ? -1 : 0;
+	}
+	free(body);
 	if (rc == -1) {
 		logx(0, "%s: cannot read the index", path);
 		return 4;
 	}
-	return stale ? 1 : 0;
+	return summary_exit(&sum);
 }
 
 int

@@ -1,5 +1,5 @@
 /*
- * The fetcher's private working index: opening it (upgrading an older
+ * The fetcher's private working index: opening it (refusing another
  * format, finishing a half written CRL), closing it, and publishing
  * snapshots of it.
  *
@@ -36,28 +36,18 @@
  */
 #define FULL_FS_BYTES		((unsigned long long)1 << 20)
 
-/* "rev" to be written anew by scope (rebuild_rev), after this txn. */
-static int
-mark_rev_rebuild(struct store *s, MDB_txn *txn)
-{
-	MDB_val k = { strlen(CRLC_META_REV_REBUILD), CRLC_META_REV_REBUILD };
-	MDB_val v = { 1, "1" };
-
-	return mdb_put(txn, s->meta, &k, &v, 0);
-}
-
 /*
- * The databases, migrated to this format; *rebuild: "rev" is to be
- * written anew (rebuild_rev), marked now or by a run killed in it.
+ * The databases.  A working index of another format than this one is
+ * refused, not converted (format.h VERSIONS: format 4 is the first
+ * released; a later one brings its migration).
  */
 static int
-open_dbs(struct store *s, int *rebuild, char *err, size_t errlen)
+open_dbs(struct store *s, char *err, size_t errlen)
 {
 	MDB_txn *txn;
 	MDB_val k = { strlen(CRLC_META_FORMAT), CRLC_META_FORMAT }, v;
 	uint8_t fmt[4];
-	char fmt_what[64];
-	uint32_t old;
+	char found[16];
 	int rc;
 
 	if ((rc = mdb_txn_begin(s->env, NULL, 0, &txn)) != 0) {
@@ -72,43 +62,22 @@ open_dbs(struct store *s, int *rebuild, char *err, size_t errlen)
 	    (rc = mdb_dbi_open(txn, CRLC_DB_CRL, MDB_CREATE, &s->crl)) != 0 ||
 	    (rc = mdb_dbi_open(txn, CRLC_DB_SOURCE, MDB_CREATE, &s->source)) != 0 ||
 	    (rc = mdb_dbi_open(txn, CRLC_DB_CRLHASH, MDB_CREATE,
-	    &s->crlhash)) != 0 ||
-	    (rc = redact_source_keys(txn, s->source)) != 0)
+	    &s->crlhash)) != 0)
 		goto fail;
 	rc = mdb_get(txn, s->meta, &k, &v);
-	old = rc == 0 && v.mv_size == 4 ? crlc_get_u32(v.mv_data) : 0;
-	/*
-	 * format.h VERSIONS: 1 -> 2 (keys by signer; "rev" written anew),
-	 * 2 -> 3 ("crlhash"), 3 -> 4 ("rev" by scope, written anew).
-	 */
-	if (old >= 1 && old < CRLC_WORK_FORMAT_VERSION) {
-		if ((old == 1 && (rc = migrate_v1(s, txn)) != 0) ||
-		    (old < 3 && (rc = hash_crls(s, txn)) != 0) ||
-		    (old > 1 && (rc = mark_rev_rebuild(s, txn)) != 0)) {
-			mdb_txn_abort(txn);
-			snprintf(fmt_what, sizeof(fmt_what), "migrating the "
-			    "working index from format %u", (unsigned)old);
-			lmdb_err(err, errlen, fmt_what, rc);
-			return -1;
-		}
-		logx(1, "working index migrated from format %u to %u%s",
-		    (unsigned)old, CRLC_WORK_FORMAT_VERSION, old == 1 ?
-		    "; CRLs are keyed by their signer's key from now on" : "");
-		/*
-		 * Content ids changed: publish the new ones in this run
-		 * (the marker: or the next, if this one is killed).
-		 */
-		if (mark_dirty(s, err, errlen) == -1) {
-			mdb_txn_abort(txn);
-			return -1;
-		}
-		rc = MDB_NOTFOUND;	/* write the new version */
-	}
 	if (rc == 0 && (v.mv_size != 4 ||
 	    crlc_get_u32(v.mv_data) != CRLC_WORK_FORMAT_VERSION)) {
+		if (v.mv_size == 4)
+			snprintf(found, sizeof(found), "%u",
+			    (unsigned)crlc_get_u32(v.mv_data));
+		else
+			snprintf(found, sizeof(found), "unknown");
 		mdb_txn_abort(txn);
-		snprintf(err, errlen, "working index %s/%s has another format "
-		    "version; move it away to rebuild", s->dir, WORK_NAME);
+		snprintf(err, errlen, "working index %s/%s is of format %s, "
+		    "not %u, the one this version reads, and is not "
+		    "converted: run `crlcache reset --all` to empty it (the "
+		    "next `crlcache update` fills it again)", s->dir,
+		    WORK_NAME, found, CRLC_WORK_FORMAT_VERSION);
 		return -1;
 	}
 	if (rc == MDB_NOTFOUND) {
@@ -125,9 +94,6 @@ open_dbs(struct store *s, int *rebuild, char *err, size_t errlen)
 		lmdb_err(err, errlen, "rebuilding a half written CRL", rc);
 		return -1;
 	}
-	k.mv_size = strlen(CRLC_META_REV_REBUILD);
-	k.mv_data = CRLC_META_REV_REBUILD;
-	*rebuild = mdb_get(txn, s->meta, &k, &v) == 0;
 	if ((rc = mdb_txn_commit(txn)) != 0) {
 		lmdb_err(err, errlen, "create databases", rc);
 		return -1;
@@ -139,12 +105,31 @@ fail:
 	return -1;
 }
 
-int
-store_open(struct store **out, const char *state_dir, char *err, size_t errlen)
+/* Remove dir/name (an LMDB file of the working index), if there. */
+static int
+remove_env_file(const char *dir, const char *name, char *err, size_t errlen)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (unlink(path) == -1 && errno != ENOENT) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The working index, under the lock; empty: its LMDB files removed first
+ * (`reset --all`: whatever format they are of, nothing of them is read).
+ */
+static int
+open_locked(struct store **out, const char *state_dir, int empty, char *err,
+    size_t errlen)
 {
 	struct store *s = xcalloc(1, sizeof(*s));
 	char path[PATH_MAX];
-	int rc, rebuild = 0;
+	int rc;
 
 	*out = NULL;
 	s->lockfd = -1;
@@ -168,6 +153,9 @@ store_open(struct store **out, const char *state_dir, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		goto fail;
 	}
+	if (empty && (remove_env_file(path, "data.mdb", err, errlen) == -1 ||
+	    remove_env_file(path, "lock.mdb", err, errlen) == -1))
+		goto fail;
 	if ((rc = mdb_env_create(&s->env)) != 0 ||
 	    (rc = mdb_env_set_maxdbs(s->env, CRLC_NUM_DBS)) != 0 ||
 	    (rc = mdb_env_set_mapsize(s->env, CRLC_MAP_SIZE)) != 0 ||
@@ -175,15 +163,9 @@ store_open(struct store **out, const char *state_dir, char *err, size_t errlen)
 		lmdb_err(err, errlen, path, rc);
 		goto fail;
 	}
-	if (open_dbs(s, &rebuild, err, errlen) == -1)
+	if (open_dbs(s, err, errlen) == -1)
 		goto fail;
 	map_find(s);
-	/* format.h VERSIONS: work format 3 -> 4, or a rebuild killed before. */
-	if (rebuild && (rc = rebuild_rev(s)) != 0) {
-		lmdb_err(err, errlen, "writing the working index's revocation "
-		    "entries anew by scope", rc);
-		goto fail;
-	}
 	publish_clean(state_dir);
 	unpublished_path(s, path, sizeof(path));
 	s->dirty = access(path, F_OK) == 0;
@@ -192,6 +174,19 @@ store_open(struct store **out, const char *state_dir, char *err, size_t errlen)
 fail:
 	store_close(s);
 	return -1;
+}
+
+int
+store_open(struct store **out, const char *state_dir, char *err, size_t errlen)
+{
+	return open_locked(out, state_dir, 0, err, errlen);
+}
+
+int
+store_open_empty(struct store **out, const char *state_dir, char *err,
+    size_t errlen)
+{
+	return open_locked(out, state_dir, 1, err, errlen);
 }
 
 void

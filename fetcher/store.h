@@ -139,19 +139,6 @@ int	 drop_scope(struct wtxn *w, const uint8_t prefix[CRLC_PREFIX_LEN],
 	    unsigned scope_no);
 
 /* scope.c: the "crl" and "crlhash" records */
-int	 next_scope_no(struct store *s, MDB_txn *txn,
-	    const uint8_t prefix[CRLC_PREFIX_LEN], unsigned *scope_no);
-int	 put_scope(struct store *s, MDB_txn *txn, const uint8_t *key,
-	    size_t keylen, const struct crlc_crl_info *r, int consume);
-int	 put_crl_hash(struct store *s, MDB_txn *txn, const MDB_val *k,
-	    const struct crlc_crl_info *r);
-int	 del_scope(struct store *s, MDB_txn *txn, MDB_val *k);
 int	 recover_pending(struct store *s, MDB_txn *txn);
-
-/* migrate.c: older formats */
-int	 migrate_v1(struct store *s, MDB_txn *txn);
-int	 hash_crls(struct store *s, MDB_txn *txn);
-int	 rebuild_rev(struct store *s);
-int	 redact_source_keys(MDB_txn *txn, MDB_dbi dbi);
 
 #endif

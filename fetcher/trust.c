@@ -3,10 +3,13 @@
  *
  * Copyright the crlcache authors. Licensed under the Apache License 2.0.
  */
+#include <errno.h>
 #include <limits.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <openssl/err.h>
 #include <openssl/evp.h>
@@ -19,6 +22,28 @@
 
 #include "fetcher.h"
 
+/*
+ * Why a certificate file did not open, with the OS's word.  Commands that
+ * write the state run as its owner (privs.c): a file only root may read,
+ * such as one under /root, is named with the account it was read as.
+ */
+static void
+cert_open_failed(const char *path, int err)
+{
+	struct passwd *pw;
+
+	if (err != EACCES || geteuid() == 0) {
+		logx(0, "%s: cannot open certificate file: %s", path,
+		    err != 0 ? strerror(err) : "unknown error");
+		return;
+	}
+	pw = getpwuid(geteuid());
+	logx(0, "%s: cannot open certificate file: %s: this command runs as "
+	    "the state directory's owner (%s, uid %lu), who must be able to "
+	    "read it; copy it where that account can", path, strerror(err),
+	    pw != NULL ? pw->pw_name : "?", (unsigned long)geteuid());
+}
+
 /* Append every certificate of a PEM (or single DER) file to sk. */
 int
 certs_load(const char *path, STACK_OF(X509) *sk)
@@ -27,8 +52,9 @@ certs_load(const char *path, STACK_OF(X509) *sk)
 	X509 *x;
 	int n = 0;
 
+	errno = 0;
 	if ((bio = BIO_new_file(path, "r")) == NULL) {
-		logx(0, "%s: cannot open certificate file", path);
+		cert_open_failed(path, errno);
 		return -1;
 	}
 	while ((x = PEM_read_bio_X509(bio, NULL, NULL, NULL)) != NULL) {

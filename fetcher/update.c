@@ -385,7 +385,7 @@ cmd_update(const struct cmd_ctx *c, int argc, char **argv)
 	uint64_t gen = 0;
 	int64_t since = 0;
 	size_t i, n = 0, first;
-	int ch, force = 0, hints_only = 0, ret = 4;
+	int ch, force = 0, hints_only = 0, dir_failed = 0, ret = 4;
 
 	memset(&en, 0, sizeof(en));
 	memset(&st, 0, sizeof(st));
@@ -411,17 +411,16 @@ cmd_update(const struct cmd_ctx *c, int argc, char **argv)
 	/* The run the spool's watcher starts says it watches. */
 	learning_mark(state_dir, hints_only);
 	/*
-	 * --hints touches nothing but the new issuers' CRLs: no migration,
-	 * no directory refresh, no configured source, no CCADB export.
+	 * --hints touches nothing but the new issuers' CRLs: no directory
+	 * refresh, no configured source, no CCADB export.
 	 */
-	if (!hints_only && store_adopt_legacy(s, &t) == -1)
-		logx(0, "index: moving format 1 CRL records to their keys failed");
 	/* Under the lock: the directory lives in the working directory. */
+	/* Counted apart from the sources: the previous directory serves. */
 	if (!hints_only && directory_refresh(state_dir, conf, &t, force) == -1)
-		st.tl.failed++;
+		dir_failed = 1;
 	if (directory_load(state_dir, &dir, err, sizeof(err)) == -1) {
 		logx(0, "%s; not used until the next refresh", err);
-		st.tl.failed++;
+		dir_failed = 1;
 	}
 	if (!hints_only && gather_urls(conf, &t, &urls, &fromnet,
 	    &st.tl.failed) == -1)
@@ -490,11 +489,13 @@ cmd_update(const struct cmd_ctx *c, int argc, char **argv)
 		logx(0, "publish: %s", err);
 		goto done;
 	}
-	ret = st.tl.failed > 0 ? 1 : 0;
-	/* The summary: always with -v/default, with -q only on failure. */
-	logx(st.tl.failed > 0 ? 0 : 1, "update: %zu sources, %zu updated, "
-	    "%zu unchanged, %zu failed; generation %llu%s", n,
-	    st.tl.updated, st.tl.unchanged, st.tl.failed, (unsigned long long)
+	ret = st.tl.failed > 0 ? 1 : dir_failed ? EXIT_DIRECTORY_FAILED : 0;
+	/* The summary: always with -v/default, with -q only on a failure. */
+	logx(ret != 0 ? 0 : 1, "update: %zu sources, %zu updated, "
+	    "%zu unchanged, %zu failed%s; generation %llu%s", n,
+	    st.tl.updated, st.tl.unchanged, st.tl.failed, dir_failed ?
+	    "; warning: issuer directory not refreshed (CCADB), the previous "
+	    "one kept" : "", (unsigned long long)
 	    (gen != 0 ? gen : t.index != NULL ? crlc_index_generation(t.index) : 0),
 	    gen != 0 ? "" : " (unchanged)");
 done:

@@ -502,7 +502,14 @@ index_open(const char *state_dir, char *path, size_t len,
 	snprintf(path, len, "%s/%s", state_dir, INDEX_NAME);
 	if ((rc = crlc_index_open(path, idx, &detail)) == CRLC_OK)
 		return 0;
-	if (report)
+	if (!report)
+		return -1;
+	if (rc == CRLC_E_NOINDEX)
+		logx(0, "%s: no index yet: run `crlcache update` (or `crlcache "
+		    "import`) to build the first one", path);
+	else if (strcmp(detail, crlc_index_strerror(rc)) == 0)
+		logx(0, "%s: %s", path, detail);
+	else
 		logx(0, "%s: %s: %s", path, crlc_index_strerror(rc), detail);
 	return -1;
 }

@@ -112,8 +112,8 @@ map_drop(struct store *s)
  * Every MAP_DROP_READS records read, let the map go.  The kernel maps the
  * pages around each page read (fault-around, 64 KB): the 16,000 source
  * and CRL lookups of a run brought 130 MB of the working file, the CRLs
- * beside the records, into the resident set, as many more with the
- * search for format 1 records.  256 reads: at most 16 MB resident.
+ * beside the records, into the resident set.  256 reads: at most 16 MB
+ * resident.
  */
 #define MAP_DROP_READS	256
 

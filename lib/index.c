@@ -814,7 +814,7 @@ crlc_index_foreach_file_id(struct crlc_index *idx,
 	return 0;
 }
 
-/* The work env's "crl" record (format 2, STATE_DIR/work/); the fetcher's. */
+/* The work env's "crl" record (STATE_DIR/work/); the fetcher's. */
 int
 crlc_crl_decode(const void *key, size_t keylen, const void *val, size_t vallen,
     struct crlc_crl_info *ci)
@@ -823,12 +823,10 @@ crlc_crl_decode(const void *key, size_t keylen, const void *val, size_t vallen,
 	uint64_t u, d, dl;
 	size_t plen;
 
-	if (vallen < CRLC_CRL_HDR_LEN || h[0] < 1 ||
-	    h[0] > CRLC_CRL_RECORD_VERSION || h[48] > CRLC_CRLNUM_MAX ||
-	    h[70] > CRLC_CRLNUM_MAX)
+	if (vallen < CRLC_CRL_HDR_LEN || h[0] != CRLC_CRL_RECORD_VERSION ||
+	    h[48] > CRLC_CRLNUM_MAX || h[70] > CRLC_CRLNUM_MAX)
 		return -1;
-	/* Record version 1 (format 1): no key number in the key. */
-	plen = h[0] == 1 ? CRLC_ISSUER_ID_LEN : CRLC_PREFIX_LEN;
+	plen = CRLC_PREFIX_LEN;
 	if (keylen < plen)
 		return -1;
 	u = crlc_get_u32(h + 92);
@@ -838,11 +836,8 @@ crlc_crl_decode(const void *key, size_t keylen, const void *val, size_t vallen,
 		return -1;
 	memset(ci, 0, sizeof(*ci));
 	ci->issuer_id = crlc_get_u32(key);
-	if (h[0] >= 2) {
-		ci->key_no = crlc_get_u32((const uint8_t *)key +
-		    CRLC_ISSUER_ID_LEN);
-		ci->scope_no = (unsigned)h[2] << 8 | h[3];
-	}
+	ci->key_no = crlc_get_u32((const uint8_t *)key + CRLC_ISSUER_ID_LEN);
+	ci->scope_no = (unsigned)h[2] << 8 | h[3];
 	ci->scope.p = (const uint8_t *)key + plen;
 	ci->scope.len = keylen - plen;
 	ci->reasons = crlc_scope_reasons(ci->scope.p, ci->scope.len,

@@ -184,28 +184,6 @@ done:
 }
 
 /*
- * LMDB 0.9's meta page magic, in page 0 after the page header (8 bytes
- * and a page number of size_t): formats 1 and 2 published an LMDB file
- * under the same name (format.h VERSIONS).
- */
-#define LMDB_MAGIC	0xBEEFC0DEu
-
-static int
-is_lmdb(const uint8_t hdr[CRLC_TOP_HDR_LEN])
-{
-	static const size_t at[] = { 12, 16 };	/* 32- and 64-bit writers */
-	uint32_t v;
-	size_t i;
-
-	for (i = 0; i < sizeof(at) / sizeof(at[0]); i++) {
-		memcpy(&v, hdr + at[i], sizeof(v));
-		if (v == LMDB_MAGIC)
-			return 1;
-	}
-	return 0;
-}
-
-/*
  * Read the whole top file (size bytes by its fstat) into idx->top and
  * check what the header promises: magic, version, length, trailer.
  */
@@ -220,9 +198,7 @@ top_read(struct crlc_index *idx, int fd, uint64_t size, const char **why)
 		return CRLC_E_FORMAT;
 	}
 	if (memcmp(hdr, CRLC_TOP_MAGIC, CRLC_MAGIC_LEN) != 0) {
-		*why = is_lmdb(hdr) ? "an older index format (LMDB, format 1 "
-		    "or 2); run `crlcache update` to rewrite it" :
-		    "not a crlcache index";
+		*why = "not a crlcache index";
 		return CRLC_E_FORMAT;
 	}
 	version = crlc_get_u32(hdr + 8);

@@ -23,9 +23,10 @@
 
 #include <crlcache/format.h>
 #include <crlcache/tbs.h>
+#include <crlcache/version.h>
 
 #define CRLC_PROV_NAME		"crlcache"
-#define CRLC_PROV_VERSION	"0.1.0"
+#define CRLC_PROV_VERSION	CRLCACHE_VERSION
 #define CRLC_DEFAULT_INDEX	"/var/lib/crlcache/index.mdb"
 /* DESIGN 2: a CRL may be late by this much before it counts as stale. */
 #define CRLC_DEFAULT_GRACE	86400

@@ -152,17 +152,19 @@ case_ok "V5 empty or refused: V4 read instead"
   sed -n 2p "$W/ccadb/records-v5.csv"; } >"$W/broken.csv"
 serve "$W/broken.csv" ccadb/records-v5.csv
 dir_conf "$V5" "$PEMS" "$SINCE"
-assert_exit 1 cc update --refresh-directory
+assert_exit 3 cc update --refresh-directory
 assert_grep 'records-v5.csv: refused: 3 of 4 rows malformed' "$W/last.err"
 assert_grep 'keeping the directory of 4 entries' "$W/last.err"
 check_is revoked 1 "$PKI/c1.pem"
-assert_exit 0 cc status
+assert_exit 3 cc status
+cc status --prometheus "$W/prom" >/dev/null 2>&1
+assert_grep '^crlcache_directory_failing 1$' "$W/prom"
 assert_grep '^directory built=.* entries=4 .*in_use=yes.* error=' "$W/last.out"
 case_ok "mostly broken report refused, previous directory kept"
 
 # 5. an unreadable directory is not in use, and status says so
 printf 'crlcache-directory 2\nbuilt 1\nentries 1\ncert 00\nend\n' >"$STATE/work/directory"
-assert_exit 0 cc status
+assert_exit 3 cc status           # the last refresh (4.) failed
 assert_grep '^directory built=.* in_use=no why=".*line 4: malformed directory"' "$W/last.out"
 case_ok "status: directory not in use"
 

@@ -98,12 +98,14 @@ case_ok "conditional GET, at most every ccadb_refresh"
 refused() {     # refused CASE PATTERN: a forced refresh fails, the rest goes on
     local n
     n=$(grep -c 'GET /full.crl' "$HTTPD_LOG")
-    assert_exit 1 cc update --refresh-directory
+    # 3: a warning of its own, every source fine
+    assert_exit 3 cc update --refresh-directory
     assert_grep "$2" "$W/last.err"
     assert_grep 'directory: refresh failed: .*keeping the directory of 3 entries' "$W/last.err"
-    assert_grep 'update: 4 sources, 0 updated, 4 unchanged, 1 failed' "$W/last.err"
+    assert_grep 'update: 4 sources, 0 updated, 4 unchanged, 0 failed; warning: issuer directory not refreshed' "$W/last.err"
     [ "$(grep -c 'GET /full.crl' "$HTTPD_LOG")" -gt "$n" ] || fail "$1: CRLs not fetched"
-    assert_exit 0 cc status
+    assert_exit 3 cc status
+    assert_grep '^summary directory refresh failing: ([0-9]+) of \1 CRLs fresh, 4 of 4 sources ok, directory failing$' "$W/last.out"
     assert_grep '^directory built=.* entries=3 rows=9 in_use=yes refused_revoked=2 refused_expired=2 refused_mismatch=1 refused_no_chain=1 error=' "$W/last.out"
     check_is revoked 1 "$PKI/f2.pem"
     check_is good 0 "$PKI/p1.pem"
@@ -144,7 +146,7 @@ serve "$W/full.crl" full.crl
 assert_exit 1 cc update
 assert_grep 'full.crl: no issuer certificate' "$W/last.err"
 ls "$STATE/work" | grep -q '^directory' && fail "directory files left without ccadb_records"
-assert_exit 0 cc status
+assert_exit 2 cc status           # 2: full.crl's source is failing
 assert_not_grep '^directory' "$W/last.out"
 case_ok "enroll = none; no ccadb_records, no directory"
 finish

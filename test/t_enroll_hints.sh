@@ -114,14 +114,14 @@ hint "$PKI/a1.pem" >/dev/null
 hint "$PKI/b1.pem" >/dev/null
 assert_exit 1 cc update             # b1's CDP: 127.0.0.1, not allowed
 mkdir -p "$STATE/hints"; printf x >"$STATE/hints/pending-1"
-assert_exit 0 cc status
+assert_exit 2 cc status
 assert_grep '^issuer /CN=Hint CA A/O=crlcache tests met=.* fresh crls=1$' "$W/last.out"
 assert_grep '^issuer /CN=Hint CA B/O=crlcache tests met=.* unfetched crls=0 why=.*/intB.crl: refused: a learned URL may reach only public addresses' "$W/last.out"
 assert_grep '^coverage met=2 covered=1 uncovered=1 hints_pending=1 hints_refused=0$' "$W/last.out"
-assert_exit 0 cc status --json
+assert_exit 2 cc status --json
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); c=d["coverage"]; assert (c["met"],c["covered"],c["uncovered"],c["hints_pending"])==(2,1,1,1), c; assert {i["state"] for i in d["issuers_met"]}=={"fresh","unfetched"}' "$W/last.out" \
     || fail "status --json coverage is wrong"
-assert_exit 0 cc status --prometheus "$W/prom"
+assert_exit 2 cc status --prometheus "$W/prom"
 assert_grep '^crlcache_issuers_uncovered 1$' "$W/prom"
 assert_grep '^crlcache_hints_pending 1$' "$W/prom"
 note "status: issuers met, fresh / unfetched with the reason, counts"

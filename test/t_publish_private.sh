@@ -90,31 +90,6 @@ tail -n 1 "$HTTPD_LOG" | grep -q $'^GET /int.crl 304\t' ||
 [ "$(leaks "$W/upd2.err" | awk -F: '{ s += $NF } END { print s }')" = 0 ] ||
     fail "log lines show the credentials"
 
-# upgrade: an index an older version published (LMDB, format 2, with a
-# "source" database), and a working index keyed by a URL with its
-# credentials, as older versions left them; one update publishes format 3
-# anew (nothing else changed) and moves the key to the redacted URL
-mkdir "$W/old"
-printf '%s\n' VERSION=3 format=print type=btree HEADER=END \
-    ' format' ' \00\00\00\02' DATA=END >"$W/old-meta.dump"
-printf '%s\n' VERSION=3 format=print type=btree HEADER=END \
-    " http://$USER:$PASS@$HOSTPORT/int.crl" ' 0000' DATA=END >"$W/old-source.dump"
-mdb_load -n -s meta -f "$W/old-meta.dump" "$W/old/index.mdb" &&
-    mdb_load -n -s source -f "$W/old-source.dump" "$W/old/index.mdb" ||
-    fail "mdb_load of an old-style index"
-mdb_stat -n -a "$W/old/index.mdb" | grep -q '^Status of source$' || fail "old-style index without source"
-install -m 644 "$W/old/index.mdb" "$STATE/index.mdb"
-printf '%s\n' VERSION=3 format=print database=source type=btree HEADER=END \
-    " http://$USER:$PASS@$HOSTPORT/old.crl" " error $PASS" DATA=END |
-    mdb_load "$STATE/work" || fail "mdb_load into the working index"
-cc update >"$W/upd3.out" 2>&1
-[ "$(head -c 8 "$STATE/index.mdb")" = CRLCTOP ] ||
-    { cat "$W/upd3.out"; fail "update left the old index with its source database"; }
-mdb_dump -p -s source "$STATE/work" >"$W/work3.txt" || fail "mdb_dump of the working index"
-assert_grep "^ http://\\*\\*\\*@$HOSTPORT/old.crl$" "$W/work3.txt"
-[ "$(leaks "$STATE/index.mdb" "$STATE"/scope/* "$W/upd3.out" | awk -F: '{ s += $NF } END { print s }')" = 0 ] ||
-    fail "the credentials survived the upgrade"
-
 # a configured URL the redaction could not see whole is refused, unlogged
 write_conf "url = http://$USER:a b$PASS@$HOSTPORT/int.crl" "anchor = $PKI/root/cert.pem"
 assert_exit 4 cc update

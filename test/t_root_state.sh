@@ -48,3 +48,13 @@ assert_exit 4 cc import "$W/int.crl"
 assert_exit 4 cc reset --issuer "$PKI/int/cert.pem"
 [ "$(sha256sum <"$W/victim")" = "$before" ] || fail "check as root wrote through work/lock.mdb"
 note "root reads the state as its owner"
+
+# import --anchor with a file only root may read (as /root/pki/root.pem):
+# import runs as the state's owner, and the error says so, with the OS's
+mkdir -m 700 "$W/rootonly"
+cp "$PKI/root/cert.pem" "$W/rootonly/root.pem"
+env -u CRLCACHE_ALLOW_ROOT "$CRLCACHE" --state-dir "$STATE" -c "$CONF" \
+    import --anchor "$W/rootonly/root.pem" "$W/int.crl" >"$W/imp.out" 2>"$W/imp.err"; rc=$?
+[ "$rc" = 4 ] || { cat "$W/imp.err" >&2; fail "import with a root-only anchor: exit $rc"; }
+assert_grep 'rootonly/root.pem: cannot open certificate file: Permission denied: this command runs as the state directory.s owner \(nobody, uid [0-9]+\)' "$W/imp.err"
+note "a root-only anchor file: the error names the account and the OS error"

@@ -411,56 +411,25 @@
  *	did before the indirect CRL was stored.
  *
  * VERSIONS
- *	Format 4 (CRLC_FORMAT_VERSION) is the top, page and scope files
- *	above; readers open nothing else.  Format 3 had no page files: its
- *	top held a SCOPE record for every CRL (sections SCOPE_INDEX and
- *	SCOPE_DATA, which are now a page file's), so every publish wrote the
- *	whole top (3.2 MB at 16,000 CRLs) and every program that opened it
- *	read and checked it whole.  Its scope files are format 4's
- *	(CRLC_SCOPE_FILE_VERSION): the first format 4 publish keeps them
- *	and writes the pages and the top.  Readers refuse a format 3 top
- *	(CRLC_E_FORMAT, "run `crlcache publish`"); the next publish, update
- *	or import writes format 4 (PUBLISH), and the Debian package's
- *	upgrade runs `crlcache publish`.  A reader that predates format 4
- *	refuses its top as a newer format; a program that loaded it and
- *	already holds a format 3 generation keeps that one until it exits
- *	(provider/snapshot.c), and as CRLs change and publishes collect the
- *	scope files of theirs that it names, its lookups of those fail and
- *	it passes through with its one notice.  A serial is REVOKED only when a scope
- *	that covers the certificate lists it (RFC 5280 6.3.3: the CRLs whose
- *	scope covers the certificate decide); format 2 also answered from
- *	partitions that do not cover it.  Formats 1 and 2 published one LMDB
- *	file under the same name; readers refuse it (CRLC_E_FORMAT, "run
- *	`crlcache update`") and the next update or import publishes format
- *	4 (PUBLISH).  The working environment is of format 4
- *	(CRLC_WORK_FORMAT_VERSION): format 3 with "rev" keyed by scope
- *	number before serial, so that each CRL scope's records are one
- *	range.  Format 3 keyed "rev" by serial alone, a value holding a
- *	record per scope that lists it: the partitions of one issuer key
- *	interleaved, and one changed partition dirtied pages all over the
- *	issuer's range (an update with 160 of 16,000 partitions changed
- *	wrote 36 MB for 0.6 MB of CRLs) and its publish walked the whole
- *	range.  A working environment of format 3 has its "rev" written
- *	anew from the stored CRLs when the fetcher opens it (migrate.c),
- *	once: the format is stamped 4 with CRLC_META_REV_REBUILD in one
- *	transaction, then "rev" is dropped and written in transactions of
- *	about INGEST_CHUNK writes (fetcher/store.h), the last one removing
- *	the flag; a writer killed before that starts the rebuild over.  Format 3 is format 2 and "crlhash", the hash of every "crl"
- *	record's CRLs that content ids are made of.  A working environment
- *	of format 2 (no "crlhash") is migrated likewise: every "crl"
- *	record's hash is computed and stored, once.  A writer of an older
- *	work format refuses a newer one ("move it away to rebuild").
- *	Format 2 has issuers by name and
- *	key ("key"), one
- *	revocation record per CRL scope that lists a serial, serials longer
- *	than CRLC_SERIAL_MAX octets by their hash.  A working environment of
- *	format 1 (no "key" database; "crl" and "rev" keys start with the u32
- *	issuer id alone; "rev" values of CRLC_REV_V1_LEN bytes; "crl" record
- *	version 1) is migrated when the fetcher opens it (migrate.c): every
- *	CRL record moves to key number 0 of its issuer (signing key not
- *	recorded) and its entries are written anew from the stored CRLs;
- *	`update` and `import` then move each such record to the key of the
- *	configured CA certificate whose key verifies the stored CRL.
+ *	Format 4 (CRLC_FORMAT_VERSION, and CRLC_WORK_FORMAT_VERSION for the
+ *	working environment) is the first released one, that of crlcache
+ *	1.0.0; no release wrote an earlier one, and nothing converts one.
+ *	Readers open nothing else: a top of another version, or a file
+ *	that is no top (such as an LMDB file under the same name), is
+ *	CRLC_E_FORMAT, and the next publish, update or import writes format
+ *	4 from the working environment (PUBLISH).  A working environment
+ *	whose "meta" "format" is not CRLC_WORK_FORMAT_VERSION is refused by
+ *	every writer (fetcher/store.c), which says to run `crlcache reset
+ *	--all`: that empties it, and the next update fills it again.
+ *	A release that changes either format must bring, in the same
+ *	change: the new version number here; a migration from format 4
+ *	that the fetcher runs once, in the transaction that stamps the new
+ *	version (or resumably, when it writes more than one transaction may
+ *	hold), so that an upgrade keeps every CRL and rollback lock; a test
+ *	that builds a state directory of the older format with the older
+ *	release's code or data and checks the index after the migration
+ *	against one built afresh; and the readers' handling of the older
+ *	top while the package upgrade runs `crlcache publish`.
  *
  * NAMED DATABASES (CRLC_DB_*)
  *	Of the working environment STATE_DIR/work/ (LMDB, format 4), which
@@ -513,8 +482,7 @@
  *		Key number 0 is never in this database: it holds the CRLs that
  *		answer for any key of the name -- those of a dedicated CRL
  *		signer (keyUsage without keyCertSign: its key issues no
- *		certificate; RFC 5280 6.3.3 (f), PKITS 4.4.19) and those of a
- *		format 1 index whose signer was not found (see VERSIONS).
+ *		certificate; RFC 5280 6.3.3 (f), PKITS 4.4.19).
  *		A reader that knows the key of the certificate's issuer (the
  *		provider: the key verifying the signature) uses its key number,
  *		or key number 0 when the key signed no CRL held.  A reader that
@@ -568,8 +536,7 @@
  *		  other than every reason has that name (empty or not)
  *		  followed by a reasons suffix (REASONS).
  *		value: CRLC_CRL_HDR_LEN header, then variable parts
- *		  0  u8   record version, 2 (1 in format 1: key without the
- *		          key number, offset 2 reserved)
+ *		  0  u8   record version, 2
  *		  1  u8   flags (CRLC_CRL_*)
  *		  2  u16  scope number, unique among the records of one issuer
  *		          id and key number, from 1 ("rev" records name it)
@@ -661,13 +628,6 @@
  * publishes while the record exists.
  */
 #define CRLC_META_PENDING	"ingest_pending"
-/*
- * Working environment only, while "rev" is written anew by scope (work
- * format 3 -> 4, VERSIONS): any value.  A writer that finds it drops
- * "rev" and writes it again from the "crl" records before it does
- * anything else.
- */
-#define CRLC_META_REV_REBUILD	"rev_rebuild"
 
 #define CRLC_HASH_LEN		32	/* SHA-256 */
 #define CRLC_ISSUER_ID_LEN	4
@@ -699,7 +659,6 @@
 #define CRLC_SCOPE_NO_LEN	2
 #define CRLC_REV_SCOPE_LEN	(CRLC_PREFIX_LEN + CRLC_SCOPE_NO_LEN)
 #define CRLC_REV_LEN		10
-#define CRLC_REV_V1_LEN		10	/* format 1: one record, no scope */
 #define CRLC_REV_DELTA		0x01
 #define CRLC_REASON_NONE	0xff
 

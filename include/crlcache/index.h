@@ -171,8 +171,8 @@ int		 crlc_index_stats(struct crlc_index *idx, struct crlc_stats *out);
  */
 struct crlc_crl_info {
 	uint32_t	 issuer_id;
-	uint32_t	 key_no;	/* format 1: 0 */
-	unsigned	 scope_no;	/* format 1: 0 */
+	uint32_t	 key_no;
+	unsigned	 scope_no;
 	struct crlc_span scope;		/* the key's scope part: IDP name and
 					   reasons suffix (format.h) */
 	struct crlc_span name;		/* IDP name, empty: whole issuer */

@@ -4,7 +4,7 @@
  * (lib/indexwrite.c), whose bytes t_indexwrite checks against
  * <crlcache/format.h>: issuer keys, serials by hash, the covering scopes
  * alone deciding (RFC 5280 6.3.3).  Also: a missing file, garbage, an
- * older (LMDB or format 3) index, a newer version, every truncation and
+ * older or a newer version, every truncation and
  * byte flip of the top file are refused with the right code and never
  * fault; a missing, damaged (every truncation, every byte flipped) or
  * untrusted page file, or such a scope file, makes the lookup that needs
@@ -22,8 +22,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <lmdb.h>
 
 #include "check.h"
 #include "topdir.h"
@@ -522,29 +520,6 @@ copy_damaged(const char *from, const char *to, off_t len, off_t off,
 		abort();
 }
 
-/* An LMDB file as formats 1 and 2 published it. */
-static void
-write_lmdb(const char *path)
-{
-	MDB_env *env;
-	MDB_txn *txn;
-	MDB_dbi meta;
-	MDB_val k = { 6, "format" }, v;
-	uint8_t v4[4];
-
-	unlink(path);
-	crlc_put_u32(v4, 2);
-	v.mv_size = 4;
-	v.mv_data = v4;
-	if (mdb_env_create(&env) || mdb_env_set_maxdbs(env, CRLC_NUM_DBS) ||
-	    mdb_env_open(env, path, MDB_NOSUBDIR, 0644) ||
-	    mdb_txn_begin(env, NULL, 0, &txn) ||
-	    mdb_dbi_open(txn, CRLC_DB_META, MDB_CREATE, &meta) ||
-	    mdb_put(txn, meta, &k, &v, 0) || mdb_txn_commit(txn))
-		abort();
-	mdb_env_close(env);
-}
-
 /* The top of dir rewritten with a header field changed and a good trailer. */
 static void
 copy_reheaded(const char *from, const char *to, size_t at, uint32_t v)
@@ -584,11 +559,6 @@ check_refusals(const char *dir, const char *good)
 	close(fd);
 	CHECK(crlc_index_open(path, &idx, NULL) == CRLC_E_FORMAT && idx == NULL);
 
-	/* an older index: refused, with the way out */
-	snprintf(path, sizeof(path), "%s/old.mdb", dir);
-	write_lmdb(path);
-	CHECK(crlc_index_open(path, &idx, &detail) == CRLC_E_FORMAT &&
-	    idx == NULL && strstr(detail, "crlcache update") != NULL);
 
 	/* the good file cut anywhere, and any one of its bytes flipped */
 	CHECK(stat(good, &sb) == 0);
@@ -615,7 +585,7 @@ check_refusals(const char *dir, const char *good)
 	snprintf(path, sizeof(path), "%s/newer.mdb", dir);
 	copy_reheaded(good, path, 8, CRLC_FORMAT_VERSION + 1);
 	CHECK(crlc_index_open(path, &idx, NULL) == CRLC_E_FORMAT && idx == NULL);
-	/* format 3's top (a record per CRL): refused, with the way out */
+	/* an older version's top: refused, with the way out */
 	copy_reheaded(good, path, 8, 3);
 	CHECK(crlc_index_open(path, &idx, &detail) == CRLC_E_FORMAT &&
 	    idx == NULL && strstr(detail, "crlcache publish") != NULL);
