@@ -312,6 +312,8 @@ struct fetch {
 					   url still names the source */
 	int		 refused;	/* set before the transfers: not fetched,
 					   err says why */
+	int		 decode;	/* ask for gzip (RFC 9110 8.4.1.3): body
+					   and max_size are the decoded bytes */
 	/* results */
 	long		 status;
 	int		 ok;		/* body or not_modified is valid */
@@ -615,6 +617,7 @@ struct dir_report {
 	char		*src;		/* file name or URL */
 	int		 kind;		/* dirrefresh.c's */
 	int		 used;		/* the directory was built from it */
+	int		 fresh;		/* a body came this refresh (not 304) */
 	char		*etag;		/* validators of the body we hold */
 	char		*modified;
 };
@@ -625,6 +628,9 @@ struct dir_state {
 	long long	 entries;
 	long long	 rows;
 	long long	 skipped[CSV_NSKIP];
+	int64_t		 expires;	/* an entry's notAfter passes: rebuild */
+	char		*inputs;	/* digest of the certificates it was
+					   built with (dirrefresh.c) */
 	char		*error;
 	struct dir_report *r;		/* the reports of the directory */
 	size_t		 n;
