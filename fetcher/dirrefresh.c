@@ -305,19 +305,19 @@ parse_reports(const char *state_dir, struct dir_report *r, size_t n,
 }
 
 /*
- * The records: those of the records reports, else, when one is refused
- * or has no rows, those of the fallback reports.
+ * The records: those of the records reports, else, when one could not
+ * be fetched, is refused or has no rows, those of the fallback reports.
  */
 static int
 parse_records(const char *state_dir, struct dir_report *r, size_t n,
-    const struct dir_state *old, const struct conf *conf,
+    int fetched, const struct dir_state *old, const struct conf *conf,
     struct ccadb_records *rs, int64_t now, struct refresh_tally *tl,
     char *err, size_t errlen)
 {
 	size_t i;
 
-	if (parse_reports(state_dir, r, n, REP_RECORDS, rs, now, tl, err,
-	    errlen) == 0)
+	if (fetched && parse_reports(state_dir, r, n, REP_RECORDS, rs, now, tl,
+	    err, errlen) == 0)
 		return 0;
 	if (conf->ccadb_records_fallback.n == 0)
 		return -1;
@@ -522,7 +522,7 @@ directory_refresh(const char *state_dir, const struct conf *conf,
 	char err[ERRLEN] = "", inputs[2 * CRLC_HASH_LEN + 1];
 	int64_t now = (int64_t)time(NULL);
 	size_t n = 0, i;
-	int ret = -1;
+	int ret = -1, fetched;
 
 	memset(&tl, 0, sizeof(tl));
 	memset(&st, 0, sizeof(st));
@@ -551,14 +551,16 @@ directory_refresh(const char *state_dir, const struct conf *conf,
 		logx(0, "directory: out of memory");
 		goto done;
 	}
+	/* Fetched, not yet read: a refresh of nothing but 304s reads none. */
+	fetched = conf->ccadb_pems.n > 0 && fetch_reports(state_dir, r, n,
+	    REP_RECORDS, &old, conf, &tl, err, sizeof(err)) == 0;
 	if (conf->ccadb_pems.n == 0)
 		snprintf(err, sizeof(err), "ccadb_records without ccadb_pems: "
 		    "no certificates");
-	else if (fetch_reports(state_dir, r, n, REP_RECORDS, &old, conf, &tl,
-	    err, sizeof(err)) == -1 || fetch_reports(state_dir, r, n, REP_PEMS,
-	    &old, conf, &tl, err, sizeof(err)) == -1)
+	else if (fetch_reports(state_dir, r, n, REP_PEMS, &old, conf, &tl, err,
+	    sizeof(err)) == -1)
 		;
-	else if (unchanged(&old, r, n, inputs, state_dir, now)) {
+	else if (fetched && unchanged(&old, r, n, inputs, state_dir, now)) {
 		logx(1, "directory: %zu reports not modified; the directory of "
 		    "%lld entries stands", tl.cached, old.entries);
 		free(old.error);
@@ -566,8 +568,8 @@ directory_refresh(const char *state_dir, const struct conf *conf,
 		old.attempt = now;
 		ret = dir_state_write(state_dir, &old);
 		goto done;
-	} else if (parse_records(state_dir, r, n, &old, conf, &rs, now, &tl,
-	    err, sizeof(err)) == 0 && (records_sort(&rs), 1) &&
+	} else if (parse_records(state_dir, r, n, fetched, &old, conf, &rs, now,
+	    &tl, err, sizeof(err)) == 0 && (records_sort(&rs), 1) &&
 	    parse_reports(state_dir, r, n, REP_PEMS, &rs, now, &tl, err,
 	    sizeof(err)) == 0 &&
 	    directory_build(&rs, t, now, &d, err, sizeof(err)) == 0 &&

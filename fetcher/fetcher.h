@@ -690,6 +690,8 @@ struct hint_tally {
  * wrong.  0, or -1 (logged) also when another account owns it.
  */
 int	 hints_prepare(const char *state_dir);
+/* Is a hint waiting (in the spool, or a drain left by the last run)? */
+int	 hints_waiting(const char *state_dir);
 /*
  * Swap the spool for an empty one and return the well-formed hints of
  * the old one in out (every entry is removed).  0, or -1 (logged).
