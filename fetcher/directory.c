@@ -38,6 +38,9 @@
  *        skipped REASON N        rows not used, by reason (csv.c), each
  *        refused REASON N        records not kept, by reason
  *                                (dir_reason_key), each
+ *        expires EPOCH           optional: the first notAfter of an entry
+ *        inputs HEX              optional: SHA-256 of the anchors and
+ *                                candidates it was built with
  *        report SOURCE           each report the directory was built from
  *        etag VALUE              optional, that report's validators
  *        modified VALUE
@@ -105,6 +108,7 @@ void
 dir_state_free(struct dir_state *st)
 {
 	free(st->error);
+	free(st->inputs);
 	dir_reports_free(st->r, st->n);
 	memset(st, 0, sizeof(*st));
 }
@@ -155,17 +159,22 @@ state_line(struct dir_state *st, char *key, char *val)
 	int k;
 
 	if (strcmp(key, "attempt") == 0 || strcmp(key, "built") == 0 ||
-	    strcmp(key, "entries") == 0 || strcmp(key, "rows") == 0) {
+	    strcmp(key, "entries") == 0 || strcmp(key, "rows") == 0 ||
+	    strcmp(key, "expires") == 0) {
 		if (state_number(val, &v) == -1)
 			return -1;
 		if (key[0] == 'a')
 			st->attempt = v;
 		else if (key[0] == 'b')
 			st->built = v;
-		else if (key[0] == 'e')
+		else if (key[1] == 'n')
 			st->entries = v;
+		else if (key[0] == 'e')
+			st->expires = v;
 		else
 			st->rows = v;
+	} else if (strcmp(key, "inputs") == 0 && st->inputs == NULL) {
+		st->inputs = xstrdup(val);
 	} else if (strcmp(key, "skipped") == 0) {
 		if ((sp = strchr(val, ' ')) == NULL)
 			return -1;
@@ -280,6 +289,10 @@ dir_state_write(const char *state_dir, const struct dir_state *st)
 		if (st->refused[i] > 0)
 			fprintf(f, "refused %s %lld\n", dir_reason_key[i],
 			    st->refused[i]);
+	if (st->expires > 0)
+		fprintf(f, "expires %lld\n", (long long)st->expires);
+	if (st->inputs != NULL)
+		state_value(f, "inputs", st->inputs);
 	if (st->error != NULL)
 		state_value(f, "error", st->error);
 	for (i = 0; i < st->n; i++) {

@@ -33,6 +33,9 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
+#include <crlcache/hash.h>
+#include <crlcache/version.h>
+
 #include "fetcher.h"
 
 /*
@@ -48,6 +51,12 @@
  * that a report we refuse is not downloaded again every hour.
  */
 #define DIR_RETRY_FAILED	(3 * 3600)
+/*
+ * A refresh whose reports all answer 304 builds nothing (unchanged()),
+ * but not for longer than this: the system trust store, when no anchor
+ * is configured, is looked up lazily and so is not in the inputs digest.
+ */
+#define DIR_REBUILD_MAX		(7 * 86400)
 
 /* What kind of report a source is (dir_report.kind). */
 enum { REP_RECORDS, REP_FALLBACK, REP_PEMS };
@@ -166,15 +175,15 @@ due(const struct dir_state *st, const struct dir_report *r, size_t n,
 }
 
 /*
- * The body of one report: a file read, or a URL fetched, conditionally
- * when we hold the body we built from last time (a 304 reads it back).
- * A body fetched anew is cached as ".new".  -1 with why in err.
+ * Ask for one report URL, conditionally when we hold the body we built
+ * from last time; a body fetched anew (gzip-coded if the server likes,
+ * DIR_REPORT_MAX_SIZE decoded) is cached as ".new" and not kept in
+ * memory.  -1 with why in err.
  */
 static int
-read_report(const char *state_dir, struct dir_report *rp,
+fetch_report(const char *state_dir, struct dir_report *rp,
     const struct dir_state *old, const struct conf *conf,
-    struct refresh_tally *tl, uint8_t **body, size_t *len, char *err,
-    size_t errlen)
+    struct refresh_tally *tl, char *err, size_t errlen)
 {
 	struct conf rconf = *conf;
 	const struct dir_report *h;
@@ -182,17 +191,9 @@ read_report(const char *state_dir, struct dir_report *rp,
 	char path[PATH_MAX], why[ERRLEN];
 	int ret = -1;
 
-	*body = NULL;
-	*len = 0;
-	why[0] = '\0';
-	if (!is_http_url(rp->src, strlen(rp->src))) {
-		if (read_file(rp->src, DIR_REPORT_MAX_SIZE, body, len, why,
-		    sizeof(why)) == 0)
-			ret = 0;
-		goto done;
-	}
 	memset(&f, 0, sizeof(f));
 	f.url = rp->src;
+	f.decode = 1;
 	cache_path(path, sizeof(path), state_dir, rp->src, "");
 	if ((h = state_find(old, rp->src)) != NULL && access(path, F_OK) == 0) {
 		f.etag = h->etag;
@@ -203,32 +204,23 @@ read_report(const char *state_dir, struct dir_report *rp,
 		snprintf(why, sizeof(why), "%s", f.err[0] ? f.err :
 		    "fetch failed");
 	else if (f.not_modified) {
-		if (read_state_file(path, DIR_REPORT_MAX_SIZE, body, len, why,
-		    sizeof(why)) == 0) {
-			rp->etag = f.etag ? xstrdup(f.etag) : NULL;
-			rp->modified = f.last_modified ?
-			    xstrdup(f.last_modified) : NULL;
-			tl->cached++;
-			ret = 0;
-		}
+		rp->etag = f.etag ? xstrdup(f.etag) : NULL;
+		rp->modified = f.last_modified ? xstrdup(f.last_modified) : NULL;
+		tl->cached++;
+		ret = 0;
 	} else {
-		*body = f.body;
-		*len = f.len;
-		f.body = NULL;
 		rp->etag = f.new_etag;
 		rp->modified = f.new_last_modified;
 		f.new_etag = f.new_last_modified = NULL;
+		rp->fresh = 1;
 		cache_path(path, sizeof(path), state_dir, rp->src, ".new");
-		if (dir_replace_file(path, *body, *len) == -1)
+		if (dir_replace_file(path, f.body, f.len) == -1)
 			snprintf(why, sizeof(why), "cannot cache the report");
 		else
 			ret = 0;
 	}
 	fetch_free(&f);
-done:
 	if (ret == -1) {
-		free(*body);
-		*body = NULL;
 		logx(0, "%s: %s", rp->src, why);
 		dir_say(err, errlen, rp->src, why);
 	}
@@ -236,11 +228,57 @@ done:
 	return ret;
 }
 
+/* Ask for every report URL of one kind (fetch_report), none parsed yet. */
+static int
+fetch_reports(const char *state_dir, struct dir_report *r, size_t n,
+    int kind, const struct dir_state *old, const struct conf *conf,
+    struct refresh_tally *tl, char *err, size_t errlen)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (r[i].kind == kind && is_http_url(r[i].src, strlen(r[i].src)) &&
+		    fetch_report(state_dir, &r[i], old, conf, tl, err,
+		    errlen) == -1)
+			return -1;
+	return 0;
+}
+
+/*
+ * The body of one report: a file read, or what fetch_report() got (the
+ * ".new" file, or after a 304 the one we built from).  -1 with why in err.
+ */
+static int
+read_report(const char *state_dir, struct dir_report *rp,
+    struct refresh_tally *tl, uint8_t **body, size_t *len, char *err,
+    size_t errlen)
+{
+	char path[PATH_MAX], why[ERRLEN];
+	int rc;
+
+	why[0] = '\0';
+	if (!is_http_url(rp->src, strlen(rp->src))) {
+		rc = read_file(rp->src, DIR_REPORT_MAX_SIZE, body, len, why,
+		    sizeof(why));
+		tl->read++;
+	} else {
+		cache_path(path, sizeof(path), state_dir, rp->src,
+		    rp->fresh ? ".new" : "");
+		rc = read_state_file(path, DIR_REPORT_MAX_SIZE, body, len, why,
+		    sizeof(why));
+	}
+	if (rc == -1) {
+		*body = NULL;
+		logx(0, "%s: %s", rp->src, why);
+		dir_say(err, errlen, rp->src, why);
+	}
+	return rc;
+}
+
 /* Read and parse every report of one kind, one body at a time. */
 static int
 parse_reports(const char *state_dir, struct dir_report *r, size_t n,
-    int kind, const struct dir_state *old, const struct conf *conf,
-    struct ccadb_records *rs, int64_t now, struct refresh_tally *tl,
+    int kind, struct ccadb_records *rs, int64_t now, struct refresh_tally *tl,
     char *err, size_t errlen)
 {
 	char why[ERRLEN], msg[ERRLEN + 16];
@@ -251,8 +289,8 @@ parse_reports(const char *state_dir, struct dir_report *r, size_t n,
 	for (i = 0; i < n; i++) {
 		if (r[i].kind != kind)
 			continue;
-		if (read_report(state_dir, &r[i], old, conf, tl, &body, &len,
-		    err, errlen) == -1)
+		if (read_report(state_dir, &r[i], tl, &body, &len, err,
+		    errlen) == -1)
 			return -1;
 		rc = kind == REP_PEMS ? records_add_pems(rs, body, len,
 		    r[i].src, why, sizeof(why)) : records_parse(rs, body, len,
@@ -270,18 +308,18 @@ parse_reports(const char *state_dir, struct dir_report *r, size_t n,
 }
 
 /*
- * The records: those of the records reports, else, when one is refused
- * or has no rows, those of the fallback reports.
+ * The records: those of the records reports, else, when one could not
+ * be fetched, is refused or has no rows, those of the fallback reports.
  */
 static int
 parse_records(const char *state_dir, struct dir_report *r, size_t n,
-    const struct dir_state *old, const struct conf *conf,
+    int fetched, const struct dir_state *old, const struct conf *conf,
     struct ccadb_records *rs, int64_t now, struct refresh_tally *tl,
     char *err, size_t errlen)
 {
 	size_t i;
 
-	if (parse_reports(state_dir, r, n, REP_RECORDS, old, conf, rs, now, tl,
+	if (fetched && parse_reports(state_dir, r, n, REP_RECORDS, rs, now, tl,
 	    err, errlen) == 0)
 		return 0;
 	if (conf->ccadb_records_fallback.n == 0)
@@ -291,8 +329,9 @@ parse_records(const char *state_dir, struct dir_report *r, size_t n,
 	for (i = 0; i < n; i++)
 		r[i].used = 0;
 	err[0] = '\0';
-	return parse_reports(state_dir, r, n, REP_FALLBACK, old, conf, rs, now,
-	    tl, err, errlen);
+	return fetch_reports(state_dir, r, n, REP_FALLBACK, old, conf, tl, err,
+	    errlen) == -1 ? -1 : parse_reports(state_dir, r, n, REP_FALLBACK,
+	    rs, now, tl, err, errlen);
 }
 
 /* Keep each fresh body for the next conditional GET, or drop them all. */
@@ -396,6 +435,91 @@ used_reports(struct dir_state *st, struct dir_report *r, size_t n)
 	st->n = k;
 }
 
+static int
+cmp_fp(const void *a, const void *b)
+{
+	return memcmp(a, b, CRLC_HASH_LEN);
+}
+
+/*
+ * What the directory is built from besides the reports: the anchors, the
+ * configured issuer candidates and the program that decides (a release
+ * may judge chains otherwise), as the SHA-256 of the version and their
+ * sorted fingerprints in hex.
+ */
+static int
+inputs_digest(const struct trust *t, char *hex)
+{
+	STACK_OF(X509) *all;
+	uint8_t *fps = NULL, h[CRLC_HASH_LEN];
+	size_t n, i, k = 0;
+	int ret = -1;
+
+	if ((all = X509_STORE_get1_all_certs(t->store)) == NULL)
+		return -1;
+	n = (size_t)sk_X509_num(all) + (size_t)sk_X509_num(t->certs);
+	fps = xcalloc(n + 2, CRLC_HASH_LEN);
+	for (i = 0; i < n; i++)
+		if (X509_digest(i < (size_t)sk_X509_num(all) ?
+		    sk_X509_value(all, (int)i) : sk_X509_value(t->certs,
+		    (int)(i - (size_t)sk_X509_num(all))), EVP_sha256(),
+		    fps + k * CRLC_HASH_LEN, NULL))
+			k++;
+	if (k == n) {
+		qsort(fps, n, CRLC_HASH_LEN, cmp_fp);
+		/* after them, not sorted with them: the version's digest */
+		crlc_sha256(CRLCACHE_VERSION, strlen(CRLCACHE_VERSION),
+		    fps + n * CRLC_HASH_LEN);
+		EVP_Digest(fps, (n + 1) * CRLC_HASH_LEN, h, NULL, EVP_sha256(),
+		    NULL);
+		hex_encode(h, CRLC_HASH_LEN, hex, 0);
+		ret = 0;
+	}
+	free(fps);
+	sk_X509_pop_free(all, X509_free);
+	return ret;
+}
+
+/* When the directory must be built again though no report changed. */
+static int64_t
+expiry(const struct directory *d, int64_t now)
+{
+	int64_t first = now + DIR_REBUILD_MAX, t;
+	struct tm tm;
+	size_t i;
+
+	for (i = 0; i < d->n; i++)
+		if (ASN1_TIME_to_tm(X509_get0_notAfter(d->v[i].cert), &tm) &&
+		    (t = (int64_t)timegm(&tm)) < first)
+			first = t;
+	return first;
+}
+
+/*
+ * Nothing to build: every report the directory was built from answered
+ * 304, no other is configured, and its inputs and entries still hold.
+ */
+static int
+unchanged(const struct dir_state *old, const struct dir_report *r, size_t n,
+    const char *inputs, const char *state_dir, int64_t now)
+{
+	size_t i, k = 0;
+
+	if (old->built == 0 || old->inputs == NULL ||
+	    strcmp(old->inputs, inputs) != 0 || now >= old->expires ||
+	    !directory_current(state_dir))
+		return 0;
+	for (i = 0; i < n; i++) {
+		if (r[i].kind == REP_FALLBACK)
+			continue;
+		if (!is_http_url(r[i].src, strlen(r[i].src)) || r[i].fresh ||
+		    state_find(old, r[i].src) == NULL)
+			return 0;
+		k++;
+	}
+	return k == old->n;
+}
+
 int
 directory_refresh(const char *state_dir, const struct conf *conf,
     const struct trust *t, int force)
@@ -405,10 +529,10 @@ directory_refresh(const char *state_dir, const struct conf *conf,
 	struct ccadb_records rs;
 	struct refresh_tally tl;
 	struct dir_report *r = NULL;
-	char err[ERRLEN] = "";
+	char err[ERRLEN] = "", inputs[2 * CRLC_HASH_LEN + 1];
 	int64_t now = (int64_t)time(NULL);
 	size_t n = 0, i;
-	int ret = -1;
+	int ret = -1, fetched;
 
 	memset(&tl, 0, sizeof(tl));
 	memset(&st, 0, sizeof(st));
@@ -433,13 +557,31 @@ directory_refresh(const char *state_dir, const struct conf *conf,
 		ret = 0;
 		goto done;
 	}
+	if (inputs_digest(t, inputs) == -1) {
+		logx(0, "directory: out of memory");
+		goto done;
+	}
+	/* Fetched, not yet read: a refresh of nothing but 304s reads none. */
+	fetched = conf->ccadb_pems.n > 0 && fetch_reports(state_dir, r, n,
+	    REP_RECORDS, &old, conf, &tl, err, sizeof(err)) == 0;
 	if (conf->ccadb_pems.n == 0)
 		snprintf(err, sizeof(err), "ccadb_records without ccadb_pems: "
 		    "no certificates");
-	else if (parse_records(state_dir, r, n, &old, conf, &rs, now, &tl, err,
-	    sizeof(err)) == 0 && (records_sort(&rs), 1) &&
-	    parse_reports(state_dir, r, n, REP_PEMS, &old, conf, &rs, now, &tl,
-	    err, sizeof(err)) == 0 &&
+	else if (fetch_reports(state_dir, r, n, REP_PEMS, &old, conf, &tl, err,
+	    sizeof(err)) == -1)
+		;
+	else if (fetched && unchanged(&old, r, n, inputs, state_dir, now)) {
+		logx(1, "directory: %zu reports not modified; the directory of "
+		    "%lld entries stands", tl.cached, old.entries);
+		free(old.error);
+		old.error = NULL;
+		old.attempt = now;
+		ret = dir_state_write(state_dir, &old);
+		goto done;
+	} else if (parse_records(state_dir, r, n, fetched, &old, conf, &rs, now,
+	    &tl, err, sizeof(err)) == 0 && (records_sort(&rs), 1) &&
+	    parse_reports(state_dir, r, n, REP_PEMS, &rs, now, &tl, err,
+	    sizeof(err)) == 0 &&
 	    directory_build(&rs, t, now, &d, err, sizeof(err)) == 0 &&
 	    directory_write(state_dir, &d) == 0 &&
 	    dir_refused_write(state_dir, &rs) == 0)
@@ -450,6 +592,8 @@ directory_refresh(const char *state_dir, const struct conf *conf,
 	st.attempt = now;
 	if (ret == 0) {
 		st.built = now;
+		st.expires = expiry(&d, now);
+		st.inputs = xstrdup(inputs);
 		st.entries = (long long)d.n;
 		st.rows = (long long)rs.rows;
 		for (i = 0; i < CSV_NSKIP; i++)
@@ -464,6 +608,9 @@ directory_refresh(const char *state_dir, const struct conf *conf,
 	} else {
 		/* Keep the previous directory and what it was built from. */
 		st.built = old.built;
+		st.expires = old.expires;
+		st.inputs = old.inputs;
+		old.inputs = NULL;
 		st.entries = old.entries;
 		st.rows = old.rows;
 		memcpy(st.skipped, old.skipped, sizeof(st.skipped));

@@ -65,6 +65,7 @@ struct xfer {
 	size_t		 need;		/* deferred until the budget has this */
 	unsigned long long ticket;	/* its place in the queue */
 	int		 too_large;
+	int		 bomb;		/* decoded past FETCH_DECODE_RATIO */
 	int		 refused_addr;	/* the guard refused an address */
 	const char	*stop;		/* why a redirect was not followed */
 	struct crlc_origin origin;	/* the configured URL's own addresses */
@@ -122,6 +123,17 @@ struct xfer {
  */
 #define FETCH_STREAMS_PER_CONNECTION	4
 
+/*
+ * A gzip-coded body (fetch.decode) may decode to at most this many times
+ * the bytes received, plus FETCH_DECODE_FREE: the CCADB's CSV reports
+ * compress 2.6 to 1 (35 MB to 13.6), and deflate reaches 1,032 to 1, so
+ * a compression bomb is refused after its first reads, holding a few MB,
+ * whatever it would have grown to.  The decoded bytes count against
+ * max_size as they arrive.
+ */
+#define FETCH_DECODE_RATIO	64
+#define FETCH_DECODE_FREE	((size_t)1 << 20)
+
 /* Backoff before retry k (1, 2, ...): 1 s doubling, at most this. */
 #define RETRY_BACKOFF_MS	1000
 #define RETRY_BACKOFF_MAX_MS	30000
@@ -174,6 +186,22 @@ budget_give(struct xfer *x)
 	x->held = 0;
 }
 
+/* Does a decoded length of len exceed FETCH_DECODE_RATIO to the bytes in? */
+static int
+decoded_too_much(const struct xfer *x, size_t len)
+{
+	curl_off_t in = 0;
+
+	/* The bytes received as they came, before the content decoding. */
+	if (curl_easy_getinfo(x->easy, CURLINFO_SIZE_DOWNLOAD_T, &in) !=
+	    CURLE_OK || in < 0)
+		return 1;
+	if (len <= FETCH_DECODE_FREE)
+		return 0;
+	return (unsigned long long)in < (len - FETCH_DECODE_FREE) /
+	    FETCH_DECODE_RATIO;
+}
+
 static size_t
 on_body(char *data, size_t size, size_t nmemb, void *arg)
 {
@@ -185,6 +213,10 @@ on_body(char *data, size_t size, size_t nmemb, void *arg)
 	if (n > x->conf->max_size || f->len > x->conf->max_size - n) {
 		x->too_large = 1;
 		return 0;	/* aborts the transfer */
+	}
+	if (f->decode && decoded_too_much(x, f->len + n)) {
+		x->bomb = 1;
+		return 0;
 	}
 	if (f->len + n > x->cap) {
 		cap = capacity(x, f->len + n);
@@ -413,6 +445,13 @@ setup(struct xfer *x)
 	curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
 	curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
 	curl_easy_setopt(e, CURLOPT_USERAGENT, "crlcache/" CRLCACHE_VERSION);
+	/*
+	 * gzip only: one decoder (zlib), which every server that codes its
+	 * answers offers.  CRLs are not asked for it: DER of random serials
+	 * and signatures shrinks little, and caches would keep two copies.
+	 */
+	if (x->f->decode)
+		curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "gzip");
 	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
 	curl_easy_setopt(e, CURLOPT_WRITEDATA, x);
 	curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
@@ -437,6 +476,10 @@ finish(struct xfer *x, CURLcode res)
 		    "(allow_private_urls = no)");
 	} else if (x->stop != NULL) {
 		snprintf(f->err, sizeof(f->err), "%s", x->stop);
+	} else if (x->bomb) {
+		snprintf(f->err, sizeof(f->err), "refused: the gzip-coded body "
+		    "decodes to more than %d times its size",
+		    FETCH_DECODE_RATIO);
 	} else if (x->too_large || res == CURLE_FILESIZE_EXCEEDED) {
 		snprintf(f->err, sizeof(f->err), "body larger than max_size "
 		    "(%zu bytes)", x->conf->max_size);
@@ -475,7 +518,7 @@ transient(const struct xfer *x, CURLcode res)
 {
 	long status = 0;
 
-	if (x->too_large || x->refused_addr)
+	if (x->too_large || x->bomb || x->refused_addr)
 		return 0;
 	switch (res) {
 	case CURLE_COULDNT_CONNECT: case CURLE_OPERATION_TIMEDOUT:
@@ -502,6 +545,7 @@ reset_attempt(struct xfer *x)
 	x->f->len = 0;
 	x->cap = 0;
 	x->too_large = 0;
+	x->bomb = 0;
 	budget_give(x);
 }
 

@@ -363,6 +363,8 @@ struct fetch {
 					   url still names the source */
 	int		 refused;	/* set before the transfers: not fetched,
 					   err says why */
+	int		 decode;	/* ask for gzip (RFC 9110 8.4.1.3): body
+					   and max_size are the decoded bytes */
 	/* results */
 	long		 status;
 	int		 ok;		/* body or not_modified is valid */
@@ -667,6 +669,7 @@ struct dir_report {
 	char		*src;		/* file name or URL */
 	int		 kind;		/* dirrefresh.c's */
 	int		 used;		/* the directory was built from it */
+	int		 fresh;		/* a body came this refresh (not 304) */
 	char		*etag;		/* validators of the body we hold */
 	char		*modified;
 };
@@ -678,6 +681,9 @@ struct dir_state {
 	long long	 rows;
 	long long	 skipped[CSV_NSKIP];
 	long long	 refused[DIR_NREASONS];	/* records not kept, by why */
+	int64_t		 expires;	/* an entry's notAfter passes: rebuild */
+	char		*inputs;	/* digest of the certificates it was
+					   built with (dirrefresh.c) */
 	char		*error;
 	struct dir_report *r;		/* the reports of the directory */
 	size_t		 n;
@@ -743,6 +749,8 @@ struct hint_tally {
  * wrong.  0, or -1 (logged) also when another account owns it.
  */
 int	 hints_prepare(const char *state_dir);
+/* Is a hint waiting (in the spool, or a drain left by the last run)? */
+int	 hints_waiting(const char *state_dir);
 /*
  * The hints of this run: the spool's files moved to their writers'
  * queues, then taken in turns, one of every writer per turn.  0, or -1

@@ -133,6 +133,41 @@ add_directory_certs(struct trust *t, const struct directory *d)
 	return 0;
 }
 
+/*
+ * The directory, read when the run first needs it: for the URLs of the
+ * enrolled issuers, for proving hints, or as issuer candidates of a CRL
+ * that came anew.  An hourly run with none of these (every CRL answered
+ * 304) costs nothing however large the directory; one that needs it
+ * reads it as before.  Only after gather_urls(), as add_directory_certs.
+ */
+struct lazy_dir {
+	const char	*state_dir;
+	struct trust	*t;
+	size_t		*failed;
+	struct directory d;
+	int		 read;		/* tried: d is what there is */
+};
+
+static const struct directory *
+dir_need(struct lazy_dir *ld, const char *why)
+{
+	char err[ERRLEN];
+
+	if (ld->read)
+		return &ld->d;
+	ld->read = 1;
+	if (directory_load(ld->state_dir, &ld->d, err, sizeof(err)) == -1) {
+		logx(0, "%s; not used until the next refresh", err);
+		(*ld->failed)++;
+	} else if (add_directory_certs(ld->t, &ld->d) == -1) {
+		logx(0, "update: out of memory; the directory is not used");
+		directory_free(&ld->d);
+		(*ld->failed)++;
+	} else
+		logx(2, "directory: %zu entries read (%s)", ld->d.n, why);
+	return &ld->d;
+}
+
 /* Is u in the sorted, unique list l? */
 static int
 listed(const struct strlist *l, const char *u)
@@ -296,6 +331,7 @@ struct settling {
 	struct fetch		*f;	/* the transfers, recs[i] for f[i] */
 	struct source_rec	*recs;
 	unsigned char		*settled;
+	struct lazy_dir		*dir;
 	struct tally		 tl;
 };
 
@@ -313,6 +349,8 @@ settle_one(struct fetch *f, void *arg)
 	size_t i = (size_t)(f - st->f);
 
 	f->etag = f->last_modified = NULL;
+	if (f->ok && !f->not_modified)
+		(void)dir_need(st->dir, "issuer candidates");
 	settle(st->s, st->t, f, &st->recs[i], &st->tl);
 	fetch_free(f);
 	st->settled[i] = 1;
@@ -375,7 +413,7 @@ cmd_update(const struct cmd_ctx *c, int argc, char **argv)
 	struct strlist urls = { NULL, 0 }, learned = { NULL, 0 };
 	struct strlist fromnet = { NULL, 0 };
 	struct trust t = { NULL, NULL, NULL, NULL, 0 };
-	struct directory dir = { NULL, 0, 0 };
+	struct lazy_dir dir;
 	struct enrolment en;
 	struct store *s = NULL;
 	struct fetch *f = NULL;
@@ -384,11 +422,16 @@ cmd_update(const struct cmd_ctx *c, int argc, char **argv)
 	char err[ERRLEN];
 	uint64_t gen = 0;
 	int64_t since = 0;
-	size_t i, n = 0, first;
-	int ch, force = 0, hints_only = 0, dir_failed = 0, ret = 4;
+	size_t i, n = 0, first, dir_failed = 0;
+	int ch, force = 0, hints_only = 0, ret = 4;
 
 	memset(&en, 0, sizeof(en));
 	memset(&st, 0, sizeof(st));
+	memset(&dir, 0, sizeof(dir));
+	dir.state_dir = state_dir;
+	dir.t = &t;
+	dir.failed = &dir_failed;
+	st.dir = &dir;
 	while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		if (ch == 'r')
 			force = 1;
@@ -418,25 +461,19 @@ cmd_update(const struct cmd_ctx *c, int argc, char **argv)
 	/* Counted apart from the sources: the previous directory serves. */
 	if (!hints_only && directory_refresh(state_dir, conf, &t, force) == -1)
 		dir_failed = 1;
-	if (directory_load(state_dir, &dir, err, sizeof(err)) == -1) {
-		logx(0, "%s; not used until the next refresh", err);
-		dir_failed = 1;
-	}
 	if (!hints_only && gather_urls(conf, &t, &urls, &fromnet,
 	    &st.tl.failed) == -1)
 		goto done;
 	strlist_uniq(&urls);
 	add_learned(&fromnet, &urls, &learned);
-	if (add_directory_certs(&t, &dir) == -1) {
-		logx(0, "update: out of memory");
-		goto done;
-	}
 	trust_use_index(&t, state_dir);
 	/* A malformed file is logged and its issuers learned anew. */
 	(void)enrolment_load(state_dir, &en);
 	/* Issuers proven from here on were met in this run's hints. */
 	if (hints_only)
 		since = (int64_t)time(NULL);
+	if (hints_waiting(state_dir))
+		(void)dir_need(&dir, "hints");
 	/* Hints are proven against what is published: no revoked issuer. */
 	if (hints_prepare(state_dir) == -1 ||
 	    enrolment_learn(state_dir, conf, &t, &en) == -1) {
@@ -445,7 +482,10 @@ cmd_update(const struct cmd_ctx *c, int argc, char **argv)
 		enrolment_failed(state_dir, &en);
 		st.tl.failed++;
 	}
-	enrolled_sources(conf, &dir, &en, &t, since, &urls, &learned);
+	if (conf->enroll != ENROLL_NONE && (en.n > 0 ||
+	    (conf->enroll == ENROLL_ALL && since == 0)))
+		(void)dir_need(&dir, "enrolled issuers");
+	enrolled_sources(conf, &dir.d, &en, &t, since, &urls, &learned);
 	if (hints_only)
 		keep_configured(conf, &urls, &learned);
 	strlist_uniq(&learned);
@@ -508,7 +548,7 @@ done:
 	free(st.settled);
 	store_close(s);
 	trust_free(&t);
-	directory_free(&dir);
+	directory_free(&dir.d);
 	enrolment_free(&en);
 	strlist_free(&urls);
 	strlist_free(&learned);

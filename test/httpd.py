@@ -5,7 +5,8 @@ Standard library only.  Binds 127.0.0.1 (port 0 = ephemeral unless --port),
 writes the port number to --port-file once listening, serves --root, and logs
 every request to --log, one line per request:
 
-    METHOD PATH STATUS\tinm=<If-None-Match or ->\tims=<If-Modified-Since or ->
+    METHOD PATH STATUS\tinm=<If-None-Match or ->\tims=<If-Modified-Since or ->\t
+        ae=<Accept-Encoding or ->\tbytes=<body bytes sent or ->
 
 Cacheable like a CA's CRL server: with --max-age N, 200 and 304 answers
 for files carry Cache-Control: max-age=N (RFC 9111 5.2.2.1) for caches.
@@ -30,6 +31,11 @@ a network round trip would (benchmarks at Internet latency): each
 connection has its own thread, so delays overlap and do not serialise;
 connections are kept alive across requests (HTTP/1.1, RFC 9112 9.3).
 --connections FILE gets a line per connection accepted.
+Content coding (RFC 9110 8.4): if ROOT/<path>.gz exists and the request's
+Accept-Encoding names gzip, its bytes are the body, sent as they are with
+Content-Encoding: gzip (a test may plant any gzip stream there, a bomb
+included); its ETag is that of ROOT/<path> with "-gz" (RFC 9110 8.8.3),
+Last-Modified that of ROOT/<path>.
 Basic authentication for a fixed URL: if ROOT/<path>.auth exists, its first
 line is USER:PASSWORD, and a request without exactly those credentials gets 401.
 Failure injection for a fixed URL: if ROOT/<path>.status exists, its first word
@@ -58,10 +64,12 @@ class Handler(BaseHTTPRequestHandler):
     def log_message(self, fmt, *args):  # silence default stderr logging
         pass
 
-    def _log(self, status):
+    def _log(self, status, sent="-"):
         inm = self.headers.get("If-None-Match") or "-"
         ims = self.headers.get("If-Modified-Since") or "-"
-        line = "%s %s %s\tinm=%s\tims=%s\n" % (self.command, self.path, status, inm, ims)
+        ae = self.headers.get("Accept-Encoding") or "-"
+        line = "%s %s %s\tinm=%s\tims=%s\tae=%s\tbytes=%s\n" % (
+            self.command, self.path, status, inm, ims, ae, sent)
         with _log_lock:
             with open(self.server.logfile, "a") as f:
                 f.write(line)
@@ -145,7 +153,9 @@ class Handler(BaseHTTPRequestHandler):
                 return self._simple(401, b"unauthorized\n",
                                     [("WWW-Authenticate", 'Basic realm="crl"')])
         st = os.stat(p)
-        etag = '"%x-%x"' % (st.st_size, st.st_mtime_ns)
+        coded = self._gzip_wanted() and os.path.isfile(p + ".gz")
+        # a strong validator names one representation (RFC 9110 8.8.3)
+        etag = '"%x-%x%s"' % (st.st_size, st.st_mtime_ns, "-gz" if coded else "")
         lastmod = email.utils.formatdate(st.st_mtime, usegmt=True)
         inm = self.headers.get("If-None-Match")
         ims = self.headers.get("If-Modified-Since")
@@ -167,10 +177,12 @@ class Handler(BaseHTTPRequestHandler):
             self.end_headers()
             self._log(304)
             return
-        with open(p, "rb") as f:
+        with open(p + ".gz" if coded else p, "rb") as f:
             body = f.read()
         self.send_response(200)
         self.send_header("Content-Type", "application/pkix-crl")
+        if coded:
+            self.send_header("Content-Encoding", "gzip")
         self.send_header("Content-Length", str(len(body)))
         self.send_header("ETag", etag)
         self.send_header("Last-Modified", lastmod)
@@ -190,13 +202,27 @@ class Handler(BaseHTTPRequestHandler):
                 pass
             self.close_connection = True
             return
+        sent = len(body)
         if hold and len(body) > 1:
             self.wfile.write(body[:-1])
             self.wfile.flush()
             time.sleep(HOLD_SECONDS)
             body = body[-1:]
         self.wfile.write(body)
-        self._log(200)
+        self._log(200, sent)
+
+    def _gzip_wanted(self):
+        """Does Accept-Encoding (RFC 9110 12.5.3) take gzip (q > 0)?"""
+        for item in (self.headers.get("Accept-Encoding") or "").split(","):
+            parts = [x.strip() for x in item.split(";")]
+            if parts[0].lower() not in ("gzip", "x-gzip"):
+                continue
+            q = [x[2:] for x in parts[1:] if x.lower().startswith("q=")]
+            try:
+                return not q or float(q[0]) > 0
+            except ValueError:
+                return False
+        return False
 
     def do_HEAD(self):
         self.do_GET()
