@@ -34,8 +34,11 @@ pki_gencrl int "$W/delta.crl" delta=16 number=11
 vg import "$W/delta.crl" >"$W/i.out" 2>&1 || { cat "$W/i.out"; fail "import of a delta under valgrind"; }
 vg check --chain "$PKI/int/cert.pem" "$PKI/rev1.pem" >"$W/c.out" 2>&1; rc=$?
 [ "$rc" -eq 1 ] || { cat "$W/c.out"; fail "check under valgrind: exit $rc"; }
-vg status --json >"$W/s.out" 2>&1 || { cat "$W/s.out"; fail "status under valgrind"; }
-vg status --prometheus "$W/p.prom" >"$W/p.out" 2>&1 || { cat "$W/p.out"; fail "status --prometheus under valgrind"; }
+# 2: sources failing (the proxy run's), as status says; not valgrind's code
+vg status --json >"$W/s.out" 2>&1; rc=$?
+[ "$rc" -eq 2 ] || { cat "$W/s.out"; fail "status under valgrind: exit $rc"; }
+vg status --prometheus "$W/p.prom" >"$W/p.out" 2>&1; rc=$?
+[ "$rc" -eq 2 ] || { cat "$W/p.out"; fail "status --prometheus under valgrind: exit $rc"; }
 vg exec -- true >"$W/e.out" 2>&1 || { cat "$W/e.out"; fail "exec under valgrind"; }
 cp "$(openssl version -d | sed -E 's/^OPENSSLDIR: "(.*)"$/\1/')/openssl.cnf" "$W/o.cnf"
 vg enable --openssl-cnf "$W/o.cnf" --module "$CRLCACHE_MODULES/crlcache.so" \
