@@ -28,7 +28,7 @@ cmd_enroll(const struct cmd_ctx *c, int argc, char **argv)
 {
 	const char *state_dir = c->state_dir;
 	const struct conf *conf = c->conf;
-	struct trust t = { NULL, NULL, NULL, NULL, 0 };
+	struct trust t = { 0 };
 	struct enrolment en;
 	struct store *s = NULL;
 	STACK_OF(X509) *certs = NULL;

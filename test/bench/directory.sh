@@ -58,3 +58,12 @@ touch -d '-2 hours' st/work/directory.state 2>/dev/null || true
 run 304 --refresh-directory
 grep 'directory:' 304.err | sed 's/^/    /' >&2
 run "not due"
+# An hourly run of a host that has learned issuers (enroll = seen, the
+# default): 50 of the directory's CAs enrolled, their CRLs sent to the
+# loopback mirror (404), the refresh not due.
+awk 'BEGIN { print "crlcache-enrolled 1" }
+    $1 == "cert" && ++n % 80 == 0 { print "issuer", $2, systime(), systime(), $3 }' \
+    st/work/directory >st/work/enrolled
+chown --reference=st/work/directory st/work/enrolled
+run "not due, 50 enrolled"
+grep 'directory:' "not due, 50 enrolled.err" | sed 's/^/    /' >&2
