@@ -10,7 +10,8 @@
 # server sent:
 #   refresh   the first, which downloads and builds the directory;
 #   304       --refresh-directory, every report answered 304;
-#   not due   an hourly run whose refresh is not due.
+#   not due   an hourly run whose refresh is not due;
+#   not due, 50 enrolled   the same with 50 of the directory's CAs enrolled.
 # Without CCADB_DATA the benchmark is skipped.
 . "$(dirname "$0")/common.sh"
 DATA=${CCADB_DATA:-}
