@@ -5,7 +5,7 @@
 # made from them (ccadb_records.py), served by test/httpd.py on 127.0.0.1
 # gzip-coded to a client that asks (as a CDN serves CSV), with the host's
 # own trust store as the anchors.  The anchors' own CRLs are sources:
-# `mirror =` sends them to the same loopback server (404), never out.  Three runs of `crlcache update`, each
+# `mirror =` sends them to the same loopback server (404), never out.  Four runs of `crlcache update`, each
 # measured with /usr/bin/time (wall, CPU, peak RSS) and the body bytes the
 # server sent:
 #   refresh   the first, which downloads and builds the directory;
