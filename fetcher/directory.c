@@ -544,6 +544,17 @@ directory_find(const struct directory *d, const uint8_t fp[CRLC_HASH_LEN])
 	    bsearch(&key, d->v, d->n, sizeof(*d->v), cmp_entry);
 }
 
+int
+directory_trust(struct trust *t, const struct directory *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->n; i++)
+		if (d->v[i].cert != NULL && trust_add(t, d->v[i].cert) == -1)
+			return -1;
+	return 0;
+}
+
 void
 directory_free(struct directory *d)
 {

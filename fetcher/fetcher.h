@@ -748,6 +748,12 @@ void	 fpset_sort(struct fpset *s);
  */
 int	 directory_load(const char *state_dir, struct directory *d,
 	    const struct fpset *only, char *err, size_t errlen);
+/*
+ * d's certificates become issuer candidates of t (CRLs, enrolment
+ * proofs); in update, only after gather_urls(): their own distribution
+ * points are not sources.
+ */
+int	 directory_trust(struct trust *t, const struct directory *d);
 const struct dir_entry *directory_find(const struct directory *d,
 	    const uint8_t fp[CRLC_HASH_LEN]);
 /* Accepts an empty or already freed directory. */

@@ -118,29 +118,13 @@ gather_urls(const struct conf *conf, const struct trust *t, struct strlist *urls
 }
 
 /*
- * The directory's certificates become issuer candidates for CRL
- * verification.  Only after gather_urls(): their own distribution points
- * are not sources.
- */
-static int
-add_directory_certs(struct trust *t, const struct directory *d)
-{
-	size_t i;
-
-	for (i = 0; i < d->n; i++)
-		if (trust_add(t, d->v[i].cert) == -1)
-			return -1;
-	return 0;
-}
-
-/*
  * The directory, read when the run first needs it, and no more of it
  * than it needs: the entries of the enrolled issuers for their URLs (no
  * certificate decoded), and every entry with its certificate only for
  * proving hints or when a CRL's issuer cannot be proven without them
  * (trust.widen).  An hourly run whose CRLs answer 304, or whose new CRLs
  * come from issuers it already holds, costs a read of the file however
- * many CAs it lists.  Only after gather_urls(), as add_directory_certs.
+ * many CAs it lists.  Only after gather_urls(), as directory_trust().
  */
 struct lazy_dir {
 	const char	*state_dir;
@@ -171,7 +155,7 @@ dir_need(struct lazy_dir *ld, const char *why)
 	ld->read = 1;
 	if (dir_read(ld, &ld->d, NULL) == -1)
 		return &ld->d;
-	if (add_directory_certs(ld->t, &ld->d) == -1) {
+	if (directory_trust(ld->t, &ld->d) == -1) {
 		logx(0, "update: out of memory; the directory is not used");
 		directory_free(&ld->d);
 		(*ld->failed)++;
