@@ -460,9 +460,10 @@ find_issuer(struct crl *c, const struct trust *t, time_t now, char *err,
 	const X509_NAME *iname = c->issuer_name;
 	STACK_OF(X509) *cands;
 	char why[512] = "", name[256];
-	int i, signed_ok = 0, no_crlsign = 0, not_ca = 0;
+	int i, signed_ok = 0, no_crlsign = 0, not_ca = 0, widened = 0;
 
 	X509_NAME_oneline(iname, name, sizeof(name));
+again:
 	if ((cands = trust_candidates(t, iname)) == NULL) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
@@ -508,6 +509,12 @@ find_issuer(struct crl *c, const struct trust *t, time_t now, char *err,
 	sk_X509_pop_free(cands, X509_free);
 	if (c->issuer != NULL)
 		return 0;
+	if (!widened && t->widen != NULL && t->widen(t->widen_arg) == 1) {
+		widened = 1;
+		why[0] = '\0';
+		signed_ok = no_crlsign = not_ca = 0;
+		goto again;
+	}
 	if (i == 0)
 		snprintf(err, errlen, "no issuer certificate for %s among the anchors "
 		    "and CA certificates", name);

@@ -381,15 +381,14 @@ directory_info(const char *state_dir, struct dir_state *st)
 	return 0;
 }
 
-/* "cert FP BASE64": the entry's fingerprint and certificate, checked. */
+/* "cert FP BASE64": the entry's fingerprint, into fp. */
 static int
-read_cert(const char *s, struct dir_entry *e)
+read_fp(const char *s, uint8_t fp[CRLC_HASH_LEN])
 {
 	if (strlen(s) < 2 * CRLC_HASH_LEN + 2 || s[2 * CRLC_HASH_LEN] != ' ' ||
-	    hex_decode(s, 2 * CRLC_HASH_LEN, e->fp, CRLC_HASH_LEN) == -1)
+	    hex_decode(s, 2 * CRLC_HASH_LEN, fp, CRLC_HASH_LEN) == -1)
 		return -1;
-	e->cert = cert_from_b64(s + 2 * CRLC_HASH_LEN + 1, DIR_MAX_CERT, e->fp);
-	return e->cert != NULL ? 0 : -1;
+	return 0;
 }
 
 /*
@@ -416,57 +415,89 @@ read_url(char *s, struct dir_entry *e)
 	return strlist_add(&e->urls, u) == 0 ? u + len + 1 : NULL;
 }
 
-/* Parse a directory file (NUL-terminated buf); d holds what was read. */
 static int
-dir_parse(char *buf, struct directory *d, size_t *lineno)
+cmp_fp(const void *a, const void *b)
+{
+	return memcmp(a, b, CRLC_HASH_LEN);
+}
+
+/*
+ * Parse a directory file (NUL-terminated buf) into d.  only == NULL:
+ * every entry, with its certificate.  Otherwise the entries only names
+ * (its fingerprints sorted), with their URLs and no certificate: the
+ * rest are checked as lines and let go, none of their certificates
+ * decoded, so that what an update needs of its enrolled issuers costs
+ * a read of the file, not a decode of every CA in it.
+ */
+static int
+dir_parse(char *buf, struct directory *d, const struct fpset *only,
+    size_t *lineno)
 {
 	char *line = buf, *next;
-	long long built, entries = 0;
-	struct dir_entry *e = NULL;
+	long long built, entries = 0, seen = 0;
+	struct dir_entry *e = NULL, other;
+	uint8_t fp[CRLC_HASH_LEN], prev[CRLC_HASH_LEN];
+	int ret = -1;
 
+	memset(&other, 0, sizeof(other));
 	*lineno = 0;
 	for (;; line = next) {
 		++*lineno;
 		if (*lineno > 3 && strncmp(line, "url ", 4) == 0) {
 			if (e == NULL || (next = read_url(line + 4, e)) == NULL)
-				return -1;
+				goto done;
 			continue;
 		}
 		if ((next = strchr(line, '\n')) == NULL)
-			return -1;	/* truncated */
+			goto done;	/* truncated */
 		*next++ = '\0';
 		if (*lineno == 1) {
 			if (strcmp(line, DIR_FORMAT) != 0)
-				return -1;
+				goto done;
 		} else if (*lineno == 2) {
 			if (strncmp(line, "built ", 6) != 0 ||
 			    parse_number(line + 6, LLONG_MAX, 0, &built) == -1)
-				return -1;
+				goto done;
 			d->built = built;
 		} else if (*lineno == 3) {
 			if (strncmp(line, "entries ", 8) != 0 || parse_number(line +
 			    8, DIR_MAX_ENTRIES, 0, &entries) == -1)
-				return -1;
-			d->v = xcalloc((size_t)entries + 1, sizeof(*d->v));
+				goto done;
+			d->v = xcalloc((only != NULL && only->n < (size_t)entries ?
+			    only->n : (size_t)entries) + 1, sizeof(*d->v));
 		} else if (strncmp(line, "cert ", 5) == 0) {
-			if ((e != NULL && e->urls.n == 0) ||
-			    d->n >= (size_t)entries)
-				return -1;
+			if ((e != NULL && e->urls.n == 0) || seen >= entries ||
+			    read_fp(line + 5, fp) == -1 ||
+			    (seen++ > 0 && memcmp(prev, fp, sizeof(fp)) >= 0))
+				goto done;
+			memcpy(prev, fp, sizeof(fp));
+			strlist_free(&other.urls);
+			if (only != NULL && (only->n == 0 || bsearch(fp, only->v,
+			    only->n, sizeof(*only->v), cmp_fp) == NULL)) {
+				e = &other;
+				continue;
+			}
 			e = &d->v[d->n++];
-			if (read_cert(line + 5, e) == -1 || (d->n > 1 &&
-			    memcmp(e[-1].fp, e->fp, CRLC_HASH_LEN) >= 0))
-				return -1;
-		} else if (strcmp(line, "end") == 0)
-			return *next == '\0' && d->n == (size_t)entries &&
-			    (e == NULL || e->urls.n > 0) ? 0 : -1;
-		else
-			return -1;
+			memcpy(e->fp, fp, sizeof(fp));
+			if (only == NULL && (e->cert = cert_from_b64(line + 5 +
+			    2 * CRLC_HASH_LEN + 1, DIR_MAX_CERT, fp)) == NULL)
+				goto done;
+		} else if (strcmp(line, "end") == 0) {
+			if (*next == '\0' && seen == entries &&
+			    (e == NULL || e->urls.n > 0))
+				ret = 0;
+			goto done;
+		} else
+			goto done;
 	}
+done:
+	strlist_free(&other.urls);
+	return ret;
 }
 
 int
-directory_load(const char *state_dir, struct directory *d, char *err,
-    size_t errlen)
+directory_load(const char *state_dir, struct directory *d,
+    const struct fpset *only, char *err, size_t errlen)
 {
 	char path[PATH_MAX], why[64];
 	uint8_t *buf;
@@ -477,7 +508,7 @@ directory_load(const char *state_dir, struct directory *d, char *err,
 	dir_work_path(path, sizeof(path), state_dir, DIR_NAME);
 	if (read_state_file(path, DIR_MAX_FILE, &buf, &len, err, errlen) == -1)
 		return access(path, F_OK) == -1 && errno == ENOENT ? 0 : -1;
-	ret = memchr(buf, '\0', len) == NULL ? dir_parse((char *)buf, d,
+	ret = memchr(buf, '\0', len) == NULL ? dir_parse((char *)buf, d, only,
 	    &lineno) : (lineno = 0, -1);
 	free(buf);
 	if (ret == -1) {
@@ -487,6 +518,13 @@ directory_load(const char *state_dir, struct directory *d, char *err,
 		directory_free(d);
 	}
 	return ret;
+}
+
+void
+fpset_sort(struct fpset *s)
+{
+	if (s->n > 1)
+		qsort(s->v, s->n, sizeof(*s->v), cmp_fp);
 }
 
 static int
@@ -504,6 +542,17 @@ directory_find(const struct directory *d, const uint8_t fp[CRLC_HASH_LEN])
 	memcpy(key.fp, fp, CRLC_HASH_LEN);
 	return d->n == 0 ? NULL :
 	    bsearch(&key, d->v, d->n, sizeof(*d->v), cmp_entry);
+}
+
+int
+directory_trust(struct trust *t, const struct directory *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->n; i++)
+		if (d->v[i].cert != NULL && trust_add(t, d->v[i].cert) == -1)
+			return -1;
+	return 0;
 }
 
 void

@@ -28,7 +28,8 @@ cmd_enroll(const struct cmd_ctx *c, int argc, char **argv)
 {
 	const char *state_dir = c->state_dir;
 	const struct conf *conf = c->conf;
-	struct trust t = { NULL, NULL, NULL, NULL, 0 };
+	struct trust t = { 0 };
+	struct directory d;
 	struct enrolment en;
 	struct store *s = NULL;
 	STACK_OF(X509) *certs = NULL;
@@ -38,6 +39,7 @@ cmd_enroll(const struct cmd_ctx *c, int argc, char **argv)
 	int i, refused = 0, ret = 4;
 
 	memset(&en, 0, sizeof(en));
+	memset(&d, 0, sizeof(d));
 	if (argc < 2) {
 		logx(0, "usage: crlcache enroll CERT.pem | HOST:PORT ...");
 		return 4;
@@ -52,6 +54,11 @@ cmd_enroll(const struct cmd_ctx *c, int argc, char **argv)
 	    enrolment_load(state_dir, &en) == -1)
 		goto done;
 	trust_use_index(&t, state_dir);
+	/* Issuers are found in the directory too, as update's are. */
+	if (directory_load(state_dir, &d, NULL, err, sizeof(err)) == -1)
+		logx(0, "%s; not used", err);
+	else if (directory_trust(&t, &d) == -1)
+		goto done;
 	for (i = 1; i < argc; i++)
 		if ((stat(argv[i], &sb) == 0 ? certs_load(argv[i], certs) :
 		    server_chain(argv[i], conf, "enroll", certs)) == -1)
@@ -83,6 +90,7 @@ done:
 	sk_X509_pop_free(certs, X509_free);
 	enrolment_free(&en);
 	trust_free(&t);
+	directory_free(&d);
 	store_close(s);
 	return ret;
 }

@@ -200,6 +200,14 @@ struct trust {
 	struct crlc_index *index;	/* published index: revoked CRL issuers */
 	int64_t		 at;		/* --at: chains and CRLs are judged at
 					   this instant; 0: the clock */
+	/*
+	 * When no candidate proves a CRL's issuer, called before the CRL
+	 * is refused to add the candidates its caller held back (update:
+	 * the issuer directory); 1 when it added any, and the issuer is
+	 * looked for again.  NULL: none held back.
+	 */
+	int		(*widen)(void *arg);
+	void		*widen_arg;
 };
 int	 trust_load(struct trust *t, const struct strlist *anchors,
 	    const struct strlist *untrusted, const struct strlist *cas);
@@ -727,9 +735,25 @@ int	 directory_refresh(const char *state_dir, const struct conf *conf,
  * read.
  */
 int	 directory_info(const char *state_dir, struct dir_state *st);
-/* Read the last built directory; none yet is an empty one.  -1 with err. */
-int	 directory_load(const char *state_dir, struct directory *d, char *err,
-	    size_t errlen);
+/* Fingerprints, sorted by fpset_sort() before a search. */
+struct fpset {
+	uint8_t		(*v)[CRLC_HASH_LEN];
+	size_t		  n;
+};
+void	 fpset_sort(struct fpset *s);
+/*
+ * Read the last built directory; none yet is an empty one.  -1 with err.
+ * only == NULL: every entry with its certificate; else the entries of
+ * only's fingerprints, with their URLs and no certificate (cert NULL).
+ */
+int	 directory_load(const char *state_dir, struct directory *d,
+	    const struct fpset *only, char *err, size_t errlen);
+/*
+ * d's certificates become issuer candidates of t (CRLs, enrolment
+ * proofs); in update, only after gather_urls(): their own distribution
+ * points are not sources.
+ */
+int	 directory_trust(struct trust *t, const struct directory *d);
 const struct dir_entry *directory_find(const struct directory *d,
 	    const uint8_t fp[CRLC_HASH_LEN]);
 /* Accepts an empty or already freed directory. */

@@ -51,7 +51,7 @@ cmd_import(const struct cmd_ctx *c, int argc, char **argv)
 	};
 	struct strlist anchors = { NULL, 0 }, untrusted = { NULL, 0 };
 	struct strlist files = { NULL, 0 }, urls = { NULL, 0 };
-	struct trust t = { NULL, NULL, NULL, NULL, 0 };
+	struct trust t = { 0 };
 	struct store *s = NULL;
 	const char *url = NULL;
 	char err[ERRLEN];

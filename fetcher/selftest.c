@@ -270,7 +270,7 @@ static int
 make_index(const char *dir, const char *ca_pem, X509_CRL *crl)
 {
 	struct strlist anchors = { NULL, 0 }, none = { NULL, 0 };
-	struct trust t = { NULL, NULL, NULL, NULL, 0 };
+	struct trust t = { 0 };
 	struct store *s = NULL;
 	char state[PATH_MAX], err[ERRLEN];
 	unsigned char *der = NULL;

@@ -487,7 +487,7 @@ directory_in_use(const char *state_dir, const struct dir_state *st,
 		snprintf(why, whylen, "never built");
 		return 0;
 	}
-	ok = directory_load(state_dir, &d, why, whylen) == 0 && d.built != 0;
+	ok = directory_load(state_dir, &d, NULL, why, whylen) == 0 && d.built != 0;
 	if (ok)
 		why[0] = '\0';
 	else if (d.built == 0 && why[0] == '\0')

@@ -118,54 +118,85 @@ gather_urls(const struct conf *conf, const struct trust *t, struct strlist *urls
 }
 
 /*
- * The directory's certificates become issuer candidates for CRL
- * verification.  Only after gather_urls(): their own distribution points
- * are not sources.
- */
-static int
-add_directory_certs(struct trust *t, const struct directory *d)
-{
-	size_t i;
-
-	for (i = 0; i < d->n; i++)
-		if (trust_add(t, d->v[i].cert) == -1)
-			return -1;
-	return 0;
-}
-
-/*
- * The directory, read when the run first needs it: for the URLs of the
- * enrolled issuers, for proving hints, or as issuer candidates of a CRL
- * that came anew.  An hourly run with none of these (every CRL answered
- * 304) costs nothing however large the directory; one that needs it
- * reads it as before.  Only after gather_urls(), as add_directory_certs.
+ * The directory, read when the run first needs it, and no more of it
+ * than it needs: the entries of the enrolled issuers for their URLs (no
+ * certificate decoded), and every entry with its certificate only for
+ * proving hints or when a CRL's issuer cannot be proven without them
+ * (trust.widen).  An hourly run whose CRLs answer 304, or whose new CRLs
+ * come from issuers it already holds, costs a read of the file however
+ * many CAs it lists.  Only after gather_urls(), as directory_trust().
  */
 struct lazy_dir {
 	const char	*state_dir;
 	struct trust	*t;
 	size_t		*failed;
-	struct directory d;
-	int		 read;		/* tried: d is what there is */
+	struct directory d;		/* every entry, once read */
+	struct directory enrolled;	/* or the enrolled issuers' only */
+	int		 read;		/* d tried: it is what there is */
 };
+
+static int
+dir_read(struct lazy_dir *ld, struct directory *d, const struct fpset *only)
+{
+	char err[ERRLEN];
+
+	if (directory_load(ld->state_dir, d, only, err, sizeof(err)) == 0)
+		return 0;
+	logx(0, "%s; not used until the next refresh", err);
+	(*ld->failed)++;
+	return -1;
+}
 
 static const struct directory *
 dir_need(struct lazy_dir *ld, const char *why)
 {
-	char err[ERRLEN];
-
 	if (ld->read)
 		return &ld->d;
 	ld->read = 1;
-	if (directory_load(ld->state_dir, &ld->d, err, sizeof(err)) == -1) {
-		logx(0, "%s; not used until the next refresh", err);
-		(*ld->failed)++;
-	} else if (add_directory_certs(ld->t, &ld->d) == -1) {
+	if (dir_read(ld, &ld->d, NULL) == -1)
+		return &ld->d;
+	if (directory_trust(ld->t, &ld->d) == -1) {
 		logx(0, "update: out of memory; the directory is not used");
 		directory_free(&ld->d);
 		(*ld->failed)++;
 	} else
 		logx(2, "directory: %zu entries read (%s)", ld->d.n, why);
 	return &ld->d;
+}
+
+/* trust.widen: the directory's certificates, for a CRL's issuer. */
+static int
+dir_widen(void *arg)
+{
+	struct lazy_dir *ld = arg;
+
+	if (ld->read)
+		return 0;
+	return dir_need(ld, "issuer candidates")->n > 0;
+}
+
+/* The directory entries enrolled_sources() looks up. */
+static const struct directory *
+dir_enrolled(struct lazy_dir *ld, const struct conf *conf,
+    const struct enrolment *en, int64_t since)
+{
+	struct fpset only;
+	size_t i;
+
+	if (conf->enroll == ENROLL_ALL && since == 0)
+		return dir_need(ld, "enrolled issuers");
+	if (ld->read || conf->enroll == ENROLL_NONE || en->n == 0)
+		return &ld->d;
+	only.v = xcalloc(en->n, sizeof(*only.v));
+	for (i = only.n = 0; i < en->n; i++)
+		if (en->v[i].last_seen >= since)
+			memcpy(only.v[only.n++], en->v[i].fp, CRLC_HASH_LEN);
+	fpset_sort(&only);
+	if (dir_read(ld, &ld->enrolled, &only) == 0)
+		logx(2, "directory: %zu of %zu enrolled issuers found",
+		    ld->enrolled.n, only.n);
+	free(only.v);
+	return &ld->enrolled;
 }
 
 /* Is u in the sorted, unique list l? */
@@ -331,7 +362,6 @@ struct settling {
 	struct fetch		*f;	/* the transfers, recs[i] for f[i] */
 	struct source_rec	*recs;
 	unsigned char		*settled;
-	struct lazy_dir		*dir;
 	struct tally		 tl;
 };
 
@@ -349,8 +379,6 @@ settle_one(struct fetch *f, void *arg)
 	size_t i = (size_t)(f - st->f);
 
 	f->etag = f->last_modified = NULL;
-	if (f->ok && !f->not_modified)
-		(void)dir_need(st->dir, "issuer candidates");
 	settle(st->s, st->t, f, &st->recs[i], &st->tl);
 	fetch_free(f);
 	st->settled[i] = 1;
@@ -412,7 +440,7 @@ cmd_update(const struct cmd_ctx *c, int argc, char **argv)
 	};
 	struct strlist urls = { NULL, 0 }, learned = { NULL, 0 };
 	struct strlist fromnet = { NULL, 0 };
-	struct trust t = { NULL, NULL, NULL, NULL, 0 };
+	struct trust t = { 0 };
 	struct lazy_dir dir;
 	struct enrolment en;
 	struct store *s = NULL;
@@ -431,7 +459,8 @@ cmd_update(const struct cmd_ctx *c, int argc, char **argv)
 	dir.state_dir = state_dir;
 	dir.t = &t;
 	dir.failed = &dir_failed;
-	st.dir = &dir;
+	t.widen = dir_widen;
+	t.widen_arg = &dir;
 	while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		if (ch == 'r')
 			force = 1;
@@ -482,10 +511,8 @@ cmd_update(const struct cmd_ctx *c, int argc, char **argv)
 		enrolment_failed(state_dir, &en);
 		st.tl.failed++;
 	}
-	if (conf->enroll != ENROLL_NONE && (en.n > 0 ||
-	    (conf->enroll == ENROLL_ALL && since == 0)))
-		(void)dir_need(&dir, "enrolled issuers");
-	enrolled_sources(conf, &dir.d, &en, &t, since, &urls, &learned);
+	enrolled_sources(conf, dir_enrolled(&dir, conf, &en, since), &en, &t,
+	    since, &urls, &learned);
 	if (hints_only)
 		keep_configured(conf, &urls, &learned);
 	strlist_uniq(&learned);
@@ -549,6 +576,7 @@ done:
 	store_close(s);
 	trust_free(&t);
 	directory_free(&dir.d);
+	directory_free(&dir.enrolled);
 	enrolment_free(&en);
 	strlist_free(&urls);
 	strlist_free(&learned);

@@ -6,7 +6,8 @@
 # report answers 304 builds nothing (the directory file is not written
 # again); an update whose refresh is not due and whose CRLs answer 304
 # does not read the directory (a damaged one goes unnoticed), and one
-# whose CRL changed still takes the CRL's issuer from it.
+# whose CRL changed still takes the CRL's issuer from it; an enrolled
+# issuer's URLs are looked up in it without decoding its certificates.
 . "$(dirname "$0")/lib.sh"
 need_crlcache
 httpd_start
@@ -72,17 +73,58 @@ assert_grep 'directory: 2 entries read \(issuer candidates\)' "$W/last.err"
 assert_grep 'update: 1 sources, 1 updated, 0 unchanged, 0 failed' "$W/last.err"
 case_ok "an update with no refresh due reads the directory only when a CRL needs it"
 
-# 4. a gzip bomb: refused after its first reads, the directory kept
+# 4. enrolled issuers: their URLs are looked up in the directory with
+#    none of its certificates decoded (a damaged one goes unnoticed), and
+#    a changed CRL of an enrolled issuer is proven from the enrolment
+pki_ca enr root "/CN=Cost Enrolled CA/O=crlcache tests"
+pki_leaf e1 enr "/CN=e1.test"
+pki_leaf e2 enr "/CN=e2.test"
+pki_revoke enr "$PKI/e2.pem"
+pki_gencrl enr "$W/enr.crl"
+serve "$W/enr.crl" enr.crl
+ccadb_row "$PKI/enr/cert.pem" parent="$R" full="$BASE_URL/enr.crl"
+ccadb_write "$W/ccadb" "$YEAR"
+serve "$W/ccadb/records-v5.csv" ccadb/records.csv
+serve "$W/ccadb/pems-$YEAR.csv" "ccadb/pems-$YEAR.csv"
+gzip -c "$W/ccadb/records-v5.csv" >"$HTTPD_ROOT/ccadb/records.csv.gz"
+write_conf "anchor = $R" "url = $BASE_URL/full.crl" "enroll = seen" "allow_private_urls = yes" \
+    "ccadb_records = $BASE_URL/ccadb/records.csv" \
+    "ccadb_pems = $BASE_URL/ccadb/pems-{year}.csv" "ccadb_since = $YEAR"
+assert_exit 0 cc -v update --refresh-directory
+assert_grep 'directory: 2 reports \([01] not modified\), 3 rows, 3 entries' "$W/last.err"
+# enroll finds the issuer in the directory: no chain given
+assert_exit 0 cc enroll "$PKI/e1.pem"
+assert_grep 'enrolled issuer .*Cost Enrolled CA' "$W/last.out"
+assert_exit 0 cc update
+check_is revoked 1 "$PKI/e2.pem"
+enrfp=$(openssl x509 -in "$PKI/enr/cert.pem" -outform DER | sha256sum | cut -c1-64)
+cp "$DIRFILE" "$W/directory.good"
+# every other entry's certificate damaged: its base64 no longer decodes
+awk -v keep="$enrfp" '$1 == "cert" && tolower($2) != keep { $3 = "!" substr($3, 2) } { print }' \
+    "$W/directory.good" >"$DIRFILE"
+[ "$(grep -c '^cert .* !' "$DIRFILE")" = 2 ] || fail "the directory was not damaged as meant"
+pki_revoke enr "$PKI/e1.pem"
+pki_gencrl enr "$W/enr2.crl"
+serve "$W/enr2.crl" enr.crl
+assert_exit 0 cc -vv update
+assert_grep 'directory: 1 of 1 enrolled issuers found' "$W/last.err"
+assert_not_grep 'malformed directory|directory: [0-9]+ entries read' "$W/last.err"
+assert_grep 'update: 2 sources, 1 updated, 1 unchanged, 0 failed' "$W/last.err"
+check_is revoked 1 "$PKI/e1.pem"
+cp "$W/directory.good" "$DIRFILE"
+case_ok "enrolled issuers' URLs read from the directory without decoding its certificates"
+
+# 5. a gzip bomb: refused after its first reads, the directory kept
 head -c 200M /dev/zero | gzip -1 >"$HTTPD_ROOT/ccadb/pems-$YEAR.csv.gz"
 touch "$HTTPD_ROOT/ccadb/pems-$YEAR.csv"	# a new ETag: fetched whole
 /usr/bin/time -f '%M' -o "$W/bomb.rss" "$CRLCACHE" --state-dir "$STATE" -c "$CONF" \
     update --refresh-directory >"$W/last.out" 2>"$W/last.err"
 assert_grep "pems-$YEAR.csv: refused: the gzip-coded body decodes to more than 64 times its size" "$W/last.err"
-assert_grep 'refresh failed: .*; keeping the directory of 2 entries' "$W/last.err"
+assert_grep 'refresh failed: .*; keeping the directory of 3 entries' "$W/last.err"
 rss=$(tail -n 1 "$W/bomb.rss")
 [ "$rss" -lt 60000 ] || fail "the bomb cost $rss kB of memory"
 assert_exit 3 cc status	# 3: the directory refresh failed (a warning)
-assert_grep '^directory built=[0-9T:Z-]+ entries=2 ' "$W/last.out"
+assert_grep '^directory built=[0-9T:Z-]+ entries=3 ' "$W/last.out"
 check_is revoked 1 "$PKI/f2.pem"
 case_ok "a gzip bomb refused (peak RSS ${rss} kB), the directory kept"
 finish

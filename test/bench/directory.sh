@@ -5,12 +5,13 @@
 # made from them (ccadb_records.py), served by test/httpd.py on 127.0.0.1
 # gzip-coded to a client that asks (as a CDN serves CSV), with the host's
 # own trust store as the anchors.  The anchors' own CRLs are sources:
-# `mirror =` sends them to the same loopback server (404), never out.  Three runs of `crlcache update`, each
+# `mirror =` sends them to the same loopback server (404), never out.  Four runs of `crlcache update`, each
 # measured with /usr/bin/time (wall, CPU, peak RSS) and the body bytes the
 # server sent:
 #   refresh   the first, which downloads and builds the directory;
 #   304       --refresh-directory, every report answered 304;
-#   not due   an hourly run whose refresh is not due.
+#   not due   an hourly run whose refresh is not due;
+#   not due, 50 enrolled   the same with 50 of the directory's CAs enrolled.
 # Without CCADB_DATA the benchmark is skipped.
 . "$(dirname "$0")/common.sh"
 DATA=${CCADB_DATA:-}
@@ -58,3 +59,12 @@ touch -d '-2 hours' st/work/directory.state 2>/dev/null || true
 run 304 --refresh-directory
 grep 'directory:' 304.err | sed 's/^/    /' >&2
 run "not due"
+# An hourly run of a host that has learned issuers (enroll = seen, the
+# default): 50 of the directory's CAs enrolled, their CRLs sent to the
+# loopback mirror (404), the refresh not due.
+awk 'BEGIN { print "crlcache-enrolled 1" }
+    $1 == "cert" && ++n % 80 == 0 { print "issuer", $2, systime(), systime(), $3 }' \
+    st/work/directory >st/work/enrolled
+chown --reference=st/work/directory st/work/enrolled
+run "not due, 50 enrolled"
+grep 'directory:' "not due, 50 enrolled.err" | sed 's/^/    /' >&2
