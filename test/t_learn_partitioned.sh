@@ -131,7 +131,7 @@ for ca in "${GOOD[@]}"; do
     fi
     note "$(grep -h 'waited' "$W/good.out" | sed 's/.*waited/waited/')"
     added+=($((first - next))) firsts+=("$first") nexts+=("$next") bases+=("$base")
-    kill "$(eval echo "\$SRV_PID_$ca")" 2>/dev/null || :
+    pid_of=SRV_PID_$ca; kill "${!pid_of}" 2>/dev/null || :
 done
 hints_watch_stop
 median() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
