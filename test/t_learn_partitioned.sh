@@ -80,11 +80,13 @@ first_contact() {
 }
 # fast_run_done N: wait (30 s at most) for the Nth fast run to end.
 fast_run_done() {
-    local i
+    local i n
     for i in $(seq 1 300); do
-        [ "$(grep -c '^fast run: exit' "$W/fast.log")" -ge "$1" ] && return 0
+        n=$(grep -c '^fast run: exit' "$W/fast.log" 2>/dev/null)
+        [ "${n:-0}" -ge "$1" ] && return 0
         sleep 0.1
     done
+    cat "$W/client.out" "$W/fast.log" 2>/dev/null
     fail "fast run $1 did not end"
 }
 
