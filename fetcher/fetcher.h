@@ -6,6 +6,7 @@
 #ifndef CRLCACHE_FETCHER_H
 #define CRLCACHE_FETCHER_H
 
+#include <dirent.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -775,6 +776,8 @@ struct hint_tally {
 int	 hints_prepare(const char *state_dir);
 /* Is a hint waiting (in the spool, or a drain left by the last run)? */
 int	 hints_waiting(const char *state_dir);
+/* The live spool for listing (no symlink followed), or NULL and errno. */
+DIR	*hints_opendir(const char *state_dir);
 /*
  * The hints of this run: the spool's files moved to their writers'
  * queues, then taken in turns, one of every writer per turn.  0, or -1

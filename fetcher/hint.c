@@ -936,6 +936,25 @@ hints_close(struct hint_queue *q)
 	free(q);
 }
 
+DIR *
+hints_opendir(const char *state_dir)
+{
+	char path[PATH_MAX];
+	DIR *d;
+	int fd, saved;
+
+	snprintf(path, sizeof(path), "%s/%s", state_dir, HINTS_NAME);
+	if ((fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) == -1)
+		return NULL;
+	if ((d = fdopendir(fd)) == NULL) {
+		saved = errno;
+		close(fd);
+		errno = saved;
+	}
+	return d;
+}
+
 int
 hints_waiting(const char *state_dir)
 {
@@ -943,19 +962,13 @@ hints_waiting(const char *state_dir)
 	struct dirent *de;
 	struct stat sb;
 	DIR *d;
-	int fd, any = 0;
+	int any = 0;
 
 	snprintf(path, sizeof(path), "%s/%s", state_dir, DRAIN_NAME);
 	if (lstat(path, &sb) == 0)
 		return 1;
-	snprintf(path, sizeof(path), "%s/%s", state_dir, HINTS_NAME);
-	if ((fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC)) == -1)
+	if ((d = hints_opendir(state_dir)) == NULL)
 		return errno != ENOENT;	/* unreadable: let learning say why */
-	if ((d = fdopendir(fd)) == NULL) {
-		close(fd);
-		return 1;
-	}
 	while (!any && (de = readdir(d)) != NULL)
 		any = strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0;
 	closedir(d);

@@ -270,20 +270,12 @@ print_source(const char *raw_url, const struct source_rec *r, void *arg)
 static size_t
 hints_pending(const char *state_dir)
 {
-	char spool[PATH_MAX];
 	struct dirent *de;
 	size_t n = 0;
 	DIR *d;
-	int fd;
 
-	snprintf(spool, sizeof(spool), "%s/%s", state_dir, HINTS_NAME);
-	if ((fd = open(spool, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC)) == -1)
+	if ((d = hints_opendir(state_dir)) == NULL)
 		return 0;
-	if ((d = fdopendir(fd)) == NULL) {
-		close(fd);
-		return 0;
-	}
 	while (n < MAX_PENDING_COUNT && (de = readdir(d)) != NULL)
 		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
 			n++;

@@ -36,8 +36,10 @@
  *	every full `update` while it is still in the future.  An mtime in
  *	the future says: a fetcher watches the spool and answers a hint
  *	within seconds.  A host with cron alone never has one; one whose
- *	watcher stopped has it expire.  The provider waits for a hint's
- *	answer only while it says so (provider/learn.c).
+ *	watcher stopped has it removed by the first full `update` that
+ *	finds a hint unanswered for 20 minutes in the spool, or expire.
+ *	The provider waits for a hint's answer only while it says so
+ *	(provider/learn.c).
  */
 #define CRLC_LEARNING_NAME	"learning"
 /* Two hourly timer runs: one late or failed run does not end it. */
