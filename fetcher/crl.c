@@ -198,12 +198,16 @@ check_extensions(const struct crl *c, char *err, size_t errlen)
  * RFC 5280 5.2.3 cRLNumber and 5.2.4 deltaCRLIndicator.
  *
  * A v2 CRL must carry cRLNumber, non-critical (5.2.3: "conforming CRL
- * issuers MUST include this extension", "MUST be non-critical"); either
- * fault refuses it.  A v1 CRL (5.1.2.1: no version field) can carry no
- * extension at all, so no number: it is accepted, it must then have no
- * extension, and it is ordered by thisUpdate alone -- except that a scope
- * which already holds a numbered CRL refuses an unnumbered one
- * (admissible() in scope.c): a CA does not go back from v2 to v1, and
+ * issuers MUST include this extension", "MUST be non-critical").  Both
+ * rules bind the issuer and change no meaning, and refusing the CRL would
+ * ignore its revocations (docs/crl-quirks.md): a critical cRLNumber is
+ * understood and read; a CRL without one is ordered by thisUpdate alone,
+ * exactly as a v1 CRL (5.1.2.1: no version field, no extension, so no
+ * number) is, and both are said in the log.  A delta CRL needs its number
+ * to be applied (5.2.4), and two instances of the extension leave which
+ * one counts a guess (4.2): those are refused.  A scope that already
+ * holds a numbered CRL refuses an unnumbered one, v1 or v2 (admissible()
+ * in scope.c): a CA does not drop the number it once published, and
  * accepting it would drop the number the rollback rule compares.  An
  * administrator who knows better clears the scope with `crlcache reset`.
  */
@@ -222,21 +226,27 @@ read_numbers(struct crl *c, char *err, size_t errlen)
 		return 0;
 	}
 	num = X509V3_get_d2i(c->exts, NID_crl_number, &crit, NULL);
+	if (num == NULL && crit == -2) {
+		snprintf(err, errlen, "two cRLNumber extensions (RFC 5280 4.2: "
+		    "a CRL MUST NOT include more than one instance of an "
+		    "extension)");
+		return -1;
+	}
 	if (num == NULL && crit != -1) {
 		snprintf(err, errlen, "malformed cRLNumber extension");
 		return -1;
 	}
 	if (num == NULL) {
-		snprintf(err, errlen, "v2 CRL without cRLNumber (RFC 5280 5.2.3: "
-		    "MUST be present)");
-		return -1;
+		if (X509v3_get_ext_by_NID(c->exts, NID_delta_crl, -1) >= 0) {
+			snprintf(err, errlen, "delta CRL without cRLNumber "
+			    "(RFC 5280 5.2.4)");
+			return -1;
+		}
+		c->p.quirks |= CRLC_CRL_QUIRK_NO_CRLNUMBER;
+		return 0;
 	}
-	if (crit) {
-		ASN1_INTEGER_free(num);
-		snprintf(err, errlen, "cRLNumber marked critical (RFC 5280 5.2.3: "
-		    "MUST be non-critical)");
-		return -1;
-	}
+	if (crit)
+		c->p.quirks |= CRLC_CRL_QUIRK_CRLNUMBER_CRIT;
 	if (uint_octets(num, c->number, CRLC_CRLNUM_MAX, &c->numlen) == -1) {
 		ASN1_INTEGER_free(num);
 		snprintf(err, errlen, "cRLNumber negative or longer than 20 octets "
@@ -245,6 +255,12 @@ read_numbers(struct crl *c, char *err, size_t errlen)
 	}
 	ASN1_INTEGER_free(num);
 	num = X509V3_get_d2i(c->exts, NID_delta_crl, &crit, NULL);
+	if (num == NULL && crit == -2) {
+		snprintf(err, errlen, "two deltaCRLIndicator extensions (RFC 5280 "
+		    "4.2: a CRL MUST NOT include more than one instance of an "
+		    "extension)");
+		return -1;
+	}
 	if (num == NULL && crit != -1) {
 		snprintf(err, errlen, "malformed deltaCRLIndicator extension");
 		return -1;
@@ -552,6 +568,14 @@ crl_log_quirks(const struct crl *c)
 		logx(1, "%s: CRL of %s: tolerated: a revoked entry with an empty "
 		    "crlEntryExtensions SEQUENCE (RFC 5280 5.1: SIZE (1..MAX)), "
 		    "read as absent", c->source, name);
+	if (c->p.quirks & CRLC_CRL_QUIRK_NO_CRLNUMBER)
+		logx(1, "%s: CRL of %s: tolerated: no cRLNumber (RFC 5280 5.2.3: "
+		    "MUST be present), ordered by thisUpdate alone", c->source,
+		    name);
+	if (c->p.quirks & CRLC_CRL_QUIRK_CRLNUMBER_CRIT)
+		logx(1, "%s: CRL of %s: tolerated: cRLNumber marked critical "
+		    "(RFC 5280 5.2.3: MUST be non-critical), read as it is "
+		    "understood", c->source, name);
 }
 
 int

@@ -29,7 +29,6 @@ ingest_buffer(struct store *s, const struct trust *t, const char *source,
 	if (crl_from_buffer(&c, source, buf, len, err, errlen) == -1 ||
 	    crl_verify(&c, t, url, (time_t)at_or_now(t->at), err, errlen) == -1)
 		goto done;
-	crl_log_quirks(&c);
 	/* One record per IDP name (idp.c); changed when any changed. */
 	do {
 		c.scope = c.nscopes > 0 ? c.scopes[i] : NULL;
@@ -38,8 +37,11 @@ ingest_buffer(struct store *s, const struct trust *t, const char *source,
 		res = r == INGEST_FAILED || res == INGEST_FAILED ? r :
 		    r > res ? r : res;
 	} while (res != INGEST_FAILED && ++i < c.nscopes);
+	if (res == INGEST_FAILED)
+		goto done;
+	crl_log_quirks(&c);	/* what was taken in spite of them */
 	c.scope = c.nscopes > 0 ? c.scopes[0] : NULL;
-	if (res != INGEST_FAILED && key != NULL)
+	if (key != NULL)
 		(void)store_scope_key(s, c.issuer_name, c.issuer, c.scope,
 		    c.reasons, key,
 		    keylen);

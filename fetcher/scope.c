@@ -229,11 +229,11 @@ admissible(const struct store *s, const struct crl *c,
 	if (c->derlen == old->der.len && same_bytes(c->der, old->der.p,
 	    c->derlen, in_map(s, old->der.p, old->der.len)))
 		return 0;
-	/* v1 after v2: see read_numbers() in crl.c */
-	if (c->p.version == 1 &&
-	    old->number.len > 0) {
-		snprintf(err, errlen, "v1 CRL without cRLNumber where a numbered "
-		    "CRL is held (RFC 5280 5.2.3; `crlcache reset` clears the scope)");
+	/* Unnumbered after numbered: see read_numbers() in crl.c */
+	if (c->numlen == 0 && old->number.len > 0) {
+		snprintf(err, errlen, "%s CRL without cRLNumber where a numbered "
+		    "CRL is held (RFC 5280 5.2.3; `crlcache reset` clears the "
+		    "scope)", c->p.version == 1 ? "v1" : "v2");
 		return -1;
 	}
 	if (c->numlen > 0 && old->number.len > 0) {

@@ -9,6 +9,14 @@
 # "unknown" because import refused the CRL.  limbo's validation_time is not
 # used: crlcache judges CRLs at the current time, and every certificate and
 # CRL of these cases is valid from 1970 to 2969 (checked below).
+#
+# Two cases differ on purpose.  limbo wants crlnumber-missing and
+# crlnumber-critical refused (RFC 5280 5.2.3: MUST be present, MUST be
+# non-critical); crlcache takes both and says so in the log, because
+# both rules bind the issuer without changing what the CRL means, and
+# refusing a CRL ignores its revocations (docs/crl-quirks.md; Go, OpenSSL
+# and webpki take them too).  For those, "tolerated" is the outcome
+# wanted: import exit 0, the log line naming the quirk, check "good".
 . "$(dirname "$0")/lib.sh"
 need_crlcache
 LIMBO=$DATA/limbo/cases.json
@@ -30,7 +38,7 @@ for i, c in enumerate(d["testcases"]):
     print(i, c["id"], c["expected_result"], c["validation_time"] or "-")
 PY
 [ "$(wc -l <"$W/cases.lst")" -eq 8 ] || fail "expected 8 cases in $LIMBO, found $(wc -l <"$W/cases.lst")"
-agree=0
+agree=0 tolerated=0
 while read -r i id want vtime; do
     d=$W/cases/$i
     STATE=$d/state
@@ -49,17 +57,23 @@ while read -r i id want vtime; do
     cc check ${chain[@]+"${chain[@]}"} "$d/peer.pem" >"$d/check.out" 2>&1; crc=$?
     got="import $irc, check $(awk 'NR==1{print $1}' "$d/check.out") ($crc)"
     why=$(grep -o 'rejected: .*' "$d/import.out" | head -n1)
+    case $id in
+        crl::crlnumber-missing) want=TOLERATED quirk='tolerated: no cRLNumber' ;;
+        crl::crlnumber-critical) want=TOLERATED quirk='tolerated: cRLNumber marked critical' ;;
+    esac
     case $want in
+        TOLERATED) ok=$([ "$irc" -eq 0 ] && [ "$crc" -eq 0 ] &&
+            grep -Fq "$quirk" "$d/import.out" && echo 1) ;;
         SUCCESS) ok=$([ "$irc" -eq 0 ] && [ "$crc" -eq 0 ] && echo 1) ;;
         FAILURE) ok=$([ "$crc" -eq 1 ] || { [ "$crc" -eq 2 ] && [ "$irc" -eq 1 ]; } && echo 1) ;;
         *) case_fail "$id" "unknown expected_result $want"; continue ;;
     esac
     if [ -n "$ok" ]; then
-        agree=$((agree + 1))
+        [ "$want" = TOLERATED ] && tolerated=$((tolerated + 1)) || agree=$((agree + 1))
         case_ok "$id: want $want, $got${why:+; $why}"
     else
         case_fail "$id" "want $want, $got: $(cat "$d/import.out" "$d/check.out")"
     fi
 done <"$W/cases.lst"
-note "x509-limbo CRL cases: $agree/8 agree"
+note "x509-limbo CRL cases: $agree/8 agree, $tolerated taken and logged where limbo refuses"
 finish

@@ -157,6 +157,11 @@ struct crlc_crl {
  */
 #define CRLC_CRL_QUIRK_EMPTY_ENTRY_EXTS	0x1u	/* crlEntryExtensions an
 						   empty SEQUENCE (5.1) */
+/* Set by the fetcher's reading of the numbers (fetcher/crl.c): */
+#define CRLC_CRL_QUIRK_NO_CRLNUMBER	0x2u	/* a v2 CRL without
+						   cRLNumber (5.2.3) */
+#define CRLC_CRL_QUIRK_CRLNUMBER_CRIT	0x4u	/* cRLNumber critical
+						   (5.2.3) */
 
 /* crlEntryExtensions read by crlc_crl_entry_next(). */
 #define CRLC_CRL_REASON_NONE	-1
