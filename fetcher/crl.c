@@ -568,6 +568,10 @@ crl_log_quirks(const struct crl *c)
 		logx(1, "%s: CRL of %s: tolerated: a revoked entry with an empty "
 		    "crlEntryExtensions SEQUENCE (RFC 5280 5.1: SIZE (1..MAX)), "
 		    "read as absent", c->source, name);
+	if (c->p.quirks & CRLC_CRL_QUIRK_LAX_TIME)
+		logx(1, "%s: CRL of %s: tolerated: a UTCTime with an offset from "
+		    "UTC or without seconds (RFC 5280 4.1.2.5.1: YYMMDDHHMMSSZ), "
+		    "read as the instant it names", c->source, name);
 	if (c->p.quirks & CRLC_CRL_QUIRK_NO_CRLNUMBER)
 		logx(1, "%s: CRL of %s: tolerated: no cRLNumber (RFC 5280 5.2.3: "
 		    "MUST be present), ordered by thisUpdate alone", c->source,

@@ -74,21 +74,27 @@ two_digits(const uint8_t *p, int *v)
  * not to use (4.1.2.5, 5.1.2.4, 5.1.2.6), is read: the rule binds
  * issuers, PKITS 4.2.4 makes a validator accept it, and OpenSSL accepts
  * it in the same objects.
+ *
+ * With lax not NULL (a CRL's times), a UTCTime in the other forms X.680
+ * 47.3 defines is read too and *lax set: seconds left out (YYMMDDHHMMZ,
+ * second 0) and an offset from UTC instead of "Z" (+hhmm or -hhmm, hh up
+ * to 23, mm up to 59).  Each names one instant, so only the rule for
+ * issuers is broken; OpenSSL, Go and webpki read them.
  */
 static int
-der_time(unsigned tag, const struct der *c, int64_t *out)
+der_time(unsigned tag, const struct der *c, int64_t *out, int *lax)
 {
-	const uint8_t *p = c->p;
-	size_t len = (size_t)(c->end - c->p);
-	int cc, yy, mo, dd, hh, mi, ss;
+	const uint8_t *p = c->p, *end = c->end;
+	int cc, yy, mo, dd, hh, mi, ss = 0, oh = 0, om = 0, sign = 0;
 	int64_t year;
 
-	if (tag == TAG_UTCTIME && len == 13) {
+	if (tag == TAG_UTCTIME && end - p >= 11 && (lax != NULL ||
+	    end - p == 13)) {
 		if (two_digits(p, &yy) == -1)
 			return -1;
 		year = yy >= 50 ? 1900 + yy : 2000 + yy;
 		p += 2;
-	} else if (tag == TAG_GENTIME && len == 15) {
+	} else if (tag == TAG_GENTIME && end - p == 15) {
 		if (two_digits(p, &cc) == -1 || two_digits(p + 2, &yy) == -1)
 			return -1;
 		year = cc * 100 + yy;
@@ -96,14 +102,32 @@ der_time(unsigned tag, const struct der *c, int64_t *out)
 	} else
 		return -1;
 	if (two_digits(p, &mo) == -1 || two_digits(p + 2, &dd) == -1 ||
-	    two_digits(p + 4, &hh) == -1 || two_digits(p + 6, &mi) == -1 ||
-	    two_digits(p + 8, &ss) == -1 || p[10] != 'Z')
+	    two_digits(p + 4, &hh) == -1 || two_digits(p + 6, &mi) == -1)
+		return -1;
+	p += 8;
+	if (end - p >= 2 && two_digits(p, &ss) == 0)
+		p += 2;
+	else if (tag == TAG_GENTIME || lax == NULL)
+		return -1;
+	else
+		*lax = 1;
+	if (end - p == 1 && p[0] == 'Z')
+		p++;
+	else if (tag == TAG_UTCTIME && end - p == 5 && (p[0] == '+' ||
+	    p[0] == '-') && two_digits(p + 1, &oh) == 0 &&
+	    two_digits(p + 3, &om) == 0 && oh <= 23 && om <= 59 &&
+	    lax != NULL) {
+		sign = p[0] == '+' ? 1 : -1;
+		*lax = 1;
+		p += 5;
+	} else
 		return -1;
 	if (dd < 1 || dd > crlc_month_days(year, mo) || hh > 23 || mi > 59 ||
 	    ss > 59)
 		return -1;
+	/* local time = UTC + offset */
 	*out = crlc_days_from_civil(year, mo, dd) * 86400 + hh * 3600 +
-	    mi * 60 + ss;
+	    mi * 60 + ss - sign * (oh * 3600 + om * 60);
 	return 0;
 }
 
@@ -374,7 +398,7 @@ validity_time(struct der *validity, int64_t *out, int *bad)
 	if (der_read(validity, &tag, &c) == -1 ||
 	    (tag != TAG_UTCTIME && tag != TAG_GENTIME))
 		return -1;
-	if (der_time(tag, &c, out) == -1) {
+	if (der_time(tag, &c, out, NULL) == -1) {
 		*out = 0;
 		*bad = 1;
 	}
@@ -625,7 +649,7 @@ crlc_crl_entry_next(struct crlc_span *rest, struct crlc_crl_entry *e,
 	e->serial.p = c.p;
 	e->serial.len = (size_t)(c.end - c.p);
 	if (der_read(&ent, &tag, &c) == -1 ||
-	    der_time(tag, &c, &e->revoked_at) == -1)
+	    der_time(tag, &c, &e->revoked_at, &e->lax_time) == -1)
 		return fail(why, "malformed CRL: revocationDate is no UTCTime "
 		    "or GeneralizedTime of a possible date (RFC 5280 5.1.2.6)");
 	if (ent.p < ent.end) {
@@ -666,7 +690,7 @@ crlc_crl_parse(const uint8_t *der, size_t len, struct crlc_crl *out,
 	struct crlc_span rest;
 	struct crlc_crl_entry e;
 	unsigned tag;
-	int crit, r = 0;
+	int crit, r = 0, lax_time = 0;
 
 	memset(out, 0, sizeof(*out));
 	if (der == NULL)
@@ -708,19 +732,21 @@ crlc_crl_parse(const uint8_t *der, size_t len, struct crlc_crl *out,
 		return fail(why, "malformed CRL: bad issuer name");
 	/* thisUpdate Time, nextUpdate Time OPTIONAL (5.1.2.4, 5.1.2.5) */
 	if (der_read(&tbs, &tag, &c) == -1 ||
-	    der_time(tag, &c, &out->this_update) == -1 ||
+	    der_time(tag, &c, &out->this_update, &lax_time) == -1 ||
 	    out->this_update < CRL_TIME_MIN)
 		return fail(why, "malformed CRL: thisUpdate is no UTCTime or "
 		    "GeneralizedTime of a possible date from 1950 on (RFC 5280 "
 		    "5.1.2.4, 4.1.2.5)");
 	if (der_peek(&tbs, TAG_UTCTIME) || der_peek(&tbs, TAG_GENTIME)) {
 		if (der_read(&tbs, &tag, &c) == -1 ||
-		    der_time(tag, &c, &out->next_update) == -1 ||
+		    der_time(tag, &c, &out->next_update, &lax_time) == -1 ||
 		    out->next_update < CRL_TIME_MIN)
 			return fail(why, "malformed CRL: nextUpdate is no UTCTime "
 			    "or GeneralizedTime of a possible date from 1950 on "
 			    "(RFC 5280 5.1.2.5, 4.1.2.5)");
 	}
+	if (lax_time)
+		out->quirks |= CRLC_CRL_QUIRK_LAX_TIME;
 	/* revokedCertificates SEQUENCE OF SEQUENCE OPTIONAL (5.1.2.6) */
 	if (der_peek(&tbs, TAG_SEQUENCE)) {
 		if (der_expect(&tbs, TAG_SEQUENCE, &c) == -1)
@@ -733,6 +759,8 @@ crlc_crl_parse(const uint8_t *der, size_t len, struct crlc_crl *out,
 			out->entry_cert_issuer |= e.cert_issuer.len > 0;
 			if (e.empty_extensions)
 				out->quirks |= CRLC_CRL_QUIRK_EMPTY_ENTRY_EXTS;
+			if (e.lax_time)
+				out->quirks |= CRLC_CRL_QUIRK_LAX_TIME;
 			if (out->entry_unknown_critical.len == 0)
 				out->entry_unknown_critical = e.unknown_critical;
 		}

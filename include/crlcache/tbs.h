@@ -157,6 +157,8 @@ struct crlc_crl {
  */
 #define CRLC_CRL_QUIRK_EMPTY_ENTRY_EXTS	0x1u	/* crlEntryExtensions an
 						   empty SEQUENCE (5.1) */
+#define CRLC_CRL_QUIRK_LAX_TIME		0x8u	/* a UTCTime with an offset
+						   or no seconds (4.1.2.5.1) */
 /* Set by the fetcher's reading of the numbers (fetcher/crl.c): */
 #define CRLC_CRL_QUIRK_NO_CRLNUMBER	0x2u	/* a v2 CRL without
 						   cRLNumber (5.2.3) */
@@ -180,6 +182,8 @@ struct crlc_crl_entry {
 					   none */
 	int		 empty_extensions; /* crlEntryExtensions present and
 					   empty (CRLC_CRL_QUIRK_EMPTY_ENTRY_EXTS) */
+	int		 lax_time;	/* revocationDate read in a form
+					   CRLC_CRL_QUIRK_LAX_TIME names */
 };
 
 /*

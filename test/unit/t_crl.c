@@ -24,11 +24,14 @@ static const uint8_t crlnum_oid[] = { 0x55, 0x1d, 0x14 };
 static const uint8_t cert_issuer_oid[] = { 0x55, 0x1d, 0x1d };
 static const uint8_t unknown_oid[] = { 0x2a, 0x03, 0x04 };
 
+/* thisUpdate as build() writes it: a UTCTime's content */
+static const char *this_update = "260102030405Z";
+
 /* What to break in build(). */
 enum flaw {
 	NONE, SERIAL_PADDED, REASON_BIG, REASON_TWICE, UNUSED_BITS,
 	VERSION_1, TRAILING, CERT_ISSUER, UNKNOWN_CRITICAL, BAD_DATE,
-	EMPTY_ENTRY_EXTS, CI_EMPTY, CI_NO_DIRNAME, CI_TWO_DIRNAMES,
+	EMPTY_ENTRY_EXTS, LAX_ENTRY_TIME, CI_EMPTY, CI_NO_DIRNAME, CI_TWO_DIRNAMES,
 	CI_NOT_CRITICAL, CI_UNIVERSAL, CI_BAD_DIRNAME, CI_NOT_SEQUENCE, NFLAWS
 };
 
@@ -88,7 +91,11 @@ entry(struct buf *b, const uint8_t *serial, size_t slen, int reason,
 
 	e.len = exts.len = val.len = val2.len = 0;
 	tlv_raw(&e, 0x02, serial, slen);
-	tlv_raw(&e, 0x17, f == BAD_DATE ? "260101250000Z" : "260101000000Z", 13);
+	if (f == LAX_ENTRY_TIME)	/* X.680 form, RFC 5280 4.1.2.5.1 not */
+		tlv_raw(&e, 0x17, "2601010000+0000", 15);
+	else
+		tlv_raw(&e, 0x17, f == BAD_DATE ? "260101250000Z" :
+		    "260101000000Z", 13);
 	if (reason >= 0) {
 		r = (uint8_t)reason;
 		tlv_raw(&val, 0x0a, &r, 1);
@@ -128,7 +135,7 @@ build(struct buf *out, enum flaw f)
 	tlv_raw(&tbs, 0x02, &v, 1);
 	tlv(&tbs, 0x30, &alg);
 	tlv(&tbs, 0x30, &name);
-	tlv_raw(&tbs, 0x17, "260102030405Z", 13);
+	tlv_raw(&tbs, 0x17, this_update, strlen(this_update));
 	tlv_raw(&tbs, 0x18, "20260109030405Z", 15);
 	entry(&revs, f == SERIAL_PADDED ? padded : s1, f == SERIAL_PADDED ?
 	    sizeof(padded) : sizeof(s1), 1, NONE);
@@ -224,6 +231,9 @@ test_flaws(void)
 			/* tolerated: read as absent, and said */
 			CHECK(crlc_crl_parse(b.p, b.len, &c, &why) == 0);
 			CHECK(c.quirks == CRLC_CRL_QUIRK_EMPTY_ENTRY_EXTS);
+		} else if (f == LAX_ENTRY_TIME) {
+			CHECK(crlc_crl_parse(b.p, b.len, &c, &why) == 0);
+			CHECK(c.quirks == CRLC_CRL_QUIRK_LAX_TIME);
 		} else if (f == UNKNOWN_CRITICAL) {
 			CHECK(crlc_crl_parse(b.p, b.len, &c, &why) == 0);
 			CHECK(c.entry_unknown_critical.len == 5 &&
@@ -235,6 +245,48 @@ test_flaws(void)
 			CHECK(why != NULL);
 		}
 	}
+}
+
+/*
+ * UTCTime forms X.680 allows and RFC 5280 4.1.2.5.1 does not: read, at
+ * the instant they name, and said; anything else still refused.
+ */
+static void
+test_lax_times(void)
+{
+	static const struct {
+		const char *text;
+		int ok;
+		int64_t at;
+	} t[] = {
+		{ "260102030405Z", 1, 1767323045 },	/* the DER form */
+		{ "2601020304Z", 1, 1767323040 },	/* no seconds */
+		{ "260102030405+0100", 1, 1767323045 - 3600 },
+		{ "2601020304-0130", 1, 1767323040 + 5400 },
+		{ "260102030405+2400", 0, 0 },		/* no such offset */
+		{ "260102030405+0160", 0, 0 },
+		{ "260102030405+01", 0, 0 },
+		{ "260102030405.5Z", 0, 0 },		/* no fraction */
+		{ "260102030405", 0, 0 },		/* local time: which? */
+		{ "2601020304+0100Z", 0, 0 },
+		{ "26010203Z", 0, 0 },
+	};
+	struct buf b;
+	struct crlc_crl c;
+	const char *why;
+	size_t i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		this_update = t[i].text;
+		build(&b, NONE);
+		if (t[i].ok) {
+			CHECK(crlc_crl_parse(b.p, b.len, &c, &why) == 0);
+			CHECK(c.this_update == t[i].at);
+			CHECK(c.quirks == (i == 0 ? 0 : CRLC_CRL_QUIRK_LAX_TIME));
+		} else
+			CHECK(crlc_crl_parse(b.p, b.len, &c, &why) == -1);
+	}
+	this_update = "260102030405Z";
 }
 
 /* Every prefix fails; every byte change parses or fails without harm. */
@@ -377,6 +429,7 @@ main(void)
 	test_good();
 	test_real();
 	test_idp_booleans();
+	test_lax_times();
 	test_flaws();
 	test_mutations();
 	return check_result();
