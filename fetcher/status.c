@@ -79,9 +79,10 @@ prom_str(FILE *f, const char *s, size_t len)
 }
 
 static int
-is_stale(const struct status_walk *w, int64_t next_update)
+is_stale(const struct status_walk *w, const struct crlc_crl_info *ci)
 {
-	return next_update != 0 && w->now > next_update + w->grace;
+	return w->now > crlc_crl_due(ci->this_update, ci->next_update) +
+	    w->grace;
 }
 
 /*
@@ -140,7 +141,7 @@ print_crl(const struct crlc_crl_info *ci, void *arg)
 	char *scope;
 	char reasons[CRLC_REASONS_TEXT_MAX];
 	size_t srclen;
-	int stale = is_stale(w, ci->next_update);
+	int stale = is_stale(w, ci);
 
 	scope_kind(ci, kind, sizeof(kind));
 	ski_hex(ci, ski, sizeof(ski));
@@ -331,7 +332,7 @@ count_crls(const struct crlc_crl_info *ci, void *arg)
 
 	if (ci->issuer_id == ic->id) {
 		ic->held++;
-		ic->stale += is_stale(ic->w, ci->next_update) ? 1 : 0;
+		ic->stale += is_stale(ic->w, ci) ? 1 : 0;
 	}
 	return 0;
 }

@@ -611,8 +611,8 @@ crlc_index_lookup(struct crlc_index *idx, const struct crlc_tbs *cert,
 		return 0;
 	}
 	cover_times(cover, n, out);
-	out->state = out->next_update != 0 && now > out->next_update + grace ?
-	    CRLC_STALE : CRLC_GOOD;
+	out->state = now > crlc_crl_due(out->this_update, out->next_update) +
+	    grace ? CRLC_STALE : CRLC_GOOD;
 	return 0;
 }
 

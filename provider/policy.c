@@ -161,14 +161,18 @@ report(struct crlc_prov *prov, const struct crlc_tbs *cert,
 			    crlc_reason_name(v->reason));
 		break;
 	case CRLC_STALE:
-		time_text(v->next_update, next, sizeof(next));
+		/* no nextUpdate: stale from thisUpdate on (crlc_crl_due) */
+		time_text(crlc_crl_due(v->this_update, v->next_update), next,
+		    sizeof(next));
 		crlc_log(prov->conf.log, LOG_WARNING, "revocation data is stale "
-		    "(%s): serial=%s issuer=%s, CRL nextUpdate %s; run "
-		    "`crlcache update`", verb, serial, issuer, next);
+		    "(%s): serial=%s issuer=%s, CRL %s %s; run "
+		    "`crlcache update`", verb, serial, issuer, v->next_update ?
+		    "nextUpdate" : "without nextUpdate, thisUpdate", next);
 		if (enforce)
 			CRLC_RAISE(prov, CRLC_R_STALE, "serial=%s issuer=%s, CRL "
-			    "nextUpdate %s; run `crlcache update` or set "
-			    "on_stale = allow", serial, issuer, next);
+			    "%s %s; run `crlcache update` or set on_stale = "
+			    "allow", serial, issuer, v->next_update ? "nextUpdate" :
+			    "without nextUpdate, thisUpdate", next);
 		break;
 	case CRLC_UNKNOWN:
 		why_unknown(cert, v, dp, sizeof(dp));

@@ -17,7 +17,11 @@ with the issuer's key by the openssl CLI (tests only).
   der_edit.py cert-time CERT.pem CAKEY.pem OUT.pem notBefore|notAfter TIME
       that time replaced by TIME, taken as it is: 13 characters are a
       UTCTime, any other length a GeneralizedTime (impossible dates such
-      as 230229000000Z are the point)
+      as 230229000000Z are the point), "utc:TEXT" a UTCTime of any length
+      (the X.680 forms: 2601020304Z, 260102030405+0100)
+  der_edit.py drop-next-update CRL.der CAKEY.pem OUT.der
+      the CRL without its nextUpdate (RFC 5280 5.1.2.5: OPTIONAL in the
+      syntax, MUST for issuers)
 
 The signature algorithm of the input is kept; the key must match it with
 SHA-256 (RSA PKCS#1 v1.5 or ECDSA, what test/lib.sh makes).
@@ -134,7 +138,17 @@ def cert_issuer_ext(name, flaw):
 
 
 def time_tlv(text):
+    if text.startswith("utc:"):
+        return enc(0x17, text[4:].encode())
     return enc(0x17 if len(text) == 13 else 0x18, text.encode())
+
+
+def drop_next_update(fields):
+    # [version], signature, issuer, thisUpdate, [nextUpdate], ...
+    i = (1 if fields[0][0] == 0x02 else 0) + 3
+    if i >= len(fields) or fields[i][0] not in (0x17, 0x18):
+        sys.exit("der_edit.py: the CRL has no nextUpdate")
+    del fields[i]
 
 
 def crl_time(field, text):
@@ -180,6 +194,11 @@ def main(argv):
             der = f.read()
         with open(argv[4], "wb") as f:
             f.write(resign(der, argv[3], crl_time(argv[5], argv[6])))
+    elif len(argv) == 5 and argv[1] == "drop-next-update":
+        with open(argv[2], "rb") as f:
+            der = f.read()
+        with open(argv[4], "wb") as f:
+            f.write(resign(der, argv[3], drop_next_update))
     elif len(argv) == 7 and argv[1] == "cert-time" and \
             argv[5] in ("notBefore", "notAfter"):
         pem_write(resign(pem_read(argv[2]), argv[3],

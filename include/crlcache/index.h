@@ -52,6 +52,20 @@ struct crlc_verdict {
 };
 
 /*
+ * When a CRL stops being current, stale_grace before it counts as stale:
+ * its nextUpdate, or, for a CRL that has none (RFC 5280 5.1.2.5: issuers
+ * MUST include it; real ones omit it), its thisUpdate -- it promised no
+ * time at all, and taking it as current for ever would let a replayed
+ * or frozen CRL hide every later revocation.  The fetcher tries such a
+ * CRL again on every run.
+ */
+static inline int64_t
+crlc_crl_due(int64_t this_update, int64_t next_update)
+{
+	return next_update != 0 ? next_update : this_update;
+}
+
+/*
  * Open the published index (format 4: the top file at path, the page
  * and scope files in the "scope" directory beside it) read-only.  The path is not
  * trusted: its directory is opened (O_PATH), then the file in it with

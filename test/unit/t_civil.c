@@ -64,8 +64,9 @@ static const struct tcase cases[] = {
 	{ GEN, "20260101000000.0Z", BAD },
 	{ UTC, "260101000000", BAD },		/* no Z */
 	{ UTC, "260101000000z", BAD },
-	{ UTC, "2601010000Z", BAD },		/* no seconds */
-	{ UTC, "260101000000+0000", BAD },	/* an offset */
+	{ UTC, "260101000000+00", BAD },	/* half an offset */
+	{ UTC, "260101000000+2400", BAD },	/* no such offset */
+	{ UTC, "2601010000Z0", BAD },
 	{ GEN, "20260101000000+0100", BAD },
 	{ UTC, "20260101000000Z", BAD },	/* four-digit year in UTCTime */
 	{ GEN, "260101000000Z", BAD },		/* two-digit year in GeneralizedTime */
@@ -248,6 +249,41 @@ test_crl(const struct tcase *c)
 	}
 }
 
+/*
+ * UTCTime forms X.680 allows and RFC 5280 4.1.2.5.1 does not: a
+ * certificate's time in them names no instant (the strict form stays),
+ * a CRL's is read at the instant it names and marked tolerated.
+ */
+static const struct tcase lax[] = {
+	{ UTC, "2601010000Z", 1767225600 },		/* no seconds */
+	{ UTC, "260101000000+0000", 1767225600 },	/* an offset */
+	{ UTC, "260101010000+0100", 1767225600 },
+	{ UTC, "251231233000-0030", 1767225600 },
+	{ UTC, "2601010130+0130", 1767225600 },
+};
+
+static void
+test_lax(const struct tcase *c)
+{
+	struct tcase strict = { c->tag, c->text, BAD };
+	struct crlc_crl crl;
+	struct buf b;
+	uint8_t *p;
+	const char *why;
+	int f;
+
+	test_certificate(&strict);
+	for (f = THIS_UPDATE; f <= NEXT_UPDATE; f++) {
+		crl_build(&b, (enum crl_field)f, c->tag, c->text);
+		p = exact(&b);
+		CHECK(crlc_crl_parse(p, b.len, &crl, &why) == 0);
+		CHECK((f == THIS_UPDATE ? crl.this_update : crl.next_update) ==
+		    c->want);
+		CHECK(crl.quirks == CRLC_CRL_QUIRK_LAX_TIME);
+		free(p);
+	}
+}
+
 int
 main(void)
 {
@@ -258,5 +294,7 @@ main(void)
 		test_certificate(&cases[i]);
 		test_crl(&cases[i]);
 	}
+	for (i = 0; i < sizeof(lax) / sizeof(lax[0]); i++)
+		test_lax(&lax[i]);
 	return check_result();
 }
