@@ -2,7 +2,8 @@
 # autopkgtest itself runs debian/tests (DEP-8) against the package built
 # from this tree, installed in a fresh root of this host's distribution
 # (test/mkroot.sh, cached) with the null virt server inside it
-# (test/inroot.sh): the root is thrown away afterwards.  -U: the cached
+# (test/inroot.sh): the root is thrown away afterwards.  Both tests must
+# pass: purge (openssl.cnf as it was, postrm's promises) and system-config.  -U: the cached
 # root has no package lists; apt-get update reads them from the mirror.
 # Root only.
 . "$(dirname "$0")/lib.sh"
@@ -32,5 +33,7 @@ sh "$TESTDIR/inroot.sh" -b "$W/pkg:/pkg" "$root" \
     autopkgtest -U "/pkg/$deb" /pkg/src -- null >"$W/autopkgtest.log" 2>&1; rc=$?
 cat "$W/autopkgtest.log"
 [ "$rc" -eq 0 ] || fail "autopkgtest exit $rc"
-grep -Eq '^system-config +PASS' "$W/autopkgtest.log" || fail "system-config did not PASS"
-note "autopkgtest: system-config PASS"
+for t in purge system-config; do
+    grep -Eq "^$t +PASS" "$W/autopkgtest.log" || fail "$t did not PASS"
+done
+note "autopkgtest: purge and system-config PASS"
