@@ -39,7 +39,6 @@ for f in "$MODDIR/crlcache.so" "$SNIPPET" /etc/crlcache "$STATEDIR" "$BACKUP" \
 done
 grep -q 'BEGIN crlcache' "$CNF" && skip "$CNF already names crlcache"
 unset CRLCACHE_ALLOW_ROOT
-TOP=$(cd "$TESTDIR/.." && pwd)
 had_user=0
 getent passwd crlcache >/dev/null && had_user=1
 cp -a "$CNF" "$W/openssl.cnf.orig"
@@ -75,13 +74,7 @@ trap 'undo; _lib_cleanup' EXIT
 
 # 1. build from a copy of the tracked files (or of the tree, without .git)
 SRC=$W/src
-mkdir -p "$SRC"
-if git -C "$TOP" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-    (cd "$TOP" && git ls-files -z | tar --null -cf - -T -) | tar -xf - -C "$SRC" ||
-        fail "copying the tracked files"
-else
-    (cd "$TOP" && tar --exclude=./.git -cf - .) | tar -xf - -C "$SRC" || fail "copying the tree"
-fi
+tree_copy "$SRC" || fail "copying the tree"
 [ -f "$SRC/debian/rules" ] || fail "no debian/rules in the tree"
 start=$(date +%s)
 # Lean: no test suite inside (nocheck), no -dbgsym package (noddebs).  The
