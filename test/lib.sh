@@ -30,6 +30,20 @@ fi
 export TMPDIR_TEST
 W=$TMPDIR_TEST            # short alias used by the tests
 
+# tree_copy DEST: the tracked files of the tree (as they are in the work
+# tree) copied into DEST; outside a git checkout (test/trixie.sh's copy) the
+# whole tree but .git and test/.roots.
+tree_copy() {
+    local top
+    top=$(cd "$TESTDIR/.." && pwd)
+    mkdir -p "$1" || return 1
+    if git -C "$top" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+        (cd "$top" && git ls-files -z | tar --null -cf - -T -) | tar -xf - -C "$1"
+    else
+        (cd "$top" && tar --exclude=./.git --exclude=./test/.roots -cf - .) | tar -xf - -C "$1"
+    fi
+}
+
 # ---------------------------------------------------------------- reporting
 note() { printf '%s: %s\n' "$TEST_NAME" "$*"; }
 fail() { printf 'FAIL: %s: %s\n' "$TEST_NAME" "$*" >&2; exit 1; }

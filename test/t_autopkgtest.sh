@@ -2,8 +2,10 @@
 # autopkgtest itself runs debian/tests (DEP-8) against the package built
 # from this tree, installed in a fresh root of this host's distribution
 # (test/mkroot.sh, cached) with the null virt server inside it
-# (test/inroot.sh): the root is thrown away afterwards.  -U: the cached
-# root has no package lists; apt-get update reads them from the mirror.
+# (test/inroot.sh): the root is thrown away afterwards.  Both tests must
+# pass: purge (openssl.cnf as it was, postrm's promises) and system-config.
+# -U: the cached root has no package lists; apt-get update reads them from
+# the mirror.
 # Root only.
 . "$(dirname "$0")/lib.sh"
 [ "$(id -u)" -eq 0 ] || skip "makes a Debian root: run as root"
@@ -12,15 +14,7 @@ for t in dpkg-buildpackage mmdebstrap; do
 done
 . /etc/os-release
 [ -n "${VERSION_CODENAME:-}" ] || skip "no VERSION_CODENAME in /etc/os-release"
-TOP=$(cd "$TESTDIR/.." && pwd)
-mkdir -p "$W/pkg/src"
-if git -C "$TOP" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
-    (cd "$TOP" && git ls-files -z | tar --null -cf - -T -) | tar -xf - -C "$W/pkg/src" ||
-        fail "copying the tracked files"
-else    # a copy of the tree (test/trixie.sh's)
-    (cd "$TOP" && tar --exclude=./.git --exclude=./test/.roots -cf - .) | tar -xf - -C "$W/pkg/src" ||
-        fail "copying the tree"
-fi
+tree_copy "$W/pkg/src" || fail "copying the tree"
 (cd "$W/pkg/src" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
     DEB_BUILD_OPTIONS="nocheck noddebs parallel=$(nproc)" dpkg-buildpackage -us -uc -b) \
     >"$W/build.log" 2>&1 || { tail -40 "$W/build.log" >&2; fail "dpkg-buildpackage"; }
@@ -32,5 +26,7 @@ sh "$TESTDIR/inroot.sh" -b "$W/pkg:/pkg" "$root" \
     autopkgtest -U "/pkg/$deb" /pkg/src -- null >"$W/autopkgtest.log" 2>&1; rc=$?
 cat "$W/autopkgtest.log"
 [ "$rc" -eq 0 ] || fail "autopkgtest exit $rc"
-grep -Eq '^system-config +PASS' "$W/autopkgtest.log" || fail "system-config did not PASS"
-note "autopkgtest: system-config PASS"
+for t in purge system-config; do
+    grep -Eq "^$t +PASS" "$W/autopkgtest.log" || fail "$t did not PASS"
+done
+note "autopkgtest: purge and system-config PASS"
