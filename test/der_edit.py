@@ -22,6 +22,10 @@ with the issuer's key by the openssl CLI (tests only).
   der_edit.py drop-next-update CRL.der CAKEY.pem OUT.der
       the CRL without its nextUpdate (RFC 5280 5.1.2.5: OPTIONAL in the
       syntax, MUST for issuers)
+  der_edit.py split SIGNED.der TBS.der SIG.der
+      the signed bytes and the signature value of a certificate or CRL,
+      for `openssl dgst -verify` (which needs no X.509 parser to accept
+      the times: OpenSSL 3.5 will not decode a UTCTime without seconds)
 
 The signature algorithm of the input is kept; the key must match it with
 SHA-256 (RSA PKCS#1 v1.5 or ECDSA, what test/lib.sh makes).
@@ -199,6 +203,13 @@ def main(argv):
             der = f.read()
         with open(argv[4], "wb") as f:
             f.write(resign(der, argv[3], drop_next_update))
+    elif len(argv) == 5 and argv[1] == "split":
+        with open(argv[2], "rb") as f:
+            tbs, _, sig = children(content(f.read()))
+        with open(argv[3], "wb") as f:
+            f.write(tbs)
+        with open(argv[4], "wb") as f:
+            f.write(content(sig)[1:])  # BIT STRING: the unused-bits octet first
     elif len(argv) == 7 and argv[1] == "cert-time" and \
             argv[5] in ("notBefore", "notAfter"):
         pem_write(resign(pem_read(argv[2]), argv[3],

@@ -38,7 +38,8 @@ SRC=$(cd "$TESTDIR/.." && pwd)
 [ -x "$SRC/fetcher/crlcache" ] && [ -f "$SRC/provider/crlcache.so" ] || fail "build first (make)"
 
 # ---------------------------------------------------------------- the root
-# Upper and work directories of the overlay must not be on an overlay.
+# Upper and work directories of the overlay must not be on an overlay
+# (the Debian 13 stage runs on one): they live on a tmpfs of their own.
 BASE=$(mktemp -d /var/tmp/crlcache-boot.XXXXXX)
 ROOT=$BASE/root
 NSPAWN_PID=
@@ -51,6 +52,7 @@ cleanup_boot() {
         wait "$NSPAWN_PID" 2>/dev/null
     fi
     umount -R "$ROOT" 2>/dev/null || umount -l "$ROOT" 2>/dev/null
+    mountpoint -q "$ROOT" || umount "$BASE/rw" 2>/dev/null
     # Never through the merged view of / (a mount that would not go).
     if mountpoint -q "$ROOT"; then
         note "$ROOT is still mounted; $BASE is left"
@@ -59,8 +61,11 @@ cleanup_boot() {
     fi
 }
 trap 'cleanup_boot; _lib_cleanup' EXIT
-mkdir -p "$BASE/upper" "$BASE/work" "$ROOT"
-mount -t overlay crlcache-boot -o "lowerdir=/,upperdir=$BASE/upper,workdir=$BASE/work" "$ROOT" 2>"$W/mount.err" ||
+mkdir -p "$BASE/rw" "$ROOT"
+mount -t tmpfs -o mode=700,size=1g crlcache-boot-rw "$BASE/rw" 2>"$W/mount.err" ||
+    skip "cannot mount a tmpfs here: $(cat "$W/mount.err")"
+mkdir "$BASE/rw/upper" "$BASE/rw/work"
+mount -t overlay crlcache-boot -o "lowerdir=/,upperdir=$BASE/rw/upper,workdir=$BASE/rw/work" "$ROOT" 2>"$W/mount.err" ||
     skip "cannot mount an overlay of / here: $(cat "$W/mount.err")"
 
 # Boot to a target of its own: sysinit and basic only, none of the
@@ -95,7 +100,8 @@ cp "$PKI/rev.pem" "$ROOT/srv/crlt/rev.pem"
 chmod -R a+rX "$ROOT/srv/crlt"
 
 # ---------------------------------------------------------------- boot
-systemd-nspawn --quiet -D "$ROOT" -M "crlt$$" --register=no --keep-unit \
+# No journal link: a root from mmdebstrap has no machine ID to link by.
+systemd-nspawn --quiet -D "$ROOT" -M "crlt$$" --register=no --keep-unit --link-journal=no \
     --private-network -b -- systemd.unit=crlcache-boot-test.target \
     </dev/null >"$W/console.log" 2>&1 &
 NSPAWN_PID=$!
