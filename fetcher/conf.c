@@ -29,6 +29,7 @@ conf_init(struct conf *c)
 	c->ccadb_refresh = 86400;
 	c->enroll = ENROLL_SEEN;
 	c->seen_expiry = 30 * 86400;
+	c->hint_refetch = 600;
 }
 
 void
@@ -107,6 +108,7 @@ static const struct numkey numkeys[] = {
 	/* The CCADB reports change daily at most; never more than hourly. */
 	NUMKEY(ccadb_refresh, 3600, 365LL * 86400, 0, NUM_I64),
 	NUMKEY(seen_expiry, 3600, 10 * 365LL * 86400, 0, NUM_I64),
+	NUMKEY(hint_refetch, 1, 86400, 0, NUM_I64),
 };
 
 static void

@@ -90,6 +90,8 @@ struct conf {
 	enum enroll_mode enroll;
 	int64_t		seen_expiry;	/* seconds a seen issuer stays enrolled
 					   without being met again */
+	int64_t		hint_refetch;	/* least seconds between two fetches
+					   of one URL by update --hints */
 	int		allow_private;	/* allow_private_urls = yes: learned URLs
 					   may reach loopback/private addresses */
 	uint8_t		nat64[CRLC_NAT64_PREFIX_LEN];	/* nat64_prefix = */
@@ -310,7 +312,8 @@ int	 store_publish(struct store *s, int force, uint64_t *generation,
 /* Consumes c->der: its pages are let go as they are copied (ingest.c). */
 int	 store_ingest(struct store *s, const struct crl *c, char *err,
 	    size_t errlen);
-int	 store_has_scope(struct store *s, const uint8_t *key, size_t keylen);
+int	 store_has_scope(struct store *s, const uint8_t *key, size_t keylen,
+	    int64_t *due);
 /* What store_reset_scope removed. */
 struct store_reset {
 	uint32_t	 entries;

@@ -514,16 +514,35 @@ store_ingest(struct store *s, const struct crl *c, char *err, size_t errlen)
 	return INGEST_FAILED;
 }
 
+/*
+ * Is a CRL held for the scope key?  When one is and due is not NULL,
+ * *due is when what is held stops being current (crlc_crl_due(), the
+ * delta's if one is held and due first); 0 when the record cannot be read.
+ */
 int
-store_has_scope(struct store *s, const uint8_t *key, size_t keylen)
+store_has_scope(struct store *s, const uint8_t *key, size_t keylen,
+    int64_t *due)
 {
+	struct crlc_crl_info ci;
 	MDB_txn *txn;
 	MDB_val k = { keylen, (void *)key }, v;
+	int64_t d;
 	int found;
 
 	if (keylen == 0 || read_begin(s, &txn) != 0)
 		return 0;
 	found = mdb_get(txn, s->crl, &k, &v) == 0;
+	if (found && due != NULL) {
+		*due = 0;
+		if (crlc_crl_decode(k.mv_data, k.mv_size, v.mv_data, v.mv_size,
+		    &ci) == 0) {
+			*due = crlc_crl_due(ci.this_update, ci.next_update);
+			d = crlc_crl_due(ci.delta_this_update,
+			    ci.delta_next_update);
+			if (ci.delta.len > 0 && d < *due)
+				*due = d;
+		}
+	}
 	read_end(s, txn);
 	return found;
 }

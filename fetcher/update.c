@@ -428,6 +428,25 @@ hinted_first(struct fetch *f, size_t n, const struct strlist *dps)
 	return first;
 }
 
+/*
+ * update --hints fetches a URL only when what it gave is due: a hint only
+ * says that an issuer was met, which any user can repeat at will (one
+ * certificate in many hint files, a run every few seconds), so the hints
+ * never decide how often a server is asked.  A URL whose CRL is held and
+ * current waits for the timer's run; any other waits hint_refetch after
+ * its last attempt, which bounds the requests hints cause to one per URL
+ * and hint_refetch, whoever writes them.
+ */
+static int
+refetch_waits(const struct conf *conf, const struct source_rec *rec,
+    int held, int64_t due, int64_t now)
+{
+	if (held && now < due)
+		return 1;
+	return rec->last_attempt > now - conf->hint_refetch &&
+	    rec->last_attempt <= now;
+}
+
 int
 cmd_update(const struct cmd_ctx *c, int argc, char **argv)
 {
@@ -450,8 +469,9 @@ cmd_update(const struct cmd_ctx *c, int argc, char **argv)
 	char err[ERRLEN];
 	uint64_t gen = 0;
 	int64_t since = 0;
-	size_t i, n = 0, first, dir_failed = 0;
-	int ch, force = 0, hints_only = 0, ret = 4;
+	int64_t now, due = 0;
+	size_t i, n = 0, kept, first, dir_failed = 0;
+	int ch, found, held, force = 0, hints_only = 0, ret = 4;
 
 	memset(&en, 0, sizeof(en));
 	memset(&st, 0, sizeof(st));
@@ -527,14 +547,31 @@ cmd_update(const struct cmd_ctx *c, int argc, char **argv)
 		f[i].guarded = i >= urls.n;
 	}
 	first = hints_only ? hinted_first(f, n, &en.hinted_dps) : 0;
-	for (i = 0; i < n; i++) {
-		mirror_route(conf, &f[i]);
+	for (i = kept = 0, now = (int64_t)time(NULL); i < n; i++) {
+		found = store_get_source(s, f[i].url, &recs[i]) == 0;
+		held = found && store_has_scope(s, recs[i].scope_key,
+		    recs[i].scope_keylen, &due);
+		if (hints_only && found &&
+		    refetch_waits(conf, &recs[i], held, due, now)) {
+			source_rec_free(&recs[i]);
+			first -= i < first;
+			continue;
+		}
 		/* Ask conditionally only when what we got last time is held. */
-		if (store_get_source(s, f[i].url, &recs[i]) == 0 &&
-		    store_has_scope(s, recs[i].scope_key, recs[i].scope_keylen)) {
+		if (held) {
 			f[i].etag = recs[i].etag;
 			f[i].last_modified = recs[i].last_modified;
 		}
+		mirror_route(conf, &f[i]);
+		f[kept] = f[i];
+		recs[kept++] = recs[i];
+	}
+	if (kept < n) {
+		logx(1, "update: %zu sources fetched less than hint_refetch "
+		    "ago or held current, not fetched again", n - kept);
+		memset(f + kept, 0, (n - kept) * sizeof(*f));
+		memset(recs + kept, 0, (n - kept) * sizeof(*recs));
+		n = kept;
 	}
 	st.s = s;
 	st.t = &t;

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# update --hints asks a server again only when what it gave is due,
+# whatever the hints say: any user can leave hints of one issuer at will
+# (one public certificate in many files, a run every few seconds), and
+# every run would otherwise fetch every URL of every issuer it met again.
+#   1. a held, current CRL is not fetched again by a hint run, however
+#      many hints of its issuer come, in one run or in many;
+#   2. a URL that failed is not asked again before hint_refetch has
+#      passed since its last attempt, and is after;
+#   3. a CRL past its nextUpdate is fetched again, once hint_refetch has
+#      passed;
+#   4. the timer's full run is not limited: it asks every source.
+# The server's request log (test/httpd.py) counts every request.
+. "$(dirname "$0")/lib.sh"
+need_crlcache
+httpd_start
+INTERVAL=4
+pki_root root "/CN=Refetch Root/O=crlcache tests"
+pki_ca intA root "/CN=Refetch CA A/O=crlcache tests"
+pki_ca intB root "/CN=Refetch CA B/O=crlcache tests"
+pki_ca intC root "/CN=Refetch CA C/O=crlcache tests"
+for i in 1 2 3 4 5 6; do pki_leaf "a$i" intA "/CN=a$i.test" cdp="$BASE_URL/intA.crl"; done
+for i in 1 2 3; do pki_leaf "b$i" intB "/CN=b$i.test" cdp="$BASE_URL/gone.crl"; done
+for i in 1 2; do pki_leaf "c$i" intC "/CN=c$i.test" cdp="$BASE_URL/intC.crl"; done
+pki_gencrl intA "$W/intA.crl"
+serve "$W/intA.crl" intA.crl
+# Current for a few seconds only.
+pki_gencrl intC "$W/intC.crl" next="$(gt 3)"
+serve "$W/intC.crl" intC.crl
+write_conf "anchor = $PKI/root/cert.pem" "allow_private_urls = yes" \
+    "untrusted = $PKI/intA/cert.pem" "untrusted = $PKI/intB/cert.pem" \
+    "untrusted = $PKI/intC/cert.pem" "hint_refetch = $INTERVAL"
+counts() { echo "$(requests_for /intA.crl) $(requests_for /gone.crl) $(requests_for /intC.crl)"; }
+expect() {	# expect "A B C" WHAT
+    [ "$(counts)" = "$1" ] || fail "$2: requests for intA, gone, intC: $(counts), expected $1"
+}
+
+# The first hints of each issuer: each URL asked once.
+hint "$PKI/a1.pem" >/dev/null; hint "$PKI/b1.pem" >/dev/null; hint "$PKI/c1.pem" >/dev/null
+t1=$(now_epoch)
+assert_exit 1 cc -v update --hints
+expect "1 1 1" "first hint run"
+check_is good 0 "$PKI/a1.pem"
+
+# 1, 2. Hinted again, in one run and then in three: nothing asked again.
+hint "$PKI/a2.pem" >/dev/null; hint "$PKI/a3.pem" >/dev/null; hint "$PKI/b2.pem" >/dev/null
+assert_exit 0 cc -v update --hints
+assert_grep 'not fetched again' "$W/last.err"
+for i in 4 5 6; do
+    hint "$PKI/a$i.pem" >/dev/null
+    assert_exit 0 cc update --hints
+done
+expect "1 1 1" "issuers hinted again within hint_refetch"
+[ $(( $(now_epoch) - t1 )) -lt "$INTERVAL" ] ||
+    note "(the machine was slow: hint_refetch passed during the runs; the counts still hold)"
+note "6 hint runs for 3 issuers, 9 hints: each URL asked once"
+
+# 2, 3. After hint_refetch (and intC's nextUpdate): the failed URL and the
+#    due CRL are asked again; the current CRL still is not.
+sleep $(( t1 + INTERVAL + 1 - $(now_epoch) > 0 ? t1 + INTERVAL + 1 - $(now_epoch) : 0 ))
+hint "$PKI/a1.pem" >/dev/null; hint "$PKI/b3.pem" >/dev/null; hint "$PKI/c2.pem" >/dev/null
+cc -v update --hints 2>"$W/last.err"
+expect "1 2 2" "hint run after hint_refetch"
+note "after hint_refetch: the failed URL and the due CRL asked again, the current one not"
+
+# 4. The timer's run asks every source, current or not.
+cc update 2>"$W/last.err"
+expect "2 3 3" "full update"
+note "the full update asks every source"
