@@ -507,7 +507,9 @@ int	 state_enter(struct cmd_ctx *c, enum state_access access,
  * (when root calls for another account's state; as the caller otherwise,
  * in the caller's process when there is nothing to hand over): the only
  * code that sees the path of a STATE_READS command.  consume(in, carg)
- * gets what reader writes to out; with consume NULL, out is stdout.
+ * gets what reader writes to out; with consume NULL, out is stdout (a
+ * child's stdout is copied to root's).  A child that sends nothing for 30 s
+ * is killed (privs.c READER_STALL_MS).
  * Returns reader's exit code 0..254; -1 when the child could not be run,
  * failed, or consume returned -1.
  */

@@ -12,11 +12,14 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
+#include <poll.h>
 #include <pwd.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fetcher.h"
@@ -194,9 +197,82 @@ state_copy(FILE *in, void *arg)
 	return ferror(in) ? -1 : 0;
 }
 
+/*
+ * How long root waits for the reader child's next byte, and then for it
+ * to exit, before it kills it.  The child runs as the state's owner, the
+ * account the trust model treats as hostile, which can stop it (SIGSTOP,
+ * ptrace) or have it wait on a lock of its own files (an exclusive lock
+ * on work/lock.mdb holds LMDB's opening for ever) and so hang root's
+ * check, status or mirror, and any cron job or monitor that runs them.
+ * A reader answers in well under a second on the largest states measured
+ * (docs/performance.md); time spent writing to root's own stdout, a
+ * pager the user left, is not counted.
+ */
+#define READER_STALL_MS	30000
+
+/* The read end of the child's pipe, read under the deadline. */
+struct reader_pipe {
+	int	 fd;
+	pid_t	 pid;
+	int	 stalled;
+};
+
+static ssize_t
+reader_pipe_read(void *cookie, char *buf, size_t len)
+{
+	struct reader_pipe *rp = cookie;
+	struct pollfd pfd = { rp->fd, POLLIN, 0 };
+	ssize_t n;
+	int rc;
+
+	for (;;) {
+		if ((rc = poll(&pfd, 1, READER_STALL_MS)) == 0) {
+			rp->stalled = 1;
+			(void)kill(rp->pid, SIGKILL);
+			errno = ETIMEDOUT;
+			return -1;
+		}
+		if (rc == -1 && errno != EINTR)
+			return -1;
+		if (rc == 1 && ((n = read(rp->fd, buf, len)) != -1 ||
+		    errno != EINTR))
+			return n;
+	}
+}
+
+static int
+reader_pipe_close(void *cookie)
+{
+	return close(((struct reader_pipe *)cookie)->fd);
+}
+
+/* Reap the child, killing it when it has not exited READER_STALL_MS on. */
+static int
+reap(struct reader_pipe *rp, int *status)
+{
+	const struct timespec tick = { 0, 1000000 };
+	pid_t r = -1;
+	int ms;
+
+	for (ms = 0; !rp->stalled && ((r = waitpid(rp->pid, status,
+	    WNOHANG)) == 0 || (r == -1 && errno == EINTR)); ms++) {
+		if (ms == READER_STALL_MS) {
+			rp->stalled = 1;
+			(void)kill(rp->pid, SIGKILL);
+			break;
+		}
+		(void)nanosleep(&tick, NULL);
+	}
+	if (!rp->stalled)
+		return r == rp->pid ? 0 : -1;
+	while ((r = waitpid(rp->pid, status, 0)) == -1 && errno == EINTR)
+		;
+	return -1;
+}
+
 /* The child of as_state_owner(): the state's owner from here on. */
 static void
-reader_child(const char *dir, uid_t uid, gid_t gid, int fd,
+reader_child(const char *dir, uid_t uid, gid_t gid, int fd, int to_stdout,
     int (*reader)(const char *, FILE *, void *), void *rarg)
 {
 	FILE *out = stdout;
@@ -204,7 +280,8 @@ reader_child(const char *dir, uid_t uid, gid_t gid, int fd,
 
 	if (uid != 0 && switch_to(uid, gid) == -1)
 		_exit(CHILD_FAILED);
-	if (fd != -1 && (out = fdopen(fd, "w")) == NULL)
+	if (to_stdout ? dup2(fd, STDOUT_FILENO) == -1 :
+	    (out = fdopen(fd, "w")) == NULL)
 		_exit(CHILD_FAILED);
 	rc = reader(dir, out, rarg);
 	if (rc < 0 || rc >= CHILD_FAILED)
@@ -219,10 +296,14 @@ as_state_owner(const struct cmd_ctx *c, int (*reader)(const char *state_dir,
     FILE *out, void *arg), void *rarg, int (*consume)(FILE *in, void *arg),
     void *carg)
 {
-	int p[2] = { -1, -1 }, status, rc, crc = 0;
+	static const cookie_io_functions_t io = {
+		.read = reader_pipe_read,
+		.close = reader_pipe_close,
+	};
+	struct reader_pipe rp = { -1, -1, 0 };
+	int p[2], status, rc, crc, to_stdout = consume == NULL;
 	uid_t uid = 0;
 	gid_t gid = 0;
-	pid_t pid;
 	FILE *in;
 
 	if (c->state == NULL) {
@@ -238,9 +319,15 @@ as_state_owner(const struct cmd_ctx *c, int (*reader)(const char *state_dir,
 		rc = reader(c->state->dir, stdout, rarg);
 		return rc < 0 || rc >= CHILD_FAILED ? -1 : rc;
 	}
+	/* The child's stdout, too, comes through root, under the deadline. */
+	if (to_stdout) {
+		consume = state_copy;
+		carg = stdout;
+	}
 	fflush(NULL);		/* nothing buffered is written twice */
-	if ((consume != NULL && pipe2(p, O_CLOEXEC) == -1) ||
-	    (pid = fork()) == -1) {
+	if (pipe2(p, O_CLOEXEC) == -1)
+		p[0] = p[1] = -1;
+	if (p[0] == -1 || (rp.pid = fork()) == -1) {
 		logx(0, "cannot start a process to read %s: %s",
 		    c->state->dir, strerror(errno));
 		if (p[0] != -1) {
@@ -249,24 +336,29 @@ as_state_owner(const struct cmd_ctx *c, int (*reader)(const char *state_dir,
 		}
 		return -1;
 	}
-	if (pid == 0) {
-		if (p[0] != -1)
-			close(p[0]);
-		reader_child(c->state->dir, uid, gid, p[1], reader, rarg);
+	if (rp.pid == 0) {
+		close(p[0]);
+		reader_child(c->state->dir, uid, gid, p[1], to_stdout, reader,
+		    rarg);
 	}
-	if (consume != NULL) {
-		close(p[1]);
-		if ((in = fdopen(p[0], "r")) == NULL) {
-			close(p[0]);
-			crc = -1;
-		} else {
-			crc = consume(in, carg);
-			fclose(in);
-		}
+	close(p[1]);
+	rp.fd = p[0];
+	if ((in = fopencookie(&rp, "r", io)) == NULL) {
+		close(p[0]);
+		(void)kill(rp.pid, SIGKILL);
+		crc = -1;
+	} else {
+		crc = consume(in, carg);
+		fclose(in);
 	}
-	while (waitpid(pid, &status, 0) == -1)
-		if (errno != EINTR)
-			return -1;
+	if (reap(&rp, &status) == -1) {
+		if (rp.stalled)
+			logx(0, "the process reading %s as its owner sent "
+			    "nothing for %d s and was killed: stopped, or held "
+			    "by a lock of that account", c->state->dir,
+			    READER_STALL_MS / 1000);
+		return -1;
+	}
 	if (crc == -1 || !WIFEXITED(status) ||
 	    WEXITSTATUS(status) == CHILD_FAILED)
 		return -1;
