@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <crlcache/index.h>
@@ -60,9 +61,35 @@ same_content(int dfd, const char *name, const uint8_t *data, size_t len)
 }
 
 /*
+ * The share of DIR's filesystem a mirror leaves free, in 1/MIRROR_KEEP_FREE
+ * of its size.  What the child sends is the state's owner's to choose (up
+ * to MIRROR_MAX_FILES of MIRROR_MAX_CRL each), so it is the space left,
+ * not the index, that bounds what root writes.
+ */
+#define MIRROR_KEEP_FREE	20	/* 5% */
+
+/* Does len more bytes under dfd leave the filesystem its free share? */
+static int
+room_for(int dfd, size_t len)
+{
+	struct statvfs sv;
+	unsigned long long avail, keep, need;
+
+	if (fstatvfs(dfd, &sv) == -1)
+		return 1;	/* the write itself will say what is wrong */
+	avail = (unsigned long long)sv.f_bavail * sv.f_frsize;
+	keep = (unsigned long long)sv.f_blocks * sv.f_frsize / MIRROR_KEEP_FREE;
+	/* The file's blocks and a directory block, rounded up. */
+	need = ((unsigned long long)len + 2 * sv.f_frsize - 1) /
+	    sv.f_frsize * sv.f_frsize;
+	return avail >= keep && avail - keep >= need;
+}
+
+/*
  * Write data as m's file under the directory dirfd: every directory on
  * the way is created (0755) and entered without following a link.
- * Returns 1 written, 0 already the same, -1 (errno) failed.
+ * Returns 1 written, 0 already the same, 2 not written (room_for()),
+ * -1 (errno) failed.
  */
 static int
 write_named(int dirfd, const struct mirror_name *m, const uint8_t *data,
@@ -85,6 +112,10 @@ write_named(int dirfd, const struct mirror_name *m, const uint8_t *data,
 	}
 	if (same_content(dfd, m->comp[m->n - 1], data, len)) {
 		ret = 0;
+		goto done;
+	}
+	if (!room_for(dfd, len)) {
+		ret = 2;
 		goto done;
 	}
 	snprintf(tmp, sizeof(tmp), ".crlcache-mirror-%ld-%lu", (long)getpid(),
@@ -134,6 +165,7 @@ struct mirror_write {
 	int		 dirfd;
 	size_t		 written, same, skipped, failed, files;
 	int		 full;		/* MIRROR_MAX_FILES written */
+	int		 low;		/* a CRL did not fit room_for() */
 	struct mirror_name name;
 };
 
@@ -297,6 +329,13 @@ mirror_one(struct mirror_write *w, const char *url, const uint8_t *der,
 	} else if ((rc = write_named(w->dirfd, &w->name, der, len)) == -1) {
 		w->failed++;
 		logx(0, "mirror: %s: %s", url, strerror(errno));
+	} else if (rc == 2) {
+		if (!w->low)
+			logx(0, "mirror: the directory's filesystem would have "
+			    "less than 1/%d of its space free; the CRLs that "
+			    "change are skipped from here on", MIRROR_KEEP_FREE);
+		w->low = 1;
+		w->skipped++;
 	} else if (rc == 1)
 		w->written++;
 	else
@@ -371,7 +410,7 @@ cmd_mirror(const struct cmd_ctx *c, int argc, char **argv)
 	}
 	logx(1, "mirror: %zu written, %zu unchanged, %zu skipped, %zu failed",
 	    w->written, w->same, w->skipped, w->failed);
-	ret = w->failed > 0 || w->full || rc != 0 ? 1 : 0;
+	ret = w->failed > 0 || w->full || w->low || rc != 0 ? 1 : 0;
 done:
 	if (w->dirfd != -1)
 		close(w->dirfd);
