@@ -36,7 +36,9 @@
  *	It runs in the middle of a handshake.  Any failure drops the hint
  *	without a word and errno is left as it was: a sandboxed or
  *	unprivileged program, a host without the fetcher, a full disk give
- *	no hint and no other difference.  The checks of the spool and the
+ *	no hint and no other difference.  One is told to the caller, which
+ *	says it once: a spool on a read-only filesystem (a container that
+ *	mounts the host's state read-only), where no hint is ever left.  The checks of the spool and the
  *	random name cost syscalls on this path only: a hint is left once per
  *	issuer and process, never on the common, covered path.
  *
@@ -224,28 +226,33 @@ spool_open(const char *spool, const char *index)
 }
 
 /* Create a fresh name in the spool and write c into it, or leave nothing. */
-static void
+static enum crlc_hint
 spool_write(int dfd, const struct cert_der *c)
 {
 	char name[HINT_NAME_SIZE];
 	ssize_t n;
 	int fd = -1, tries;
+	enum crlc_hint ret = CRLC_HINT_NOT_LEFT;
 
 	for (tries = 0; fd == -1 && tries < HINT_NAME_TRIES; tries++) {
 		if (hint_name(name) == -1)
-			return;
+			return CRLC_HINT_NOT_LEFT;
 		fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL |
 		    O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, HINT_MODE);
 		if (fd == -1 && errno != EEXIST)
-			return;
+			return errno == EROFS ? CRLC_HINT_READ_ONLY :
+			    CRLC_HINT_NOT_LEFT;
 	}
 	if (fd == -1)
-		return;
+		return CRLC_HINT_NOT_LEFT;
 	/* The umask may have taken the group's read bit. */
 	if (fchmod(fd, HINT_MODE) == -1 ||
 	    (n = writev(fd, c->iov, PIECES)) == -1 || (size_t)n != c->len)
 		(void)unlinkat(dfd, name, 0);	/* no half certificate */
+	else
+		ret = CRLC_HINT_LEFT;
 	close(fd);
+	return ret;
 }
 
 int
@@ -261,12 +268,13 @@ crlc_hint_spool(const char *index, char *out, size_t size)
 	return n > 0 && (size_t)n < size ? 0 : -1;
 }
 
-void
+enum crlc_hint
 crlc_hint_leave(const char *spool, const char *index,
     const struct crlc_span *tbs, const struct crlc_span *sigalg,
     const struct crlc_span *sig)
 {
 	struct cert_der c;
+	enum crlc_hint ret = CRLC_HINT_NOT_LEFT;
 	int saved = errno, dfd;
 
 	if (cert_der(&c, tbs, sigalg, sig) == -1 || !fits_rlimit(c.len))
@@ -274,8 +282,9 @@ crlc_hint_leave(const char *spool, const char *index,
 	/* Programs that cannot reach the spool stop at this one call. */
 	if ((dfd = spool_open(spool, index)) == -1)
 		goto done;
-	spool_write(dfd, &c);
+	ret = spool_write(dfd, &c);
 	close(dfd);
 done:
 	errno = saved;
+	return ret;
 }

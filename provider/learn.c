@@ -65,7 +65,8 @@ learning(const struct crlc_conf *conf)
 }
 
 long long
-crlc_learn_deadline(const struct crlc_conf *conf, uint64_t fp, int *first)
+crlc_learn_deadline(const struct crlc_conf *conf, uint64_t fp, int hinted,
+    int *first)
 {
 	struct learn_slot *sl;
 	long long now = crlc_mono_ms(), d;
@@ -79,7 +80,7 @@ crlc_learn_deadline(const struct crlc_conf *conf, uint64_t fp, int *first)
 			d = atomic_load(&learn_slots[i].deadline);
 			return d > now ? d : 0;
 		}
-	d = learning(conf) ? now + conf->learn_wait : 0;
+	d = hinted && learning(conf) ? now + conf->learn_wait : 0;
 	sl = &learn_slots[atomic_fetch_add(&learn_next, 1) % LEARN_SLOTS];
 	/* The deadline before the name: who finds the name finds it set. */
 	atomic_store(&sl->deadline, d);

@@ -192,6 +192,7 @@ report(struct crlc_prov *prov, const struct crlc_tbs *cert,
 
 static atomic_int stale_logged;
 static atomic_int lookup_failed_logged;
+static atomic_int spool_ro_logged;
 
 /*
  * "Once per process" without a lock: the fingerprints of what was
@@ -275,7 +276,7 @@ check_validity(struct crlc_prov *prov, const struct crlc_tbs *cert,
 }
 
 /* At most one hint per issuer and process (a name, as the TBS has it). */
-static struct seen hinted;
+static struct seen hinted_issuers;
 
 static uint64_t
 issuer_fingerprint(const struct crlc_tbs *cert)
@@ -297,15 +298,29 @@ wants_hint(const struct crlc_verdict *v, int64_t now)
 	    now > v->next_update);
 }
 
-static void
+/*
+ * Leave a hint of cert's issuer, the first time it is met; 1 when one is
+ * left now or was before (as far as this process knows), else 0.
+ */
+static int
 hint(struct crlc_prov *prov, const struct crlc_tbs *cert,
     const struct crlc_span *tbs, const struct crlc_span *sig)
 {
-	if (prov->conf.spool[0] == '\0' ||
-	    !first_sighting(&hinted, issuer_fingerprint(cert)))
-		return;
-	crlc_hint_leave(prov->conf.spool, prov->conf.index, tbs, &cert->sigalg,
-	    sig);
+	enum crlc_hint h;
+
+	if (prov->conf.spool[0] == '\0')
+		return 0;
+	if (!first_sighting(&hinted_issuers, issuer_fingerprint(cert)))
+		return 1;
+	h = crlc_hint_leave(prov->conf.spool, prov->conf.index, tbs,
+	    &cert->sigalg, sig);
+	if (h == CRLC_HINT_READ_ONLY && !atomic_exchange(&spool_ro_logged, 1))
+		crlc_log(prov->conf.log, LOG_NOTICE, "the hint spool %s is on a "
+		    "read-only filesystem (a container sharing the host's "
+		    "index?): no hints are left, and the issuers this program "
+		    "meets are learned only where the fetcher runs",
+		    prov->conf.spool);
+	return h == CRLC_HINT_LEFT;
 }
 
 /*
@@ -341,7 +356,7 @@ lookup(struct crlc_prov *prov, const struct crlc_tbs *cert,
  */
 static void
 learn(struct crlc_prov *prov, const struct crlc_tbs *cert,
-    const struct crlc_issuer_key *ik, struct crlc_verdict *v)
+    const struct crlc_issuer_key *ik, int hinted, struct crlc_verdict *v)
 {
 	char issuer[NAME_TEXT_MAX];
 	struct crlc_verdict nv;
@@ -349,7 +364,7 @@ learn(struct crlc_prov *prov, const struct crlc_tbs *cert,
 	int first;
 
 	if ((deadline = crlc_learn_deadline(&prov->conf,
-	    issuer_fingerprint(cert), &first)) == 0)
+	    issuer_fingerprint(cert), hinted, &first)) == 0)
 		return;
 	while (v->state == CRLC_UNKNOWN && crlc_mono_ms() < deadline) {
 		crlc_learn_pause(deadline);
@@ -376,6 +391,7 @@ check_revocation(struct crlc_prov *prov, const struct crlc_tbs *cert,
 	uint8_t scratch[CRLC_HASH_LEN];
 	struct crlc_issuer_key ik = { NULL, { NULL, 0 } };
 	struct crlc_verdict v;
+	int hinted = 0;
 
 	if (prov->store == NULL)
 		return 1;	/* pass-through */
@@ -385,9 +401,9 @@ check_revocation(struct crlc_prov *prov, const struct crlc_tbs *cert,
 	if (lookup(prov, cert, &ik, now, &v) != 0)
 		return 1;
 	if (wants_hint(&v, now))
-		hint(prov, cert, tbs, sig);
+		hinted = hint(prov, cert, tbs, sig);
 	if (v.state == CRLC_UNKNOWN && prov->conf.learn_wait > 0)
-		learn(prov, cert, &ik, &v);
+		learn(prov, cert, &ik, hinted, &v);
 	switch (v.state) {
 	case CRLC_REVOKED:
 		return report(prov, cert, &v, 1);

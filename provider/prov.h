@@ -292,11 +292,13 @@ void	crlc_raise(struct crlc_prov *prov, const char *file, int line,
  * sigalg (its signature AlgorithmIdentifier) and sig (the signature
  * value) in the spool directory, for the fetcher to prove and enrol;
  * only into a spool that index's owner owns.  Silent: any failure leaves
- * no hint and errno as it was.  crlc_hint_spool() writes the spool of an
- * index path into out: the directory "hints" beside it; 0, or -1 when it
- * does not fit.
+ * no hint and errno as it was; the result says whether one was left, and
+ * when not, whether because the spool is on a read-only filesystem.
+ * crlc_hint_spool() writes the spool of an index path into out: the
+ * directory "hints" beside it; 0, or -1 when it does not fit.
  */
-void	crlc_hint_leave(const char *spool, const char *index,
+enum crlc_hint { CRLC_HINT_LEFT, CRLC_HINT_NOT_LEFT, CRLC_HINT_READ_ONLY };
+enum crlc_hint	crlc_hint_leave(const char *spool, const char *index,
 	    const struct crlc_span *tbs, const struct crlc_span *sigalg,
 	    const struct crlc_span *sig);
 int	crlc_hint_spool(const char *index, char *out, size_t size);
@@ -306,11 +308,14 @@ int	crlc_hint_spool(const char *index, char *out, size_t size);
  * fingerprint fp, for which a hint was just left or is pending, is to
  * wait for the fetcher to cover it: the CLOCK_MONOTONIC_COARSE deadline
  * in ms, or 0 for no wait; *first is set for the verification that
- * started the issuer's wait (it logs how it ended).  crlc_learn_pause():
- * sleep until the next look at the index, never past deadline.
+ * started the issuer's wait (it logs how it ended).  hinted: a hint of
+ * the issuer was left (now or before); without one no fetcher will cover
+ * it, and an issuer first met without one never waits.
+ * crlc_learn_pause(): sleep until the next look at the index, never past
+ * deadline.
  */
 long long	crlc_learn_deadline(const struct crlc_conf *conf, uint64_t fp,
-		    int *first);
+		    int hinted, int *first);
 void		crlc_learn_pause(long long deadline);
 
 /* snapshot.c: the process-wide, refcounted view of one index file. */
