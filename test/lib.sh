@@ -44,6 +44,22 @@ tree_copy() {
     fi
 }
 
+# deb_build: the package built from a copy of the tree: $W/pkg/$DEB, its
+# source in $W/pkg/src.  deb_root: the fresh root of this host's Debian
+# release the package is installed in (test/mkroot.sh, cached), in DEB_ROOT.
+deb_build() {
+    tree_copy "$W/pkg/src" || fail "copying the tree"
+    (cd "$W/pkg/src" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
+        DEB_BUILD_OPTIONS="nocheck noddebs parallel=$(nproc)" dpkg-buildpackage -us -uc -b) \
+        >"$W/build.log" 2>&1 || { tail -40 "$W/build.log" >&2; fail "dpkg-buildpackage"; }
+    DEB=$(cd "$W/pkg" && echo crlcache_*.deb)
+    [ -f "$W/pkg/$DEB" ] || fail "no .deb built"
+}
+deb_root() {
+    DEB_ROOT=$(sh "$TESTDIR/mkroot.sh" "$VERSION_CODENAME" autopkgtest curl openssl python3 adduser) ||
+        fail "mkroot.sh $VERSION_CODENAME"
+}
+
 # ---------------------------------------------------------------- reporting
 note() { printf '%s: %s\n' "$TEST_NAME" "$*"; }
 fail() { printf 'FAIL: %s: %s\n' "$TEST_NAME" "$*" >&2; exit 1; }

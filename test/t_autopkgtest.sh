@@ -14,16 +14,10 @@ for t in dpkg-buildpackage mmdebstrap; do
 done
 . /etc/os-release
 [ -n "${VERSION_CODENAME:-}" ] || skip "no VERSION_CODENAME in /etc/os-release"
-tree_copy "$W/pkg/src" || fail "copying the tree"
-(cd "$W/pkg/src" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
-    DEB_BUILD_OPTIONS="nocheck noddebs parallel=$(nproc)" dpkg-buildpackage -us -uc -b) \
-    >"$W/build.log" 2>&1 || { tail -40 "$W/build.log" >&2; fail "dpkg-buildpackage"; }
-deb=$(cd "$W/pkg" && echo crlcache_*.deb)
-[ -f "$W/pkg/$deb" ] || fail "no .deb built"
-root=$(sh "$TESTDIR/mkroot.sh" "$VERSION_CODENAME" autopkgtest curl openssl python3 adduser) ||
-    fail "mkroot.sh $VERSION_CODENAME"
-sh "$TESTDIR/inroot.sh" -b "$W/pkg:/pkg" "$root" \
-    autopkgtest -U "/pkg/$deb" /pkg/src -- null >"$W/autopkgtest.log" 2>&1; rc=$?
+deb_build
+deb_root
+sh "$TESTDIR/inroot.sh" -b "$W/pkg:/pkg" "$DEB_ROOT" \
+    autopkgtest -U "/pkg/$DEB" /pkg/src -- null >"$W/autopkgtest.log" 2>&1; rc=$?
 cat "$W/autopkgtest.log"
 [ "$rc" -eq 0 ] || fail "autopkgtest exit $rc"
 for t in purge system-config; do

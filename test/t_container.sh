@@ -47,14 +47,8 @@ srv_start n1 new_n1
 srv_start n2 new_n2
 
 # The image: the package, as the Dockerfile installs it.
-tree_copy "$W/pkg/src" || fail "copying the tree"
-(cd "$W/pkg/src" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
-    DEB_BUILD_OPTIONS="nocheck noddebs parallel=$(nproc)" dpkg-buildpackage -us -uc -b) \
-    >"$W/build.log" 2>&1 || { tail -40 "$W/build.log" >&2; fail "dpkg-buildpackage"; }
-deb=$(cd "$W/pkg" && echo crlcache_*.deb)
-[ -f "$W/pkg/$deb" ] || fail "no .deb built"
-root=$(sh "$TESTDIR/mkroot.sh" "$VERSION_CODENAME" autopkgtest curl openssl python3 adduser) ||
-    fail "mkroot.sh $VERSION_CODENAME"
+deb_build
+deb_root
 mkdir -p "$W/ca" "$W/out"
 cp "$ROOT" "$W/ca/root.pem"
 cat >"$W/ca/inside.sh" <<EOF
@@ -63,7 +57,7 @@ cat >"$W/ca/inside.sh" <<EOF
 set -u
 out=/out
 export DEBIAN_FRONTEND=noninteractive
-{ apt-get update -q && apt-get install -y -q --no-install-recommends /pkg/$deb; } \
+{ apt-get update -q && apt-get install -y -q --no-install-recommends /pkg/$DEB; } \
     >\$out/install.log 2>&1 || { echo "install failed"; exit 3; }
 sed -i 's/^log = syslog\$/log = stderr/' /etc/ssl/openssl.cnf.d/crlcache.cnf
 crlcache enable >\$out/enable.log 2>&1 || { echo "enable failed"; exit 3; }
@@ -96,7 +90,7 @@ for port in sys.argv[1:]:
 crlcache status >\$out/status.txt 2>\$out/status.err; echo "status \$?"
 EOF
 sh "$TESTDIR/inroot.sh" -b "$W/pkg:/pkg" -r "$W/ca:/ca" -b "$W/out:/out" \
-    -r "$STATE:/var/lib/crlcache" "$root" sh /ca/inside.sh >"$W/inside.txt" 2>&1; rc=$?
+    -r "$STATE:/var/lib/crlcache" "$DEB_ROOT" sh /ca/inside.sh >"$W/inside.txt" 2>&1; rc=$?
 cat "$W/inside.txt"
 [ "$rc" -eq 0 ] || { tail -20 "$W/out/install.log" 2>/dev/null; cat "$W/out/enable.log" 2>/dev/null; fail "the container run failed (exit $rc)"; }
 
