@@ -86,6 +86,9 @@ done
 mkdir -p "$ROOT/usr/src/crlcache" "$ROOT/srv/crlt/www"
 (cd "$SRC" && tar --exclude=./.git --exclude=./test/.roots -cf - .) |
     tar -xf - -C "$ROOT/usr/src/crlcache" || fail "cannot copy the tree into the root"
+# The CRL server runs as nobody; a copy from a mktemp directory (the Debian
+# 13 stage's) would be 0700.
+chmod -R a+rX "$ROOT/usr/src/crlcache"
 BASE_URL=http://127.0.0.1:$PORT
 pki_root root "/CN=Boot Root/O=crlcache tests"
 pki_gencrl root "$W/root.crl"
@@ -117,9 +120,13 @@ for _ in $(seq 1 $((BOOT_MAX * 5))); do
 done
 [ -n "$CPID" ] || skip "systemd-nspawn cannot boot here: $(tail -3 "$W/console.log" | tr '\n' ' ')"
 # in_ct TIMEOUT CMD...: CMD inside the container, as root, clean environment.
+# -r -w: the container's root and directory, not its mount namespace's: in
+# a chroot (the Debian 13 stage) systemd-nspawn cannot pivot_root and
+# moves the root over the chroot's directory instead, and nsenter would
+# land beside it ("offline": no systemd there).
 in_ct() {
     local t=$1; shift
-    timeout "$t" nsenter -t "$CPID" -a env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+    timeout "$t" nsenter -t "$CPID" -a -r -w env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
         LC_ALL=C HOME=/root "$@"
 }
 # PID 1 answers on its private socket once it is up; then wait for the boot.
