@@ -765,7 +765,10 @@ const struct dir_entry *directory_find(const struct directory *d,
 /* Accepts an empty or already freed directory. */
 void	 directory_free(struct directory *d);
 
-/* hint.c: the spool of certificates no CRL covered (see HINTS_NAME) */
+/*
+ * spool.c, hint.c: the spool of certificates no CRL covered (see
+ * HINTS_NAME), and the hints read from it
+ */
 struct hint_tally {
 	size_t	scanned;	/* spool entries looked at this run */
 	size_t	taken;		/* well-formed certificates returned */
@@ -775,14 +778,15 @@ struct hint_tally {
 	size_t	stuck;		/* could not be removed */
 };
 /*
- * Create the spool (mode 3733, this account's group) if it is missing or
- * wrong.  0, or -1 (logged) also when another account owns it.
+ * spool.c.  Create the spool (mode 3733, this account's group) if it is
+ * missing or wrong.  0, or -1 (logged) also when another account owns it.
  */
 int	 hints_prepare(const char *state_dir);
 /* Is a hint waiting (in the spool, or a drain left by the last run)? */
 int	 hints_waiting(const char *state_dir);
 /* The live spool for listing (no symlink followed), or NULL and errno. */
 DIR	*hints_opendir(const char *state_dir);
+/* hint.c */
 /*
  * The hints of this run: the spool's files moved to their writers'
  * queues, then taken in turns, one of every writer per turn.  0, or -1

@@ -1,0 +1,36 @@
+/*
+ * The hint spool (spool.c) and the writers' queues it fills (hint.c):
+ * what the two share.
+ *
+ * Copyright the crlcache authors. Licensed under the Apache License 2.0.
+ */
+#ifndef CRLCACHE_FETCHER_SPOOL_H
+#define CRLCACHE_FETCHER_SPOOL_H
+
+#include <dirent.h>
+#include <sys/types.h>
+
+#include "fetcher.h"
+
+#define QUEUE_NAME	WORK_NAME "/hints.queue"
+/* Queues and parked drains: nobody else's. */
+#define QUEUE_MODE	0700
+/* A queue entry's name: mtime seconds and nanoseconds, run, sequence. */
+#define QNAME_SIZE	(16 + 8 + 1 + 16 + 1 + 8 + 1)
+
+/*
+ * The spool's files to their writers' queues under qfd (work/hints.queue):
+ * the drain (the spool of the last swap) first, then, while a drain
+ * remains, the live spool in place.  0, or -1 when neither can be read.
+ */
+int	 spool_intake(const char *state_dir, int qfd, struct hint_tally *tl);
+/* A private directory of this account at path, made if missing; its fd. */
+int	 private_dir(const char *path, mode_t mode);
+/* A directory stream of dfd's directory from its start (dfd stays open). */
+DIR	*list_dir(int dfd);
+/* "." or ".."? */
+int	 dot(const char *name);
+/* Remove an entry of dfd: a file, or an empty directory. */
+int	 remove_entry(int dfd, const char *name);
+
+#endif
