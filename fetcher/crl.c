@@ -351,6 +351,15 @@ read_idp(struct crl *c, const char *url, char *err, size_t errlen)
 	}
 	if (idp_reasons(c, err, errlen) == -1)
 		goto done;
+	/*
+	 * RFC 5280 5.2.5: "MUST NOT issue CRLs where the DER encoding of the
+	 * issuing distribution point extension is an empty sequence".  It
+	 * restricts nothing: the CRL covers the whole issuer, as OpenSSL
+	 * reads it too.
+	 */
+	if (idp->distpoint == NULL && idp->onlysomereasons == NULL &&
+	    !idp->onlyuser && !idp->onlyCA && !idp->indirectCRL)
+		c->p.quirks |= CRLC_CRL_QUIRK_EMPTY_IDP;
 	if (idp->onlyuser && idp->onlyCA) {
 		snprintf(err, errlen, "IDP claims both onlyContainsUserCerts and "
 		    "onlyContainsCACerts (RFC 5280 5.2.5)");
@@ -580,6 +589,11 @@ crl_log_quirks(const struct crl *c)
 		logx(1, "%s: CRL of %s: tolerated: cRLNumber marked critical "
 		    "(RFC 5280 5.2.3: MUST be non-critical), read as it is "
 		    "understood", c->source, name);
+	if (c->p.quirks & CRLC_CRL_QUIRK_EMPTY_IDP)
+		logx(1, "%s: CRL of %s: tolerated: an empty "
+		    "issuingDistributionPoint (RFC 5280 5.2.5: MUST NOT be an "
+		    "empty sequence), read as covering the whole issuer",
+		    c->source, name);
 }
 
 int

@@ -164,6 +164,8 @@ struct crlc_crl {
 						   cRLNumber (5.2.3) */
 #define CRLC_CRL_QUIRK_CRLNUMBER_CRIT	0x4u	/* cRLNumber critical
 						   (5.2.3) */
+#define CRLC_CRL_QUIRK_EMPTY_IDP	0x10u	/* issuingDistributionPoint
+						   an empty SEQUENCE (5.2.5) */
 
 /* crlEntryExtensions read by crlc_crl_entry_next(). */
 #define CRLC_CRL_REASON_NONE	-1
