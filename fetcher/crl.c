@@ -247,11 +247,14 @@ read_numbers(struct crl *c, char *err, size_t errlen)
 	}
 	if (crit)
 		c->p.quirks |= CRLC_CRL_QUIRK_CRLNUMBER_CRIT;
+	/*
+	 * A number that is negative or longer than 20 octets breaks a rule
+	 * for issuers: it is not used, and the CRL is ordered as one
+	 * without (a delta, which needs it, is refused below).
+	 */
 	if (uint_octets(num, c->number, CRLC_CRLNUM_MAX, &c->numlen) == -1) {
-		ASN1_INTEGER_free(num);
-		snprintf(err, errlen, "cRLNumber negative or longer than 20 octets "
-		    "(RFC 5280 5.2.3)");
-		return -1;
+		c->numlen = 0;
+		c->p.quirks |= CRLC_CRL_QUIRK_BAD_CRLNUMBER;
 	}
 	ASN1_INTEGER_free(num);
 	num = X509V3_get_d2i(c->exts, NID_delta_crl, &crit, NULL);
@@ -589,6 +592,14 @@ crl_log_quirks(const struct crl *c)
 		logx(1, "%s: CRL of %s: tolerated: cRLNumber marked critical "
 		    "(RFC 5280 5.2.3: MUST be non-critical), read as it is "
 		    "understood", c->source, name);
+	if (c->p.quirks & CRLC_CRL_QUIRK_BAD_CRLNUMBER)
+		logx(1, "%s: CRL of %s: tolerated: a cRLNumber negative or longer "
+		    "than 20 octets (RFC 5280 5.2.3), not used: ordered by "
+		    "thisUpdate alone", c->source, name);
+	if (c->p.quirks & CRLC_CRL_QUIRK_UNDEFINED_REASON)
+		logx(1, "%s: CRL of %s: tolerated: a reasonCode no CRLReason "
+		    "defines (RFC 5280 5.3.1), read as unspecified: the "
+		    "certificate is revoked", c->source, name);
 	if (c->p.quirks & CRLC_CRL_QUIRK_EMPTY_IDP)
 		logx(1, "%s: CRL of %s: tolerated: an empty "
 		    "issuingDistributionPoint (RFC 5280 5.2.5: MUST NOT be an "

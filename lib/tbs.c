@@ -614,12 +614,20 @@ entry_ext(const struct der *oid, struct der val, int crit,
 	if (der_read(&val, &tag, &c) == -1 || val.p != val.end)
 		return fail(why, "malformed CRL: bad CRL entry extension value");
 	if (known[k].oid == oid_crl_reason) {
-		/* CRLReason ::= ENUMERATED, one octet for 0..10 */
-		if (tag != TAG_ENUMERATED || c.end - c.p != 1 ||
-		    c.p[0] > CRL_REASON_MAX)
+		/*
+		 * CRLReason ::= ENUMERATED, one octet for 0..10.  A value no
+		 * reason has still says the certificate is revoked: it is
+		 * read as unspecified and reported, not a cause to ignore
+		 * every entry of the CRL.
+		 */
+		if (tag != TAG_ENUMERATED || c.end - c.p != 1 || c.p[0] >= 0x80)
 			return fail(why, "malformed CRL: bad reasonCode in a "
 			    "revoked entry (RFC 5280 5.3.1)");
 		e->reason = c.p[0];
+		if (c.p[0] > CRL_REASON_MAX) {
+			e->reason = 0;
+			e->undefined_reason = 1;
+		}
 	} else if (known[k].oid == oid_cert_issuer)
 		return cert_issuer(tag, c, crit, e, why);
 	return 0;
@@ -761,6 +769,8 @@ crlc_crl_parse(const uint8_t *der, size_t len, struct crlc_crl *out,
 				out->quirks |= CRLC_CRL_QUIRK_EMPTY_ENTRY_EXTS;
 			if (e.lax_time)
 				out->quirks |= CRLC_CRL_QUIRK_LAX_TIME;
+			if (e.undefined_reason)
+				out->quirks |= CRLC_CRL_QUIRK_UNDEFINED_REASON;
 			if (out->entry_unknown_critical.len == 0)
 				out->entry_unknown_critical = e.unknown_critical;
 		}

@@ -159,11 +159,16 @@ struct crlc_crl {
 						   empty SEQUENCE (5.1) */
 #define CRLC_CRL_QUIRK_LAX_TIME		0x8u	/* a UTCTime with an offset
 						   or no seconds (4.1.2.5.1) */
+#define CRLC_CRL_QUIRK_UNDEFINED_REASON	0x20u	/* a reasonCode of one
+						   octet no CRLReason defines
+						   (5.3.1), read as 0 */
 /* Set by the fetcher's reading of the numbers (fetcher/crl.c): */
 #define CRLC_CRL_QUIRK_NO_CRLNUMBER	0x2u	/* a v2 CRL without
 						   cRLNumber (5.2.3) */
 #define CRLC_CRL_QUIRK_CRLNUMBER_CRIT	0x4u	/* cRLNumber critical
 						   (5.2.3) */
+#define CRLC_CRL_QUIRK_BAD_CRLNUMBER	0x40u	/* cRLNumber negative or
+						   over 20 octets (5.2.3) */
 #define CRLC_CRL_QUIRK_EMPTY_IDP	0x10u	/* issuingDistributionPoint
 						   an empty SEQUENCE (5.2.5) */
 
@@ -184,6 +189,8 @@ struct crlc_crl_entry {
 					   none */
 	int		 empty_extensions; /* crlEntryExtensions present and
 					   empty (CRLC_CRL_QUIRK_EMPTY_ENTRY_EXTS) */
+	int		 undefined_reason; /* reasonCode none defined, read
+					   as unspecified */
 	int		 lax_time;	/* revocationDate read in a form
 					   CRLC_CRL_QUIRK_LAX_TIME names */
 };

@@ -3,8 +3,9 @@
  * built here byte by byte, so that each DER rule can be broken alone;
  * then every truncation and every single-byte change of a good CRL (run
  * under ASan: no read outside the buffer).  Then real CRLs from
- * test/data/crlquirks/ (SOURCES): their issuers' certificates are not
- * public in those repositories, so only the parser is exercised here.
+ * test/data/crlquirks/ and webpki-crls/ (SOURCES.md): their issuers'
+ * certificates are not public, so only the parser is exercised here
+ * (test/t_webpki_crls.sh signs webpki's again to take them further).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -216,6 +217,8 @@ test_flaws(void)
 {
 	struct buf b;
 	struct crlc_crl c;
+	struct crlc_crl_entry e;
+	struct crlc_span rest;
 	const char *why;
 	int f;
 
@@ -231,6 +234,14 @@ test_flaws(void)
 			/* tolerated: read as absent, and said */
 			CHECK(crlc_crl_parse(b.p, b.len, &c, &why) == 0);
 			CHECK(c.quirks == CRLC_CRL_QUIRK_EMPTY_ENTRY_EXTS);
+		} else if (f == REASON_BIG) {
+			/* an undefined reason: revoked, read as unspecified */
+			CHECK(crlc_crl_parse(b.p, b.len, &c, &why) == 0);
+			CHECK(c.quirks == CRLC_CRL_QUIRK_UNDEFINED_REASON);
+			rest = c.revoked;
+			CHECK(crlc_crl_entry_next(&rest, &e, &why) == 1);
+			CHECK(crlc_crl_entry_next(&rest, &e, &why) == 1);
+			CHECK(e.reason == 0 && e.undefined_reason);
 		} else if (f == LAX_ENTRY_TIME) {
 			CHECK(crlc_crl_parse(b.p, b.len, &c, &why) == 0);
 			CHECK(c.quirks == CRLC_CRL_QUIRK_LAX_TIME);
@@ -325,7 +336,7 @@ test_mutations(void)
 	}
 }
 
-/* The whole of test/data/crlquirks/NAME into *len bytes (malloc). */
+/* The whole of test/data/NAME into *len bytes (malloc). */
 static uint8_t *
 vector(const char *name, size_t *len)
 {
@@ -334,7 +345,7 @@ vector(const char *name, size_t *len)
 	uint8_t *out;
 	FILE *f;
 
-	snprintf(path, sizeof(path), "test/data/crlquirks/%s", name);
+	snprintf(path, sizeof(path), "test/data/%s", name);
 	if ((f = fopen(path, "rb")) == NULL) {
 		fprintf(stderr, "cannot open %s\n", path);
 		exit(1);
@@ -381,25 +392,25 @@ test_real(void)
 
 	/* T-Systems TeleSec Business CA 1: one entry's crlEntryExtensions
 	   is an empty SEQUENCE; main refused the whole CRL */
-	der = vector("webpki-crl.entry.empty.ext.seq.der", &len);
+	der = vector("webpki-crls/crl.entry.empty.ext.seq.der", &len);
 	CHECK(crlc_crl_parse(der, len, &c, &why) == 0);
 	CHECK(c.quirks == CRLC_CRL_QUIRK_EMPTY_ENTRY_EXTS);
 	CHECK(c.nrevoked > 0);
 	free(der);
 	/* PKI FINMECCANICA: 88 entries, each with an empty SEQUENCE */
-	der = vector("go-finmeccanica.crl", &len);
+	der = vector("crlquirks/go-finmeccanica.crl", &len);
 	CHECK(crlc_crl_parse(der, len, &c, &why) == 0);
 	CHECK(c.nrevoked == 88);
 	CHECK(c.quirks == CRLC_CRL_QUIRK_EMPTY_ENTRY_EXTS);
 	free(der);
 	/* thisUpdate in year 0001: no CA issued it, refused */
-	der = vector("webpki-crl.invalid.this.update.time.der", &len);
+	der = vector("webpki-crls/crl.invalid.this.update.time.der", &len);
 	why = NULL;
 	CHECK(crlc_crl_parse(der, len, &c, &why) == -1);
 	CHECK(why != NULL && strstr(why, "thisUpdate") != NULL);
 	free(der);
 	/* IDP onlyContainsCACerts encoded 0xAB: no DER BOOLEAN, refused */
-	der = vector("webpki-crl.idp.invalid.bool.der", &len);
+	der = vector("webpki-crls/crl.idp.invalid.bool.der", &len);
 	CHECK(crlc_crl_parse(der, len, &c, &why) == 0);
 	CHECK(idp_value(&c, &v, &vlen) == 0);
 	CHECK(crlc_idp_reasons(v, vlen, &mask) == -1);
