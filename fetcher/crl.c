@@ -563,6 +563,32 @@ again:
 	return -1;
 }
 
+/* What each tolerated quirk breaks, and how it is read. */
+static const struct {
+	unsigned	 bit;
+	const char	*what;
+} crl_quirks[] = {
+	{ CRLC_CRL_QUIRK_EMPTY_ENTRY_EXTS, "a revoked entry with an empty "
+	    "crlEntryExtensions SEQUENCE (RFC 5280 5.1: SIZE (1..MAX)), read "
+	    "as absent" },
+	{ CRLC_CRL_QUIRK_LAX_TIME, "a UTCTime with an offset from UTC or "
+	    "without seconds (RFC 5280 4.1.2.5.1: YYMMDDHHMMSSZ), read as the "
+	    "instant it names" },
+	{ CRLC_CRL_QUIRK_NO_CRLNUMBER, "no cRLNumber (RFC 5280 5.2.3: MUST be "
+	    "present), ordered by thisUpdate alone" },
+	{ CRLC_CRL_QUIRK_CRLNUMBER_CRIT, "cRLNumber marked critical (RFC 5280 "
+	    "5.2.3: MUST be non-critical), read as it is understood" },
+	{ CRLC_CRL_QUIRK_BAD_CRLNUMBER, "a cRLNumber negative or longer than "
+	    "20 octets (RFC 5280 5.2.3), not used: ordered by thisUpdate "
+	    "alone" },
+	{ CRLC_CRL_QUIRK_UNDEFINED_REASON, "a reasonCode no CRLReason defines "
+	    "(RFC 5280 5.3.1), read as unspecified: the certificate is "
+	    "revoked" },
+	{ CRLC_CRL_QUIRK_EMPTY_IDP, "an empty issuingDistributionPoint (RFC "
+	    "5280 5.2.5: MUST NOT be an empty sequence), read as covering the "
+	    "whole issuer" },
+};
+
 /*
  * Say once per CRL what was tolerated in it (docs/crl-quirks.md): it
  * breaks a rule for issuers only and was read as the rule intends.
@@ -572,39 +598,15 @@ void
 crl_log_quirks(const struct crl *c)
 {
 	char name[256];
+	size_t i;
 
 	if (c->p.quirks == 0)
 		return;
 	X509_NAME_oneline(c->issuer_name, name, sizeof(name));
-	if (c->p.quirks & CRLC_CRL_QUIRK_EMPTY_ENTRY_EXTS)
-		logx(1, "%s: CRL of %s: tolerated: a revoked entry with an empty "
-		    "crlEntryExtensions SEQUENCE (RFC 5280 5.1: SIZE (1..MAX)), "
-		    "read as absent", c->source, name);
-	if (c->p.quirks & CRLC_CRL_QUIRK_LAX_TIME)
-		logx(1, "%s: CRL of %s: tolerated: a UTCTime with an offset from "
-		    "UTC or without seconds (RFC 5280 4.1.2.5.1: YYMMDDHHMMSSZ), "
-		    "read as the instant it names", c->source, name);
-	if (c->p.quirks & CRLC_CRL_QUIRK_NO_CRLNUMBER)
-		logx(1, "%s: CRL of %s: tolerated: no cRLNumber (RFC 5280 5.2.3: "
-		    "MUST be present), ordered by thisUpdate alone", c->source,
-		    name);
-	if (c->p.quirks & CRLC_CRL_QUIRK_CRLNUMBER_CRIT)
-		logx(1, "%s: CRL of %s: tolerated: cRLNumber marked critical "
-		    "(RFC 5280 5.2.3: MUST be non-critical), read as it is "
-		    "understood", c->source, name);
-	if (c->p.quirks & CRLC_CRL_QUIRK_BAD_CRLNUMBER)
-		logx(1, "%s: CRL of %s: tolerated: a cRLNumber negative or longer "
-		    "than 20 octets (RFC 5280 5.2.3), not used: ordered by "
-		    "thisUpdate alone", c->source, name);
-	if (c->p.quirks & CRLC_CRL_QUIRK_UNDEFINED_REASON)
-		logx(1, "%s: CRL of %s: tolerated: a reasonCode no CRLReason "
-		    "defines (RFC 5280 5.3.1), read as unspecified: the "
-		    "certificate is revoked", c->source, name);
-	if (c->p.quirks & CRLC_CRL_QUIRK_EMPTY_IDP)
-		logx(1, "%s: CRL of %s: tolerated: an empty "
-		    "issuingDistributionPoint (RFC 5280 5.2.5: MUST NOT be an "
-		    "empty sequence), read as covering the whole issuer",
-		    c->source, name);
+	for (i = 0; i < sizeof(crl_quirks) / sizeof(crl_quirks[0]); i++)
+		if (c->p.quirks & crl_quirks[i].bit)
+			logx(1, "%s: CRL of %s: tolerated: %s", c->source,
+			    name, crl_quirks[i].what);
 }
 
 int

@@ -49,6 +49,14 @@ for crl in "$DATA"/*.der; do
     else
         ref=none rwhy="not read: $(head -1 "$d/openssl.err" | cut -c1-60)"
     fi
+    # What crlcache tolerates it says, with the rule broken.
+    case $name in
+        crl.entry.invalid.reason) quirk='tolerated: a reasonCode no CRLReason defines (RFC 5280 5.3.1)' ;;
+        crl.negative.crl.number|crl.too.long.crl.number) quirk='tolerated: a cRLNumber negative or longer than 20 octets' ;;
+        crl.entry.empty.ext.seq) quirk='tolerated: a revoked entry with an empty crlEntryExtensions SEQUENCE' ;;
+        *) quirk= ;;
+    esac
+    [ -z "$quirk" ] || grep -qF "$quirk" "$d/import.out" || case_fail "$name" "import did not say: $quirk"
     n=$((n + 1))
     printf '%-36s crlcache %-7s openssl %-7s  (%s | %s)\n' "$name" "$ours" "$ref" "$why" "$rwhy"
     if [ "$ours" != "$ref" ]; then
