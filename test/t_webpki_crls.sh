@@ -61,14 +61,18 @@ for crl in "$DATA"/*.der; do
     printf '%-36s crlcache %-7s openssl %-7s  (%s | %s)\n' "$name" "$ours" "$ref" "$why" "$rwhy"
     if [ "$ours" != "$ref" ]; then
         differ=$((differ + 1))
-        listed=$(awk -v n="$name" -v o="$ours" -v r="$ref" '$1 == n && $2 == o && $3 == r' "$DATA/DIFFERENCES")
+        # OpenSSL's answer may be "a|b": it changed between releases.
+        listed=$(awk -v n="$name" -v o="$ours" -v r="$ref" \
+            '$1 == n && $2 == o && index("|" $3 "|", "|" r "|")' "$DATA/DIFFERENCES")
         [ -n "$listed" ] || case_fail "$name" "crlcache $ours, OpenSSL $ref: a difference DIFFERENCES does not explain"
         echo "$name" >>"$W/seen"
     fi
 done
-# Every explained difference still occurs: the list says what is true.
-while read -r name _; do
+# Every explained difference still occurs: the list says what is true
+# (where OpenSSL's releases differ, one of them may agree).
+while read -r name ours ref _; do
     case $name in ''|'#'*) continue ;; esac
+    case "|$ref|" in *"|$ours|"*) continue ;; esac
     grep -qx "$name" "$W/seen" || case_fail "$name" "listed in DIFFERENCES, but crlcache and OpenSSL now agree"
 done <"$DATA/DIFFERENCES"
 [ "$n" -ge 31 ] || fail "only $n vectors"
