@@ -68,6 +68,8 @@ test/unit/t_%: test/unit/t_%.c test/unit/check.h test/unit/derbuf.h test/unit/to
 test/unit/t_keycache: provider/keycache.c
 # t_at builds fetcher/at.c in.
 test/unit/t_at: fetcher/at.c fetcher/fetcher.h
+# t_header builds fetcher/header.c in.
+test/unit/t_header: fetcher/header.c fetcher/fetcher.h
 # t_hostq builds fetcher/hostq.c in.
 test/unit/t_hostq: fetcher/hostq.c fetcher/fetcher.h
 # t_ccadb_urls builds fetcher/ccadb.c, csv.c and util.c in.

@@ -43,8 +43,6 @@
 #error "libcurl 7.80 or later is needed (CURLOPT_PREREQFUNCTION)"
 #endif
 
-/* Response header lines we keep (ETag, Last-Modified) are short. */
-#define MAX_HEADER_VALUE	512
 
 /* The body bytes all transfers in flight may hold, and who waits. */
 struct budget {
@@ -75,6 +73,7 @@ struct xfer {
 	int		 proxied;	/* this hop goes through a proxy */
 	long		 attempts;	/* transfers started */
 	long long	 retry_at;	/* monotonic ms; 0: not waiting */
+	struct freshness fresh;		/* what the answer said of it */
 };
 
 /*
@@ -240,28 +239,6 @@ on_body(char *data, size_t size, size_t nmemb, void *arg)
 	return n;
 }
 
-/* Keep the value of "Name: value" if the header is name. */
-static void
-header_value(const char *line, size_t len, const char *name, char **out)
-{
-	size_t nl = strlen(name);
-
-	if (len <= nl + 1 || strncasecmp(line, name, nl) != 0 || line[nl] != ':')
-		return;
-	line += nl + 1;
-	len -= nl + 1;
-	while (len > 0 && (*line == ' ' || *line == '\t'))
-		line++, len--;
-	while (len > 0 && (line[len - 1] == '\r' || line[len - 1] == '\n' ||
-	    line[len - 1] == ' '))
-		len--;
-	if (len == 0 || len > MAX_HEADER_VALUE || memchr(line, '\0', len))
-		return;
-	free(*out);
-	*out = xcalloc(1, len + 1);
-	memcpy(*out, line, len);
-}
-
 static size_t
 on_header(char *data, size_t size, size_t nmemb, void *arg)
 {
@@ -273,9 +250,11 @@ on_header(char *data, size_t size, size_t nmemb, void *arg)
 		free(x->f->new_etag);
 		free(x->f->new_last_modified);
 		x->f->new_etag = x->f->new_last_modified = NULL;
+		freshness_forget(&x->fresh);
 	}
-	header_value(data, n, "ETag", &x->f->new_etag);
-	header_value(data, n, "Last-Modified", &x->f->new_last_modified);
+	header_value(data, n, "ETag", 0, &x->f->new_etag);
+	header_value(data, n, "Last-Modified", 0, &x->f->new_last_modified);
+	freshness_header(&x->fresh, data, n);
 	return n;
 }
 
@@ -492,6 +471,9 @@ finish(struct xfer *x, CURLcode res)
 		snprintf(f->err, sizeof(f->err), "HTTP status %ld", f->status);
 	} else
 		f->ok = 1;
+	if (f->ok)
+		f->fresh_for = freshness_of(&x->fresh, (int64_t)time(NULL));
+	freshness_forget(&x->fresh);
 	if (!f->ok) {
 		free(f->body);
 		f->body = NULL;
@@ -542,6 +524,7 @@ reset_attempt(struct xfer *x)
 	free(x->f->new_last_modified);
 	x->f->body = NULL;
 	x->f->new_etag = x->f->new_last_modified = NULL;
+	freshness_forget(&x->fresh);
 	x->f->len = 0;
 	x->cap = 0;
 	x->too_large = 0;
@@ -690,6 +673,7 @@ release(CURLM *multi, struct hostq *q, struct xfer *x, size_t transfer)
 	}
 	curl_slist_free_all(x->headers);
 	free(x->hop);
+	freshness_forget(&x->fresh);
 	memset(x, 0, sizeof(*x));
 }
 

@@ -333,6 +333,8 @@ void	 store_rev_range(const uint8_t prefix[CRLC_PREFIX_LEN],
 struct source_rec {
 	int64_t		 last_attempt;
 	int64_t		 last_success;
+	int64_t		 fresh_until;	/* its server's answer is fresh until
+					   then (0: not said) */
 	long		 http_status;
 	char		*etag;
 	char		*last_modified;
@@ -385,6 +387,8 @@ struct fetch {
 	size_t		 len;
 	char		*new_etag;
 	char		*new_last_modified;
+	int64_t		 fresh_for;	/* seconds the answer stays fresh, as
+					   its server said (header.c) */
 	char		 err[ERRLEN];
 };
 int	 fetch_all(struct fetch *f, size_t n, const struct conf *conf);
@@ -396,6 +400,33 @@ int	 fetch_all(struct fetch *f, size_t n, const struct conf *conf);
 int	 fetch_each(struct fetch *f, size_t n, const struct conf *conf,
 	    void (*cb)(struct fetch *, void *), void *arg);
 void	 fetch_free(struct fetch *f);
+
+/*
+ * header.c: the response header fields a fetch keeps.  header_value:
+ * the value of line if its field is name (a list field appended to what
+ * out holds, RFC 9110 5.3): 1 kept, 0 another field, -1 longer than
+ * MAX_HEADER_VALUE.  Freshness (RFC 9111 4.2): from Cache-Control,
+ * Expires, Date and Age (NULL: not sent), 0 to HTTP_FRESH_MAX seconds
+ * from now, what is unclear stale.  A hint run does not ask a URL again
+ * while its last answer is fresh; the bound keeps a server from having
+ * it never asked by them (the timer's runs ask regardless).
+ */
+#define MAX_HEADER_VALUE	512
+#define HTTP_FRESH_MAX	86400
+enum { FRESH_CACHE_CONTROL, FRESH_EXPIRES, FRESH_DATE, FRESH_AGE,
+	FRESH_FIELDS };
+struct freshness {
+	char		*field[FRESH_FIELDS];	/* as received */
+	int		 unclear;	/* one too long to keep: stale */
+};
+int	 header_value(const char *line, size_t len, const char *name,
+	    int list, char **out);
+void	 freshness_header(struct freshness *fr, const char *line,
+	    size_t len);
+int64_t	 freshness_of(const struct freshness *fr, int64_t now);
+void	 freshness_forget(struct freshness *fr);
+int64_t	 http_fresh_for(const char *cache_control, const char *expires,
+	    const char *date, const char *age, int64_t now);
 
 /*
  * hostq.c: which transfer starts next, host by host (scheme, host and

@@ -35,7 +35,7 @@ static int
 source_decode(const MDB_val *v, struct source_rec *rec)
 {
 	const uint8_t *h = v->mv_data;
-	size_t e, m, r, kl;
+	size_t e, m, r, kl, total;
 
 	memset(rec, 0, sizeof(*rec));
 	if (v->mv_size < CRLC_SRC_HDR_LEN)
@@ -44,7 +44,13 @@ source_decode(const MDB_val *v, struct source_rec *rec)
 	m = crlc_get_u32(h + 24);
 	r = crlc_get_u32(h + 28);
 	kl = crlc_get_u32(h + 32);
-	if (CRLC_SRC_HDR_LEN + e + m + r + kl != v->mv_size || kl > CRLC_KEY_MAX)
+	if (kl > CRLC_KEY_MAX)
+		return -1;
+	/* u32 lengths: their sum in a size_t does not wrap. */
+	total = CRLC_SRC_HDR_LEN + e + m + r + kl;
+	if (total + CRLC_SRC_FRESH_LEN == v->mv_size)
+		rec->fresh_until = crlc_get_i64(h + total);
+	else if (total != v->mv_size)
 		return -1;
 	rec->last_attempt = crlc_get_i64(h);
 	rec->last_success = crlc_get_i64(h + 8);
@@ -160,7 +166,8 @@ store_put_source(struct store *s, const char *url, const struct source_rec *rec)
 		free(error);
 		return -1;
 	}
-	v.mv_size = CRLC_SRC_HDR_LEN + e + m + r + kl;
+	v.mv_size = CRLC_SRC_HDR_LEN + e + m + r + kl +
+	    (rec->fresh_until != 0 ? CRLC_SRC_FRESH_LEN : 0);
 	h = xcalloc(1, v.mv_size);
 	crlc_put_i64(h, rec->last_attempt);
 	crlc_put_i64(h + 8, rec->last_success);
@@ -178,6 +185,9 @@ store_put_source(struct store *s, const char *url, const struct source_rec *rec)
 		memcpy(h + CRLC_SRC_HDR_LEN + e + m, error, r);
 	if (kl > 0)
 		memcpy(h + CRLC_SRC_HDR_LEN + e + m + r, rec->scope_key, kl);
+	if (rec->fresh_until != 0)
+		crlc_put_i64(h + CRLC_SRC_HDR_LEN + e + m + r + kl,
+		    rec->fresh_until);
 	v.mv_data = h;
 	/* In the batch (BATCH), with the CRLs of the run. */
 	if ((rc = batch_begin(s)) == 0 &&

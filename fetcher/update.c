@@ -314,6 +314,8 @@ settle(struct store *s, const struct trust *t, struct fetch *f,
 	rec->error = NULL;
 	rec->last_attempt = (int64_t)time(NULL);
 	rec->http_status = f->status;
+	rec->fresh_until = f->ok && f->fresh_for > 0 ?
+	    rec->last_attempt + f->fresh_for : 0;
 	if (!f->ok) {
 		snprintf(err, sizeof(err), "%s", f->err);
 		res = INGEST_FAILED;
@@ -433,15 +435,20 @@ hinted_first(struct fetch *f, size_t n, const struct strlist *dps)
  * says that an issuer was met, which any user can repeat at will (one
  * certificate in many hint files, a run every few seconds), so the hints
  * never decide how often a server is asked.  A URL whose CRL is held and
- * current waits for the timer's run; any other waits hint_refetch after
- * its last attempt, which bounds the requests hints cause to one per URL
- * and hint_refetch, whoever writes them.
+ * current waits for the timer's run, and so does one whose server said
+ * its last answer is still fresh (Cache-Control, RFC 9111 4.2: asked
+ * again, it would give the same); any other waits hint_refetch after its
+ * last attempt, which bounds the requests hints cause to one per URL and
+ * hint_refetch, whoever writes them.  A fresh-until further ahead than
+ * HTTP_FRESH_MAX (a clock set back) holds nothing back.
  */
 static int
 refetch_waits(const struct conf *conf, const struct source_rec *rec,
     int held, int64_t due, int64_t now)
 {
 	if (held && now < due)
+		return 1;
+	if (now < rec->fresh_until && rec->fresh_until - now <= HTTP_FRESH_MAX)
 		return 1;
 	return rec->last_attempt > now - conf->hint_refetch &&
 	    rec->last_attempt <= now;
@@ -568,7 +575,7 @@ cmd_update(const struct cmd_ctx *c, int argc, char **argv)
 	}
 	if (kept < n) {
 		logx(1, "update: %zu sources fetched less than hint_refetch "
-		    "ago or held current, not fetched again", n - kept);
+		    "ago, held current or fresh, not fetched again", n - kept);
 		memset(f + kept, 0, (n - kept) * sizeof(*f));
 		memset(recs + kept, 0, (n - kept) * sizeof(*recs));
 		n = kept;

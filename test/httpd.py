@@ -9,7 +9,9 @@ every request to --log, one line per request:
         ae=<Accept-Encoding or ->\tbytes=<body bytes sent or ->
 
 Cacheable like a CA's CRL server: with --max-age N, 200 and 304 answers
-for files carry Cache-Control: max-age=N (RFC 9111 5.2.2.1) for caches.
+for files carry Cache-Control: max-age=N (RFC 9111 5.2.2.1) for caches;
+if ROOT/<path>.headers exists, each of its "Name: value" lines is a field
+of those answers too (Cache-Control, Age, Expires as a test wants them).
 
 Conditional GET: ETag is "<size hex>-<mtime_ns hex>"; Last-Modified is the
 file mtime.  If-None-Match takes precedence over If-Modified-Since (RFC 9110).
@@ -134,9 +136,18 @@ class Handler(BaseHTTPRequestHandler):
                 pass
         return words[0]
 
-    def _cache_control(self):
+    def _cache_control(self, p):
         if self.server.max_age is not None:
             self.send_header("Cache-Control", "max-age=%d" % self.server.max_age)
+        try:
+            with open(p + ".headers") as f:
+                lines = f.read().splitlines()
+        except OSError:
+            lines = []
+        for line in lines:
+            name, _, value = line.partition(":")
+            if name and value:
+                self.send_header(name.strip(), value.strip())
 
     def _serve_file(self, urlpath, slow=False, hold=False):
         p = self._fs_path(urlpath)
@@ -173,7 +184,7 @@ class Handler(BaseHTTPRequestHandler):
             self.send_response(304)
             self.send_header("ETag", etag)
             self.send_header("Last-Modified", lastmod)
-            self._cache_control()
+            self._cache_control(p)
             self.end_headers()
             self._log(304)
             return
@@ -186,7 +197,7 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(body)))
         self.send_header("ETag", etag)
         self.send_header("Last-Modified", lastmod)
-        self._cache_control()
+        self._cache_control(p)
         self.end_headers()
         if self.command == "HEAD":
             self._log(200)

@@ -586,6 +586,9 @@
  *		 28  u32  length R of the last error text (0: none)
  *		 32  u32  length K of the "crl" key it last fed (0: none)
  *		 36  E bytes ETag, M bytes Last-Modified, R bytes error, K bytes key
+ *		then, if the last answer said how long it stays fresh (RFC
+ *		9111 4.2), CRLC_SRC_FRESH_LEN bytes: i64 fresh until.  Its
+ *		absence (records of earlier writers) means not said.
  *		The error text is redacted like the key.
  */
 #ifndef CRLCACHE_FORMAT_H
@@ -670,6 +673,7 @@
 #define CRLC_CRL_INDIRECT	0x20	/* IDP indirectCRL (INDIRECT CRLS) */
 
 #define CRLC_SRC_HDR_LEN	36
+#define CRLC_SRC_FRESH_LEN	8
 
 /* Published files (TOP FILE, PAGE FILES, SCOPE FILES above). */
 #define CRLC_TOP_MAGIC		"CRLCTOP\n"
