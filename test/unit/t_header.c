@@ -14,16 +14,7 @@
 
 #include "check.h"
 #include "../../fetcher/header.c"
-
-void *
-xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n, size);
-
-	if (p == NULL)
-		abort();
-	return p;
-}
+#include "xcalloc.h"
 
 #define NOW	1777636800	/* 2026-05-01T12:00:00Z */
 

@@ -8,16 +8,7 @@
 
 #include "check.h"
 #include "../../fetcher/hostq.c"
-
-void *
-xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n, size);
-
-	if (p == NULL)
-		abort();
-	return p;
-}
+#include "xcalloc.h"
 
 static const char *const urls[] = {
 	"http://a.example/1.crl",		/* 0: a */
