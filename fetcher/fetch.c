@@ -43,7 +43,6 @@
 #error "libcurl 7.80 or later is needed (CURLOPT_PREREQFUNCTION)"
 #endif
 
-
 /* The body bytes all transfers in flight may hold, and who waits. */
 struct budget {
 	size_t		 limit;

@@ -405,8 +405,8 @@ void	 fetch_free(struct fetch *f);
  * header.c: the response header fields a fetch keeps.  header_value:
  * the value of line if its field is name (a list field appended to what
  * out holds, RFC 9110 5.3): 1 kept, 0 another field, -1 longer than
- * MAX_HEADER_VALUE.  Freshness (RFC 9111 4.2): from Cache-Control,
- * Expires, Date and Age (NULL: not sent), 0 to HTTP_FRESH_MAX seconds
+ * MAX_HEADER_VALUE.  Freshness (RFC 9111 4.2): from the Cache-Control,
+ * Expires, Date and Age fields received, 0 to HTTP_FRESH_MAX seconds
  * from now, what is unclear stale.  A hint run does not ask a URL again
  * while its last answer is fresh; the bound keeps a server from having
  * it never asked by them (the timer's runs ask regardless).
@@ -425,8 +425,6 @@ void	 freshness_header(struct freshness *fr, const char *line,
 	    size_t len);
 int64_t	 freshness_of(const struct freshness *fr, int64_t now);
 void	 freshness_forget(struct freshness *fr);
-int64_t	 http_fresh_for(const char *cache_control, const char *expires,
-	    const char *date, const char *age, int64_t now);
 
 /*
  * hostq.c: which transfer starts next, host by host (scheme, host and

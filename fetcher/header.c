@@ -100,7 +100,7 @@ cache_control_lifetime(const char *cc)
 {
 	int64_t lifetime = -1, v;
 	const char *p = cc, *end, *eq, *arg;
-	size_t len, alen;
+	size_t len, nlen, alen;
 	int stale = 0, quoted;
 
 	while (*p != '\0') {
@@ -121,12 +121,12 @@ cache_control_lifetime(const char *cc)
 		while (len > 0 && (p[len - 1] == ' ' || p[len - 1] == '\t'))
 			len--;
 		eq = memchr(p, '=', len);
-		if (directive_is(p, eq != NULL ? (size_t)(eq - p) : len,
-		    "no-cache") || directive_is(p, eq != NULL ?
-		    (size_t)(eq - p) : len, "no-store"))
+		nlen = eq != NULL ? (size_t)(eq - p) : len;
+		if (directive_is(p, nlen, "no-cache") ||
+		    directive_is(p, nlen, "no-store"))
 			stale = 1;
-		else if (eq != NULL && directive_is(p, (size_t)(eq - p),
-		    "max-age") && lifetime == -1) {
+		else if (eq != NULL && directive_is(p, nlen, "max-age") &&
+		    lifetime == -1) {
 			arg = eq + 1;
 			alen = len - (size_t)(arg - p);
 			if (alen >= 2 && arg[0] == '"' && arg[alen - 1] == '"') {
@@ -150,19 +150,20 @@ cache_control_lifetime(const char *cc)
  * less the answer's age (4.2.3: its Age field, 5.1).  Any argument may
  * be NULL (the field was not sent).
  */
-int64_t
+static int64_t
 http_fresh_for(const char *cache_control, const char *expires,
     const char *date, const char *age, int64_t now)
 {
-	int64_t lifetime = -1, a = 0, when, sent = now;
+	int64_t lifetime = -1, a = 0, when, sent;
 
 	if (cache_control != NULL)
 		lifetime = cache_control_lifetime(cache_control);
 	if (lifetime == -1 && expires != NULL) {
 		/* 5.3: an invalid date, "0" above all, is in the past. */
 		when = (int64_t)curl_getdate(expires, NULL);
-		if (date != NULL && curl_getdate(date, NULL) != -1)
-			sent = (int64_t)curl_getdate(date, NULL);
+		sent = date != NULL ? (int64_t)curl_getdate(date, NULL) : -1;
+		if (sent == -1)
+			sent = now;	/* RFC 9110 6.6.1: no Date, when it came */
 		lifetime = when == -1 || when <= sent ? 0 : when - sent;
 	}
 	/* 5.1: the first member of a list; one not delta-seconds ignored. */
