@@ -833,9 +833,11 @@ void	 hints_close(struct hint_queue *q);
 
 /*
  * learning.c: write the learning marker (create: `update --hints`), or
- * push an unexpired one ahead (a full update).  Failures are logged.
+ * push an unexpired one ahead (a full update), holding the key ids of
+ * t's anchors (<crlcache/hint.h>).  Failures are logged.
  */
-void	 learning_mark(const char *state_dir, int create);
+void	 learning_mark(const char *state_dir, int create,
+	    const struct trust *t);
 
 /* enrolment.c: issuers met on this host, proven (STATE_DIR/work/enrolled) */
 struct enrolled {

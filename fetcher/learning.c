@@ -20,16 +20,28 @@
  * watcher back) writes it anew.  A hint's age is its ctime, which its
  * writer can move forward only (utimensat sets it to now): no user can
  * make a hint look old and end the wait for everyone.
+ *
+ * The marker carries the key ids of the anchors this run trusts
+ * (<crlcache/hint.h>): the provider waits only for an issuer the
+ * fetcher can prove, never for a name a peer made up.  Each run that
+ * writes the marker writes them, so a changed trust store reaches the
+ * provider within the hour.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <openssl/x509.h>
+
+#include <crlcache/format.h>
+#include <crlcache/hint.h>
 
 #include "fetcher.h"
 
@@ -67,17 +79,97 @@ unanswered(const char *state_dir, time_t now)
 	return found;
 }
 
+static int
+record_cmp(const void *a, const void *b)
+{
+	return memcmp(a, b, CRLC_LEARN_REC_LEN);
+}
+
+/*
+ * The marker's content: the records of t's anchors, sorted, one per
+ * key, into *out (malloc'd); its length, or 0 when out of memory.
+ */
+static size_t
+learn_set(const struct trust *t, uint8_t **out)
+{
+	STACK_OF(X509_OBJECT) *objs = X509_STORE_get0_objects(t->store);
+	uint8_t *buf, *r;
+	size_t n = 0, i, k;
+	X509 *x;
+	int count = objs != NULL ? sk_X509_OBJECT_num(objs) : 0;
+
+	if (count > (int)CRLC_LEARN_MAX)
+		count = (int)CRLC_LEARN_MAX;
+	if ((buf = malloc(CRLC_LEARN_HDR_LEN + (size_t)count *
+	    CRLC_LEARN_REC_LEN + 1)) == NULL)
+		return 0;
+	r = buf + CRLC_LEARN_HDR_LEN;
+	for (i = 0; i < (size_t)count; i++) {
+		x = X509_OBJECT_get0_X509(sk_X509_OBJECT_value(objs, (int)i));
+		if (x == NULL || cert_key_hash(x, r + n * CRLC_LEARN_REC_LEN) == -1)
+			continue;
+		r[n * CRLC_LEARN_REC_LEN + CRLC_HASH_LEN] = CRLC_LEARN_ANCHOR;
+		n++;
+	}
+	qsort(r, n, CRLC_LEARN_REC_LEN, record_cmp);
+	/* One record per key: an anchor in two files is one anchor. */
+	for (i = k = 0; i < n; i++)
+		if (k == 0 || memcmp(r + (k - 1) * CRLC_LEARN_REC_LEN,
+		    r + i * CRLC_LEARN_REC_LEN, CRLC_HASH_LEN) != 0)
+			memmove(r + k++ * CRLC_LEARN_REC_LEN,
+			    r + i * CRLC_LEARN_REC_LEN, CRLC_LEARN_REC_LEN);
+	memcpy(buf, CRLC_LEARN_MAGIC, CRLC_LEARN_MAGIC_LEN);
+	crlc_put_u32(buf + 8, CRLC_LEARN_VERSION);
+	crlc_put_u32(buf + 12, (uint32_t)k);
+	*out = buf;
+	return CRLC_LEARN_HDR_LEN + k * CRLC_LEARN_REC_LEN;
+}
+
+/* Does the open marker fd hold exactly set[0..len)? */
+static int
+holds(int fd, const struct stat *sb, const uint8_t *set, size_t len)
+{
+	uint8_t *cur;
+	int same;
+
+	if ((size_t)sb->st_size != len || (cur = malloc(len + 1)) == NULL)
+		return 0;
+	same = pread(fd, cur, len, 0) == (ssize_t)len &&
+	    memcmp(cur, set, len) == 0;
+	free(cur);
+	return same;
+}
+
+/* The marker anew: set as its content, its mtime ahead (ts). */
+static void
+rewrite(const char *path, const uint8_t *set, size_t len,
+    const struct timespec ts[2])
+{
+	char tmp[PATH_MAX];
+
+	if (write_temp(path, set, len, LEARNING_MODE, 0, 0, tmp,
+	    sizeof(tmp)) == -1)
+		return;
+	if (utimensat(AT_FDCWD, tmp, ts, AT_SYMLINK_NOFOLLOW) == -1 ||
+	    rename_durably(tmp, path) == -1) {
+		logx(1, "%s: %s", path, strerror(errno));
+		(void)unlink(tmp);
+	}
+}
+
 void
-learning_mark(const char *state_dir, int create)
+learning_mark(const char *state_dir, int create, const struct trust *t)
 {
 	char path[PATH_MAX];
 	struct timespec ts[2];
 	struct stat sb;
 	time_t now = time(NULL);
+	uint8_t *set = NULL;
+	size_t len;
 	int fd;
 
 	snprintf(path, sizeof(path), "%s/%s", state_dir, CRLC_LEARNING_NAME);
-	if ((fd = open(path, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC |
+	if ((fd = open(path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC |
 	    (create ? O_CREAT : 0), LEARNING_MODE)) == -1) {
 		if (create || errno != ENOENT)
 			logx(1, "%s: %s", path, strerror(errno));
@@ -103,8 +195,11 @@ learning_mark(const char *state_dir, int create)
 	}
 	ts[0].tv_sec = ts[1].tv_sec = now + CRLC_LEARNING_TTL;
 	ts[0].tv_nsec = ts[1].tv_nsec = 0;
-	if (fchmod(fd, LEARNING_MODE) == -1 || futimens(fd, ts) == -1)
+	if ((len = learn_set(t, &set)) != 0 && !holds(fd, &sb, set, len))
+		rewrite(path, set, len, ts);
+	else if (fchmod(fd, LEARNING_MODE) == -1 || futimens(fd, ts) == -1)
 		logx(1, "%s: %s", path, strerror(errno));
 done:
+	free(set);
 	close(fd);
 }

@@ -508,7 +508,7 @@ cmd_update(const struct cmd_ctx *c, int argc, char **argv)
 		goto done;
 	}
 	/* The run the spool's watcher starts says it watches. */
-	learning_mark(state_dir, hints_only);
+	learning_mark(state_dir, hints_only, &t);
 	/*
 	 * --hints touches nothing but the new issuers' CRLs: no directory
 	 * refresh, no configured source, no CCADB export.

@@ -46,6 +46,30 @@ static const uint8_t oid_cabf_ov[] = { 0x67, 0x81, 0x0c, 0x01, 0x02, 0x02 };
 static const uint8_t oid_cabf_iv[] = { 0x67, 0x81, 0x0c, 0x01, 0x02, 0x03 };
 static const uint8_t oid_cabf_ev[] = { 0x67, 0x81, 0x0c, 0x01, 0x01 };
 
+/*
+ * The subjectPublicKey of a SubjectPublicKeyInfo (RFC 5280 4.1.2.7):
+ * SEQUENCE { algorithm AlgorithmIdentifier, subjectPublicKey BIT STRING },
+ * whose bits (X.690 8.6.2: after the unused-bits octet, which is 0 for
+ * every key type) the provider compares with the key that verifies the
+ * certificate's children.  Empty when spki is anything else: the
+ * certificate's revocation is still looked up (the SPKI is OpenSSL's to
+ * judge), only no child is linked to it.
+ */
+static void
+spk_bits(struct der spki, struct crlc_span *out)
+{
+	struct der alg, bits;
+
+	out->p = NULL;
+	out->len = 0;
+	if (der_expect(&spki, TAG_SEQUENCE, &alg) == -1 ||
+	    der_expect(&spki, TAG_BITSTRING, &bits) == -1 ||
+	    spki.p != spki.end || bits.p == bits.end || bits.p[0] != 0)
+		return;
+	out->p = bits.p + 1;
+	out->len = (size_t)(bits.end - bits.p - 1);
+}
+
 static int
 span_eq(const struct der *c, const uint8_t *s, size_t len)
 {
@@ -459,9 +483,10 @@ crlc_tbs_parse(const uint8_t *der, size_t len, struct crlc_tbs *out)
 	if (der_expect(&tbs, TAG_SEQUENCE, &c) == -1)
 		return -1;
 	out->subject.len = (size_t)(tbs.p - out->subject.p);
-	/* subjectPublicKeyInfo (4.1.2.7) */
+	/* subjectPublicKeyInfo (4.1.2.7): keep subjectPublicKey's bits */
 	if (der_expect(&tbs, TAG_SEQUENCE, &c) == -1)
 		return -1;
+	spk_bits(c, &out->spk);
 	/* issuerUniqueID [1], subjectUniqueID [2]: v2 or v3 only (4.1.2.8) */
 	if (der_peek(&tbs, TAG_CTX_PRIM(1)) || der_peek(&tbs, TAG_CTX_CONS(1))) {
 		if (version < 1 || der_read(&tbs, &tag, &c) == -1)

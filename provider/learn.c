@@ -1,92 +1,207 @@
 /*
- * Waiting for the fetcher to learn an issuer: a verification that met an
- * issuer no CRL in the index covers, and that just left a hint for it,
- * may wait, bounded, for the fast run to publish what covers it, then be
- * answered from the new index (policy.c polls it).
+ * Learning a new issuer: whether a hint can help, and whether a
+ * verification may wait, bounded, for the fast run to publish what
+ * covers its certificate (policy.c polls the index meanwhile).
  *
  * Copyright the crlcache authors. Licensed under the Apache License 2.0.
  *
- * WHEN
- *	Only where a fetcher answers hints within seconds: the learning
- *	marker beside the index (<crlcache/hint.h>) is the index owner's and
- *	its mtime lies ahead.  Cron alone, hints = off, learn_wait = 0 or a
- *	spool nobody watches any more: no wait.  The marker is looked at
- *	once per issuer and process, after a hint was left: a covered
- *	certificate never gets here, so its path has no new system call.
+ * WHO CAN BE LEARNED
+ *	A peer mints any number of issuer names, and a wait in an nginx
+ *	worker or a Node event loop stalls every connection it serves.  So
+ *	a verification waits only where the wait can be answered: for an
+ *	issuer whose CRLs the index holds already (a partition not held
+ *	yet), or for one the fetcher can prove, which the learning marker
+ *	(<crlcache/hint.h>) says: its key is an anchor of the fetcher's, or
+ *	the same thread verified its certificate just before under such a
+ *	key (chain.c).  Never for a self-signed certificate, never for an
+ *	issuer the marker says the fetcher refused.  Without a live marker
+ *	(cron alone, hints = off, learn_wait = 0, a watcher that stopped)
+ *	nothing waits; a hint is still left unless the marker names the
+ *	issuer refused or proves it cannot be learned, so that the next
+ *	full update learns it.
  *
  * HOW OFTEN
- *	One wait per issuer and process: the first verification of an
- *	issuer sets the issuer's deadline; every verification of it that
- *	arrives before the deadline waits with it, up to the same deadline
- *	(eight threads meeting a new CA at once wait once together, not
- *	eight times in turn); after it nothing waits again.  The table is a
- *	lock-free ring, like policy.c's: an issuer forgotten after
- *	LEARN_SLOTS others, or two threads racing for a slot, merely wait
- *	a second time.  No lock is held while waiting.
+ *	Once per issuer and process: the first verification of an issuer
+ *	claims it (a direct-mapped table, one atomic exchange: of two
+ *	threads meeting it at once, one waits and the other answers at
+ *	once); at most one wait per chain (chain.c: a link above this
+ *	certificate waited); and within a budget per process: waiting may
+ *	take at most a LEARN_SHARE-th of the process's time, with a burst of
+ *	LEARN_BURST waits, so a peer that presents issuers the fetcher can
+ *	prove but not cover costs at most that, whatever it sends.  An
+ *	issuer forgotten after others took its slot may be waited for again,
+ *	within the budget.  No lock is held while waiting.
+ *
+ * COST
+ *	None on a covered certificate's path.  The marker is read (open,
+ *	fstat, a binary search by pread, close) once per new issuer and
+ *	process, after the index said no CRL covers the certificate.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <crlcache/clock.h>
+#include <crlcache/hint.h>
 
 #include "prov.h"
 
-/* Issuers remembered: more than a process meets new within learn_wait. */
-#define LEARN_SLOTS	64
+/* Issuers claimed: more than a process meets new within a wait. */
+#define LEARN_SLOTS	256
 /*
  * How often a waiting verification looks at the index again: each look
  * is one stat(); the fast run's publish is seen within this.
  */
 #define LEARN_POLL_MS	10
+/*
+ * The budget: waiting takes at most 1/30 of a process's time (2 s a
+ * minute at the default learn_wait), two whole waits at once.  A wait
+ * is charged whole when it starts and refunded what it did not use: an
+ * answered one (about 0.1 s) costs a twentieth of a whole one.
+ */
+#define LEARN_SHARE	30
+#define LEARN_BURST	2
 
-struct learn_slot {
-	_Atomic uint64_t	fp;		/* issuer fingerprint, 0: empty */
-	atomic_llong		deadline;	/* CLOCK_MONOTONIC ms; 0: none */
+static _Atomic uint64_t learn_slots[LEARN_SLOTS];
+/* CLOCK_MONOTONIC ms when the budget is whole again (GCRA's TAT). */
+static atomic_llong learn_tat;
+
+/* The marker, when it is live: its descriptor and records. */
+struct marker {
+	int		fd;
+	uint32_t	n;	/* records; 0 also when the layout is not known */
 };
 
-static struct learn_slot learn_slots[LEARN_SLOTS];
-static atomic_uint learn_next;
-
-/* A fetcher watches the spool: the marker is the index owner's, ahead. */
+/* A live marker: the index owner's regular file, its mtime ahead. */
 static int
-learning(const struct crlc_conf *conf)
+marker_open(const struct crlc_conf *conf, struct marker *m)
 {
+	uint8_t hdr[CRLC_LEARN_HDR_LEN];
 	struct stat mb, ib;
-	int saved = errno, ret;
+	uint32_t n;
 
-	ret = lstat(conf->learning, &mb) == 0 && S_ISREG(mb.st_mode) &&
-	    mb.st_mtime > time(NULL) && stat(conf->index, &ib) == 0 &&
-	    mb.st_uid == ib.st_uid;
+	m->n = 0;
+	if ((m->fd = open(conf->learning, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+	    O_CLOEXEC)) == -1)
+		return -1;
+	if (fstat(m->fd, &mb) == -1 || !S_ISREG(mb.st_mode) ||
+	    mb.st_mtime <= time(NULL) || stat(conf->index, &ib) == -1 ||
+	    mb.st_uid != ib.st_uid) {
+		close(m->fd);
+		return -1;
+	}
+	if (mb.st_size >= CRLC_LEARN_HDR_LEN &&
+	    pread(m->fd, hdr, sizeof(hdr), 0) == (ssize_t)sizeof(hdr) &&
+	    memcmp(hdr, CRLC_LEARN_MAGIC, CRLC_LEARN_MAGIC_LEN) == 0 &&
+	    crlc_get_u32(hdr + 8) == CRLC_LEARN_VERSION &&
+	    (n = crlc_get_u32(hdr + 12)) <= CRLC_LEARN_MAX &&
+	    (uint64_t)mb.st_size == CRLC_LEARN_HDR_LEN +
+	    (uint64_t)n * CRLC_LEARN_REC_LEN)
+		m->n = n;
+	return 0;
+}
+
+/* The kind the marker gives key, 0 when it names it not. */
+static unsigned
+marker_kind(const struct marker *m, const uint8_t key[CRLC_HASH_LEN])
+{
+	uint8_t rec[CRLC_LEARN_REC_LEN];
+	uint32_t lo = 0, hi = m->n, mid;
+	int c;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (pread(m->fd, rec, sizeof(rec), CRLC_LEARN_HDR_LEN +
+		    (off_t)mid * CRLC_LEARN_REC_LEN) != (ssize_t)sizeof(rec))
+			return 0;
+		if ((c = memcmp(key, rec, CRLC_HASH_LEN)) == 0)
+			return rec[CRLC_HASH_LEN];
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return 0;
+}
+
+static int
+is_anchor(const uint8_t id[CRLC_HASH_LEN], void *arg)
+{
+	return marker_kind(arg, id) == CRLC_LEARN_ANCHOR;
+}
+
+enum crlc_learn
+crlc_learnable(const struct crlc_conf *conf, const struct crlc_tbs *cert,
+    const uint8_t *key, int held)
+{
+	struct marker m;
+	enum crlc_learn ret;
+	int saved = errno;
+
+	if (crlc_self_signed(cert, key))
+		return CRLC_LEARN_NO;
+	if (conf->learn_wait == 0 || marker_open(conf, &m) == -1)
+		return CRLC_LEARN_HINT;
+	if (key != NULL && marker_kind(&m, key) == CRLC_LEARN_REFUSED)
+		ret = CRLC_LEARN_NO;
+	else if (m.n == 0)	/* a marker that names no issuer */
+		ret = held ? CRLC_LEARN_WAIT : CRLC_LEARN_HINT;
+	else if (key == NULL)	/* no chain to walk: the fetcher may know */
+		ret = held ? CRLC_LEARN_WAIT : CRLC_LEARN_HINT;
+	else
+		switch (crlc_chain_walk(key, is_anchor, &m)) {
+		case CRLC_CHAIN_PROVABLE:
+			ret = CRLC_LEARN_WAIT;
+			break;
+		case CRLC_CHAIN_WAITED:
+			ret = CRLC_LEARN_HINT;
+			break;
+		default:
+			ret = held ? CRLC_LEARN_WAIT : CRLC_LEARN_NO;
+			break;
+		}
+	close(m.fd);
 	errno = saved;
 	return ret;
 }
 
-long long
-crlc_learn_deadline(const struct crlc_conf *conf, uint64_t fp, int hinted,
-    int *first)
+/* Charge a whole wait of ms to the budget: 0, or -1 when it has no room. */
+static int
+budget_take(long long ms, long long now)
 {
-	struct learn_slot *sl;
-	long long now = crlc_mono_ms(), d;
-	size_t i;
+	long long tat = atomic_load(&learn_tat), next;
 
-	*first = 0;
-	if (conf->learn_wait == 0 || conf->spool[0] == '\0')
+	do {
+		next = (tat > now ? tat : now) + ms * LEARN_SHARE;
+		if (next - now > LEARN_BURST * ms * LEARN_SHARE)
+			return -1;
+	} while (!atomic_compare_exchange_weak(&learn_tat, &tat, next));
+	return 0;
+}
+
+long long
+crlc_learn_deadline(const struct crlc_conf *conf, uint64_t fp)
+{
+	long long now = crlc_mono_ms();
+
+	if (conf->learn_wait == 0 ||
+	    atomic_exchange(&learn_slots[fp % LEARN_SLOTS], fp) == fp ||
+	    budget_take(conf->learn_wait, now) == -1)
 		return 0;
-	for (i = 0; i < LEARN_SLOTS; i++)
-		if (atomic_load(&learn_slots[i].fp) == fp) {
-			d = atomic_load(&learn_slots[i].deadline);
-			return d > now ? d : 0;
-		}
-	d = hinted && learning(conf) ? now + conf->learn_wait : 0;
-	sl = &learn_slots[atomic_fetch_add(&learn_next, 1) % LEARN_SLOTS];
-	/* The deadline before the name: who finds the name finds it set. */
-	atomic_store(&sl->deadline, d);
-	atomic_store(&sl->fp, fp);
-	*first = d != 0;
-	return d;
+	return now + conf->learn_wait;
+}
+
+void
+crlc_learn_done(long long deadline)
+{
+	long long left = deadline - crlc_mono_ms();
+
+	if (left > 0)
+		atomic_fetch_sub(&learn_tat, left * LEARN_SHARE);
 }
 
 void

@@ -285,6 +285,24 @@ issuer_fingerprint(const struct crlc_tbs *cert)
 }
 
 /*
+ * Which issuer a wait is for: its key when known (a name a peer chose
+ * cannot take another issuer's wait by colliding with it), else its name.
+ */
+static uint64_t
+issuer_key_fingerprint(const struct crlc_tbs *cert,
+    const struct crlc_issuer_key *ik)
+{
+	uint64_t fp = 0;
+	size_t i;
+
+	if (ik->hash == NULL)
+		return issuer_fingerprint(cert);
+	for (i = 0; i < sizeof(fp); i++)
+		fp = fp << 8 | ik->hash[i];
+	return fp | 1;
+}
+
+/*
  * The fetcher wants the certificate when no CRL covers it (to enrol its
  * issuer) and when the covering CRL is past its nextUpdate (the issuer
  * is still met: keep or resume fetching it).  Comparisons of what the
@@ -298,20 +316,13 @@ wants_hint(const struct crlc_verdict *v, int64_t now)
 	    now > v->next_update);
 }
 
-/*
- * Leave a hint of cert's issuer, the first time it is met; 1 when one is
- * left now or was before (as far as this process knows), else 0.
- */
+/* Leave a hint of cert; 1 when one was left. */
 static int
 hint(struct crlc_prov *prov, const struct crlc_tbs *cert,
     const struct crlc_span *tbs, const struct crlc_span *sig)
 {
 	enum crlc_hint h;
 
-	if (prov->conf.spool[0] == '\0')
-		return 0;
-	if (!first_sighting(&hinted_issuers, issuer_fingerprint(cert)))
-		return 1;
 	h = crlc_hint_leave(prov->conf.spool, prov->conf.index, tbs,
 	    &cert->sigalg, sig);
 	if (h == CRLC_HINT_READ_ONLY && !atomic_exchange(&spool_ro_logged, 1))
@@ -349,36 +360,66 @@ lookup(struct crlc_prov *prov, const struct crlc_tbs *cert,
 }
 
 /*
- * An issuer the index does not cover, just hinted: wait, bounded, for the
- * fast run to publish what covers cert (learn.c says when), and answer
- * from the new index.  The verification that started the issuer's wait
- * logs how long it took.
+ * An issuer the index does not cover, just hinted, that the fetcher can
+ * learn: wait, bounded, for the fast run to publish what covers cert
+ * (learn.c says whether and how long), and answer from the new index.
+ * Returns 1 when it waited.
  */
-static void
+static int
 learn(struct crlc_prov *prov, const struct crlc_tbs *cert,
-    const struct crlc_issuer_key *ik, int hinted, struct crlc_verdict *v)
+    const struct crlc_issuer_key *ik, struct crlc_verdict *v)
 {
 	char issuer[NAME_TEXT_MAX];
 	struct crlc_verdict nv;
 	long long start = crlc_mono_ms(), deadline;
-	int first;
 
 	if ((deadline = crlc_learn_deadline(&prov->conf,
-	    issuer_fingerprint(cert), hinted, &first)) == 0)
-		return;
+	    issuer_key_fingerprint(cert, ik))) == 0)
+		return 0;
 	while (v->state == CRLC_UNKNOWN && crlc_mono_ms() < deadline) {
 		crlc_learn_pause(deadline);
 		crlc_store_recheck(prov->store);
 		if (lookup(prov, cert, ik, (int64_t)time(NULL), &nv) == 0)
 			*v = nv;
 	}
-	if (!first)
-		return;
+	crlc_learn_done(deadline);
 	name_text(&cert->issuer, issuer, sizeof(issuer));
 	crlc_log(prov->conf.log, LOG_NOTICE, "waited %lld ms for crlcache to "
 	    "learn issuer=%s: %s", crlc_mono_ms() - start, issuer,
 	    v->state == CRLC_UNKNOWN ? "not covered in time, on_unknown "
 	    "decides" : "covered now, answered from the new index");
+	return 1;
+}
+
+/*
+ * What the fetcher wants to know of cert, the first time its issuer is
+ * met in this process: a hint, and for a certificate no CRL covers a
+ * wait where one can be answered (learn.c).  Answers that need no new
+ * data come first: a short-lived certificate needs no CRL entry (BR
+ * 4.9.1.1), so one without a distribution point, which no CRL but a
+ * complete one could cover, is neither hinted nor waited for, and no
+ * short-lived one is waited for.  Returns 1 when it waited.
+ */
+static int
+learn_issuer(struct crlc_prov *prov, const struct crlc_tbs *cert,
+    const struct crlc_validity *val, const struct crlc_span *tbs,
+    const struct crlc_span *sig, const struct crlc_issuer_key *ik,
+    struct crlc_verdict *v)
+{
+	int short_lived = val->applies && val->short_lived;
+	enum crlc_learn l;
+
+	if (prov->conf.spool[0] == '\0' || (short_lived &&
+	    cert->ndp + cert->ndpdir + cert->ndprel + cert->nind == 0) ||
+	    !first_sighting(&hinted_issuers, issuer_fingerprint(cert)))
+		return 0;
+	l = crlc_learnable(&prov->conf, cert, ik->hash,
+	    v->state != CRLC_UNKNOWN || v->issuer_held);
+	if (l == CRLC_LEARN_NO || !hint(prov, cert, tbs, sig))
+		return 0;
+	if (l != CRLC_LEARN_WAIT || v->state != CRLC_UNKNOWN || short_lived)
+		return 0;
+	return learn(prov, cert, ik, v);
 }
 
 /* The index's verdict on cert, applied per mode / on_stale / on_unknown. */
@@ -391,7 +432,7 @@ check_revocation(struct crlc_prov *prov, const struct crlc_tbs *cert,
 	uint8_t scratch[CRLC_HASH_LEN];
 	struct crlc_issuer_key ik = { NULL, { NULL, 0 } };
 	struct crlc_verdict v;
-	int hinted = 0;
+	int waited = 0;
 
 	if (prov->store == NULL)
 		return 1;	/* pass-through */
@@ -401,9 +442,8 @@ check_revocation(struct crlc_prov *prov, const struct crlc_tbs *cert,
 	if (lookup(prov, cert, &ik, now, &v) != 0)
 		return 1;
 	if (wants_hint(&v, now))
-		hinted = hint(prov, cert, tbs, sig);
-	if (v.state == CRLC_UNKNOWN && prov->conf.learn_wait > 0)
-		learn(prov, cert, &ik, hinted, &v);
+		waited = learn_issuer(prov, cert, val, tbs, sig, &ik, &v);
+	crlc_chain_note(ik.hash, &cert->spk, waited);
 	switch (v.state) {
 	case CRLC_REVOKED:
 		return report(prov, cert, &v, 1);

@@ -304,19 +304,42 @@ enum crlc_hint	crlc_hint_leave(const char *spool, const char *index,
 int	crlc_hint_spool(const char *index, char *out, size_t size);
 
 /*
- * learn.c.  crlc_learn_deadline(): when a verification of the issuer of
- * fingerprint fp, for which a hint was just left or is pending, is to
- * wait for the fetcher to cover it: the CLOCK_MONOTONIC_COARSE deadline
- * in ms, or 0 for no wait; *first is set for the verification that
- * started the issuer's wait (it logs how it ended).  hinted: a hint of
- * the issuer was left (now or before); without one no fetcher will cover
- * it, and an issuer first met without one never waits.
+ * learn.c.  crlc_learnable(): what learning can do for cert, verified by
+ * the key of id key (NULL: not known), which no CRL in the index covers;
+ * held: the index holds CRLs of its issuer.  CRLC_LEARN_NO: no hint
+ * (self-signed, refused by the fetcher, or an issuer it cannot prove
+ * while a live marker says which it can); CRLC_LEARN_HINT: a hint, no
+ * wait; CRLC_LEARN_WAIT: a hint, and a wait can be answered.
+ * crlc_learn_deadline(): the CLOCK_MONOTONIC_COARSE deadline in ms of
+ * the wait for the issuer of fingerprint fp, or 0 for none: it was
+ * claimed before in this process, or the budget has no room.
  * crlc_learn_pause(): sleep until the next look at the index, never past
- * deadline.
+ * deadline.  crlc_learn_done(): the wait ended; its unused time goes
+ * back to the budget.
  */
-long long	crlc_learn_deadline(const struct crlc_conf *conf, uint64_t fp,
-		    int hinted, int *first);
+enum crlc_learn { CRLC_LEARN_NO, CRLC_LEARN_HINT, CRLC_LEARN_WAIT };
+enum crlc_learn	crlc_learnable(const struct crlc_conf *conf,
+		    const struct crlc_tbs *cert, const uint8_t *key, int held);
+long long	crlc_learn_deadline(const struct crlc_conf *conf, uint64_t fp);
 void		crlc_learn_pause(long long deadline);
+void		crlc_learn_done(long long deadline);
+
+/*
+ * chain.c: the thread's last verifications.  crlc_chain_note(): the
+ * certificate whose subjectPublicKey bits are spk was verified by the
+ * key of id issuer (NULL: not known); waited: its verification waited.
+ * crlc_chain_walk(): from the key of id key up the links noted: PROVABLE
+ * when known() says yes of a key on the way, WAITED when a link on the
+ * way waited, else UNPROVEN.  crlc_self_signed(): cert's issuer is its
+ * subject and key (may be NULL) is its own.
+ */
+enum crlc_chain { CRLC_CHAIN_UNPROVEN, CRLC_CHAIN_PROVABLE, CRLC_CHAIN_WAITED };
+void		crlc_chain_note(const uint8_t *issuer,
+		    const struct crlc_span *spk, int waited);
+enum crlc_chain	crlc_chain_walk(const uint8_t key[CRLC_HASH_LEN],
+		    int (*known)(const uint8_t id[CRLC_HASH_LEN], void *),
+		    void *arg);
+int		crlc_self_signed(const struct crlc_tbs *cert, const uint8_t *key);
 
 /* snapshot.c: the process-wide, refcounted view of one index file. */
 struct crlc_index;

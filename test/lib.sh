@@ -235,7 +235,8 @@ nginx_dir() {
     chmod 711 "$NG"
 }
 # nginx_start PORT LINES: nginx on 127.0.0.1:PORT, its files in NG, its
-# http block ending with LINES (logs, server blocks).
+# http block ending with LINES (logs, server blocks).  NGINX_WRAP: words
+# run before nginx (a `crlcache exec`), its output in $W/nginx.out.
 nginx_start() {
     local user=""
     [ "$(id -u)" -ne 0 ] || user="user nobody nogroup;"
@@ -257,7 +258,8 @@ http {
 $2
 }
 EOF
-    "$NGINX" -e "$NG/error.log" -p "$NG" -c "$W/nginx.conf" >"$W/nginx.out" 2>&1 &
+    # shellcheck disable=SC2086
+    ${NGINX_WRAP:-} "$NGINX" -e "$NG/error.log" -p "$NG" -c "$W/nginx.conf" >"$W/nginx.out" 2>&1 &
     bg_register $!
     wait_port "$1" || { cat "$W/nginx.out" "$NG/error.log" >&2; fail "nginx did not start"; }
     note "$("$NGINX" -v 2>&1) on 127.0.0.1:$1"

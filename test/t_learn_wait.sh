@@ -9,8 +9,8 @@
 # fetcher watches the spool (the learning marker): without the marker,
 # not at all; with the marker and nobody answering, up to learn_wait, and
 # then on_unknown decides.  A threaded server that verifies the client
-# certificates of a new CA in 8 threads at once waits once, not 8 times
-# in turn.  A marker past its time makes nobody wait; nor does one whose
+# certificates of a new CA in 8 threads at once waits once, in one
+# thread: the others answer at once, none waits in turn.  A marker past its time makes nobody wait; nor does one whose
 # watcher stopped: the next full update finds a hint that waited past
 # the bound in the spool and removes the marker (run under faketime, 21
 # minutes on; the hint's ctime is its own).  Answers are held 50 ms
@@ -86,9 +86,10 @@ cl_sclient "$(srv_port deny)" 1.3 --set learn_wait=600 --set on_unknown=deny
     && case_ok "marker, no answer, on_unknown = deny: waited, then refused as unknown" \
     || { cat "$W/client.out"; case_fail timeout-deny "exit $CLIENT_RC"; }
 
-# 3. One wait per issuer in a threaded server: 8 client certificates of a
-#    new CA verified at once in 8 threads wait together, then a 9th does
-#    not wait.  Nobody answers (no watcher yet): every one waits to the end.
+# 3. One wait per issuer in a threaded server: of 8 client certificates
+#    of a new CA verified at once in 8 threads, one waits and the others
+#    do not, nor does a 9th.  Nobody answers (no watcher yet): the one
+#    wait runs to its end.
 sed -i 's/^extendedKeyUsage = serverAuth$/extendedKeyUsage = serverAuth, clientAuth/' "$PKI/threads-good.ext"
 _issue threads "$PKI/threads-good.csr" "$PKI/threads-good.pem" "$PKI/threads-good.ext"
 port=$(closed_port)
@@ -130,9 +131,11 @@ wait "${pids[@]}"; client
 wait "$srv"
 batch8=$(sed -n 's/^batch of 8: \([0-9]*\) ms$/\1/p' "$W/threads.out")
 batch1=$(sed -n 's/^batch of 1: \([0-9]*\) ms$/\1/p' "$W/threads.out")
+quick=$(awk '/^handshake ok/ && $3 < 1000' "$W/threads.out" | wc -l)
 [ "$(grep -c '^handshake ok' "$W/threads.out")" = 9 ] && [ "$(waited "$W/threads.out")" = 1 ] \
     && [ -n "$batch8" ] && [ "$batch8" -ge 1400 ] && [ "$batch8" -lt 3000 ] && [ "$batch1" -lt 1000 ] \
-    && case_ok "8 threads verifying a new CA at once: one wait ($batch8 ms for all 8), the next handshake $batch1 ms" \
+    && [ "$quick" = 8 ] \
+    && case_ok "8 threads verifying a new CA at once: one waits ($batch8 ms), 7 answer at once; the next handshake $batch1 ms" \
     || { cat "$W/threads.out"; case_fail threads "8 at once: '$batch8' ms, then '$batch1' ms"; }
 
 # 4. A learning fetcher (the watcher): refused at the first handshake.

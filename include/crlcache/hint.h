@@ -45,6 +45,46 @@
 /* Two hourly timer runs: one late or failed run does not end it. */
 #define CRLC_LEARNING_TTL	(2 * 3600)
 
+/*
+ *	What the marker holds: the issuers the fetcher can prove, so that
+ *	no verification waits for one it cannot (a peer mints any number
+ *	of issuer names, and each wait stalls the program).  The file is
+ *	written whole under a temporary name and renamed into place, mode
+ *	0644:
+ *	  0  8   magic CRLC_LEARN_MAGIC "CRLCLRN\n"
+ *	  8  u32 version CRLC_LEARN_VERSION (1), big-endian like every
+ *	         integer of the index
+ *	 12  u32 N, records (at most CRLC_LEARN_MAX)
+ *	 16  N records of CRLC_LEARN_REC_LEN (33): SHA-256 of a key
+ *	     (format.h "key") || u8 kind; strictly ascending by the key
+ *	and nothing after them.  Kinds:
+ *	  CRLC_LEARN_ANCHOR: a trust anchor of the fetcher.  A certificate
+ *	     it signed, or one signed by a key whose certificate the same
+ *	     thread verified under such a key just before (a chain verified
+ *	     from its anchor down, as OpenSSL does), can be proven by the
+ *	     fetcher.
+ *	  CRLC_LEARN_REFUSED: an issuer key the fetcher proved and could not
+ *	     cover on its last attempt (none of its CRLs could be had): no
+ *	     verification waits for it again until a run covers it.
+ *	A marker of another size or layout (one written before this
+ *	format: empty) names no issuer: then only an issuer that already
+ *	has CRLs in the index is waited for.
+ */
+#define CRLC_LEARN_MAGIC	"CRLCLRN\n"
+#define CRLC_LEARN_MAGIC_LEN	8
+#define CRLC_LEARN_VERSION	1u
+#define CRLC_LEARN_HDR_LEN	16
+#define CRLC_LEARN_REC_LEN	33
+/*
+ * A system trust store holds about 150 anchors; a private host adds a
+ * few; refused issuers are bounded by the hint budgets.  65,536 records
+ * (2.1 MB) is far beyond either, and a reader's binary search over them
+ * is 16 reads.
+ */
+#define CRLC_LEARN_MAX		65536u
+#define CRLC_LEARN_ANCHOR	1u
+#define CRLC_LEARN_REFUSED	2u
+
 #define CRLC_HINTS_DIR		"hints"
 #define CRLC_HINTS_MODE		03733
 #define CRLC_HINT_MODE		0640

@@ -58,6 +58,11 @@ struct crlc_tbs {
 	struct crlc_span sigalg;
 	struct crlc_span issuer;	/* whole Name TLV, as encoded */
 	struct crlc_span subject;	/* whole Name TLV, as encoded */
+	/*
+	 * subjectPublicKey's bits (after the unused-bits octet): the key a
+	 * child of this certificate is verified with (provider/chain.c)
+	 */
+	struct crlc_span spk;
 	int64_t		 not_before;	/* seconds since the epoch */
 	int64_t		 not_after;
 	/* fullName URIs of crlDistributionPoints (RFC 5280 4.2.1.13) */
