@@ -831,13 +831,6 @@ X509	*hints_next(struct hint_queue *q, size_t **aia);
 void	 hints_settle(struct hint_queue *q, int wait);
 void	 hints_close(struct hint_queue *q);
 
-/*
- * learning.c: write the learning marker (create: `update --hints`), or
- * push an unexpired one ahead (a full update), holding the key ids of
- * t's anchors (<crlcache/hint.h>).  Failures are logged.
- */
-void	 learning_mark(const char *state_dir, int create,
-	    const struct trust *t);
 
 /* enrolment.c: issuers met on this host, proven (STATE_DIR/work/enrolled) */
 struct enrolled {
@@ -871,6 +864,19 @@ int	 cert_fingerprint(X509 *x, uint8_t fp[CRLC_HASH_LEN]);
 /* None yet is an empty enrolment.  0, or -1 (logged; e is empty). */
 int	 enrolment_load(const char *state_dir, struct enrolment *e);
 int	 enrolment_save(const char *state_dir, const struct enrolment *e);
+/*
+ * learning.c: the learning marker (<crlcache/hint.h>), holding the key
+ * ids of t's anchors and of the issuers of en (may be NULL) whose CRLs
+ * idx (may be NULL) holds none of.  LEARNING_FAST: written, its time
+ * ahead (`update --hints` starts); LEARNING_FULL: an unexpired one
+ * pushed ahead, or removed when the spool's watcher stopped (a full
+ * update starts); LEARNING_CONTENT: an unexpired one's content brought
+ * up to date, its time kept (a run published).  Failures are logged.
+ */
+enum learning_how { LEARNING_FAST, LEARNING_FULL, LEARNING_CONTENT };
+void	 learning_mark(const char *state_dir, enum learning_how how,
+	    const struct trust *t, const struct enrolment *en,
+	    const struct crlc_index *idx);
 void	 enrolment_free(struct enrolment *e);
 struct enrolled *enrolment_find(const struct enrolment *e,
 	    const uint8_t fp[CRLC_HASH_LEN]);

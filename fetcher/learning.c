@@ -23,9 +23,12 @@
  *
  * The marker carries the key ids of the anchors this run trusts
  * (<crlcache/hint.h>): the provider waits only for an issuer the
- * fetcher can prove, never for a name a peer made up.  Each run that
- * writes the marker writes them, so a changed trust store reaches the
- * provider within the hour.
+ * fetcher can prove, never for a name a peer made up.  It also names the
+ * issuers met and proven whose CRLs none could be had (no CRL of their
+ * key in the index): nobody waits for them until a run covers them.
+ * Each run writes it when it starts and again once it published, so a
+ * changed trust store reaches the provider within the hour and an
+ * issuer a fast run could not cover is named within seconds.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -42,6 +45,7 @@
 
 #include <crlcache/format.h>
 #include <crlcache/hint.h>
+#include <crlcache/index.h>
 
 #include "fetcher.h"
 
@@ -85,32 +89,48 @@ record_cmp(const void *a, const void *b)
 	return memcmp(a, b, CRLC_LEARN_REC_LEN);
 }
 
+/* Add x's key as kind to the n records at r (room for one more). */
+static void
+add_record(uint8_t *r, size_t *n, X509 *x, unsigned kind)
+{
+	uint8_t *rec = r + *n * CRLC_LEARN_REC_LEN;
+
+	if (x == NULL || cert_key_hash(x, rec) == -1)
+		return;
+	rec[CRLC_HASH_LEN] = (uint8_t)kind;
+	(*n)++;
+}
+
 /*
- * The marker's content: the records of t's anchors, sorted, one per
- * key, into *out (malloc'd); its length, or 0 when out of memory.
+ * The marker's content: the records of t's anchors and of the issuers
+ * of en that idx holds no CRL of, sorted, one per key (an anchor's
+ * first), into *out (malloc'd); its length, or 0 when out of memory.
  */
 static size_t
-learn_set(const struct trust *t, uint8_t **out)
+learn_set(const struct trust *t, const struct enrolment *en,
+    const struct crlc_index *idx, uint8_t **out)
 {
 	STACK_OF(X509_OBJECT) *objs = X509_STORE_get0_objects(t->store);
-	uint8_t *buf, *r;
-	size_t n = 0, i, k;
-	X509 *x;
-	int count = objs != NULL ? sk_X509_OBJECT_num(objs) : 0;
+	uint8_t *buf, *r, key[CRLC_HASH_LEN];
+	size_t n = 0, i, k, count;
 
-	if (count > (int)CRLC_LEARN_MAX)
-		count = (int)CRLC_LEARN_MAX;
-	if ((buf = malloc(CRLC_LEARN_HDR_LEN + (size_t)count *
-	    CRLC_LEARN_REC_LEN + 1)) == NULL)
+	count = objs != NULL ? (size_t)sk_X509_OBJECT_num(objs) : 0;
+	if (en != NULL && idx != NULL)
+		count += en->n;
+	if (count > CRLC_LEARN_MAX)
+		count = CRLC_LEARN_MAX;
+	if ((buf = malloc(CRLC_LEARN_HDR_LEN + count * CRLC_LEARN_REC_LEN +
+	    1)) == NULL)
 		return 0;
 	r = buf + CRLC_LEARN_HDR_LEN;
-	for (i = 0; i < (size_t)count; i++) {
-		x = X509_OBJECT_get0_X509(sk_X509_OBJECT_value(objs, (int)i));
-		if (x == NULL || cert_key_hash(x, r + n * CRLC_LEARN_REC_LEN) == -1)
-			continue;
-		r[n * CRLC_LEARN_REC_LEN + CRLC_HASH_LEN] = CRLC_LEARN_ANCHOR;
-		n++;
-	}
+	for (i = 0; objs != NULL && i < (size_t)sk_X509_OBJECT_num(objs) &&
+	    n < count; i++)
+		add_record(r, &n, X509_OBJECT_get0_X509(sk_X509_OBJECT_value(objs,
+		    (int)i)), CRLC_LEARN_ANCHOR);
+	for (i = 0; en != NULL && idx != NULL && i < en->n && n < count; i++)
+		if (cert_key_hash(en->v[i].issuer, key) == 0 &&
+		    !crlc_index_has_key(idx, key))
+			add_record(r, &n, en->v[i].issuer, CRLC_LEARN_REFUSED);
 	qsort(r, n, CRLC_LEARN_REC_LEN, record_cmp);
 	/* One record per key: an anchor in two files is one anchor. */
 	for (i = k = 0; i < n; i++)
@@ -158,7 +178,9 @@ rewrite(const char *path, const uint8_t *set, size_t len,
 }
 
 void
-learning_mark(const char *state_dir, int create, const struct trust *t)
+learning_mark(const char *state_dir, enum learning_how how,
+    const struct trust *t, const struct enrolment *en,
+    const struct crlc_index *idx)
 {
 	char path[PATH_MAX];
 	struct timespec ts[2];
@@ -166,7 +188,7 @@ learning_mark(const char *state_dir, int create, const struct trust *t)
 	time_t now = time(NULL);
 	uint8_t *set = NULL;
 	size_t len;
-	int fd;
+	int fd, create = how == LEARNING_FAST;
 
 	snprintf(path, sizeof(path), "%s/%s", state_dir, CRLC_LEARNING_NAME);
 	if ((fd = open(path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC |
@@ -183,7 +205,7 @@ learning_mark(const char *state_dir, int create, const struct trust *t)
 	/* Expired: no watcher ran for CRLC_LEARNING_TTL, leave it so. */
 	if (!create && sb.st_mtime <= now)
 		goto done;
-	if (!create && unanswered(state_dir, now)) {
+	if (how == LEARNING_FULL && unanswered(state_dir, now)) {
 		if (unlink(path) == -1)
 			logx(1, "%s: %s", path, strerror(errno));
 		else
@@ -193,11 +215,13 @@ learning_mark(const char *state_dir, int create, const struct trust *t)
 			    "until it runs again", LEARNING_UNANSWERED / 60);
 		goto done;
 	}
-	ts[0].tv_sec = ts[1].tv_sec = now + CRLC_LEARNING_TTL;
+	ts[0].tv_sec = ts[1].tv_sec = how == LEARNING_CONTENT ? sb.st_mtime :
+	    now + CRLC_LEARNING_TTL;
 	ts[0].tv_nsec = ts[1].tv_nsec = 0;
-	if ((len = learn_set(t, &set)) != 0 && !holds(fd, &sb, set, len))
+	if ((len = learn_set(t, en, idx, &set)) != 0 && !holds(fd, &sb, set, len))
 		rewrite(path, set, len, ts);
-	else if (fchmod(fd, LEARNING_MODE) == -1 || futimens(fd, ts) == -1)
+	else if (how != LEARNING_CONTENT && (fchmod(fd, LEARNING_MODE) == -1 ||
+	    futimens(fd, ts) == -1))
 		logx(1, "%s: %s", path, strerror(errno));
 done:
 	free(set);

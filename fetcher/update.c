@@ -454,6 +454,20 @@ refetch_waits(const struct conf *conf, const struct source_rec *rec,
 	    rec->last_attempt <= now;
 }
 
+/* The issuers this run could not cover, named in the marker at once. */
+static void
+learn_refused(const char *state_dir, const struct trust *t,
+    const struct enrolment *en)
+{
+	struct crlc_index *idx;
+	char path[PATH_MAX];
+
+	if (index_open(state_dir, path, sizeof(path), &idx, 0) == -1)
+		return;
+	learning_mark(state_dir, LEARNING_CONTENT, t, en, idx);
+	crlc_index_close(idx);
+}
+
 int
 cmd_update(const struct cmd_ctx *c, int argc, char **argv)
 {
@@ -507,8 +521,6 @@ cmd_update(const struct cmd_ctx *c, int argc, char **argv)
 		logx(0, "%s", err);
 		goto done;
 	}
-	/* The run the spool's watcher starts says it watches. */
-	learning_mark(state_dir, hints_only, &t);
 	/*
 	 * --hints touches nothing but the new issuers' CRLs: no directory
 	 * refresh, no configured source, no CCADB export.
@@ -525,6 +537,9 @@ cmd_update(const struct cmd_ctx *c, int argc, char **argv)
 	trust_use_index(&t, state_dir);
 	/* A malformed file is logged and its issuers learned anew. */
 	(void)enrolment_load(state_dir, &en);
+	/* The run the spool's watcher starts says it watches. */
+	learning_mark(state_dir, hints_only ? LEARNING_FAST : LEARNING_FULL, &t,
+	    &en, t.index);
 	/* Issuers proven from here on were met in this run's hints. */
 	if (hints_only)
 		since = (int64_t)time(NULL);
@@ -600,6 +615,7 @@ cmd_update(const struct cmd_ctx *c, int argc, char **argv)
 		logx(0, "publish: %s", err);
 		goto done;
 	}
+	learn_refused(state_dir, &t, &en);
 	ret = st.tl.failed > 0 ? 1 : dir_failed ? EXIT_DIRECTORY_FAILED : 0;
 	/* The summary: always with -v/default, with -q only on a failure. */
 	logx(ret != 0 ? 0 : 1, "update: %zu sources, %zu updated, "

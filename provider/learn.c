@@ -14,11 +14,11 @@
  *	(<crlcache/hint.h>) says: its key is an anchor of the fetcher's, or
  *	the same thread verified its certificate just before under such a
  *	key (chain.c).  Never for a self-signed certificate, never for an
- *	issuer the marker says the fetcher refused.  Without a live marker
- *	(cron alone, hints = off, learn_wait = 0, a watcher that stopped)
- *	nothing waits; a hint is still left unless the marker names the
- *	issuer refused or proves it cannot be learned, so that the next
- *	full update learns it.
+ *	issuer the marker says the fetcher proved and could not cover.
+ *	Without a live marker (cron alone, hints = off, learn_wait = 0, a
+ *	watcher that stopped) nothing waits; a hint is still left, so that
+ *	the next full update learns the issuer, unless it is self-signed or
+ *	the marker names the anchors and none of them proves it.
  *
  * HOW OFTEN
  *	Once per issuer and process: the first verification of an issuer
@@ -138,32 +138,32 @@ enum crlc_learn
 crlc_learnable(const struct crlc_conf *conf, const struct crlc_tbs *cert,
     const uint8_t *key, int held)
 {
-	struct marker m;
+	enum crlc_chain walk = CRLC_CHAIN_UNPROVEN;
 	enum crlc_learn ret;
+	struct marker m;
 	int saved = errno;
 
 	if (crlc_self_signed(cert, key))
 		return CRLC_LEARN_NO;
 	if (conf->learn_wait == 0 || marker_open(conf, &m) == -1)
 		return CRLC_LEARN_HINT;
-	if (key != NULL && marker_kind(&m, key) == CRLC_LEARN_REFUSED)
-		ret = CRLC_LEARN_NO;
-	else if (m.n == 0)	/* a marker that names no issuer */
-		ret = held ? CRLC_LEARN_WAIT : CRLC_LEARN_HINT;
-	else if (key == NULL)	/* no chain to walk: the fetcher may know */
-		ret = held ? CRLC_LEARN_WAIT : CRLC_LEARN_HINT;
+	if (key != NULL && m.n != 0)
+		walk = crlc_chain_walk(key, is_anchor, &m);
+	if (walk == CRLC_CHAIN_WAITED)
+		ret = CRLC_LEARN_HINT;
+	else if (held)
+		ret = CRLC_LEARN_WAIT;
+	/*
+	 * Refused: proven before, not covered: hinted (a run may cover it
+	 * yet), not waited for.  No key or a marker that names no issuer:
+	 * the fetcher may know more than this thread.
+	 */
+	else if (key == NULL || m.n == 0 ||
+	    marker_kind(&m, key) == CRLC_LEARN_REFUSED)
+		ret = CRLC_LEARN_HINT;
 	else
-		switch (crlc_chain_walk(key, is_anchor, &m)) {
-		case CRLC_CHAIN_PROVABLE:
-			ret = CRLC_LEARN_WAIT;
-			break;
-		case CRLC_CHAIN_WAITED:
-			ret = CRLC_LEARN_HINT;
-			break;
-		default:
-			ret = held ? CRLC_LEARN_WAIT : CRLC_LEARN_NO;
-			break;
-		}
+		ret = walk == CRLC_CHAIN_PROVABLE ? CRLC_LEARN_WAIT :
+		    CRLC_LEARN_NO;
 	close(m.fd);
 	errno = saved;
 	return ret;

@@ -13,8 +13,9 @@
 # And the bounds on waits that can be answered but are not (a fast run
 # that never comes): one wait per chain, however many of its issuers are
 # new; a budget per process (two whole waits at once, then 1/30 of the
-# time); and none for a short-lived certificate without a distribution
-# point (BR 4.9.1.1: it needs no CRL entry, and no CRL could list it).
+# time); none for a short-lived certificate without a distribution point
+# (BR 4.9.1.1: it needs no CRL entry, and no CRL could list it); and none
+# again for an issuer a fast run proved but could not cover.
 # The learning marker is live throughout and no fetcher answers, so every
 # wait that happens runs to its end: the worst case.
 . "$(dirname "$0")/lib.sh"
@@ -229,4 +230,27 @@ took=$(ms "$t0")
     && [ "$took" -lt "$LW" ] \
     && case_ok "a short-lived certificate without a distribution point: no wait, no hint ($took ms)" \
     || { cat "$W/vchains.out"; case_fail short-lived "$(waited "$W/vchains.out") waits, $(hints) hints, $took ms"; }
+
+# 6. An issuer the fetcher proves but cannot cover (its CRL is not
+#    there): the fast run names it in the marker, and the next process
+#    meeting it does not wait for it again.
+new_chain dead 1
+echo "untrusted = $PKI/dead1/cert.pem" >>"$CONF"
+rm -rf "$STATE/hints"/*
+hints_watch_start
+vchains $LW "$(srv_port dead)"
+first=$(waited "$W/vchains.out")
+for _ in $(seq 1 100); do grep -q '^fast run: exit' "$W/fast.log" 2>/dev/null && break; sleep 0.1; done
+hints_watch_stop
+refused=$("$PY" -c '
+import sys
+b = open(sys.argv[1], "rb").read()
+n = int.from_bytes(b[12:16], "big")
+print(sum(1 for i in range(n) if b[16 + 33 * i + 32] == 2))' "$MARK")
+t0=$(date +%s%N)
+vchains $LW "$(srv_port dead)"
+took=$(ms "$t0")
+[ "$first" = 1 ] && [ "$refused" -ge 1 ] && [ "$(waited "$W/vchains.out")" = 0 ] && [ "$took" -lt "$LW" ] \
+    && case_ok "an issuer whose CRL cannot be had: one wait, then named refused ($refused in the marker); the next process answers in $took ms" \
+    || { cat "$W/vchains.out" "$W/fast.log"; case_fail refused "first $first waits, $refused refused, then $(waited "$W/vchains.out") waits, $took ms"; }
 finish

@@ -63,9 +63,14 @@
  *	     thread verified under such a key just before (a chain verified
  *	     from its anchor down, as OpenSSL does), can be proven by the
  *	     fetcher.
- *	  CRLC_LEARN_REFUSED: an issuer key the fetcher proved and could not
- *	     cover on its last attempt (none of its CRLs could be had): no
- *	     verification waits for it again until a run covers it.
+ *	  CRLC_LEARN_REFUSED: the key of an issuer met and proven (enrolled)
+ *	     of which the index holds no CRL (none could be had): no
+ *	     verification waits for it until a run covers it.  Only a
+ *	     proven issuer: a hint nobody could prove names nothing, or any
+ *	     local user could end the wait for a real CA's name.
+ *	Every `update` writes the marker when it starts (the fast run
+ *	creates it) and again after it published, so that an issuer it
+ *	could not cover is named within seconds.
  *	A marker of another size or layout (one written before this
  *	format: empty) names no issuer: then only an issuer that already
  *	has CRLs in the index is waited for.

@@ -169,6 +169,14 @@ void		 crlc_foreign_slot(const uint8_t form[CRLC_FOREIGN_FORM_LEN],
 int		 crlc_index_issuer(struct crlc_index *idx,
 		    const struct crlc_span *name, uint32_t *id);
 
+/*
+ * 1 when the index holds a CRL signed by the key whose SHA-256 (format.h
+ * "key") is key, else 0.  A walk of the KEY records: for the fetcher,
+ * never on a verification's path.
+ */
+int		 crlc_index_has_key(const struct crlc_index *idx,
+		    const uint8_t key[CRLC_HASH_LEN]);
+
 /* Entry counts of the published index. */
 struct crlc_stats {
 	uint64_t	issuers;	/* distinct issuers (CANON) */
