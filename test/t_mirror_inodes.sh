@@ -18,13 +18,8 @@ URLS=13
 httpd_start
 std_pki
 rev1_crl
-conf=("anchor = $PKI/root/cert.pem" "untrusted = $PKI/int/cert.pem")
 deep=$(printf 's/%.0s' $(seq 28))   # 28 segments, and dK: 29 directories
-for k in $(seq "$URLS"); do
-    serve "$W/int.crl" "d$k/${deep}int.crl"
-    conf+=("url = $BASE_URL/d$k/${deep}int.crl")
-done
-write_conf "${conf[@]}"
+served_at "$W/int.crl" "$URLS" "d%d/${deep}int.crl"
 assert_exit 0 cc update
 assert_grep "$URLS sources, 1 updated, $(( URLS - 1 )) unchanged, 0 failed" "$W/last.err"
 
