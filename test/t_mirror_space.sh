@@ -5,7 +5,7 @@
 # test) with less than 5% of its space free is not written, the run says
 # so once, writes nothing more and exits 1; with room again the next run
 # writes the rest.  On the old code the filesystem was filled to the last
-# block.  (t_mirror_inodes: the directories and inodes on the way.)
+# block.  (t_mirror_dirs: the directories and inodes on the way.)
 . "$(dirname "$0")/lib.sh"
 need_crlcache
 [ "$(id -u)" -eq 0 ] || skip "mounting a tmpfs needs root"
