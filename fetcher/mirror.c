@@ -69,11 +69,11 @@ same_content(int dfd, const char *name, const uint8_t *data, size_t len)
  */
 #define MIRROR_KEEP_FREE	20	/* 5% */
 /*
- * Directories one run creates.  The URLs of a sound index share their
- * schemes, hosts and leading path segments: one that needs as many
- * directories as it has CRLs is not sound, and many URLs each deep in a
- * path of their own stop here, long before MIRROR_MAX_FILES times
- * MIRROR_MAX_DEPTH directories.
+ * Directories one run creates, as many as the files it writes.  The URLs
+ * of a sound index share their schemes, hosts and leading path segments;
+ * even the Web PKI's 16,000 CRLs each on a host and a path of a few
+ * segments of its own would need fewer.  Many URLs each deep in a path of
+ * their own stop here, not at MIRROR_MAX_FILES times MIRROR_MAX_DEPTH.
  */
 #define MIRROR_MAX_DIRS		MIRROR_MAX_FILES
 
