@@ -62,59 +62,110 @@ same_content(int dfd, const char *name, const uint8_t *data, size_t len)
 
 /*
  * The share of DIR's filesystem a mirror leaves free, in 1/MIRROR_KEEP_FREE
- * of its size.  What the child sends is the state's owner's to choose (up
- * to MIRROR_MAX_FILES of MIRROR_MAX_CRL each), so it is the space left,
- * not the index, that bounds what root writes.
+ * of its blocks and of its inodes.  What the child sends is the state's
+ * owner's to choose (up to MIRROR_MAX_FILES of MIRROR_MAX_CRL each, each
+ * up to MIRROR_MAX_DEPTH - 1 directories deep), so it is the room left,
+ * not the index, that bounds what root creates.
  */
 #define MIRROR_KEEP_FREE	20	/* 5% */
+/*
+ * Directories one run creates, as many as the files it writes.  The URLs
+ * of a sound index share their schemes, hosts and leading path segments;
+ * even the Web PKI's 16,000 CRLs each on a host and a path of a few
+ * segments of its own would need fewer.  Many URLs each deep in a path of
+ * their own stop here, not at MIRROR_MAX_FILES times MIRROR_MAX_DEPTH.
+ */
+#define MIRROR_MAX_DIRS		MIRROR_MAX_FILES
 
-/* Does len more bytes under dfd leave the filesystem its free share? */
+/* The writing side, in the caller (root, for a DIR only root may write). */
+struct mirror_write {
+	int		 dirfd;
+	size_t		 written, same, skipped, failed, files, dirs;
+	int		 stopped;	/* a bound reached: nothing more created */
+	struct mirror_name name;
+};
+
+/*
+ * May ndirs directories and a file of len bytes be created under dfd?
+ * Each directory counts one block and one inode, the file its blocks
+ * rounded up and one inode, and one block more for the entry it adds to
+ * an existing directory.  When not, says why and stops the mirror.
+ */
 static int
-room_for(int dfd, size_t len)
+room_for(struct mirror_write *w, int dfd, size_t ndirs, size_t len)
 {
 	struct statvfs sv;
-	unsigned long long avail, keep, need;
+	unsigned long long blocks, inodes = ndirs + 1;
+	const char *what = NULL;
 
-	if (fstatvfs(dfd, &sv) == -1)
+	if (w->dirs + ndirs > MIRROR_MAX_DIRS) {
+		logx(0, "mirror: more than %d directories would be created; "
+		    "nothing more is written", MIRROR_MAX_DIRS);
+		w->stopped = 1;
+		return 0;
+	}
+	if (fstatvfs(dfd, &sv) == -1 || sv.f_frsize == 0)
 		return 1;	/* the write itself will say what is wrong */
-	avail = (unsigned long long)sv.f_bavail * sv.f_frsize;
-	keep = (unsigned long long)sv.f_blocks * sv.f_frsize / MIRROR_KEEP_FREE;
-	/* The file's blocks and a directory block, rounded up. */
-	need = ((unsigned long long)len + 2 * sv.f_frsize - 1) /
-	    sv.f_frsize * sv.f_frsize;
-	return avail >= keep && avail - keep >= need;
+	blocks = ndirs + 1 + ((unsigned long long)len + sv.f_frsize - 1) /
+	    sv.f_frsize;
+	if (sv.f_bavail < sv.f_blocks / MIRROR_KEEP_FREE ||
+	    sv.f_bavail - sv.f_blocks / MIRROR_KEEP_FREE < blocks)
+		what = "space";
+	/* No inode count (f_files 0: btrfs, for one): blocks alone. */
+	else if (sv.f_files > 0 &&
+	    (sv.f_favail < sv.f_files / MIRROR_KEEP_FREE ||
+	    sv.f_favail - sv.f_files / MIRROR_KEEP_FREE < inodes))
+		what = "inodes";
+	if (what == NULL)
+		return 1;
+	logx(0, "mirror: the directory's filesystem would have less than 1/%d "
+	    "of its %s free; nothing more is written", MIRROR_KEEP_FREE, what);
+	w->stopped = 1;
+	return 0;
 }
 
 /*
- * Write data as m's file under the directory dirfd: every directory on
- * the way is created (0755) and entered without following a link.
- * Returns 1 written, 0 already the same, 2 not written (room_for()),
- * -1 (errno) failed.
+ * Write data as m's file under w's directory: every directory on the way
+ * is entered without following a link, and created (0755) where missing
+ * once room_for() allows all that is left to create.  Returns 1 written,
+ * 0 already the same, 2 not written (room_for() refused), -1 (errno)
+ * failed.
  */
 static int
-write_named(int dirfd, const struct mirror_name *m, const uint8_t *data,
-    size_t len)
+write_named(struct mirror_write *w, const struct mirror_name *m,
+    const uint8_t *data, size_t len)
 {
 	char tmp[64];
 	size_t i;
-	int dfd = dirfd, nfd, fd = -1, ret = -1, e;
+	int dfd = w->dirfd, nfd, fd = -1, ret = -1, e, made = 0;
 	static unsigned long serial;
 
 	for (i = 0; i + 1 < m->n; i++) {
-		if (mkdirat(dfd, m->comp[i], 0755) == -1 && errno != EEXIST)
-			goto done;
 		nfd = openat(dfd, m->comp[i], O_RDONLY | O_DIRECTORY |
 		    O_NOFOLLOW | O_CLOEXEC);
-		if (dfd != dirfd)
+		if (nfd == -1 && errno == ENOENT) {
+			/* Nothing under a new directory exists yet. */
+			if (!made && !room_for(w, dfd, m->n - 1 - i, len)) {
+				ret = 2;
+				goto done;
+			}
+			made = 1;
+			if (mkdirat(dfd, m->comp[i], 0755) == -1)
+				goto done;
+			w->dirs++;
+			nfd = openat(dfd, m->comp[i], O_RDONLY | O_DIRECTORY |
+			    O_NOFOLLOW | O_CLOEXEC);
+		}
+		if (dfd != w->dirfd)
 			close(dfd);
 		if ((dfd = nfd) == -1)
 			goto done;
 	}
-	if (same_content(dfd, m->comp[m->n - 1], data, len)) {
+	if (!made && same_content(dfd, m->comp[m->n - 1], data, len)) {
 		ret = 0;
 		goto done;
 	}
-	if (!room_for(dfd, len)) {
+	if (!made && !room_for(w, dfd, 0, len)) {
 		ret = 2;
 		goto done;
 	}
@@ -136,7 +187,7 @@ done:
 	e = errno;
 	if (fd != -1)
 		close(fd);
-	if (dfd != dirfd && dfd != -1)
+	if (dfd != w->dirfd && dfd != -1)
 		close(dfd);
 	errno = e;
 	return ret;
@@ -158,15 +209,6 @@ struct mirror_read {
 	FILE		*out;		/* to the writing side */
 	struct fed	*feds;		/* sorted by key */
 	size_t		 nfeds;
-};
-
-/* The writing side, in the caller (root, for a DIR only root may write). */
-struct mirror_write {
-	int		 dirfd;
-	size_t		 written, same, skipped, failed, files;
-	int		 full;		/* MIRROR_MAX_FILES written */
-	int		 low;		/* a CRL did not fit room_for() */
-	struct mirror_name name;
 };
 
 static int
@@ -319,24 +361,19 @@ mirror_one(struct mirror_write *w, const char *url, const uint8_t *der,
 	} else if (mirror_name_parse(url, &w->name, &why) == -1) {
 		w->skipped++;
 		logx(0, "mirror: %s: skipped: %s", url, why);
-	} else if (w->full)
+	} else if (w->stopped)
 		w->skipped++;
 	else if (w->files++ == MIRROR_MAX_FILES) {
-		logx(0, "mirror: more than %d CRLs; the rest are skipped",
+		logx(0, "mirror: more than %d CRLs; nothing more is written",
 		    MIRROR_MAX_FILES);
-		w->full = 1;
+		w->stopped = 1;
 		w->skipped++;
-	} else if ((rc = write_named(w->dirfd, &w->name, der, len)) == -1) {
+	} else if ((rc = write_named(w, &w->name, der, len)) == -1) {
 		w->failed++;
 		logx(0, "mirror: %s: %s", url, strerror(errno));
-	} else if (rc == 2) {
-		if (!w->low)
-			logx(0, "mirror: the directory's filesystem would have "
-			    "less than 1/%d of its space free; the CRLs that "
-			    "change are skipped from here on", MIRROR_KEEP_FREE);
-		w->low = 1;
+	} else if (rc == 2)
 		w->skipped++;
-	} else if (rc == 1)
+	else if (rc == 1)
 		w->written++;
 	else
 		w->same++;
@@ -410,7 +447,7 @@ cmd_mirror(const struct cmd_ctx *c, int argc, char **argv)
 	}
 	logx(1, "mirror: %zu written, %zu unchanged, %zu skipped, %zu failed",
 	    w->written, w->same, w->skipped, w->failed);
-	ret = w->failed > 0 || w->full || w->low || rc != 0 ? 1 : 0;
+	ret = w->failed > 0 || w->stopped || rc != 0 ? 1 : 0;
 done:
 	if (w->dirfd != -1)
 		close(w->dirfd);

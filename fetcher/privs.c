@@ -209,34 +209,118 @@ state_copy(FILE *in, void *arg)
  * pager the user left, is not counted.
  */
 #define READER_STALL_MS	30000
+/*
+ * How long root waits for the child in all: every byte restarts the
+ * deadline above, so an owner that lets its stopped child run for an
+ * instant every few seconds would hold root for as long as the child has
+ * output.  Root's waits for the child's output and for its exit count;
+ * root's own work (a mirror's writes, its stdout) does not.  Twice the
+ * idle deadline, so that a child that stops once is named for that; a
+ * mirror of 43 MB (400 files) waits 15 to 80 ms for its reader in all,
+ * a status 1 ms.
+ */
+#define READER_TOTAL_MS	60000
+/*
+ * Bytes root takes from the child.  The most a sound state sends is a
+ * mirror's: each CRL it holds under the URL its index record names, and
+ * the complete CRL again under each other URL that fed the same scope (a
+ * CA's second distribution point, the base of an applied delta).  Every
+ * CRL held is in the working store, which cannot outgrow its map
+ * (CRLC_MAP_SIZE: 8 GiB, 1 GiB for a 32-bit process); twice that lets
+ * each come under a second URL too.  The states of docs/performance.md
+ * hold 168 MB (16,000 CRLs, the Web PKI's shape) and 309 MB of CRLs; a
+ * report (check, status) is a small part of its state.
+ */
+#define READER_MAX_BYTES	(2 * (uint64_t)CRLC_MAP_SIZE)
 
-/* The read end of the child's pipe, read under the deadline. */
-struct reader_pipe {
-	int	 fd;
-	pid_t	 pid;
-	int	 stalled;
+/* Why root killed the child. */
+enum reader_end {
+	READER_RUNNING,		/* not killed */
+	READER_STALLED,		/* READER_STALL_MS with nothing */
+	READER_SLOW,		/* READER_TOTAL_MS waited in all */
+	READER_TOO_MUCH		/* more than READER_MAX_BYTES */
 };
+
+/* The read end of the child's pipe, read under the deadlines. */
+struct reader_pipe {
+	int		 fd;
+	pid_t		 pid;
+	long long	 waited_us;	/* root's waits for the child so far */
+	uint64_t	 received;	/* bytes read from it so far */
+	enum reader_end	 killed;
+};
+
+/* Microseconds since *since. */
+static long long
+us_since(const struct timespec *since)
+{
+	struct timespec now;
+
+	(void)clock_gettime(CLOCK_MONOTONIC, &now);
+	return (long long)(now.tv_sec - since->tv_sec) * 1000000 +
+	    (now.tv_nsec - since->tv_nsec) / 1000;
+}
+
+/* Kill the child, once, for why. */
+static void
+reader_kill(struct reader_pipe *rp, enum reader_end why)
+{
+	if (rp->killed != READER_RUNNING)
+		return;
+	rp->killed = why;
+	(void)kill(rp->pid, SIGKILL);
+}
+
+/*
+ * Wait up to idle_ms, and no longer than READER_TOTAL_MS allows, for the
+ * child: poll(2) on fd (-1: a nap, for its exit), the wait counted.
+ * Returns poll's result, or 0 with the child killed when a deadline
+ * passed.
+ */
+static int
+reader_wait(struct reader_pipe *rp, int fd, int idle_ms)
+{
+	struct pollfd pfd = { fd, POLLIN, 0 };
+	long long left_ms = READER_TOTAL_MS - rp->waited_us / 1000;
+	struct timespec t0;
+	int ms = left_ms < idle_ms ? (int)left_ms : idle_ms, rc;
+
+	if (ms <= 0) {
+		reader_kill(rp, READER_SLOW);
+		return 0;
+	}
+	(void)clock_gettime(CLOCK_MONOTONIC, &t0);
+	rc = poll(&pfd, fd == -1 ? 0 : 1, ms);
+	rp->waited_us += us_since(&t0);
+	if (rc == 0 && ms == idle_ms && fd != -1)
+		reader_kill(rp, READER_STALLED);
+	return rc;
+}
 
 static ssize_t
 reader_pipe_read(void *cookie, char *buf, size_t len)
 {
 	struct reader_pipe *rp = cookie;
-	struct pollfd pfd = { rp->fd, POLLIN, 0 };
 	ssize_t n;
 	int rc;
 
 	for (;;) {
-		if ((rc = poll(&pfd, 1, READER_STALL_MS)) == 0) {
-			rp->stalled = 1;
-			(void)kill(rp->pid, SIGKILL);
+		if ((rc = reader_wait(rp, rp->fd, READER_STALL_MS)) == 0 &&
+		    rp->killed != READER_RUNNING) {
 			errno = ETIMEDOUT;
 			return -1;
 		}
 		if (rc == -1 && errno != EINTR)
 			return -1;
-		if (rc == 1 && ((n = read(rp->fd, buf, len)) != -1 ||
-		    errno != EINTR))
-			return n;
+		if (rc != 1 || ((n = read(rp->fd, buf, len)) == -1 &&
+		    errno == EINTR))
+			continue;
+		if (n > 0 && (rp->received += (uint64_t)n) > READER_MAX_BYTES) {
+			reader_kill(rp, READER_TOO_MUCH);
+			errno = EFBIG;
+			return -1;
+		}
+		return n;
 	}
 }
 
@@ -246,28 +330,54 @@ reader_pipe_close(void *cookie)
 	return close(((struct reader_pipe *)cookie)->fd);
 }
 
-/* Reap the child, killing it when it has not exited READER_STALL_MS on. */
+/*
+ * Reap the child, killing it when it has not exited READER_STALL_MS after
+ * its output ended, or READER_TOTAL_MS is spent.
+ */
 static int
 reap(struct reader_pipe *rp, int *status)
 {
-	const struct timespec tick = { 0, 1000000 };
-	pid_t r = -1;
-	int ms;
+	long long idle_us = rp->waited_us + (long long)READER_STALL_MS * 1000;
+	pid_t r;
 
-	for (ms = 0; !rp->stalled && ((r = waitpid(rp->pid, status,
-	    WNOHANG)) == 0 || (r == -1 && errno == EINTR)); ms++) {
-		if (ms == READER_STALL_MS) {
-			rp->stalled = 1;
-			(void)kill(rp->pid, SIGKILL);
-			break;
-		}
-		(void)nanosleep(&tick, NULL);
+	while (rp->killed == READER_RUNNING) {
+		if ((r = waitpid(rp->pid, status, WNOHANG)) == rp->pid)
+			return 0;
+		if (r == -1 && errno != EINTR)
+			return -1;
+		if (rp->waited_us >= idle_us)
+			reader_kill(rp, READER_STALLED);
+		else
+			(void)reader_wait(rp, -1, 1);	/* a 1 ms nap */
 	}
-	if (!rp->stalled)
-		return r == rp->pid ? 0 : -1;
 	while ((r = waitpid(rp->pid, status, 0)) == -1 && errno == EINTR)
 		;
 	return -1;
+}
+
+/* Say why the child reading dir was killed. */
+static void
+reader_killed_say(const struct reader_pipe *rp, const char *dir)
+{
+	switch (rp->killed) {
+	case READER_RUNNING:
+		break;
+	case READER_STALLED:
+		logx(0, "the process reading %s as its owner sent nothing for "
+		    "%d s and was killed: stopped, or held by a lock of that "
+		    "account", dir, READER_STALL_MS / 1000);
+		break;
+	case READER_SLOW:
+		logx(0, "the process reading %s as its owner was waited for %d s "
+		    "in all and was killed: stopped again and again, or held "
+		    "by that account", dir, READER_TOTAL_MS / 1000);
+		break;
+	case READER_TOO_MUCH:
+		logx(0, "the process reading %s as its owner sent more than "
+		    "%llu bytes, more than a sound state holds, and was "
+		    "killed", dir, (unsigned long long)READER_MAX_BYTES);
+		break;
+	}
 }
 
 /* The child of as_state_owner(): the state's owner from here on. */
@@ -300,7 +410,7 @@ as_state_owner(const struct cmd_ctx *c, int (*reader)(const char *state_dir,
 		.read = reader_pipe_read,
 		.close = reader_pipe_close,
 	};
-	struct reader_pipe rp = { -1, -1, 0 };
+	struct reader_pipe rp = { -1, -1, 0, 0, READER_RUNNING };
 	int p[2], status, rc, crc, to_stdout = consume == NULL;
 	uid_t uid = 0;
 	gid_t gid = 0;
@@ -319,7 +429,7 @@ as_state_owner(const struct cmd_ctx *c, int (*reader)(const char *state_dir,
 		rc = reader(c->state->dir, stdout, rarg);
 		return rc < 0 || rc >= CHILD_FAILED ? -1 : rc;
 	}
-	/* The child's stdout, too, comes through root, under the deadline. */
+	/* The child's stdout, too, comes through root, under the deadlines. */
 	if (to_stdout) {
 		consume = state_copy;
 		carg = stdout;
@@ -352,11 +462,7 @@ as_state_owner(const struct cmd_ctx *c, int (*reader)(const char *state_dir,
 		fclose(in);
 	}
 	if (reap(&rp, &status) == -1) {
-		if (rp.stalled)
-			logx(0, "the process reading %s as its owner sent "
-			    "nothing for %d s and was killed: stopped, or held "
-			    "by a lock of that account", c->state->dir,
-			    READER_STALL_MS / 1000);
+		reader_killed_say(&rp, c->state->dir);
 		return -1;
 	}
 	if (crc == -1 || !WIFEXITED(status) ||

@@ -612,10 +612,34 @@ served_chain_crls() {
     pki_gencrl root "$W/root.crl"
     serve "$W/root.crl" root.crl
 }
+# served_at CRL N FORMAT: CRL (int's) served at N paths, printf FORMAT of
+# 1 to N, and a configuration that fetches them all: one scope fed from N
+# URLs, which `mirror` writes N times.
+served_at() {
+    local k p conf=("anchor = $PKI/root/cert.pem" "untrusted = $PKI/int/cert.pem")
+    for k in $(seq "$2"); do
+        # shellcheck disable=SC2059  # the format is the caller's
+        p=$(printf "$3" "$k")
+        serve "$1" "$p"
+        conf+=("url = $BASE_URL/$p")
+    done
+    write_conf "${conf[@]}"
+}
 
 # ---------------------------------------------------------------- crlcache
 need_crlcache() {
     [ -x "$CRLCACHE" ] || fail "crlcache binary not found or not executable: $CRLCACHE (build it first)"
+}
+# need_owner_nobody: need_crlcache, run as root with a user nobody to own
+# a state and setpriv to act as it; PY, a python that account can run
+# (root's PATH may lead where nobody cannot go).
+need_owner_nobody() {
+    need_crlcache
+    [ "$(id -u)" -eq 0 ] || skip "needs root"
+    id nobody >/dev/null 2>&1 || skip "no user nobody to own the state directory"
+    command -v setpriv >/dev/null || skip "setpriv not available"
+    PY=/usr/bin/python3
+    [ -x "$PY" ] || skip "no $PY"
 }
 # need_module: need_crlcache, the built provider ($MOD) and the openssl.cnf
 # snippet `enable` installs ($SNIP).

@@ -7,13 +7,7 @@
 # nothing for 30 s, and leave no process behind; with the lock let go,
 # status works again.  On the old code it hung until killed.
 . "$(dirname "$0")/lib.sh"
-need_crlcache
-[ "$(id -u)" -eq 0 ] || skip "needs root"
-id nobody >/dev/null 2>&1 || skip "no user nobody to own the state directory"
-command -v setpriv >/dev/null || skip "setpriv not available"
-# The account's own python (root's PATH may lead where nobody cannot go).
-PY=/usr/bin/python3
-[ -x "$PY" ] || skip "no $PY"
+need_owner_nobody
 
 offline_int_crl
 write_conf "anchor = $PKI/root/cert.pem" "untrusted = $PKI/int/cert.pem"
