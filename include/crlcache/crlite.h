@@ -1,0 +1,80 @@
+/*
+ * The CRLite data in the state directory: the contract between the
+ * fetcher, which installs verified clubcard filters (fetcher/crlite*.c),
+ * and every reader (the provider, `crlcache check` and `status`).
+ *
+ * Copyright the crlcache authors. Licensed under the Apache License 2.0.
+ *
+ * FILES
+ *	STATE_DIR/crlite/ (CRLC_CRLITE_DIR), a directory of the state's
+ *	owner, mode 0755, writable by nobody else, holds:
+ *	  - filter files, each the exact bytes of one clubcard filter of
+ *	    version 3 or 4 (<crlcache/clubcard.h>) as its source published
+ *	    it, named by the lowercase hex SHA-256 of those bytes followed
+ *	    by CRLC_CRLITE_FILTER_SUFFIX, mode 0644, never modified once
+ *	    renamed into place;
+ *	  - the set in force, CRLC_CRLITE_SET_NAME, mode 0644, written whole
+ *	    to a temporary name and renamed into place after every filter
+ *	    it names is durable (fsync of the files and of the directory):
+ *	      0  8   magic CRLC_CRLITE_MAGIC "CRLCLITE"
+ *	      8  u32 version CRLC_CRLITE_VERSION (1)
+ *	     12  u32 N, filters (1 .. CRLC_CRLITE_FILTERS_MAX)
+ *	     16  i64 installed: when the fetcher installed the set (s)
+ *	     24  u64 newest: the newest SCT timestamp any filter covers
+ *	         (ms since the epoch; 0: none): how fresh the data is
+ *	     32  u32 source kind (CRLC_CRLITE_SRC_*), 4 zero bytes
+ *	     40  N records of CRLC_CRLITE_REC_LEN (48):
+ *	           0 32 SHA-256 of the filter (its file's name)
+ *	          32 u64 size of the filter in bytes (at most
+ *	             CRLC_CLUBCARD_MAX_LEN)
+ *	          40 u8  CRLC_CRLITE_FULL or CRLC_CRLITE_DELTA; 7 zero bytes
+ *	         the full filter first, then its deltas from oldest to newest
+ *	     last 8: u64 CRLCSUM64 of every byte before it (<crlcache/hash.h>)
+ *	Integers are big-endian, as in the index.  Files in the directory
+ *	that the set does not name are the fetcher's to remove: a reader
+ *	that opened the previous set keeps its open files.
+ *
+ * READERS
+ *	Open the set and each filter it names relative to the directory,
+ *	O_NOFOLLOW | O_NONBLOCK, as regular files of the directory's owner
+ *	(or root) writable by nobody else, each of exactly the size the set
+ *	says; check every filter's structure (crlc_clubcard_parse(), or a
+ *	reader that checks as it reads) before any is used.
+ *	Anything else refuses the whole set, with the reason said once: a
+ *	reader answers from all the filters of a set or from none (a delta
+ *	alone would call good what the full filter revoked).  A filter's
+ *	answer counts only for a certificate with an SCT inside its coverage.
+ *
+ * WHAT IS INSTALLED
+ *	The fetcher installs a set only when every filter in it is verified
+ *	against its source's authentication (Remote Settings: the content
+ *	signature of the collection and each attachment's size and SHA-256;
+ *	an upki mirror: its manifest over HTTPS; a local upki cache: its
+ *	own files, read as they are), parses, and the deltas chain from the
+ *	full filter; any failure keeps the set in force.
+ */
+#ifndef CRLCACHE_CRLITE_H
+#define CRLCACHE_CRLITE_H
+
+#define CRLC_CRLITE_DIR			"crlite"
+#define CRLC_CRLITE_SET_NAME		"set"
+#define CRLC_CRLITE_FILTER_SUFFIX	".filter"
+#define CRLC_CRLITE_MAGIC		"CRLCLITE"
+#define CRLC_CRLITE_MAGIC_LEN		8
+#define CRLC_CRLITE_VERSION		1u
+#define CRLC_CRLITE_HDR_LEN		40
+#define CRLC_CRLITE_REC_LEN		48
+#define CRLC_CRLITE_TRAILER_LEN		8
+/*
+ * Filters in a set: Mozilla keeps a full filter and the deltas since it
+ * (two a day, a full filter every few days: under 20); 64 leaves room
+ * and bounds what a reader opens.
+ */
+#define CRLC_CRLITE_FILTERS_MAX		64u
+#define CRLC_CRLITE_FULL		0u
+#define CRLC_CRLITE_DELTA		1u
+#define CRLC_CRLITE_SRC_REMOTE_SETTINGS	1u	/* content-signed collection */
+#define CRLC_CRLITE_SRC_MIRROR		2u	/* an upki mirror's manifest */
+#define CRLC_CRLITE_SRC_UPKI_DIR	3u	/* a local upki cache */
+
+#endif /* CRLCACHE_CRLITE_H */
