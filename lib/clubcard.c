@@ -400,24 +400,6 @@ crlc_clubcard_free(struct crlc_clubcard *cc)
 	free(cc);
 }
 
-int
-crlc_clubcard_version(const struct crlc_clubcard *cc)
-{
-	return cc->wire->version;
-}
-
-size_t
-crlc_clubcard_issuers(const struct crlc_clubcard *cc)
-{
-	return cc->nissuers;
-}
-
-size_t
-crlc_clubcard_logs(const struct crlc_clubcard *cc)
-{
-	return cc->ncoverage;
-}
-
 /* Coverage entry i's low (end 0) or high (end 1) timestamp. */
 static uint64_t
 coverage_time(const struct crlc_clubcard *cc, size_t i, int end)
@@ -426,16 +408,18 @@ coverage_time(const struct crlc_clubcard *cc, size_t i, int end)
 	    8 * end, 8, cc->wire->little);
 }
 
-uint64_t
-crlc_clubcard_newest(const struct crlc_clubcard *cc)
+void
+crlc_clubcard_info(const struct crlc_clubcard *cc, struct crlc_clubcard_info *out)
 {
-	uint64_t newest = 0;
 	size_t i;
 
+	out->version = cc->wire->version;
+	out->issuers = cc->nissuers;
+	out->logs = cc->ncoverage;
+	out->newest = 0;
 	for (i = 0; i < cc->ncoverage; i++)
-		if (coverage_time(cc, i, 1) > newest)
-			newest = coverage_time(cc, i, 1);
-	return newest;
+		if (coverage_time(cc, i, 1) > out->newest)
+			out->newest = coverage_time(cc, i, 1);
 }
 
 void

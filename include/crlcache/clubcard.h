@@ -139,16 +139,16 @@ int	crlc_clubcard_parse(const uint8_t *buf, size_t len,
 /* Release what crlc_clubcard_parse() allocated (not buf).  NULL is fine. */
 void	crlc_clubcard_free(struct crlc_clubcard *cc);
 
-/* 3 or 4: the encoding the filter was read in. */
-int	crlc_clubcard_version(const struct crlc_clubcard *cc);
-/* How many issuers the filter enrolls; how many CT logs it covers. */
-size_t	crlc_clubcard_issuers(const struct crlc_clubcard *cc);
-size_t	crlc_clubcard_logs(const struct crlc_clubcard *cc);
-/*
- * The newest timestamp (ms) the filter covers in any log, 0 when it
- * covers none: how fresh it is.
- */
-uint64_t crlc_clubcard_newest(const struct crlc_clubcard *cc);
+/* What a parsed filter is, for logs and freshness checks. */
+struct crlc_clubcard_info {
+	int		 version;	/* 3 or 4: the encoding read */
+	size_t		 issuers;	/* issuers enrolled */
+	size_t		 logs;		/* CT logs covered */
+	uint64_t	 newest;	/* the newest timestamp (ms) covered in
+					   any log, 0 when none: how fresh */
+};
+void	crlc_clubcard_info(const struct crlc_clubcard *cc,
+	    struct crlc_clubcard_info *out);
 
 /*
  * Fill *q for a certificate: issuer is the SHA-256 of its issuer's

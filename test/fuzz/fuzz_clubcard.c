@@ -42,6 +42,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct crlc_sct scts[CRLC_SCT_MAX];
 	const struct crlc_clubcard *set[2];
 	struct crlc_clubcard_query q;
+	struct crlc_clubcard_info info;
 	struct crlc_crlite_cert c;
 	struct crlc_clubcard *cc;
 	enum crlc_clubcard_answer a;
@@ -72,7 +73,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    a > CRLC_CLUBCARD_REVOKED)
 			__builtin_trap();
 	}
-	(void)crlc_clubcard_newest(cc);
+	crlc_clubcard_info(cc, &info);
 	crlc_clubcard_free(cc);
 	return 0;
 }
