@@ -444,6 +444,30 @@ enrolment_expire(struct enrolment *e, int64_t before)
 	return dropped;
 }
 
+size_t
+enrolment_prune(struct enrolment *e, const struct strlist *urls)
+{
+	struct strlist *l;
+	size_t i, j, n, pruned = 0;
+
+	for (i = 0; i < e->n; i++) {
+		l = &e->v[i].urls;
+		for (j = n = 0; j < l->n; j++) {
+			if (!strlist_listed(urls, l->v[j])) {
+				l->v[n++] = l->v[j];
+				continue;
+			}
+			logx(1, "enroll: %s: proposed by certificates, it never "
+			    "served a valid CRL and keeps failing: pruned",
+			    l->v[j]);
+			free(l->v[j]);
+			pruned++;
+		}
+		l->n = n;
+	}
+	return pruned;
+}
+
 /*
  * Prove one hint, its caIssuers fetches charged to its writer (*writer)
  * and to the run (*run): 0, 1 (waits for the next run) or -1 (refused).
