@@ -14,7 +14,8 @@
  * CRL URLs come from the directory entry of the issuer and from the CRL
  * distribution points of proven certificates: the latter were chosen by
  * whoever issued the certificate, so they are fetched as guarded URLs
- * (public addresses only, fetch.c).
+ * (public addresses only, fetch.c), their failures are theirs, not the
+ * run's, and one that never served a CRL is pruned (proposed.c).
  *
  * FILE
  *	STATE_DIR/work/enrolled, written whole and renamed into place; read
