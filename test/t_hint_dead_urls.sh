@@ -17,7 +17,8 @@
 #      on) the dead URLs, which never served a CRL, are pruned: gone from
 #      the enrolled issuers and from `status`, no longer fetched by the
 #      hourly run, nor by a hint run when hinted again;
-#   5. a configured URL that fails still fails the run (exit 1).
+#   5. a configured URL that fails still fails the run (exit 1);
+#   6. a source record of the layout before the history is still read.
 . "$(dirname "$0")/lib.sh"
 need_crlcache
 command -v faketime >/dev/null || skip "faketime not installed (test/deps.sh)"
@@ -101,3 +102,42 @@ write_conf "anchor = $PKI/root/cert.pem" "allow_private_urls = yes" \
 assert_exit 1 cc update
 assert_exit 2 cc status
 note "5. a configured URL that fails: update exits 1, status 2"
+
+# 6. A source record of the layout before the history (format.h "source":
+#    no fresh-until, no history) is still read: its failure is listed and
+#    counts (origin unknown), and the next run adds the history.
+if command -v mdb_dump >/dev/null && command -v mdb_load >/dev/null; then
+    mdb_dump -s source "$STATE/work" >"$W/source.dump" || fail "mdb_dump"
+    python3 - "$W/source.dump" "$W/source.old" <<'PY' || fail "cannot rewrite the record"
+import sys
+lines = open(sys.argv[1]).read().split("\n")
+end = lines.index("HEADER=END") + 1
+# db_pagesize: a header line mdb_load of LMDB 0.9.24 does not know
+out, i = [l for l in lines[:end] if not l.startswith("db_pagesize=")], end
+while lines[i].startswith(" "):
+    key, val = lines[i], bytes.fromhex(lines[i + 1].strip())
+    if bytes.fromhex(key.strip()).endswith(b"/missing.crl"):
+        e, m, r, k = (int.from_bytes(val[o:o + 4], "big") for o in (20, 24, 28, 32))
+        val = val[:36 + e + m + r + k]      # as earlier writers left it
+    out += [key, " " + val.hex()]
+    i += 2
+open(sys.argv[2], "w").write("\n".join(out + lines[i:]))
+PY
+    mdb_load -s source "$STATE/work" <"$W/source.old" || fail "mdb_load"
+    assert_exit 2 cc status --json
+    python3 -c '
+import json, sys
+s = [s for s in json.load(open(sys.argv[1]))["sources"] if s["url"].endswith("/missing.crl")]
+assert len(s) == 1 and s[0]["origin"] == "unknown" and s[0]["failing"] and s[0]["failures"] == 0, s
+' "$W/last.out" || fail "a record of the earlier layout is not read as such"
+    assert_exit 1 cc update
+    assert_exit 2 cc status --json
+    python3 -c '
+import json, sys
+s = [s for s in json.load(open(sys.argv[1]))["sources"] if s["url"].endswith("/missing.crl")]
+assert len(s) == 1 and s[0]["origin"] == "configured" and s[0]["failures"] == 1, s
+' "$W/last.out" || fail "the next run did not add the history"
+    note "6. a record of the earlier layout: read (origin unknown, failing), the history added by the next run"
+else
+    note "6. lmdb-utils not installed: the earlier record layout not tested"
+fi
