@@ -77,6 +77,8 @@ test/unit/t_hostq: fetcher/hostq.c fetcher/fetcher.h
 test/unit/t_ccadb_urls: fetcher/ccadb.c fetcher/csv.c fetcher/util.c fetcher/fetcher.h
 # t_guard builds fetcher/guard.c in.
 test/unit/t_guard: fetcher/guard.c fetcher/guard.h fetcher/fetcher.h
+# t_proposed builds fetcher/proposed.c in.
+test/unit/t_proposed: fetcher/proposed.c fetcher/fetcher.h
 
 unit: $(UNIT_BINS)
 

@@ -14,7 +14,8 @@
  * CRL URLs come from the directory entry of the issuer and from the CRL
  * distribution points of proven certificates: the latter were chosen by
  * whoever issued the certificate, so they are fetched as guarded URLs
- * (public addresses only, fetch.c).
+ * (public addresses only, fetch.c), their failures are theirs, not the
+ * run's, and one that never served a CRL is pruned (proposed.c).
  *
  * FILE
  *	STATE_DIR/work/enrolled, written whole and renamed into place; read
@@ -442,6 +443,30 @@ enrolment_expire(struct enrolment *e, int64_t before)
 	}
 	e->n = n;
 	return dropped;
+}
+
+size_t
+enrolment_prune(struct enrolment *e, const struct strlist *urls)
+{
+	struct strlist *l;
+	size_t i, j, n, pruned = 0;
+
+	for (i = 0; i < e->n; i++) {
+		l = &e->v[i].urls;
+		for (j = n = 0; j < l->n; j++) {
+			if (!strlist_listed(urls, l->v[j])) {
+				l->v[n++] = l->v[j];
+				continue;
+			}
+			logx(1, "enroll: %s: proposed by certificates, it never "
+			    "served a valid CRL and keeps failing: pruned",
+			    l->v[j]);
+			free(l->v[j]);
+			pruned++;
+		}
+		l->n = n;
+	}
+	return pruned;
 }
 
 /*

@@ -131,6 +131,8 @@ char	*safe_text(const char *s);
 void	 strlist_free(struct strlist *l);
 /* Sort l and drop repeated strings. */
 void	 strlist_uniq(struct strlist *l);
+/* Is s in l, sorted and unique (strlist_uniq)? */
+int	 strlist_listed(const struct strlist *l, const char *s);
 int	 read_file(const char *path, size_t max, uint8_t **buf, size_t *len,
 	    char *err, size_t errlen);
 int	 read_state_file(const char *path, size_t max, uint8_t **buf,
@@ -341,6 +343,9 @@ struct source_rec {
 	char		*error;
 	uint8_t		*scope_key;
 	size_t		 scope_keylen;
+	unsigned	 origin;	/* CRLC_SRC_ORIGIN_* (format.h) */
+	uint32_t	 failures;	/* consecutive failed fetches */
+	int64_t		 first_failure;	/* the first of them (0: none) */
 };
 int	 store_get_source(struct store *s, const char *url,
 	    struct source_rec *rec);
@@ -350,6 +355,18 @@ void	 source_rec_free(struct source_rec *rec);
 int	 store_foreach_source(const char *state_dir,
 	    int (*fn)(const char *url, const struct source_rec *, void *),
 	    void *arg);
+/*
+ * proposed.c: the URLs that proven certificates proposed: back-off and
+ * pruning.  Whether a failure of a URL of that origin fails the run (and
+ * `status`); its name; rec's history after a fetch (rec->last_attempt
+ * set); whether rec is pruned; whether its fetch waits.
+ */
+int	 source_origin_counts(unsigned origin, int hints_only);
+const char *source_origin_name(unsigned origin);
+void	 source_history(struct source_rec *rec, int ok);
+int	 proposed_pruned(const struct source_rec *rec);
+int	 proposed_waits(const struct conf *conf, const struct source_rec *rec,
+	    int hints_only, int64_t now);
 /* crlhash.c: the "crlhash" record of a "crl" record: its CRLs' SHA-256 */
 struct crlc_crl_info;
 void	 crl_record_hash(const struct crlc_crl_info *r,
@@ -891,6 +908,8 @@ int	 enrolment_prove(struct enrolment *e, X509 *cert, const struct trust *t,
 	    size_t whylen);
 /* Drop issuers last met before `before`; how many. */
 size_t	 enrolment_expire(struct enrolment *e, int64_t before);
+/* Remove the URLs of the sorted list from every issuer's; how many. */
+size_t	 enrolment_prune(struct enrolment *e, const struct strlist *urls);
 /*
  * The hint step of `update`: drain the spool, prove each hint into e
  * (enroll = none only empties the spool), expire, save.  0 or -1.

@@ -1,6 +1,7 @@
 /*
  * Source records of the working index (format.h "source"): what the last
- * fetch of each URL gave (validators, status, error, the scope it fed),
+ * fetch of each URL gave (validators, status, error, the scope it fed)
+ * and its history (where the URL came from, its failures in a row),
  * keyed by the URL without its userinfo.
  *
  * Copyright the crlcache authors. Licensed under the Apache License 2.0.
@@ -34,7 +35,7 @@ dup_span(const uint8_t *p, size_t len)
 static int
 source_decode(const MDB_val *v, struct source_rec *rec)
 {
-	const uint8_t *h = v->mv_data;
+	const uint8_t *h = v->mv_data, *p;
 	size_t e, m, r, kl, total;
 
 	memset(rec, 0, sizeof(*rec));
@@ -48,10 +49,18 @@ source_decode(const MDB_val *v, struct source_rec *rec)
 		return -1;
 	/* u32 lengths: their sum in a size_t does not wrap. */
 	total = CRLC_SRC_HDR_LEN + e + m + r + kl;
-	if (total + CRLC_SRC_FRESH_LEN == v->mv_size)
-		rec->fresh_until = crlc_get_i64(h + total);
-	else if (total != v->mv_size)
+	if (total + CRLC_SRC_FRESH_LEN + CRLC_SRC_HIST_LEN == v->mv_size) {
+		p = h + total + CRLC_SRC_FRESH_LEN;
+		if (p[0] > CRLC_SRC_ORIGIN_PROPOSED)
+			return -1;
+		rec->origin = p[0];
+		rec->failures = crlc_get_u32(p + 4);
+		rec->first_failure = crlc_get_i64(p + 8);
+	} else if (total + CRLC_SRC_FRESH_LEN != v->mv_size &&
+	    total != v->mv_size)
 		return -1;
+	if (total != v->mv_size)
+		rec->fresh_until = crlc_get_i64(h + total);
 	rec->last_attempt = crlc_get_i64(h);
 	rec->last_success = crlc_get_i64(h + 8);
 	rec->http_status = crlc_get_u32(h + 16);
@@ -158,7 +167,7 @@ store_put_source(struct store *s, const char *url, const struct source_rec *rec)
 	size_t r = error ? strlen(error) : 0;
 	size_t kl = rec->scope_keylen;
 	MDB_val k = { strlen(key), key }, v;
-	uint8_t *h;
+	uint8_t *h, *p;
 	int rc;
 
 	if (k.mv_size == 0 || k.mv_size > CRLC_KEY_MAX) {
@@ -166,8 +175,8 @@ store_put_source(struct store *s, const char *url, const struct source_rec *rec)
 		free(error);
 		return -1;
 	}
-	v.mv_size = CRLC_SRC_HDR_LEN + e + m + r + kl +
-	    (rec->fresh_until != 0 ? CRLC_SRC_FRESH_LEN : 0);
+	v.mv_size = CRLC_SRC_HDR_LEN + e + m + r + kl + CRLC_SRC_FRESH_LEN +
+	    CRLC_SRC_HIST_LEN;
 	h = xcalloc(1, v.mv_size);
 	crlc_put_i64(h, rec->last_attempt);
 	crlc_put_i64(h + 8, rec->last_success);
@@ -185,9 +194,12 @@ store_put_source(struct store *s, const char *url, const struct source_rec *rec)
 		memcpy(h + CRLC_SRC_HDR_LEN + e + m, error, r);
 	if (kl > 0)
 		memcpy(h + CRLC_SRC_HDR_LEN + e + m + r, rec->scope_key, kl);
-	if (rec->fresh_until != 0)
-		crlc_put_i64(h + CRLC_SRC_HDR_LEN + e + m + r + kl,
-		    rec->fresh_until);
+	p = h + CRLC_SRC_HDR_LEN + e + m + r + kl;
+	crlc_put_i64(p, rec->fresh_until);
+	p += CRLC_SRC_FRESH_LEN;
+	p[0] = (uint8_t)rec->origin;
+	crlc_put_u32(p + 4, rec->failures);
+	crlc_put_i64(p + 8, rec->first_failure);
 	v.mv_data = h;
 	/* In the batch (BATCH), with the CRLs of the run. */
 	if ((rc = batch_begin(s)) == 0 &&

@@ -30,12 +30,13 @@ struct status_walk {
 	int64_t		 grace;
 	size_t		 crls, stale;	/* CRLs, of them stale */
 	size_t		 sources, failing;	/* sources, of them failing */
+	size_t		 retrying;	/* proposed URLs failing (proposed.c) */
 	size_t		 n;		/* items printed in the current list */
 };
 
 /* What the summary line and the exit status say. */
 struct summary {
-	size_t		 crls, stale, sources, failing;
+	size_t		 crls, stale, sources, failing, retrying;
 	int		 readable;	/* the working index: sources etc. */
 	int		 dir_failing;	/* the directory's last refresh failed */
 };
@@ -218,31 +219,48 @@ print_crl(const struct crlc_crl_info *ci, void *arg)
 	return 0;
 }
 
+/*
+ * One source: a URL that certificates proposed and that was pruned is
+ * left out; one that fails is retrying, the URL's failure, not the
+ * state's (proposed.c).
+ */
 static int
 print_source(const char *raw_url, const struct source_rec *r, void *arg)
 {
 	struct status_walk *w = arg;
-	int failing = r->error != NULL;
+	int erred = r->error != NULL;
+	int failing = erred && source_origin_counts(r->origin, 0);
 	/* Learned URLs and error texts quoting servers: network text. */
-	char ls[32], *url = safe_text(raw_url);
-	char *error = failing ? safe_text(r->error) : NULL;
+	char ls[32], fails[32] = "", *url, *error;
 
+	if (proposed_pruned(r))
+		return 0;
+	url = safe_text(raw_url);
+	error = erred ? safe_text(r->error) : NULL;
 	w->sources++;
 	w->failing += failing;
+	w->retrying += erred && !failing;
+	if (erred && !failing)
+		snprintf(fails, sizeof(fails), " failures=%lu",
+		    (unsigned long)r->failures);
 	switch (w->fmt) {
 	case OUT_TEXT:
 		format_time(r->last_success, ls, sizeof(ls));
-		fprintf(w->out, "source %s %s last_success=%s%s%s\n", url,
-		    failing ? "failing" : "ok", r->last_success ? ls : "never",
-		    failing ? " error=" : "", failing ? error : "");
+		fprintf(w->out, "source %s %s%s last_success=%s%s%s\n", url,
+		    failing ? "failing" : erred ? "retrying" : "ok", fails,
+		    r->last_success ? ls : "never", erred ? " error=" : "",
+		    erred ? error : "");
 		break;
 	case OUT_JSON:
 		fprintf(w->out, "%s\n    {\"url\": ", w->n++ ? "," : "");
 		json_str(w->out, url, strlen(url));
-		fprintf(w->out, ", \"last_attempt\": %lld, \"last_success\": %lld, "
-		    "\"http_status\": %ld, \"error\": ", (long long)r->last_attempt,
+		fprintf(w->out, ", \"origin\": \"%s\", \"failing\": %s, "
+		    "\"failures\": %lu, \"last_attempt\": %lld, "
+		    "\"last_success\": %lld, \"http_status\": %ld, \"error\": ",
+		    source_origin_name(r->origin), failing ? "true" : "false",
+		    (unsigned long)r->failures, (long long)r->last_attempt,
 		    (long long)r->last_success, r->http_status);
-		if (failing)
+		if (erred)
 			json_str(w->out, error, strlen(error));
 		else
 			fputs("null", w->out);
@@ -254,7 +272,9 @@ print_source(const char *raw_url, const struct source_rec *r, void *arg)
 		fprintf(w->out, "} %lld\ncrlcache_source_failing{url=",
 		    (long long)r->last_success);
 		prom_str(w->out, url, strlen(url));
-		fprintf(w->out, "} %d\n", failing);
+		fprintf(w->out, "} %d\ncrlcache_source_failures{url=", failing);
+		prom_str(w->out, url, strlen(url));
+		fprintf(w->out, "} %lu\n", (unsigned long)r->failures);
 		break;
 	}
 	free(url);
@@ -569,7 +589,7 @@ print_status(FILE *out, enum out_format fmt, const char *path,
     struct crlc_index *idx, const char *state_dir, int64_t now, int64_t grace,
     struct summary *sum)
 {
-	struct status_walk w = { out, fmt, now, grace, 0, 0, 0, 0, 0 };
+	struct status_walk w = { out, fmt, now, grace, 0, 0, 0, 0, 0, 0 };
 	struct crlc_stats st;
 	int64_t created = crlc_index_created(idx);
 	/* the file's age, on the clock whatever --at says */
@@ -632,6 +652,7 @@ print_status(FILE *out, enum out_format fmt, const char *path,
 	sum->stale = w.stale;
 	sum->sources = w.sources;
 	sum->failing = w.failing;
+	sum->retrying = w.retrying;
 	sum->readable = have_sources;
 	sum->dir_failing = dir_failing;
 	return ferror(out) ? -1 : 0;
@@ -661,11 +682,14 @@ print_summary(FILE *out, const struct summary *sum)
 
 	fprintf(out, "summary %s: %zu of %zu CRLs fresh", verdict[summary_exit(sum)],
 	    sum->crls - sum->stale, sum->crls);
-	if (sum->readable)
-		fprintf(out, ", %zu of %zu sources ok, directory %s\n",
-		    sum->sources - sum->failing, sum->sources,
+	if (sum->readable) {
+		fprintf(out, ", %zu of %zu sources ok", sum->sources -
+		    sum->failing - sum->retrying, sum->sources);
+		if (sum->retrying > 0)
+			fprintf(out, ", %zu retrying", sum->retrying);
+		fprintf(out, ", directory %s\n",
 		    sum->dir_failing ? "failing" : "ok");
-	else
+	} else
 		fputs("; sources, directory and coverage not shown: only root "
 		    "and the state directory's owner may read them\n", out);
 }

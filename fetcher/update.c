@@ -20,12 +20,6 @@
 
 #include "fetcher.h"
 
-static int
-cmpstr(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /*
  * CRL URLs of the CCADB exports the configuration names: a file the
  * administrator placed (its URLs to urls, as configured), or an http(s)
@@ -199,22 +193,23 @@ dir_enrolled(struct lazy_dir *ld, const struct conf *conf,
 	return &ld->enrolled;
 }
 
-/* Is u in the sorted, unique list l? */
-static int
-listed(const struct strlist *l, const char *u)
-{
-	return l->n > 0 && bsearch(&u, l->v, l->n, sizeof(*l->v), cmpstr) != NULL;
-}
-
+/*
+ * The URLs of from that urls does not name to learned; to vouched too
+ * when it is given (a directory's or a CCADB export's: not only a
+ * certificate's proposal).
+ */
 static void
 add_learned(const struct strlist *from, const struct strlist *urls,
-    struct strlist *learned)
+    struct strlist *learned, struct strlist *vouched)
 {
 	size_t i;
 
 	for (i = 0; i < from->n && learned->n < MAX_SOURCES; i++)
-		if (!listed(urls, from->v[i]))
+		if (!strlist_listed(urls, from->v[i])) {
 			strlist_add(learned, from->v[i]);
+			if (vouched != NULL)
+				strlist_add(vouched, from->v[i]);
+		}
 }
 
 /*
@@ -223,12 +218,14 @@ add_learned(const struct strlist *from, const struct strlist *urls,
  * since `since` (0: all), from its directory entry and from the
  * distribution points of its proven certificates, every enrolled
  * certificate becoming an issuer candidate for verifying them; with
- * enroll = all and no `since`, every directory entry's CRLs too.
+ * enroll = all and no `since`, every directory entry's CRLs too.  Those
+ * of the directory to vouched as well.
  */
 static void
 enrolled_sources(const struct conf *conf, const struct directory *d,
     const struct enrolment *en, struct trust *t, int64_t since,
-    const struct strlist *urls, struct strlist *learned)
+    const struct strlist *urls, struct strlist *learned,
+    struct strlist *vouched)
 {
 	const struct dir_entry *de;
 	size_t i;
@@ -240,12 +237,12 @@ enrolled_sources(const struct conf *conf, const struct directory *d,
 		if (en->v[i].last_seen < since)
 			continue;
 		if ((de = directory_find(d, en->v[i].fp)) != NULL)
-			add_learned(&de->urls, urls, learned);
-		add_learned(&en->v[i].urls, urls, learned);
+			add_learned(&de->urls, urls, learned, vouched);
+		add_learned(&en->v[i].urls, urls, learned, NULL);
 	}
 	if (conf->enroll == ENROLL_ALL && since == 0)
 		for (i = 0; i < d->n; i++)
-			add_learned(&d->v[i].urls, urls, learned);
+			add_learned(&d->v[i].urls, urls, learned, vouched);
 }
 
 /*
@@ -263,7 +260,7 @@ keep_configured(const struct conf *conf, struct strlist *urls,
 		strlist_add(&configured, conf->urls.v[i]);
 	strlist_uniq(&configured);
 	for (i = 0; i < learned->n; i++)
-		strlist_add(listed(&configured, learned->v[i]) ? urls : &rest,
+		strlist_add(strlist_listed(&configured, learned->v[i]) ? urls : &rest,
 		    learned->v[i]);
 	strlist_free(learned);
 	*learned = rest;
@@ -298,12 +295,13 @@ store_open_waiting(struct store **s, const char *state_dir, int wait,
 
 struct tally {
 	size_t	updated, unchanged, failed;
+	size_t	url_failed;	/* failures that are the URL's, not the run's */
 };
 
 /* Ingest one finished transfer and record the outcome for its source. */
 static void
 settle(struct store *s, const struct trust *t, struct fetch *f,
-    struct source_rec *rec, struct tally *tl)
+    struct source_rec *rec, int hints_only, struct tally *tl)
 {
 	uint8_t key[CRLC_KEY_MAX];
 	size_t keylen = 0;
@@ -342,9 +340,19 @@ settle(struct store *s, const struct trust *t, struct fetch *f,
 		free(rec->last_modified);
 		rec->etag = rec->last_modified = NULL;
 		rec->error = xstrdup(err);
-		logx(0, "%s: %s", f->url, err);
-		tl->failed++;
+		source_history(rec, 0);
+		if (source_origin_counts(rec->origin, hints_only)) {
+			logx(0, "%s: %s", f->url, err);
+			tl->failed++;
+		} else {
+			logx(1, "%s: %s (a %s URL: its failure %lu in a row, "
+			    "not the run's)", f->url, err,
+			    source_origin_name(rec->origin),
+			    (unsigned long)rec->failures);
+			tl->url_failed++;
+		}
 	} else {
+		source_history(rec, 1);
 		rec->last_success = rec->last_attempt;
 		if (res == INGEST_CHANGED)
 			tl->updated++;
@@ -364,6 +372,7 @@ struct settling {
 	struct fetch		*f;	/* the transfers, recs[i] for f[i] */
 	struct source_rec	*recs;
 	unsigned char		*settled;
+	int			 hints_only;
 	struct tally		 tl;
 };
 
@@ -381,7 +390,7 @@ settle_one(struct fetch *f, void *arg)
 	size_t i = (size_t)(f - st->f);
 
 	f->etag = f->last_modified = NULL;
-	settle(st->s, st->t, f, &st->recs[i], &st->tl);
+	settle(st->s, st->t, f, &st->recs[i], st->hints_only, &st->tl);
 	fetch_free(f);
 	st->settled[i] = 1;
 }
@@ -418,11 +427,11 @@ hinted_first(struct fetch *f, size_t n, const struct strlist *dps)
 	strlist_uniq(&sorted);
 	tmp = xcalloc(n + 1, sizeof(*tmp));
 	for (i = 0; i < n; i++)
-		if (listed(&sorted, f[i].url))
+		if (strlist_listed(&sorted, f[i].url))
 			tmp[k++] = f[i];
 	first = k;
 	for (i = 0; i < n; i++)
-		if (!listed(&sorted, f[i].url))
+		if (!strlist_listed(&sorted, f[i].url))
 			tmp[k++] = f[i];
 	memcpy(f, tmp, n * sizeof(*f));
 	free(tmp);
@@ -468,6 +477,34 @@ learn_refused(const char *state_dir, const struct trust *t,
 	crlc_index_close(idx);
 }
 
+/*
+ * Where this run has a URL from (format.h "source" origin): typed by the
+ * administrator (fetched unguarded), vouched for by the directory or a
+ * CCADB export, or only proposed by proven certificates.
+ */
+static unsigned
+url_origin(const struct fetch *f, const struct strlist *vouched)
+{
+	if (!f->guarded)
+		return CRLC_SRC_ORIGIN_CONFIGURED;
+	return strlist_listed(vouched, f->url) ? CRLC_SRC_ORIGIN_DIRECTORY :
+	    CRLC_SRC_ORIGIN_PROPOSED;
+}
+
+/*
+ * The pruned URLs (proposed.c) out of every issuer's list, so that no
+ * run asks them again unless a certificate proposes them anew.
+ */
+static void
+prune_enrolled(const char *state_dir, struct enrolment *en,
+    struct strlist *pruned)
+{
+	strlist_uniq(pruned);
+	if (pruned->n > 0 && enrolment_prune(en, pruned) > 0 &&
+	    enrolment_save(state_dir, en) == -1)
+		logx(0, "enroll: cannot record the pruned URLs");
+}
+
 int
 cmd_update(const struct cmd_ctx *c, int argc, char **argv)
 {
@@ -479,7 +516,8 @@ cmd_update(const struct cmd_ctx *c, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct strlist urls = { NULL, 0 }, learned = { NULL, 0 };
-	struct strlist fromnet = { NULL, 0 };
+	struct strlist fromnet = { NULL, 0 }, vouched = { NULL, 0 };
+	struct strlist pruned = { NULL, 0 };
 	struct trust t = { 0 };
 	struct lazy_dir dir;
 	struct enrolment en;
@@ -533,7 +571,7 @@ cmd_update(const struct cmd_ctx *c, int argc, char **argv)
 	    &st.tl.failed) == -1)
 		goto done;
 	strlist_uniq(&urls);
-	add_learned(&fromnet, &urls, &learned);
+	add_learned(&fromnet, &urls, &learned, &vouched);
 	trust_use_index(&t, state_dir);
 	/* A malformed file is logged and its issuers learned anew. */
 	(void)enrolment_load(state_dir, &en);
@@ -554,7 +592,8 @@ cmd_update(const struct cmd_ctx *c, int argc, char **argv)
 		st.tl.failed++;
 	}
 	enrolled_sources(conf, dir_enrolled(&dir, conf, &en, since), &en, &t,
-	    since, &urls, &learned);
+	    since, &urls, &learned, &vouched);
+	strlist_uniq(&vouched);
 	if (hints_only)
 		keep_configured(conf, &urls, &learned);
 	strlist_uniq(&learned);
@@ -571,10 +610,14 @@ cmd_update(const struct cmd_ctx *c, int argc, char **argv)
 	first = hints_only ? hinted_first(f, n, &en.hinted_dps) : 0;
 	for (i = kept = 0, now = (int64_t)time(NULL); i < n; i++) {
 		found = store_get_source(s, f[i].url, &recs[i]) == 0;
+		recs[i].origin = url_origin(&f[i], &vouched);
 		held = found && store_has_scope(s, recs[i].scope_key,
 		    recs[i].scope_keylen, &due);
-		if (hints_only && found &&
-		    refetch_waits(conf, &recs[i], held, due, now)) {
+		if (found && ((hints_only &&
+		    refetch_waits(conf, &recs[i], held, due, now)) ||
+		    proposed_waits(conf, &recs[i], hints_only, now))) {
+			if (proposed_pruned(&recs[i]))
+				strlist_add(&pruned, f[i].url);
 			source_rec_free(&recs[i]);
 			first -= i < first;
 			continue;
@@ -590,7 +633,8 @@ cmd_update(const struct cmd_ctx *c, int argc, char **argv)
 	}
 	if (kept < n) {
 		logx(1, "update: %zu sources fetched less than hint_refetch "
-		    "ago, held current or fresh, not fetched again", n - kept);
+		    "ago, held current or fresh, or backing off after failures, "
+		    "not fetched again", n - kept);
 		memset(f + kept, 0, (n - kept) * sizeof(*f));
 		memset(recs + kept, 0, (n - kept) * sizeof(*recs));
 		n = kept;
@@ -600,6 +644,7 @@ cmd_update(const struct cmd_ctx *c, int argc, char **argv)
 	st.f = f;
 	st.recs = recs;
 	st.settled = xcalloc(n + 1, 1);
+	st.hints_only = hints_only;
 	/* What the waiting verifications need, published before the rest. */
 	if (first > 0 && first < n) {
 		fetch_settle(&st, 0, first, conf);
@@ -611,6 +656,10 @@ cmd_update(const struct cmd_ctx *c, int argc, char **argv)
 	} else
 		first = 0;
 	fetch_settle(&st, first, n, conf);
+	for (i = 0; i < n; i++)
+		if (proposed_pruned(&recs[i]))
+			strlist_add(&pruned, f[i].url);
+	prune_enrolled(state_dir, &en, &pruned);
 	if (store_publish(s, 0, &gen, err, sizeof(err)) == -1) {
 		logx(0, "publish: %s", err);
 		goto done;
@@ -618,9 +667,13 @@ cmd_update(const struct cmd_ctx *c, int argc, char **argv)
 	learn_refused(state_dir, &t, &en);
 	ret = st.tl.failed > 0 ? 1 : dir_failed ? EXIT_DIRECTORY_FAILED : 0;
 	/* The summary: always with -v/default, with -q only on a failure. */
+	if (st.tl.url_failed > 0)
+		snprintf(err, sizeof(err), ", %zu proposed URLs failing (their "
+		    "failure, not the run's: retried later)", st.tl.url_failed);
 	logx(ret != 0 ? 0 : 1, "update: %zu sources, %zu updated, "
-	    "%zu unchanged, %zu failed%s; generation %llu%s", n,
-	    st.tl.updated, st.tl.unchanged, st.tl.failed, dir_failed ?
+	    "%zu unchanged, %zu failed%s%s; generation %llu%s", n,
+	    st.tl.updated, st.tl.unchanged, st.tl.failed,
+	    st.tl.url_failed > 0 ? err : "", dir_failed ?
 	    "; warning: issuer directory not refreshed (CCADB), the previous "
 	    "one kept" : "", (unsigned long long)
 	    (gen != 0 ? gen : t.index != NULL ? crlc_index_generation(t.index) : 0),
@@ -641,5 +694,7 @@ done:
 	strlist_free(&urls);
 	strlist_free(&learned);
 	strlist_free(&fromnet);
+	strlist_free(&vouched);
+	strlist_free(&pruned);
 	return ret;
 }

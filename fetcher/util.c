@@ -291,6 +291,13 @@ strlist_uniq(struct strlist *l)
 }
 
 int
+strlist_listed(const struct strlist *l, const char *s)
+{
+	return l->n > 0 &&
+	    bsearch(&s, l->v, l->n, sizeof(*l->v), cmp_strp) != NULL;
+}
+
+int
 is_http_url(const char *s, size_t len)
 {
 	return (len > 7 && strncmp(s, "http://", 7) == 0) ||

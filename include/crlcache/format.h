@@ -587,8 +587,26 @@
  *		 32  u32  length K of the "crl" key it last fed (0: none)
  *		 36  E bytes ETag, M bytes Last-Modified, R bytes error, K bytes key
  *		then, if the last answer said how long it stays fresh (RFC
- *		9111 4.2), CRLC_SRC_FRESH_LEN bytes: i64 fresh until.  Its
- *		absence (records of earlier writers) means not said.
+ *		9111 4.2) or the history follows, CRLC_SRC_FRESH_LEN bytes:
+ *		i64 fresh until (0: not said).  Its absence (records of
+ *		earlier writers) means not said.
+ *		then the history, CRLC_SRC_HIST_LEN bytes, which writers
+ *		since the URL's origin was recorded always add:
+ *		  0  u8   origin: where the run that last asked had the URL
+ *		          from: CRLC_SRC_ORIGIN_CONFIGURED (1, the
+ *		          configuration: a url line, a configured CA
+ *		          certificate, a CCADB file), _DIRECTORY (2, the
+ *		          issuer directory or a downloaded CCADB export),
+ *		          _PROPOSED (3, only the CRL distribution points of
+ *		          certificates hints or `crlcache enroll` proved);
+ *		          0 is unknown (no history: earlier writers)
+ *		  1  u8[3] zero
+ *		  4  u32  consecutive failed fetches (0 after a success)
+ *		  8  i64  the first of them (0: none)
+ *		A record without it (earlier writers) has origin unknown and
+ *		no failure counted.  Whether the URL ever served a valid CRL
+ *		is last success not 0: it is set only by a CRL ingested, or
+ *		by a 304 to validators that only an ingested CRL gave.
  *		The error text is redacted like the key.
  */
 #ifndef CRLCACHE_FORMAT_H
@@ -674,6 +692,11 @@
 
 #define CRLC_SRC_HDR_LEN	36
 #define CRLC_SRC_FRESH_LEN	8
+#define CRLC_SRC_HIST_LEN	16
+#define CRLC_SRC_ORIGIN_UNKNOWN	0u
+#define CRLC_SRC_ORIGIN_CONFIGURED 1u
+#define CRLC_SRC_ORIGIN_DIRECTORY 2u
+#define CRLC_SRC_ORIGIN_PROPOSED 3u
 
 /* Published files (TOP FILE, PAGE FILES, SCOPE FILES above). */
 #define CRLC_TOP_MAGIC		"CRLCTOP\n"
