@@ -671,6 +671,16 @@
 #define CRLC_CRL_CA_ONLY	0x02	/* IDP onlyContainsCACerts */
 #define CRLC_CRL_HAS_DELTA	0x04	/* a delta CRL is applied */
 #define CRLC_CRL_INDIRECT	0x20	/* IDP indirectCRL (INDIRECT CRLS) */
+/* The flags that change what a CRL covers: its scope's KIND (SCOPE KINDS). */
+#define CRLC_CRL_KIND		(CRLC_CRL_USER_ONLY | CRLC_CRL_CA_ONLY | \
+				 CRLC_CRL_INDIRECT)
+/*
+ * A scope key's kind component, 00 || CRLC_SCOPE_KIND_TAG | kind: the tag
+ * makes the byte sort after every reasons suffix's first mask byte (at
+ * most 0x01) and never 00.
+ */
+#define CRLC_SCOPE_KIND_LEN	2
+#define CRLC_SCOPE_KIND_TAG	0x80u
 
 #define CRLC_SRC_HDR_LEN	36
 #define CRLC_SRC_FRESH_LEN	8
