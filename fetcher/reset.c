@@ -159,7 +159,7 @@ cmd_reset(const struct cmd_ctx *c, int argc, char **argv)
 	}
 	if (all || issuer == NULL || optind != argc) {
 		logx(0, "usage: crlcache reset --issuer CERT.pem [--scope URI] "
-		    "[--reasons LIST] [--kind LIST] | --all");
+		    "[--reasons LIST] [--kind KINDS] | --all");
 		goto done;
 	}
 	/* a reason partition is named in the messages, after its scope */

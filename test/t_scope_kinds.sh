@@ -11,7 +11,7 @@
 # of the issuer and accept the good ones.  Then the attack: a genuine
 # CA-only CRL with a higher number, served at the complete CRL's URL,
 # makes no end-entity certificate unknown, and the real complete CRL served
-# again afterwards is not refused.
+# again afterwards is not refused.  `reset --kind` forgets one kind only.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_provider.sh"
 httpd_start
@@ -125,4 +125,13 @@ serve "$W/full11.crl" full.crl
 upd attack-next && held attack-next 3 && answers attack-next &&
     grep -q "full.crl: updated" "$W/upd.out" && case_ok "next complete CRL taken" ||
     case_fail attack-next "$(cat "$W/upd.out")"
+
+# --- reset names a kind: the CA-only scope goes, the complete one stays
+cc reset --issuer "$CHAIN" --kind user-only,CA-only >"$W/reset.out" 2>&1
+[ $? = 4 ] && case_ok "reset --kind user-only,CA-only refused" || case_fail reset-both "$(cat "$W/reset.out")"
+cc reset --issuer "$CHAIN" --kind CA-only >"$W/reset.out" 2>&1 && grep -q "kind CA-only: removed" "$W/reset.out" &&
+    held reset 2 && cc status 2>/dev/null | grep -q "full.crl scope=all .*kind=full " && case_ok "reset --kind CA-only" ||
+    case_fail reset "$(cat "$W/reset.out")"
+check_is_soft revoked 1 --chain "$CHAIN" "$PKI/carev/cert.pem" && case_ok "after reset: CA revoked by the complete CRL" ||
+    case_fail reset-answer "CA not revoked"
 finish

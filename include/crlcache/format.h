@@ -80,7 +80,8 @@
  *		each key's records are pages 0 .. npages - 1, one after the
  *		other.  The page of a scope is PAGE(name) = CRLCSUM64 (TOP
  *		CHECKSUM) of the name, the scope URI without its reasons
- *		suffix (REASONS; empty for the complete CRL), AND (npages -
+ *		suffix (REASONS; empty for the complete CRL; a kind
+ *		component is part of the name, SCOPE KINDS), AND (npages -
  *		1) (crlc_scope_page()): a name's records -- for every reason
  *		and its reason partitions -- are on one page.  A writer picks
  *		npages as the smallest power of two with at most
@@ -258,7 +259,8 @@
  *	aACompromise (8), CRLC_REASONS_ALL (0x01fe) being every reason; bit
  *	0 (unused) and unknown bits add no reason, and a CRL left with no
  *	reason is refused.  Its scope key (the "crl" key, the SCOPE record's
- *	key) is its distribution point name followed by the SUFFIX 00 || u16
+ *	key) is its distribution point name (and kind component, SCOPE
+ *	KINDS) followed by the SUFFIX 00 || u16
  *	mask when the mask is not CRLC_REASONS_ALL; a CRL for every reason
  *	(no onlySomeReasons, or one naming them all) has no suffix and its
  *	key is that of format 3 before reasons: the format version did not
@@ -268,7 +270,8 @@
  *	a name's records -- for every reason, then its reason partitions --
  *	are adjacent in key order.  A delta CRL is applied onto the base of
  *	its own key: it has its base's reasons (RFC 5280 5.2.4).
- *	Lookup (RFC 5280 6.3.3 (d), (j)-(k)): every record of a name that
+ *	Lookup (RFC 5280 6.3.3 (d), (j)-(k)): every record of a name (under
+ *	each kind that may cover the certificate, SCOPE KINDS) that
  *	covers the certificate (the complete CRL's, each distribution point
  *	name's, at most 255 per name and 64 in all, else unknown; an index
  *	with no reason partition walks one record per name) adds an interim
@@ -281,6 +284,64 @@
  *	times reported, and staleness, are those of the first record that
  *	covers every reason alone, else of the record whose nextUpdate comes
  *	first.
+ *
+ * SCOPE KINDS
+ *	(RFC 5280 5.2.5, 5.2.3.)  What a CRL covers is set by its IDP's
+ *	distribution point name, its onlySomeReasons (REASONS) and its kind,
+ *	the CRLC_CRL_KIND of its flags: onlyContainsUserCerts,
+ *	onlyContainsCACerts, indirectCRL.  Each combination is a scope of its
+ *	own with its own CRL number sequence: a CA that publishes a complete
+ *	CRL beside a CA-only one numbers them apart, and one taking the
+ *	other's place would lose what the other covers -- a genuine CA-only
+ *	CRL served at the complete CRL's URL would leave every end-entity
+ *	certificate unknown, and have the complete CRL refused as a rollback.
+ *	So a scope key ("crl" key, SCOPE record key) is the distribution
+ *	point name; then, for a kind other than 0, the kind component,
+ *	CRLC_SCOPE_KIND_LEN bytes 00 || CRLC_SCOPE_KIND_TAG | kind
+ *	(crlc_scope_put_kind(), <crlcache/dpname.h>); then the reasons suffix
+ *	(REASONS).  A key is read from its end: the reasons suffix (a 00 three
+ *	bytes before the end), then the kind component (a 00 two bytes before
+ *	the end, then a byte with the tag); no name holds a 00.  The record's
+ *	flags carry the same kind: a writer refuses a key whose kind component
+ *	is not its record's (lib/indexwrite.c).  The tag sorts a kind's
+ *	records after every reason partition of the bare name (a mask's first
+ *	byte is at most 0x01), and for PAGE a kind's records are a name of
+ *	their own: the key without its reasons suffix is hashed.
+ *	The rollback rule (fetcher/scope.c admissible(): CRL number, then
+ *	thisUpdate, RFC 5280 5.2.3) compares a CRL with the one held under its
+ *	own key only: one of the same scope is checked, one of another kind
+ *	never is.  A delta CRL applies onto the base of its own key, of the
+ *	same name, kind and reasons (RFC 5280 5.2.4).
+ *	Lookup: for each name that may cover a certificate (REASONS), a
+ *	reader walks its records under four kinds: 0, the certificate's role
+ *	(CRLC_CRL_CA_ONLY for a CA certificate -- basicConstraints cA -- else
+ *	CRLC_CRL_USER_ONLY), CRLC_CRL_INDIRECT and CRLC_CRL_INDIRECT with the
+ *	role: four searches, on the name's page or on up to four.  The flags
+ *	of each record found still decide (RFC 5280 6.3.3 (b)(2)(ii), (iii))
+ *	and a lookup for a cRLIssuer takes CRLC_CRL_INDIRECT records only.
+ *	onlyContainsAttributeCerts: such a CRL answers for attribute
+ *	certificates only, which no reader looks up (RFC 5280 5.2.5:
+ *	conforming CRL issuers set it FALSE; 6.3.3 (b)(2)(iv): a CRL that
+ *	asserts it does not serve to validate a public-key certificate).  The
+ *	fetcher refuses it; its number sequence being its own, that refusal
+ *	touches no scope held.
+ *	Earlier format 4 writers keyed a scope by name and reasons only, the
+ *	kind being a flag of the record.  Neither format version changed:
+ *	the layouts did not, and each side reads the other's keys.  A reader
+ *	finds such a record under kind 0 and goes by its flags, as before; a
+ *	reader that predates kind components reads a key with one as another
+ *	name (or, with a reasons suffix, another name's reason partition),
+ *	whose page, page number and reasons field agree with that reading,
+ *	and never matches it: it answers as if that CRL were not held
+ *	(unknown, or another covering CRL's answer) until it runs this
+ *	version.  The fetcher, before it compares a CRL with anything, moves
+ *	a record of a kind held under the bare key of the CRL's name and
+ *	reasons to its kind's key -- value and "crlhash"; its scope number,
+ *	so its "rev" records, stay -- or removes it with its entries when
+ *	that key holds a CRL already (fetcher/scope.c settle_unkinded()); the
+ *	next publish writes it under its new key.  test/t_scope_legacy.sh
+ *	makes such a state (the earlier writer's keys, byte for byte) and
+ *	checks the index after the move against one built afresh.
  *
  * BYTE ORDER
  *	Every integer stored in a key or a value is big-endian (network
@@ -371,7 +432,8 @@
  * INDIRECT CRLS
  *	(RFC 5280 5.2.5 indirectCRL, 5.3.3 certificateIssuer, 4.2.1.13
  *	cRLIssuer.)  A CRL whose issuingDistributionPoint asserts indirectCRL
- *	is stored like any other, under its issuer's id and key number, with
+ *	is stored like any other, under its issuer's id and key number, a
+ *	scope of its own kind (SCOPE KINDS), with
  *	CRLC_CRL_INDIRECT in its flags ("crl" offset 1, SCOPE record offset
  *	10; `crlcache status` kind "+indirect").  Its entries before the
  *	first certificateIssuer, and those a certificateIssuer naming the CRL
@@ -414,6 +476,8 @@
  *	Format 4 (CRLC_FORMAT_VERSION, and CRLC_WORK_FORMAT_VERSION for the
  *	working environment) is the first released one, that of crlcache
  *	1.0.0; no release wrote an earlier one, and nothing converts one.
+ *	(Kind components of scope keys came within format 4: no layout
+ *	changed, and the transition is SCOPE KINDS'.)
  *	Readers open nothing else: a top of another version, or a file
  *	that is no top (such as an LMDB file under the same name), is
  *	CRLC_E_FORMAT, and the next publish, update or import writes format
@@ -532,8 +596,11 @@
  *		  (<crlcache/dpname.h>; no URI RFC 5280 4.2.1.6 allows starts
  *		  with "#").  Readers try every URI, directoryName and
  *		  relative name of the certificate's distribution points.
+ *		  A CRL whose IDP asserts onlyContainsUserCerts,
+ *		  onlyContainsCACerts or indirectCRL has that name (empty
+ *		  or not) followed by a kind component (SCOPE KINDS).
  *		  A CRL whose IDP has onlySomeReasons (RFC 5280 5.2.5)
- *		  other than every reason has that name (empty or not)
+ *		  other than every reason has that name (and kind)
  *		  followed by a reasons suffix (REASONS).
  *		value: CRLC_CRL_HDR_LEN header, then variable parts
  *		  0  u8   record version, 2
