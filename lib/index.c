@@ -31,7 +31,7 @@
 
 /*
  * Scopes that may cover one certificate: its complete CRL, each DP name,
- * each for all reasons or for some (RFC 5280 5.2.5 onlySomeReasons), and
+ * each of a kind and for all reasons or for some (RFC 5280 5.2.5), and
  * those of the cRLIssuers of its distribution points (indirect CRLs); a
  * certificate that more would cover is answered unknown.
  */
@@ -334,15 +334,14 @@ page_of(struct crlc_index *idx, uint32_t page0, const uint8_t *name,
 }
 
 /*
- * Add the SCOPE records of scope name uri[0..ulen) -- a distribution
- * point name and its kind component (format.h SCOPE KINDS) -- of issuer
- * key info that cover cert for some of dp_reasons: its record for all
- * reasons and its reason partitions (the name and a reasons suffix, which
- * sort right after it, on the same page); only indirect CRLs (IDP
- * indirectCRL) when indirect, the certificate looked up there as another
- * issuer's when foreign.  A record reached again adds its reasons.  0; -1
- * when more records than NAME_SCOPES_MAX or COVER_MAX (unknown); -2 when
- * the name's page cannot be read.
+ * Add the SCOPE records of name uri[0..ulen) (with its kind component:
+ * format.h SCOPE KINDS) of issuer key info that cover cert for some of
+ * dp_reasons: its record for all reasons and its reason partitions (the
+ * name and a reasons suffix, which sort right after it, on the same
+ * page); only indirect CRLs (IDP indirectCRL) when indirect, the
+ * certificate looked up there as another issuer's when foreign.  A
+ * record reached again adds its reasons.  0; -1 when more records than
+ * NAME_SCOPES_MAX or COVER_MAX (unknown); -2 when the page cannot be read.
  */
 static int
 kind_cover(struct crlc_index *idx, const struct issuer_info *info,
@@ -386,12 +385,10 @@ kind_cover(struct crlc_index *idx, const struct issuer_info *info,
 }
 
 /*
- * Add the records of distribution point name uri[0..ulen) that cover
- * cert (kind_cover) under each kind of scope that may (format.h SCOPE
- * KINDS): the CRL of every certificate (and the records of writers that
- * did not key kinds apart: their flags still decide), the one of CA or of
- * end-entity certificates as cert is one, and the same of indirect CRLs.
- * 0, or -1 and -2 as kind_cover, -2 when any page could not be read.
+ * kind_cover for distribution point name uri[0..ulen) (at most
+ * CRLC_SCOPE_URI_MAX) under each kind that may cover cert (format.h SCOPE
+ * KINDS): none (earlier writers' records too, by their flags), cert's
+ * role, and both indirect.  -2 when any page could not be read.
  */
 static int
 name_cover(struct crlc_index *idx, const struct issuer_info *info,
@@ -409,15 +406,12 @@ name_cover(struct crlc_index *idx, const struct issuer_info *info,
 
 	if (info->page0 == 0)
 		return 0;	/* no CRL of this issuer key */
-	if (ulen > CRLC_SCOPE_URI_MAX)
-		return 0;	/* longer than any key the writer keeps */
 	if (ulen > 0)
 		memcpy(key, uri, ulen);
 	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
 		klen = ulen + crlc_scope_put_kind(key + ulen, kinds[i]);
-		rc = kind_cover(idx, info, key, klen, dp_reasons, cert,
-		    indirect, foreign, cover, n);
-		if (rc == -1)
+		if ((rc = kind_cover(idx, info, key, klen, dp_reasons, cert,
+		    indirect, foreign, cover, n)) == -1)
 			return -1;
 		failed |= rc == -2;
 	}

@@ -286,62 +286,51 @@
  *	first.
  *
  * SCOPE KINDS
- *	(RFC 5280 5.2.5, 5.2.3.)  What a CRL covers is set by its IDP's
- *	distribution point name, its onlySomeReasons (REASONS) and its kind,
- *	the CRLC_CRL_KIND of its flags: onlyContainsUserCerts,
- *	onlyContainsCACerts, indirectCRL.  Each combination is a scope of its
- *	own with its own CRL number sequence: a CA that publishes a complete
- *	CRL beside a CA-only one numbers them apart, and one taking the
- *	other's place would lose what the other covers -- a genuine CA-only
- *	CRL served at the complete CRL's URL would leave every end-entity
- *	certificate unknown, and have the complete CRL refused as a rollback.
- *	So a scope key ("crl" key, SCOPE record key) is the distribution
- *	point name; then, for a kind other than 0, the kind component,
- *	CRLC_SCOPE_KIND_LEN bytes 00 || CRLC_SCOPE_KIND_TAG | kind
- *	(crlc_scope_put_kind(), <crlcache/dpname.h>); then the reasons suffix
- *	(REASONS).  A key is read from its end: the reasons suffix (a 00 three
- *	bytes before the end), then the kind component (a 00 two bytes before
- *	the end, then a byte with the tag); no name holds a 00.  The record's
- *	flags carry the same kind: a writer refuses a key whose kind component
- *	is not its record's (lib/indexwrite.c).  The tag sorts a kind's
- *	records after every reason partition of the bare name (a mask's first
- *	byte is at most 0x01), and for PAGE a kind's records are a name of
- *	their own: the key without its reasons suffix is hashed.
+ *	(RFC 5280 5.2.5, 5.2.3.)  What a CRL covers is set by its IDP name,
+ *	onlySomeReasons (REASONS) and kind, the CRLC_CRL_KIND of its flags:
+ *	onlyContainsUserCerts, onlyContainsCACerts, indirectCRL.  Each
+ *	combination is a scope of its own, with its own CRL numbers: were a
+ *	CA-only CRL to take the place of the complete one (a genuine one served
+ *	at the complete CRL's URL), every end-entity certificate would be
+ *	unknown and the complete CRL refused as a rollback.  A scope key is
+ *	the name; then, for a kind other than 0, the kind component of
+ *	CRLC_SCOPE_KIND_LEN bytes, 00 || CRLC_SCOPE_KIND_TAG | kind
+ *	(crlc_scope_put_kind(), <crlcache/dpname.h>); then the reasons suffix.
+ *	Read from the end: a 00 three bytes before it starts the reasons
+ *	suffix, then a 00 two bytes before it and a byte with the tag the kind
+ *	(no name holds a 00).  The record's flags carry the same kind (the
+ *	writer refuses a key whose kind is not its record's).  The tag sorts
+ *	a kind after the bare name's reason partitions (their first mask byte
+ *	is at most 0x01), and for PAGE a kind's records are a name of their
+ *	own (the key without its reasons suffix is hashed).
  *	The rollback rule (fetcher/scope.c admissible(): CRL number, then
- *	thisUpdate, RFC 5280 5.2.3) compares a CRL with the one held under its
- *	own key only: one of the same scope is checked, one of another kind
- *	never is.  A delta CRL applies onto the base of its own key, of the
- *	same name, kind and reasons (RFC 5280 5.2.4).
- *	Lookup: for each name that may cover a certificate (REASONS), a
- *	reader walks its records under four kinds: 0, the certificate's role
- *	(CRLC_CRL_CA_ONLY for a CA certificate -- basicConstraints cA -- else
- *	CRLC_CRL_USER_ONLY), CRLC_CRL_INDIRECT and CRLC_CRL_INDIRECT with the
- *	role: four searches, on the name's page or on up to four.  The flags
- *	of each record found still decide (RFC 5280 6.3.3 (b)(2)(ii), (iii))
- *	and a lookup for a cRLIssuer takes CRLC_CRL_INDIRECT records only.
+ *	thisUpdate) compares a CRL with the one held under its own key only;
+ *	a delta CRL applies onto the base of its own key (5.2.4).
+ *	Lookup: a reader walks each name (REASONS) under four kinds: 0, the
+ *	certificate's role (CRLC_CRL_CA_ONLY for a CA certificate, else
+ *	CRLC_CRL_USER_ONLY), CRLC_CRL_INDIRECT, and that with the role -- four
+ *	searches, on one page or up to four; each record's flags still decide
+ *	(6.3.3 (b)(2)(ii), (iii)), and a cRLIssuer's lookup takes
+ *	CRLC_CRL_INDIRECT records only.
  *	onlyContainsAttributeCerts: such a CRL answers for attribute
- *	certificates only, which no reader looks up (RFC 5280 5.2.5:
- *	conforming CRL issuers set it FALSE; 6.3.3 (b)(2)(iv): a CRL that
- *	asserts it does not serve to validate a public-key certificate).  The
- *	fetcher refuses it; its number sequence being its own, that refusal
- *	touches no scope held.
- *	Earlier format 4 writers keyed a scope by name and reasons only, the
- *	kind being a flag of the record.  Neither format version changed:
- *	the layouts did not, and each side reads the other's keys.  A reader
- *	finds such a record under kind 0 and goes by its flags, as before; a
- *	reader that predates kind components reads a key with one as another
- *	name (or, with a reasons suffix, another name's reason partition),
- *	whose page, page number and reasons field agree with that reading,
- *	and never matches it: it answers as if that CRL were not held
- *	(unknown, or another covering CRL's answer) until it runs this
- *	version.  The fetcher, before it compares a CRL with anything, moves
- *	a record of a kind held under the bare key of the CRL's name and
- *	reasons to its kind's key -- value and "crlhash"; its scope number,
- *	so its "rev" records, stay -- or removes it with its entries when
- *	that key holds a CRL already (fetcher/scope.c settle_unkinded()); the
- *	next publish writes it under its new key.  test/t_scope_legacy.sh
- *	makes such a state (the earlier writer's keys, byte for byte) and
- *	checks the index after the move against one built afresh.
+ *	certificates only, which no reader looks up (5.2.5: conforming CRL
+ *	issuers set it FALSE; 6.3.3 (b)(2)(iv): it does not serve to validate
+ *	a public-key certificate).  The fetcher refuses it, touching no scope.
+ *	Earlier format 4 writers keyed a scope by name and reasons only, its
+ *	kind a flag.  No format version changed: no layout did, and each side
+ *	reads the other.  A reader finds such a record under kind 0 and goes by
+ *	its flags; a reader that predates kinds reads a key with one as another
+ *	name (with a reasons suffix, another name's reason partition), whose
+ *	page and reasons field agree with that reading, and never matches it:
+ *	it answers as if that CRL were not held until it runs this version.
+ *	Before the fetcher compares a CRL with anything, it moves a record of
+ *	a kind held under the bare key of the CRL's name and reasons to its
+ *	kind's key (value and "crlhash"; its scope number, so its "rev"
+ *	records, stay), or removes it with its entries when that key holds a
+ *	CRL already (fetcher/scope.c settle_unkinded()); the next publish
+ *	writes it anew.  test/t_scope_legacy.sh makes such a state (the
+ *	earlier keys byte for byte) and checks the index after the move
+ *	against one built afresh.
  *
  * BYTE ORDER
  *	Every integer stored in a key or a value is big-endian (network
