@@ -253,19 +253,20 @@ admissible(const struct store *s, const struct crl *c,
 
 /*
  * An earlier writer keyed a scope by IDP name and reasons only, its kind
- * a flag of the record (format.h SCOPE KINDS): such a record of another
- * kind under the key c's name and reasons had then would be taken for c's
- * predecessor.  So before c is compared with anything, a record of a kind
- * under that key moves, value and "crlhash" alike (its scope number and
- * "rev" records stay), to its kind's key -- or, when that key already
- * holds a CRL (this writer's, a later one), is removed with its entries.
- * In c's transaction: undone with c's ingest.  0 or an LMDB error.
+ * a flag of the record (format.h SCOPE KINDS): the record under the key
+ * of c's name and reasons without a kind may be of any kind, and c would
+ * take it for its predecessor.  So before c is compared with anything, a
+ * record of a kind there moves, value and "crlhash" alike (its scope
+ * number, so its "rev" records, stay), to its kind's key -- or, when that
+ * key already holds a CRL (this writer's, a later one), is removed with
+ * its entries.  In c's transaction: undone with c's ingest.  0 or an LMDB
+ * error.
  */
 static int
 settle_unkinded(struct store *s, MDB_txn *txn,
     const uint8_t prefix[CRLC_PREFIX_LEN], const struct crl *c)
 {
-	uint8_t from[CRLC_KEY_MAX], to[CRLC_KEY_MAX], *copy = NULL;
+	uint8_t from[CRLC_KEY_MAX], to[CRLC_KEY_MAX], *copy;
 	size_t fromlen, tolen;
 	struct crlc_crl_info old;
 	MDB_val k, v, tk, tv;
