@@ -347,9 +347,15 @@ read_idp(struct crl *c, const char *url, char *err, size_t errlen)
 	}
 	if (idp == NULL)
 		return 0;
+	/*
+	 * Not kept: it answers for attribute certificates only, which no
+	 * reader looks up, and its number sequence is its own (format.h
+	 * SCOPE KINDS), so refusing it touches no scope held.
+	 */
 	if (idp->onlyattr) {
-		snprintf(err, errlen, "IDP onlyContainsAttributeCerts partition "
-		    "not supported");
+		snprintf(err, errlen, "IDP onlyContainsAttributeCerts: the CRL "
+		    "covers no public-key certificate (RFC 5280 5.2.5, 6.3.3 "
+		    "(b)(2)(iv)), not kept");
 		goto done;
 	}
 	if (idp_reasons(c, err, errlen) == -1)

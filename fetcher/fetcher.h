@@ -324,10 +324,12 @@ struct store_reset {
 	size_t		 numlen;
 };
 int	 store_reset_scope(struct store *s, X509 *issuer, const char *scope,
-	    unsigned reasons, struct store_reset *held, char *err, size_t errlen);
+	    unsigned reasons, unsigned kind, struct store_reset *held, char *err,
+	    size_t errlen);
 /* issuerid.c: the "crl" key of a scope, from its issuer and signer */
 int	 store_scope_key(struct store *s, const X509_NAME *name, X509 *signer,
-	    const char *scope, unsigned reasons, uint8_t *key, size_t *keylen);
+	    const char *scope, unsigned reasons, unsigned kind, uint8_t *key,
+	    size_t *keylen);
 /* entries.c: the start of a scope's "rev" range (every key of it) */
 void	 store_rev_range(const uint8_t prefix[CRLC_PREFIX_LEN],
 	    unsigned scope_no, uint8_t key[CRLC_REV_SCOPE_LEN]);

@@ -43,8 +43,7 @@ ingest_buffer(struct store *s, const struct trust *t, const char *source,
 	c.scope = c.nscopes > 0 ? c.scopes[0] : NULL;
 	if (key != NULL)
 		(void)store_scope_key(s, c.issuer_name, c.issuer, c.scope,
-		    c.reasons, key,
-		    keylen);
+		    c.reasons, c.idp_flags, key, keylen);
 done:
 	crl_free(&c);
 	return res;

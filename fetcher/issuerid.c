@@ -14,6 +14,7 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
+#include <crlcache/dpname.h>
 #include <crlcache/index.h>
 #include <crlcache/reasons.h>
 
@@ -158,21 +159,27 @@ put_prefix(uint8_t prefix[CRLC_PREFIX_LEN], uint32_t id, uint32_t key_no)
 	crlc_put_u32(prefix + CRLC_ISSUER_ID_LEN, key_no);
 }
 
-/* The "crl" key of a scope: prefix (issuer id || key number) || URI. */
+/*
+ * The "crl" key of a scope: prefix (issuer id || key number) || IDP name
+ * || kind || reasons (format.h "crl", SCOPE KINDS, REASONS); kind its IDP
+ * flags.
+ */
 int
 scope_key(const uint8_t prefix[CRLC_PREFIX_LEN], const char *scope,
-    unsigned reasons, uint8_t *key, size_t *keylen)
+    unsigned reasons, unsigned kind, uint8_t *key, size_t *keylen)
 {
 	size_t slen = scope != NULL ? strlen(scope) : 0;
+	size_t more = ((kind & CRLC_CRL_KIND) != 0 ? CRLC_SCOPE_KIND_LEN : 0) +
+	    (reasons != CRLC_REASONS_ALL ? CRLC_REASONS_SUFFIX_LEN : 0);
 
-	if (slen > CRLC_SCOPE_URI_MAX || (reasons != CRLC_REASONS_ALL &&
-	    slen > CRLC_SCOPE_URI_MAX - CRLC_REASONS_SUFFIX_LEN))
+	if (slen > CRLC_SCOPE_URI_MAX || CRLC_SCOPE_URI_MAX - slen < more)
 		return -1;
 	memcpy(key, prefix, CRLC_PREFIX_LEN);
 	if (slen > 0)
 		memcpy(key + CRLC_PREFIX_LEN, scope, slen);
 	*keylen = CRLC_PREFIX_LEN + slen;
-	/* onlySomeReasons: the name, then 00 || u16 mask (format.h "crl") */
+	*keylen += crlc_scope_put_kind(key + *keylen, kind);
+	/* onlySomeReasons: then 00 || u16 mask */
 	*keylen += crlc_scope_put_reasons(key + *keylen, reasons);
 	return 0;
 }
@@ -184,7 +191,8 @@ scope_key(const uint8_t prefix[CRLC_PREFIX_LEN], const char *scope,
  */
 int
 store_scope_key(struct store *s, const X509_NAME *name, X509 *signer,
-    const char *scope, unsigned reasons, uint8_t *key, size_t *keylen)
+    const char *scope, unsigned reasons, unsigned kind, uint8_t *key,
+    size_t *keylen)
 {
 	uint8_t canon[CRLC_HASH_LEN], kk[CRLC_ISSUER_ID_LEN + CRLC_HASH_LEN];
 	uint8_t prefix[CRLC_PREFIX_LEN];
@@ -207,7 +215,7 @@ store_scope_key(struct store *s, const X509_NAME *name, X509 *signer,
 		    v.mv_size >= CRLC_KEY_NO_LEN)
 			key_no = crlc_get_u32(v.mv_data);
 		put_prefix(prefix, id, key_no);
-		ret = scope_key(prefix, scope, reasons, key, keylen);
+		ret = scope_key(prefix, scope, reasons, kind, key, keylen);
 	}
 	read_end(s, txn);
 	return ret;

@@ -41,7 +41,7 @@ static const struct command {
 	  "enroll CERT.pem | HOST:PORT ...",
 	  "fetch the CRLs of these certificates' issuers" },
 	{ "reset",	STATE_WRITES,	cmd_reset,
-	  "reset --issuer CERT.pem [--scope URI] [--reasons LIST]\n"
+	  "reset --issuer CERT.pem [--scope URI] [--reasons LIST] [--kind KINDS]\n"
 	  "reset --all",
 	  "forget the CRL one scope holds (rollback lock);\n"
 	  "--all: the whole working index, to start afresh" },

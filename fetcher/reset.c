@@ -39,6 +39,45 @@ log_always(void)
 	log_syslog = 1;
 }
 
+/* ", kind user-only,indirect" and a NUL */
+#define KIND_TEXT_MAX	32
+
+/*
+ * The kind of scope --kind names (format.h SCOPE KINDS), in the words
+ * `status` shows: "user-only" or "CA-only" and "indirect", separated by
+ * commas.  0 and *kind, or -1.
+ */
+static int
+kind_from_text(const char *text, unsigned *kind)
+{
+	static const struct {
+		const char	*word;
+		unsigned	 flag;
+	} words[] = {
+		{ "user-only", CRLC_CRL_USER_ONLY },
+		{ "CA-only", CRLC_CRL_CA_ONLY },
+		{ "indirect", CRLC_CRL_INDIRECT },
+	};
+	const char *p = text;
+	size_t i, n;
+
+	*kind = 0;
+	do {
+		n = strcspn(p, ",");
+		for (i = 0; i < sizeof(words) / sizeof(words[0]) &&
+		    (strlen(words[i].word) != n ||
+		    strncmp(words[i].word, p, n) != 0); i++)
+			;
+		if (i == sizeof(words) / sizeof(words[0]))
+			return -1;
+		*kind |= words[i].flag;
+		p += n;
+	} while (*p++ == ',');
+	/* RFC 5280 5.2.5: a CRL is not both */
+	return (*kind & CRLC_CRL_USER_ONLY) && (*kind & CRLC_CRL_CA_ONLY) ?
+	    -1 : 0;
+}
+
 static int
 reset_all(const char *state_dir)
 {
@@ -75,16 +114,18 @@ cmd_reset(const struct cmd_ctx *c, int argc, char **argv)
 		{ "issuer", required_argument, NULL, 'i' },
 		{ "scope", required_argument, NULL, 'u' },
 		{ "reasons", required_argument, NULL, 'r' },
+		{ "kind", required_argument, NULL, 'k' },
 		{ "all", no_argument, NULL, 'a' },
 		{ NULL, 0, NULL, 0 },
 	};
 	STACK_OF(X509) *certs = sk_X509_new_null();
-	const char *issuer = NULL, *scope = NULL;
+	const char *issuer = NULL, *scope = NULL, *kindtext = NULL;
 	struct store *s = NULL;
 	struct store_reset held;
 	char name[256], num[2 * CRLC_CRLNUM_MAX + 1], tu[32], err[ERRLEN];
-	char rtext[10 + CRLC_REASONS_TEXT_MAX];
-	unsigned reasons = CRLC_REASONS_ALL;
+	/* ", reasons LIST" then ", kind LIST" (KIND_TEXT_MAX) */
+	char rtext[10 + CRLC_REASONS_TEXT_MAX + KIND_TEXT_MAX];
+	unsigned reasons = CRLC_REASONS_ALL, kind = 0;
 	uint64_t gen;
 	int ch, rc, all = 0, ret = 4;
 
@@ -98,22 +139,27 @@ cmd_reset(const struct cmd_ctx *c, int argc, char **argv)
 		else if (ch == 'r' && crlc_reasons_from_text(optarg,
 		    &reasons) == 0)
 			continue;
+		else if (ch == 'k' && kind_from_text(optarg, &kind) == 0)
+			kindtext = optarg;
 		else {
 			if (ch == 'r')
 				logx(0, "reset: --reasons: a comma-separated "
 				    "list of RFC 5280 ReasonFlags names "
 				    "(keyCompromise,...), or all");
+			if (ch == 'k')
+				logx(0, "reset: --kind: user-only or CA-only, "
+				    "and indirect, separated by a comma");
 			goto done;
 		}
 	}
 	if (all && issuer == NULL && scope == NULL &&
-	    reasons == CRLC_REASONS_ALL && optind == argc) {
+	    reasons == CRLC_REASONS_ALL && kind == 0 && optind == argc) {
 		ret = reset_all(state_dir);
 		goto done;
 	}
 	if (all || issuer == NULL || optind != argc) {
 		logx(0, "usage: crlcache reset --issuer CERT.pem [--scope URI] "
-		    "[--reasons LIST] | --all");
+		    "[--reasons LIST] [--kind KINDS] | --all");
 		goto done;
 	}
 	/* a reason partition is named in the messages, after its scope */
@@ -122,6 +168,10 @@ cmd_reset(const struct cmd_ctx *c, int argc, char **argv)
 		memcpy(rtext, ", reasons ", 11);
 		crlc_reasons_format(reasons, rtext + 10, sizeof(rtext) - 10);
 	}
+	/* and its kind (checked words: nothing to escape; cut if repeated) */
+	if (kindtext != NULL)
+		snprintf(rtext + strlen(rtext), sizeof(rtext) - strlen(rtext),
+		    ", kind %s", kindtext);
 	if (certs == NULL || certs_load(issuer, certs) == -1)
 		goto done;
 	if (sk_X509_num(certs) != 1) {
@@ -136,7 +186,7 @@ cmd_reset(const struct cmd_ctx *c, int argc, char **argv)
 		goto done;
 	}
 	if ((rc = store_reset_scope(s, sk_X509_value(certs, 0), scope, reasons,
-	    &held, err, sizeof(err))) == -1) {
+	    kind, &held, err, sizeof(err))) == -1) {
 		logx(0, "reset: %s", err);
 		goto done;
 	}

@@ -193,19 +193,14 @@ admissible(const struct store *s, const struct crl *c,
 	int cmp;
 
 	if (c->is_delta) {
-		/* The scope key holds the reasons: the base found has the
-		   delta's scope and reasons (RFC 5280 5.2.4, 5.2.5); its
-		   indirectCRL must be the base's too */
-		if (have && (old->flags & CRLC_CRL_INDIRECT) !=
-		    (c->idp_flags & CRLC_CRL_INDIRECT)) {
-			snprintf(err, errlen, "delta CRL and its base CRL differ in "
-			    "IDP indirectCRL (RFC 5280 5.2.4, 5.2.5)");
-			return -1;
-		}
+		/* The scope key holds the IDP name, kind and reasons: the
+		   base found has the delta's (RFC 5280 5.2.4, 5.2.5) */
 		if (!have || numcmp(old->base.p, old->base.len, c->base, c->baselen) < 0) {
 			snprintf(err, errlen, "delta CRL needs base CRL number >= its "
 			    "BaseCRLNumber, with the same scope%s, which is not "
-			    "held (RFC 5280 5.2.4)", c->reasons != CRLC_REASONS_ALL ?
+			    "held (RFC 5280 5.2.4; a scope is the IDP name, "
+			    "onlyContainsUserCerts, onlyContainsCACerts and "
+			    "indirectCRL, 5.2.5)", c->reasons != CRLC_REASONS_ALL ?
 			    " and onlySomeReasons (5.2.5)" : "");
 			return -1;
 		}
@@ -257,6 +252,57 @@ admissible(const struct store *s, const struct crl *c,
 }
 
 /*
+ * An earlier writer keyed a scope by IDP name and reasons only, its kind
+ * a flag of the record (format.h SCOPE KINDS): the record under the key
+ * of c's name and reasons without a kind may be of any kind, and c would
+ * take it for its predecessor.  So before c is compared with anything, a
+ * record of a kind there moves, value and "crlhash" alike (its scope
+ * number, so its "rev" records, stay), to its kind's key -- or, when that
+ * key already holds a CRL (this writer's, a later one), is removed with
+ * its entries.  In c's transaction: undone with c's ingest.  0 or an LMDB
+ * error.
+ */
+static int
+settle_unkinded(struct store *s, MDB_txn *txn,
+    const uint8_t prefix[CRLC_PREFIX_LEN], const struct crl *c)
+{
+	uint8_t from[CRLC_KEY_MAX], to[CRLC_KEY_MAX], *copy;
+	size_t fromlen, tolen;
+	struct crlc_crl_info old;
+	MDB_val k, v, tk, tv;
+	int rc;
+
+	if (scope_key(prefix, c->scope, c->reasons, 0, from, &fromlen) == -1)
+		return 0;	/* nothing that long is held */
+	k = (MDB_val){ fromlen, from };
+	if ((rc = mdb_get(txn, s->crl, &k, &v)) != 0)
+		return rc == MDB_NOTFOUND ? 0 : rc;
+	if (crlc_crl_decode(from, fromlen, v.mv_data, v.mv_size, &old) == -1 ||
+	    (old.flags & CRLC_CRL_KIND) == 0)
+		return 0;	/* the kind of the key, or ingest_txn's to judge */
+	if (scope_key(prefix, c->scope, c->reasons, old.flags, to,
+	    &tolen) == -1)
+		tolen = 0;	/* too long with its kind: not kept */
+	tk = (MDB_val){ tolen, to };
+	rc = tolen == 0 ? 0 : mdb_get(txn, s->crl, &tk, &tv);
+	if (rc == 0)
+		return (rc = drop_scope(ONE_TXN(s, txn), prefix,
+		    old.scope_no)) != 0 ? rc : del_scope(s, txn, &k);
+	if (rc != MDB_NOTFOUND)
+		return rc;
+	/* a copy: the map's may move under the put */
+	copy = xcalloc(1, v.mv_size);
+	memcpy(copy, v.mv_data, v.mv_size);
+	tv = (MDB_val){ v.mv_size, copy };
+	(void)crlc_crl_decode(to, tolen, copy, tv.mv_size, &old); /* as above */
+	if ((rc = put_crl_hash(s, txn, &tk, &old)) == 0 &&
+	    (rc = mdb_put(txn, s->crl, &tk, &tv, 0)) == 0)
+		rc = del_scope(s, txn, &k);
+	free(copy);
+	return rc;
+}
+
+/*
  * Ingest c in w (split: struct wtxn).  Returns an enum ingest_result;
  * INGEST_CHANGED leaves the last transaction to commit.
  */
@@ -282,8 +328,13 @@ ingest_txn(struct store *s, struct wtxn *w, const struct crl *c, char *err,
 		return INGEST_FAILED;
 	}
 	put_prefix(prefix, id, key_no);
-	if (scope_key(prefix, c->scope, c->reasons, key, &keylen) == -1) {
+	if (scope_key(prefix, c->scope, c->reasons, c->idp_flags, key,
+	    &keylen) == -1) {
 		snprintf(err, errlen, "IDP URI too long");
+		return INGEST_FAILED;
+	}
+	if ((rc = settle_unkinded(s, w->txn, prefix, c)) != 0) {
+		lmdb_err(err, errlen, "rekey scope", rc);
 		return INGEST_FAILED;
 	}
 	k.mv_size = keylen;
@@ -557,7 +608,8 @@ store_has_scope(struct store *s, const uint8_t *key, size_t keylen,
  */
 int
 store_reset_scope(struct store *s, X509 *issuer, const char *scope,
-    unsigned reasons, struct store_reset *held, char *err, size_t errlen)
+    unsigned reasons, unsigned kind, struct store_reset *held, char *err,
+    size_t errlen)
 {
 	uint8_t key[CRLC_KEY_MAX];
 	size_t keylen;
@@ -568,8 +620,8 @@ store_reset_scope(struct store *s, X509 *issuer, const char *scope,
 	int rc;
 
 	memset(held, 0, sizeof(*held));
-	if (store_scope_key(s, X509_get_subject_name(issuer), issuer, scope, reasons,
-	    key, &keylen) == -1)
+	if (store_scope_key(s, X509_get_subject_name(issuer), issuer, scope,
+	    reasons, kind, key, &keylen) == -1)
 		return 0;	/* issuer never seen, or scope too long */
 	if ((rc = batch_end(s)) != 0 ||
 	    (rc = mdb_txn_begin(s->env, NULL, 0, &txn)) != 0) {

@@ -114,7 +114,7 @@ int	 key_no_of(struct store *s, MDB_txn *txn, uint32_t id, X509 *signer,
 void	 put_prefix(uint8_t prefix[CRLC_PREFIX_LEN], uint32_t id,
 	    uint32_t key_no);
 int	 scope_key(const uint8_t prefix[CRLC_PREFIX_LEN], const char *scope,
-	    unsigned reasons, uint8_t *key, size_t *keylen);
+	    unsigned reasons, unsigned kind, uint8_t *key, size_t *keylen);
 
 /* entries.c: the "rev" records of a scope */
 /*

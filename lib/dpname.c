@@ -98,17 +98,39 @@ crlc_dp_count(const struct crlc_tbs *cert)
 	return cert->ndp + cert->ndpdir + cert->ndprel;
 }
 
+unsigned
+crlc_scope_kind(const uint8_t *s, size_t len, size_t *namelen)
+{
+	if (len >= CRLC_SCOPE_KIND_LEN && s[len - 2] == 0 &&
+	    (s[len - 1] & CRLC_SCOPE_KIND_TAG)) {
+		*namelen = len - CRLC_SCOPE_KIND_LEN;
+		return s[len - 1] & ~CRLC_SCOPE_KIND_TAG;
+	}
+	*namelen = len;
+	return 0;
+}
+
+size_t
+crlc_scope_put_kind(uint8_t *out, unsigned kind)
+{
+	if ((kind & CRLC_CRL_KIND) == 0)
+		return 0;
+	out[0] = 0;
+	out[1] = (uint8_t)(CRLC_SCOPE_KIND_TAG | (kind & CRLC_CRL_KIND));
+	return CRLC_SCOPE_KIND_LEN;
+}
+
 /*
- * A URI as a scope.  One that poses as a directoryName scope, or as a
- * name with a reasons suffix (00 || mask, <crlcache/reasons.h>: no
- * stored key has a 00 elsewhere), matches nothing.
+ * A URI as a scope.  One that poses as a directoryName scope, or holds a
+ * 00 byte -- a name with a kind or reasons suffix would start there
+ * (format.h SCOPE KINDS, <crlcache/reasons.h>: no stored name holds one)
+ * and no URI (RFC 3986 2) does -- matches nothing.
  */
 static int
 uri_scope(const struct crlc_span *uri, uint8_t *out, size_t size, size_t *len)
 {
 	if (uri->len > size || crlc_scope_is_dirname(uri->p, uri->len) ||
-	    (uri->len >= CRLC_REASONS_SUFFIX_LEN &&
-	    uri->p[uri->len - CRLC_REASONS_SUFFIX_LEN] == 0))
+	    (uri->len > 0 && memchr(uri->p, 0, uri->len) != NULL))
 		return -1;
 	memcpy(out, uri->p, uri->len);
 	*len = uri->len;

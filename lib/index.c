@@ -31,7 +31,7 @@
 
 /*
  * Scopes that may cover one certificate: its complete CRL, each DP name,
- * each for all reasons or for some (RFC 5280 5.2.5 onlySomeReasons), and
+ * each of a kind and for all reasons or for some (RFC 5280 5.2.5), and
  * those of the cRLIssuers of its distribution points (indirect CRLs); a
  * certificate that more would cover is answered unknown.
  */
@@ -348,17 +348,17 @@ page_of(struct crlc_index *idx, uint32_t page0, const uint8_t *name,
 }
 
 /*
- * Add the SCOPE records of name uri[0..ulen) of issuer key info that cover
- * cert for some of dp_reasons: its record for all reasons and its reason
- * partitions (the name and a reasons suffix, which sort right after it,
- * on the same page); only indirect CRLs (IDP indirectCRL) when indirect,
- * the certificate looked up there as another issuer's when foreign.  A
+ * Add the SCOPE records of name uri[0..ulen) (with its kind component:
+ * format.h SCOPE KINDS) of issuer key info that cover cert for some of
+ * dp_reasons: its record for all reasons and its reason partitions (the
+ * name and a reasons suffix, which sort right after it, on the same
+ * page); only indirect CRLs (IDP indirectCRL) when indirect, the
+ * certificate looked up there as another issuer's when foreign.  A
  * record reached again adds its reasons.  0; -1 when more records than
- * NAME_SCOPES_MAX or COVER_MAX (unknown); -2 when the name's page cannot
- * be read.
+ * NAME_SCOPES_MAX or COVER_MAX (unknown); -2 when the page cannot be read.
  */
 static int
-name_cover(struct crlc_index *idx, const struct issuer_info *info,
+kind_cover(struct crlc_index *idx, const struct issuer_info *info,
     const uint8_t *uri, size_t ulen, unsigned dp_reasons,
     const struct crlc_tbs *cert, int indirect, int foreign,
     struct cover *cover, size_t *n)
@@ -370,8 +370,6 @@ name_cover(struct crlc_index *idx, const struct issuer_info *info,
 	uint64_t at, last;
 	size_t k, j;
 
-	if (info->page0 == 0)
-		return 0;	/* no CRL of this issuer key */
 	if ((pg = page_of(idx, info->page0, uri, ulen)) == NULL)
 		return -2;
 	put_prefix(prefix, info->id, info->key_no);
@@ -398,6 +396,40 @@ name_cover(struct crlc_index *idx, const struct issuer_info *info,
 		cover[j].reasons |= interim;
 	}
 	return 0;
+}
+
+/*
+ * kind_cover for distribution point name uri[0..ulen) (at most
+ * CRLC_SCOPE_URI_MAX) under each kind that may cover cert (format.h SCOPE
+ * KINDS): none (earlier writers' records too, by their flags), cert's
+ * role, and both indirect.  -2 when any page could not be read.
+ */
+static int
+name_cover(struct crlc_index *idx, const struct issuer_info *info,
+    const uint8_t *uri, size_t ulen, unsigned dp_reasons,
+    const struct crlc_tbs *cert, int indirect, int foreign,
+    struct cover *cover, size_t *n)
+{
+	const unsigned role = cert->is_ca ? CRLC_CRL_CA_ONLY :
+	    CRLC_CRL_USER_ONLY;
+	const unsigned kinds[] = { 0, role, CRLC_CRL_INDIRECT,
+	    CRLC_CRL_INDIRECT | role };
+	uint8_t key[CRLC_SCOPE_URI_MAX + CRLC_SCOPE_KIND_LEN];
+	size_t i, klen;
+	int rc, failed = 0;
+
+	if (info->page0 == 0)
+		return 0;	/* no CRL of this issuer key */
+	if (ulen > 0)
+		memcpy(key, uri, ulen);
+	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		klen = ulen + crlc_scope_put_kind(key + ulen, kinds[i]);
+		if ((rc = kind_cover(idx, info, key, klen, dp_reasons, cert,
+		    indirect, foreign, cover, n)) == -1)
+			return -1;
+		failed |= rc == -2;
+	}
+	return failed ? -2 : 0;
 }
 
 /* Does issuer id have more than one KEY record? */
@@ -705,8 +737,9 @@ scope_decode(const uint8_t *r, struct crlc_crl_info *ci)
 	ci->base = (struct crlc_span){ r + 83, r[82] };
 	ci->scope = (struct crlc_span){ r + CRLC_SCOPE_REC_HDR_LEN, u };
 	ci->reasons = idx_scope_reasons(r);
-	ci->name = (struct crlc_span){ ci->scope.p, u -
-	    (ci->reasons == CRLC_REASONS_ALL ? 0 : CRLC_REASONS_SUFFIX_LEN) };
+	ci->name.p = ci->scope.p;
+	(void)crlc_scope_kind(ci->scope.p, u - (ci->reasons ==
+	    CRLC_REASONS_ALL ? 0 : CRLC_REASONS_SUFFIX_LEN), &ci->name.len);
 	ci->source = (struct crlc_span){ r + CRLC_SCOPE_REC_HDR_LEN + u,
 	    crlc_get_u32(r + 120) };
 }
@@ -857,6 +890,7 @@ crlc_crl_decode(const void *key, size_t keylen, const void *val, size_t vallen,
 	ci->reasons = crlc_scope_reasons(ci->scope.p, ci->scope.len,
 	    &ci->name.len);
 	ci->name.p = ci->scope.p;
+	(void)crlc_scope_kind(ci->name.p, ci->name.len, &ci->name.len);
 	ci->flags = h[1];
 	ci->entries = crlc_get_u32(h + 4);
 	ci->this_update = crlc_get_i64(h + 8);

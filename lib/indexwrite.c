@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <crlcache/dpname.h>
 #include <crlcache/format.h>
 #include <crlcache/hash.h>
 #include <crlcache/indexwrite.h>
@@ -301,6 +302,21 @@ scope_reasons_field(const struct crlc_top_scope *s)
 	return m == 0 || (m & ~CRLC_REASONS_ALL) != 0 ? -1 : (int)m;
 }
 
+/*
+ * A kind component of the key (format.h SCOPE KINDS) is that of the
+ * record's flags; a key without one may have any (an earlier writer's).
+ */
+static int
+scope_kind_ok(const struct crlc_top_scope *s)
+{
+	size_t namelen;
+	unsigned kind;
+
+	(void)crlc_scope_reasons(s->uri.p, s->uri.len, &namelen);
+	kind = crlc_scope_kind(s->uri.p, namelen, &namelen);
+	return kind == 0 || kind == (s->flags & CRLC_CRL_KIND);
+}
+
 /* Bytes of a SCOPE record, or 0 when one of its fields does not fit. */
 static uint64_t
 scope_rec_len(const struct crlc_top_scope *s)
@@ -310,7 +326,8 @@ scope_rec_len(const struct crlc_top_scope *s)
 	    s->scope_no > CRLC_SCOPE_NO_MAX ||
 	    s->number.len > CRLC_CRLNUM_MAX || s->base.len > CRLC_CRLNUM_MAX ||
 	    s->source.len > CRLC_TOP_MAX || (s->source.len > 0 &&
-	    s->source.p == NULL) || scope_reasons_field(s) == -1)
+	    s->source.p == NULL) || scope_reasons_field(s) == -1 ||
+	    !scope_kind_ok(s))
 		return 0;
 	return CRLC_SCOPE_REC_HDR_LEN + (uint64_t)s->uri.len + s->source.len;
 }

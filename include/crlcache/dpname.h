@@ -44,6 +44,15 @@ int	crlc_scope_relative(const struct crlc_span *issuer,
 	    const struct crlc_span *rdn, char out[CRLC_SCOPE_DIRNAME_LEN + 1]);
 /* 1 when s[0..len) is a directoryName scope. */
 int	crlc_scope_is_dirname(const uint8_t *s, size_t len);
+/*
+ * The kind of scope key part s[0..len), its reasons suffix taken off
+ * (format.h SCOPE KINDS): the CRLC_CRL_KIND flags of its kind component
+ * and *namelen the distribution point name's length; 0 and len without
+ * one.
+ */
+unsigned crlc_scope_kind(const uint8_t *s, size_t len, size_t *namelen);
+/* Append the kind component of kind to out (nothing for 0): its length. */
+size_t	crlc_scope_put_kind(uint8_t *out, unsigned kind);
 
 /* How many distribution point names cert has (URIs, names, relative). */
 size_t	crlc_dp_count(const struct crlc_tbs *cert);

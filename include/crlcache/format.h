@@ -80,7 +80,8 @@
  *		each key's records are pages 0 .. npages - 1, one after the
  *		other.  The page of a scope is PAGE(name) = CRLCSUM64 (TOP
  *		CHECKSUM) of the name, the scope URI without its reasons
- *		suffix (REASONS; empty for the complete CRL), AND (npages -
+ *		suffix (REASONS; empty for the complete CRL; a kind
+ *		component is part of the name, SCOPE KINDS), AND (npages -
  *		1) (crlc_scope_page()): a name's records -- for every reason
  *		and its reason partitions -- are on one page.  A writer picks
  *		npages as the smallest power of two with at most
@@ -258,7 +259,8 @@
  *	aACompromise (8), CRLC_REASONS_ALL (0x01fe) being every reason; bit
  *	0 (unused) and unknown bits add no reason, and a CRL left with no
  *	reason is refused.  Its scope key (the "crl" key, the SCOPE record's
- *	key) is its distribution point name followed by the SUFFIX 00 || u16
+ *	key) is its distribution point name (and kind component, SCOPE
+ *	KINDS) followed by the SUFFIX 00 || u16
  *	mask when the mask is not CRLC_REASONS_ALL; a CRL for every reason
  *	(no onlySomeReasons, or one naming them all) has no suffix and its
  *	key is that of format 3 before reasons: the format version did not
@@ -268,7 +270,8 @@
  *	a name's records -- for every reason, then its reason partitions --
  *	are adjacent in key order.  A delta CRL is applied onto the base of
  *	its own key: it has its base's reasons (RFC 5280 5.2.4).
- *	Lookup (RFC 5280 6.3.3 (d), (j)-(k)): every record of a name that
+ *	Lookup (RFC 5280 6.3.3 (d), (j)-(k)): every record of a name (under
+ *	each kind that may cover the certificate, SCOPE KINDS) that
  *	covers the certificate (the complete CRL's, each distribution point
  *	name's, at most 255 per name and 64 in all, else unknown; an index
  *	with no reason partition walks one record per name) adds an interim
@@ -281,6 +284,53 @@
  *	times reported, and staleness, are those of the first record that
  *	covers every reason alone, else of the record whose nextUpdate comes
  *	first.
+ *
+ * SCOPE KINDS
+ *	(RFC 5280 5.2.5, 5.2.3.)  What a CRL covers is set by its IDP name,
+ *	onlySomeReasons (REASONS) and kind, the CRLC_CRL_KIND of its flags:
+ *	onlyContainsUserCerts, onlyContainsCACerts, indirectCRL.  Each
+ *	combination is a scope of its own, with its own CRL numbers: were a
+ *	CA-only CRL to take the place of the complete one (a genuine one served
+ *	at the complete CRL's URL), every end-entity certificate would be
+ *	unknown and the complete CRL refused as a rollback.  A scope key is
+ *	the name; then, for a kind other than 0, the kind component of
+ *	CRLC_SCOPE_KIND_LEN bytes, 00 || CRLC_SCOPE_KIND_TAG | kind
+ *	(crlc_scope_put_kind(), <crlcache/dpname.h>); then the reasons suffix.
+ *	Read from the end: a 00 three bytes before it starts the reasons
+ *	suffix, then a 00 two bytes before it and a byte with the tag the kind
+ *	(no name holds a 00).  The record's flags carry the same kind (the
+ *	writer refuses a key whose kind is not its record's).  The tag sorts
+ *	a kind after the bare name's reason partitions (their first mask byte
+ *	is at most 0x01), and for PAGE a kind's records are a name of their
+ *	own (the key without its reasons suffix is hashed).
+ *	The rollback rule (fetcher/scope.c admissible(): CRL number, then
+ *	thisUpdate) compares a CRL with the one held under its own key only;
+ *	a delta CRL applies onto the base of its own key (5.2.4).
+ *	Lookup: a reader walks each name (REASONS) under four kinds: 0, the
+ *	certificate's role (CRLC_CRL_CA_ONLY for a CA certificate, else
+ *	CRLC_CRL_USER_ONLY), CRLC_CRL_INDIRECT, and that with the role -- four
+ *	searches, on one page or up to four; each record's flags still decide
+ *	(6.3.3 (b)(2)(ii), (iii)), and a cRLIssuer's lookup takes
+ *	CRLC_CRL_INDIRECT records only.
+ *	onlyContainsAttributeCerts: such a CRL answers for attribute
+ *	certificates only, which no reader looks up (5.2.5: conforming CRL
+ *	issuers set it FALSE; 6.3.3 (b)(2)(iv): it does not serve to validate
+ *	a public-key certificate).  The fetcher refuses it, touching no scope.
+ *	Earlier format 4 writers keyed a scope by name and reasons only, its
+ *	kind a flag.  No format version changed: no layout did, and each side
+ *	reads the other.  A reader finds such a record under kind 0 and goes by
+ *	its flags; a reader that predates kinds reads a key with one as another
+ *	name (with a reasons suffix, another name's reason partition), whose
+ *	page and reasons field agree with that reading, and never matches it:
+ *	it answers as if that CRL were not held until it runs this version.
+ *	Before the fetcher compares a CRL with anything, it moves a record of
+ *	a kind held under the bare key of the CRL's name and reasons to its
+ *	kind's key (value and "crlhash"; its scope number, so its "rev"
+ *	records, stay), or removes it with its entries when that key holds a
+ *	CRL already (fetcher/scope.c settle_unkinded()); the next publish
+ *	writes it anew.  test/t_scope_legacy.sh makes such a state (the
+ *	earlier keys byte for byte) and checks the index after the move
+ *	against one built afresh.
  *
  * BYTE ORDER
  *	Every integer stored in a key or a value is big-endian (network
@@ -371,7 +421,8 @@
  * INDIRECT CRLS
  *	(RFC 5280 5.2.5 indirectCRL, 5.3.3 certificateIssuer, 4.2.1.13
  *	cRLIssuer.)  A CRL whose issuingDistributionPoint asserts indirectCRL
- *	is stored like any other, under its issuer's id and key number, with
+ *	is stored like any other, under its issuer's id and key number, a
+ *	scope of its own kind (SCOPE KINDS), with
  *	CRLC_CRL_INDIRECT in its flags ("crl" offset 1, SCOPE record offset
  *	10; `crlcache status` kind "+indirect").  Its entries before the
  *	first certificateIssuer, and those a certificateIssuer naming the CRL
@@ -414,6 +465,8 @@
  *	Format 4 (CRLC_FORMAT_VERSION, and CRLC_WORK_FORMAT_VERSION for the
  *	working environment) is the first released one, that of crlcache
  *	1.0.0; no release wrote an earlier one, and nothing converts one.
+ *	(Kind components of scope keys came within format 4: no layout
+ *	changed, and the transition is SCOPE KINDS'.)
  *	Readers open nothing else: a top of another version, or a file
  *	that is no top (such as an LMDB file under the same name), is
  *	CRLC_E_FORMAT, and the next publish, update or import writes format
@@ -532,8 +585,11 @@
  *		  (<crlcache/dpname.h>; no URI RFC 5280 4.2.1.6 allows starts
  *		  with "#").  Readers try every URI, directoryName and
  *		  relative name of the certificate's distribution points.
+ *		  A CRL whose IDP asserts onlyContainsUserCerts,
+ *		  onlyContainsCACerts or indirectCRL has that name (empty
+ *		  or not) followed by a kind component (SCOPE KINDS).
  *		  A CRL whose IDP has onlySomeReasons (RFC 5280 5.2.5)
- *		  other than every reason has that name (empty or not)
+ *		  other than every reason has that name (and kind)
  *		  followed by a reasons suffix (REASONS).
  *		value: CRLC_CRL_HDR_LEN header, then variable parts
  *		  0  u8   record version, 2
@@ -689,6 +745,16 @@
 #define CRLC_CRL_CA_ONLY	0x02	/* IDP onlyContainsCACerts */
 #define CRLC_CRL_HAS_DELTA	0x04	/* a delta CRL is applied */
 #define CRLC_CRL_INDIRECT	0x20	/* IDP indirectCRL (INDIRECT CRLS) */
+/* The flags that change what a CRL covers: its scope's KIND (SCOPE KINDS). */
+#define CRLC_CRL_KIND		(CRLC_CRL_USER_ONLY | CRLC_CRL_CA_ONLY | \
+				 CRLC_CRL_INDIRECT)
+/*
+ * A scope key's kind component, 00 || CRLC_SCOPE_KIND_TAG | kind: the tag
+ * makes the byte sort after every reasons suffix's first mask byte (at
+ * most 0x01) and never 00.
+ */
+#define CRLC_SCOPE_KIND_LEN	2
+#define CRLC_SCOPE_KIND_TAG	0x80u
 
 #define CRLC_SRC_HDR_LEN	36
 #define CRLC_SRC_FRESH_LEN	8

@@ -7,7 +7,9 @@
  * relative name under a cRLIssuer is not collected among the issuer's
  * own names but among the indirect ones (relative to the cRLIssuer), as
  * are the names of every distribution point with a cRLIssuer, and a URI
- * posing as a directoryName scope matches nothing.
+ * posing as a directoryName scope matches nothing.  A scope key's kind
+ * component (format.h SCOPE KINDS) reads back before and after a reasons
+ * suffix, and sorts after the bare name's reason partitions.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +21,7 @@
 
 #include "check.h"
 #include <crlcache/dpname.h>
+#include <crlcache/reasons.h>
 #include <crlcache/tbs.h>
 
 static X509_NAME *
@@ -235,6 +238,45 @@ openssl_relative_scope(const char *rdncn, char out[CRLC_SCOPE_DIRNAME_LEN + 1])
 	DIST_POINT_free(dp);
 }
 
+static void
+test_kind(void)
+{
+	uint8_t key[64], part[64];
+	size_t n, m, namelen;
+
+	memcpy(key, "http://x/a.crl", 14);
+	CHECK(crlc_scope_put_kind(key + 14, 0) == 0);
+	CHECK(crlc_scope_put_kind(key + 14, CRLC_CRL_HAS_DELTA) == 0);
+	CHECK(crlc_scope_kind(key, 14, &namelen) == 0 && namelen == 14);
+	n = 14 + crlc_scope_put_kind(key + 14, CRLC_CRL_CA_ONLY |
+	    CRLC_CRL_HAS_DELTA);
+	CHECK(n == 16 && key[14] == 0 && key[15] == (0x80 | CRLC_CRL_CA_ONLY));
+	CHECK(crlc_scope_kind(key, n, &namelen) == CRLC_CRL_CA_ONLY &&
+	    namelen == 14);
+	/* then a reasons suffix: each read from the end in turn */
+	n += crlc_scope_put_reasons(key + n, 0x0102);
+	CHECK(crlc_scope_reasons(key, n, &m) == 0x0102 && m == 16);
+	CHECK(crlc_scope_kind(key, m, &namelen) == CRLC_CRL_CA_ONLY &&
+	    namelen == 14);
+	/* the bare name's partition with the highest first mask byte sorts
+	   before the kind */
+	memcpy(part, key, 14);
+	m = 14 + crlc_scope_put_reasons(part + 14, 0x01fc);
+	CHECK(memcmp(part, key, 16) < 0 && m == 17);
+	/* the complete CRL's name is empty */
+	n = crlc_scope_put_kind(key, CRLC_CRL_USER_ONLY | CRLC_CRL_INDIRECT);
+	CHECK(crlc_scope_kind(key, n, &namelen) == (CRLC_CRL_USER_ONLY |
+	    CRLC_CRL_INDIRECT) && namelen == 0);
+	n += crlc_scope_put_reasons(key + n, 0x0002);
+	CHECK(crlc_scope_reasons(key, n, &m) == 0x0002 && m == 2 &&
+	    crlc_scope_kind(key, m, &namelen) != 0 && namelen == 0);
+	/* a name and a reasons suffix hold no kind */
+	memcpy(key, "http://x/a.crl", 14);
+	n = 14 + crlc_scope_put_reasons(key + 14, 0x0080);
+	CHECK(crlc_scope_reasons(key, n, &m) == 0x0080 &&
+	    crlc_scope_kind(key, m, &namelen) == 0 && namelen == 14);
+}
+
 int
 main(void)
 {
@@ -293,6 +335,7 @@ main(void)
 	OPENSSL_free(der);
 	X509_free(x);
 	test_indirect(key);
+	test_kind();
 	EVP_PKEY_free(key);
 	return check_result();
 }
