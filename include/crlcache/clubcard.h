@@ -128,8 +128,9 @@ struct crlc_clubcard_query {
  * Validate buf[0..len) as one filter of version 3 or 4 and index it.
  * On success returns 0 and *out, which borrows buf: the caller keeps buf
  * alive and unchanged (an mmap of a file that is replaced by rename, never
- * rewritten in place) until crlc_clubcard_free(*out).  Allocates about 4
- * bytes per issuer.  On failure returns -1, sets *out to NULL and writes
+ * rewritten in place) until crlc_clubcard_free(*out).  Allocates 4 KiB
+ * and 4 bytes per issuer (Mozilla's delta of 2026-06-24: 969 issuers,
+ * parsed in about 0.15 ms).  On failure returns -1, sets *out to NULL and writes
  * a reason (NUL-terminated, at most whylen bytes; may be NULL) such as
  * "at byte 1234: issuer 17: rank 9 above the 8 approximate columns".
  * The whole file is refused: no part of a malformed filter is used.
