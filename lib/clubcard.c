@@ -259,6 +259,8 @@ exception_find(struct block *b, const uint8_t *serial, size_t len)
 		if (get(c, c->wire->exception_len, UINT8_MAX, &n,
 		    "exception length") == -1)
 			return -1;
+		if (n == 0)	/* upki-revocation: Exception<1..2^8-1> */
+			return refuse(c, "an exception of 0 bytes");
 		if ((uint64_t)(c->end - c->p) < n)
 			return refuse(c, "exception of %llu bytes past the end",
 			    (unsigned long long)n);

@@ -400,6 +400,10 @@ def malformed(d, card, rng):
         add("v%d-words-past-end" % v,
             good[:-len(tail)] + w.int(n + 1, w.word_count) + tail[
                 w.word_count:], "exact filter word count %d, more" % (n + 1))
+        blocks = dict(card["blocks"])
+        blocks[first] = dict(blocks[first], exceptions=[b""])
+        add("v%d-exception-empty" % v, encode(dict(card, blocks=blocks), v),
+            "issuer 0: an exception of 0 bytes")
         add("v%d-words-huge" % v,
             good[:-len(tail)] + w.int(2**(8 * w.word_count) - 1,
                                       w.word_count) + tail[w.word_count:],
