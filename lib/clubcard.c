@@ -294,9 +294,11 @@ index_read(struct cursor *c, struct crlc_clubcard *cc)
 		c->issuer = (long)i;
 		if (block_read(c, &b) == -1 || exception_find(&b, NULL, 0) == -1)
 			return -1;
-		if (prev != NULL && memcmp(prev, b.issuer, CRLC_SCT_HASH_LEN) >= 0)
+		if (prev != NULL && memcmp(prev, b.issuer, CRLC_SCT_HASH_LEN) >= 0) {
+			c->p = b.issuer;
 			return refuse(c, "not after the issuer before it "
 			    "(sorted, each once)");
+		}
 		prev = b.issuer;
 		cc->issuer_at[i] = (uint32_t)(b.issuer - c->buf);
 		c->p = b.exceptions.p;
@@ -422,7 +424,8 @@ coverage_time(const struct crlc_clubcard *cc, size_t i, int end)
 }
 
 void
-crlc_clubcard_info(const struct crlc_clubcard *cc, struct crlc_clubcard_info *out)
+crlc_clubcard_info(const struct crlc_clubcard *cc,
+    struct crlc_clubcard_info *out)
 {
 	size_t i;
 
