@@ -82,9 +82,11 @@
  * word i / 64; past the words, 0) at r = approx_offset + t mod approx_m
  * is 0 over GF(2), the same holds in the exact column at r = exact_offset
  * + t mod exact_m (mod 1 when exact_m is 0), and the serial is none of
- * the block's exceptions; inverted flips member and not.  A set of filters (a full filter and its deltas)
- * answers REVOKED when any filter does, else GOOD when any does, else
- * NOT_ENROLLED when any does, else NOT_COVERED ("Step 3").
+ * the block's exceptions; inverted flips member and not.
+ *
+ * A set of filters (a full filter and its deltas) answers REVOKED when
+ * any filter does, else GOOD when any does, else NOT_ENROLLED when any
+ * does, else NOT_COVERED ("Step 3").
  */
 #ifndef CRLCACHE_CLUBCARD_H
 #define CRLCACHE_CLUBCARD_H
