@@ -48,6 +48,10 @@
  *	u64 ncolumns;   { u64 nwords; u64 words[nwords]; }[ncolumns]
  *	u64 nwords;     u64 words[nwords];
  *
+ * (bincode's serialize() and deserialize() functions: fixint, little
+ * endian, trailing bytes allowed; the file is exactly the filter, so
+ * bytes after it are refused here, as version 4 refuses them.)
+ *
  * The same rules hold for both; version 3 is also held to the field
  * widths of version 4 (rank and columns at most 255, m and offsets at
  * most 2^32 - 1, serials of exceptions at most 255 bytes), so that every
