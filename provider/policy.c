@@ -410,6 +410,7 @@ learn_issuer(struct crlc_prov *prov, const struct crlc_tbs *cert,
 	enum crlc_learn l;
 
 	if (prov->conf.spool[0] == '\0' || (short_lived &&
+	    v->state == CRLC_UNKNOWN &&
 	    cert->ndp + cert->ndpdir + cert->ndprel + cert->nind == 0) ||
 	    !first_sighting(&hinted_issuers, issuer_fingerprint(cert)))
 		return 0;
