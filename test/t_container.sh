@@ -31,6 +31,9 @@ for c in n1 n2; do
     pki_ca "$c" root "/CN=Container Unmet CA $c/O=crlcache tests"
     prov_leaf "new_$c" "$c" "new-$c.test" cdp="http://127.0.0.1:9/$c.crl"
 done
+# The fetcher trusts the root: the marker names it, so that a program
+# meeting n1 or n2 would hint and wait on a host that could answer.
+write_conf "anchor = $ROOT"
 assert_exit 0 cc update --hints		# the spool's watcher marks it watched
 [ -e "$STATE/learning" ] || fail "no learning mark after update --hints"
 d=$W
