@@ -385,6 +385,8 @@ remove_directory(const char *state_dir, const struct dir_state *old)
 	(void)unlink(path);
 	dir_work_path(path, sizeof(path), state_dir, REFUSED_NAME);
 	(void)unlink(path);
+	dir_work_path(path, sizeof(path), state_dir, DIR_INDEX_NAME);
+	(void)unlink(path);
 }
 
 /* One line: reports read, rows, entries kept, the others by reason. */
@@ -497,17 +499,21 @@ expiry(const struct directory *d, int64_t now)
 
 /*
  * Nothing to build: every report the directory was built from answered
- * 304, no other is configured, and its inputs and entries still hold.
+ * 304, no other is configured, and its inputs and entries still hold,
+ * and it has its index (a directory written before there was one gets
+ * it from this build).
  */
 static int
 unchanged(const struct dir_state *old, const struct dir_report *r, size_t n,
     const char *inputs, const char *state_dir, int64_t now)
 {
+	char path[PATH_MAX];
 	size_t i, k = 0;
 
+	dir_work_path(path, sizeof(path), state_dir, DIR_INDEX_NAME);
 	if (old->built == 0 || old->inputs == NULL ||
 	    strcmp(old->inputs, inputs) != 0 || now >= old->expires ||
-	    !directory_current(state_dir))
+	    !directory_current(state_dir) || access(path, F_OK) == -1)
 		return 0;
 	for (i = 0; i < n; i++) {
 		if (r[i].kind == REP_FALLBACK)

@@ -179,8 +179,16 @@ struct certpool *certpool_new(void);
 /* Hold a reference to x; one the pool holds already is not added again. */
 int	 certpool_add(struct certpool *p, X509 *x);
 void	 certpool_free(struct certpool *p);
+/*
+ * A source of certificates held back until a search asks for their
+ * subject: called with each name before the pool is searched for it, it
+ * adds (certpool_add) what it holds of that name.  One fill at a time.
+ */
+typedef void (*certpool_fill_fn)(void *arg, struct certpool *p,
+	    const X509_NAME *name);
+void	 certpool_set_fill(struct certpool *p, certpool_fill_fn fill, void *arg);
 /* The certificates of the pool named name (a new stack). */
-STACK_OF(X509) *certpool_named(const struct certpool *p, const X509_NAME *name);
+STACK_OF(X509) *certpool_named(struct certpool *p, const X509_NAME *name);
 /* 1 when the caller takes a validated path, else 0 with why. */
 typedef int (*chain_accept_fn)(void *arg, STACK_OF(X509) *chain, char *why,
     size_t whylen);
@@ -211,6 +219,7 @@ struct trust {
 	 */
 	int		(*widen)(void *arg);
 	void		*widen_arg;
+	struct dir_index *dir;		/* the directory by name, if attached */
 };
 int	 trust_load(struct trust *t, const struct strlist *anchors,
 	    const struct strlist *untrusted, const struct strlist *cas);
@@ -695,6 +704,14 @@ void	 records_free(struct ccadb_records *r);
 #define DIR_NAME		"directory"
 #define DIR_STATE_NAME		"directory.state"
 #define REFUSED_NAME		"directory.refused"
+#define DIR_INDEX_NAME		"directory.index"
+/* Entries: the Web PKI has some 4,000 unexpired disclosed CA
+   certificates; twenty-five times that. */
+#define DIR_MAX_ENTRIES		100000
+/* DER bytes of one certificate: CA certificates are a few KB. */
+#define DIR_MAX_CERT		65536
+/* The directory file: ~15 MB for the whole Web PKI. */
+#define DIR_MAX_FILE		((size_t)256 << 20)
 /* Reports per refresh: one records report and one PEM report per year
    since 1994 is about 35. */
 #define DIR_MAX_REPORTS		256
@@ -793,6 +810,40 @@ const struct dir_entry *directory_find(const struct directory *d,
 	    const uint8_t fp[CRLC_HASH_LEN]);
 /* Accepts an empty or already freed directory. */
 void	 directory_free(struct directory *d);
+/*
+ * One entry's lines (NUL-terminated buf, "cert FP ..." then its "url"
+ * lines, as the directory file holds them) into e: the entry of fp,
+ * with its certificate when with_cert.  0, or -1 when they are not.
+ */
+int	 dir_entry_parse(char *buf, const uint8_t fp[CRLC_HASH_LEN],
+	    int with_cert, struct dir_entry *e);
+
+/*
+ * dirindex.c: STATE_DIR/work/directory.index, where each entry of the
+ * directory file lies and its subject's canonical name hash, so that a
+ * run reads only the entries it looks up (format in dirindex.c).
+ */
+struct dir_span {
+	uint64_t	 off, len;	/* an entry's bytes in the file */
+};
+struct dir_index;
+/* Written after the directory file (len bytes), at[i] d->v[i]'s lines. */
+int	 dir_index_write(const char *state_dir, const struct directory *d,
+	    const struct dir_span *at, size_t len);
+/*
+ * The entries of only's fingerprints, with their URLs and no
+ * certificate, into d (directory_load's only); -1 when the index does
+ * not describe the directory file as it is (absent, stale, damaged).
+ */
+int	 dir_index_find(const char *state_dir, const struct fpset *only,
+	    struct directory *d);
+/*
+ * The directory as a source of t's pool (certpool_set_fill): each entry
+ * read and decoded when a search first asks for its subject.  -1 when
+ * the index is not usable: then the directory is to be read whole.
+ */
+int	 dir_index_attach(struct trust *t, const char *state_dir);
+void	 dir_index_free(struct dir_index *ix);
 
 /*
  * spool.c, hint.c: the spool of certificates no CRL covered (see
