@@ -611,20 +611,13 @@ directory_free(struct directory *d)
 /* A refused line: a fingerprint, a reason and a subject of some 200 bytes. */
 #define REFUSED_MAX_LINE	4096
 
-/* x's subject as RFC 2253 text on one line, into out. */
+/* x's subject as RFC 2253 text on one line, into out ("-": none). */
 static void
 subject_text(X509 *x, char *out, size_t len)
 {
-	BIO *b;
-	int n;
-
 	snprintf(out, len, "-");
-	if (x == NULL || (b = BIO_new(BIO_s_mem())) == NULL)
-		return;
-	if (X509_NAME_print_ex(b, X509_get_subject_name(x), 0,
-	    XN_FLAG_RFC2253) >= 0 && (n = BIO_read(b, out, (int)len - 1)) > 0)
-		out[n] = '\0';
-	BIO_free(b);
+	if (x != NULL)
+		name_text(X509_get_subject_name(x), out, len);
 }
 
 int

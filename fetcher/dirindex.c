@@ -336,8 +336,12 @@ index_fill(void *arg, struct certpool *p, const X509_NAME *name)
 int
 dir_index_attach(struct trust *t, const char *state_dir)
 {
+	char path[PATH_MAX];
 	struct dir_index *ix;
 
+	dir_work_path(path, sizeof(path), state_dir, DIR_NAME);
+	if (access(path, F_OK) == -1 && errno == ENOENT)
+		return 0;	/* no directory: nothing to look up */
 	if ((ix = dirix_open(state_dir)) == NULL)
 		return -1;
 	dir_index_free(t->dir);

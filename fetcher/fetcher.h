@@ -166,6 +166,14 @@ void	 conf_free(struct conf *c);
 
 /* name.c: issuer Name canonical form (format.h "canon") */
 int	 name_canon_hash(const X509_NAME *name, uint8_t out[CRLC_HASH_LEN]);
+/* name as RFC 2253 text (its specials and bytes over 0x7e escaped). */
+void	 name_text(const X509_NAME *name, char *out, size_t len);
+/*
+ * Which certificate x is, for a log: "SUBJECT (serial HEX of ISSUER)",
+ * or "serial HEX of ISSUER" when its subject is empty (RFC 5280 4.1.2.6:
+ * a leaf may name itself in subjectAltName only).
+ */
+void	 cert_id_text(X509 *x, char *out, size_t len);
 int	 name_der_hash(const X509_NAME *name, uint8_t out[CRLC_HASH_LEN]);
 /* SHA-256 of x's subjectPublicKey bits: its key's identity (format.h "key") */
 int	 cert_key_hash(X509 *x, uint8_t out[CRLC_HASH_LEN]);
@@ -910,12 +918,21 @@ struct enrolment {
  * caIssuers fetches one run may make, each bounded by AIA_TIMEOUT (15 s):
  * a run that meets hostile URLs stalls for two minutes at most.  Issuers
  * in the CCADB directory need none.  Hints spend them in turns, at most
- * AIA_WRITER_MAX of them for the hints of one writer (a certificate's
- * issuer is at one URL, two allow a mirror); a hint that finds them spent
- * waits for the next run, which starts with its writer.
+ * AIA_WRITER_MAX of them for the hints of one writer (one URL for each
+ * certificate above a hinted one, on the deepest Web PKI paths: three
+ * intermediates); a hint that finds them spent waits for the next run,
+ * which starts with its writer.
  */
 #define MAX_AIA_FETCHES	8
-#define AIA_WRITER_MAX	2
+#define AIA_WRITER_MAX	3
+/*
+ * aia.c: x's issuers from its caIssuers URLs into cands, and the
+ * certificates above them, followed until they chain to an anchor of t
+ * (those join t's pool), each fetch spending one of *budget.  1 when
+ * the budget ran out before the search ended, else 0.
+ */
+int	 aia_issuers(X509 *x, const struct trust *t, const struct conf *conf,
+	    size_t *budget, time_t now, STACK_OF(X509) *cands);
 int	 cert_fingerprint(X509 *x, uint8_t fp[CRLC_HASH_LEN]);
 /* None yet is an empty enrolment.  0, or -1 (logged; e is empty). */
 int	 enrolment_load(const char *state_dir, struct enrolment *e);

@@ -28,6 +28,10 @@ Failure injection by path prefix:
     /redirect-to/HOST:PORT/rest
                           302 to http://HOST:PORT/rest (HOST: a 127.x address)
 --bind ADDR listens on another loopback address (127.0.0.0/8 only).
+--vhosts serves ROOT/HOST/<path> to a request whose Host is HOST (a test
+that maps real host names to loopback in a network namespace of its own),
+a path naming a directory its file "index", and logs the URL as
+http://HOST<path>.
 --delay SECONDS holds every answer that long after its request arrived, as
 a network round trip would (benchmarks at Internet latency): each
 connection has its own thread, so delays overlap and do not serialise;
@@ -70,8 +74,11 @@ class Handler(BaseHTTPRequestHandler):
         inm = self.headers.get("If-None-Match") or "-"
         ims = self.headers.get("If-Modified-Since") or "-"
         ae = self.headers.get("Accept-Encoding") or "-"
+        path = self.path
+        if self.server.vhosts:
+            path = "http://%s%s" % (self._vhost() or "-", path)
         line = "%s %s %s\tinm=%s\tims=%s\tae=%s\tbytes=%s\n" % (
-            self.command, self.path, status, inm, ims, ae, sent)
+            self.command, path, status, inm, ims, ae, sent)
         with _log_lock:
             with open(self.server.logfile, "a") as f:
                 f.write(line)
@@ -105,11 +112,24 @@ class Handler(BaseHTTPRequestHandler):
         except OSError:
             pass
 
+    def _vhost(self):
+        host = (self.headers.get("Host") or "").rsplit(":", 1)[0].lower()
+        if not host or "/" in host or host.startswith("."):
+            return None
+        return host
+
     def _fs_path(self, urlpath):
         rel = urlpath.split("?", 1)[0].lstrip("/")
+        if self.server.vhosts:
+            host = self._vhost()
+            if host is None:
+                return None
+            rel = os.path.join(host, rel)
         full = os.path.realpath(os.path.join(self.server.root, rel))
         if not (full == self.server.root or full.startswith(self.server.root + os.sep)):
             return None
+        if self.server.vhosts and os.path.isdir(full):
+            full = os.path.join(full, "index")
         return full
 
     def _override(self, urlpath):
@@ -295,6 +315,7 @@ class Server(ThreadingHTTPServer):
     request_queue_size = 128
     delay = 0.0
     connections = None
+    vhosts = False
 
     def process_request(self, request, client_address):
         if self.connections is not None:
@@ -331,6 +352,7 @@ def main():
     ap.add_argument("--bind", default="127.0.0.1")
     ap.add_argument("--delay", type=float, default=0.0)
     ap.add_argument("--connections", default=None)
+    ap.add_argument("--vhosts", action="store_true")
     a = ap.parse_args()
     if not a.bind.startswith("127."):
         ap.error("--bind: loopback (127.0.0.0/8) only")
@@ -339,6 +361,7 @@ def main():
     srv.max_age = a.max_age
     srv.delay = a.delay
     srv.connections = a.connections
+    srv.vhosts = a.vhosts
     return run(srv, a.port_file, a.log)
 
 
