@@ -37,6 +37,8 @@ a network round trip would (benchmarks at Internet latency): each
 connection has its own thread, so delays overlap and do not serialise;
 connections are kept alive across requests (HTTP/1.1, RFC 9112 9.3).
 --connections FILE gets a line per connection accepted.
+--log-times ends each log line with \tt=<seconds since the epoch> of the
+request's arrival (a benchmark's time to a first request).
 Content coding (RFC 9110 8.4): if ROOT/<path>.gz exists and the request's
 Accept-Encoding names gzip, its bytes are the body, sent as they are with
 Content-Encoding: gzip (a test may plant any gzip stream there, a bomb
@@ -77,8 +79,11 @@ class Handler(BaseHTTPRequestHandler):
         path = self.path
         if self.server.vhosts:
             path = "http://%s%s" % (self._vhost() or "-", path)
-        line = "%s %s %s\tinm=%s\tims=%s\tae=%s\tbytes=%s\n" % (
+        line = "%s %s %s\tinm=%s\tims=%s\tae=%s\tbytes=%s" % (
             self.command, path, status, inm, ims, ae, sent)
+        if self.server.log_times:
+            line += "\tt=%.6f" % self.request_time
+        line += "\n"
         with _log_lock:
             with open(self.server.logfile, "a") as f:
                 f.write(line)
@@ -259,6 +264,7 @@ class Handler(BaseHTTPRequestHandler):
         self.do_GET()
 
     def do_GET(self):
+        self.request_time = time.time()
         if self.server.delay > 0:
             time.sleep(self.server.delay)
         path = self.path
@@ -316,6 +322,7 @@ class Server(ThreadingHTTPServer):
     delay = 0.0
     connections = None
     vhosts = False
+    log_times = False
 
     def process_request(self, request, client_address):
         if self.connections is not None:
@@ -353,6 +360,7 @@ def main():
     ap.add_argument("--delay", type=float, default=0.0)
     ap.add_argument("--connections", default=None)
     ap.add_argument("--vhosts", action="store_true")
+    ap.add_argument("--log-times", action="store_true")
     a = ap.parse_args()
     if not a.bind.startswith("127."):
         ap.error("--bind: loopback (127.0.0.0/8) only")
@@ -362,6 +370,7 @@ def main():
     srv.delay = a.delay
     srv.connections = a.connections
     srv.vhosts = a.vhosts
+    srv.log_times = a.log_times
     return run(srv, a.port_file, a.log)
 
 
