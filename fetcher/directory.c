@@ -75,7 +75,6 @@
 
 #include "fetcher.h"
 
-#define DIR_FORMAT		"crlcache-directory 2"
 #define STATE_FORMAT		"crlcache-directory-state 1"
 /* The state file: a few lines per report. */
 #define DIR_MAX_STATE		((size_t)1 << 20)

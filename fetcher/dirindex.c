@@ -135,7 +135,7 @@ describes(const char *line, int fd)
 	    (n = pread(fd, head, HEAD_MAX, 0)) <= 0)
 		return 0;
 	head[n] = '\0';
-	snprintf(want, sizeof(want), "crlcache-directory 2\nbuilt %lld\n", built);
+	snprintf(want, sizeof(want), DIR_FORMAT "\nbuilt %lld\n", built);
 	return strncmp(head, want, strlen(want)) == 0;
 }
 
@@ -233,8 +233,9 @@ dirix_open(const char *state_dir)
 	free(buf);
 	return ix;
 fail:
-	logx(2, "directory: no index of the directory file as it is; "
-	    "read whole");
+	if (ix->fd != -1 || errno != ENOENT)
+		logx(2, "directory: no index of the directory file as it "
+		    "is; read whole");
 	free(buf);
 	dir_index_free(ix);
 	return NULL;

@@ -344,10 +344,10 @@ enrolment_prove(struct enrolment *e, X509 *cert, const struct trust *t,
 			goto done;
 		}
 	}
-	/* Proven: an intermediate for the paths of the hints after it. */
-	if (issuer == NULL || cert_fingerprint(issuer, fp) == -1 ||
-	    certpool_add(t->pool, issuer) == -1)
+	if (issuer == NULL || cert_fingerprint(issuer, fp) == -1)
 		goto done;
+	/* Proven: an intermediate for the paths of the hints after it. */
+	(void)certpool_add(t->pool, issuer);
 	if ((en = enrolment_find(e, fp)) == NULL) {
 		if ((en = enrolment_add(e, issuer, fp)) == NULL) {
 			snprintf(why, whylen, "more than %d issuers enrolled",

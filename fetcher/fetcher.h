@@ -710,6 +710,7 @@ void	 records_free(struct ccadb_records *r);
  * trust anchor, with at least one http(s) CRL URL.
  */
 #define DIR_NAME		"directory"
+#define DIR_FORMAT		"crlcache-directory 2"	/* its first line */
 #define DIR_STATE_NAME		"directory.state"
 #define REFUSED_NAME		"directory.refused"
 #define DIR_INDEX_NAME		"directory.index"
