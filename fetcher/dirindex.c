@@ -139,6 +139,37 @@ describes(const char *line, int fd)
 	return strncmp(head, want, strlen(want)) == 0;
 }
 
+int
+dir_index_current(const char *state_dir)
+{
+	char path[PATH_MAX], head[2 * INDEX_LINE_MAX + 1], *second, *end;
+	ssize_t n = -1;
+	int dfd, fd, ok = 0;
+
+	dir_work_path(path, sizeof(path), state_dir, DIR_NAME);
+	if ((dfd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+	    O_CLOEXEC)) == -1)
+		return 0;
+	dir_work_path(path, sizeof(path), state_dir, DIR_INDEX_NAME);
+	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+	    O_CLOEXEC)) != -1) {
+		n = pread(fd, head, sizeof(head) - 1, 0);
+		close(fd);
+	}
+	if (n > 0) {
+		head[n] = '\0';
+		/* the second line, after the format line and its LF */
+		second = head + sizeof(INDEX_FORMAT);
+		if (strncmp(head, INDEX_FORMAT "\n", sizeof(INDEX_FORMAT)) == 0 &&
+		    (end = strchr(second, '\n')) != NULL) {
+			*end = '\0';
+			ok = describes(second, dfd);
+		}
+	}
+	close(dfd);
+	return ok;
+}
+
 /* One "entry" line into e, its span within a file of size bytes. */
 static int
 entry_line(const char *line, struct ix_entry *e, uint64_t size)

@@ -500,20 +500,18 @@ expiry(const struct directory *d, int64_t now)
 /*
  * Nothing to build: every report the directory was built from answered
  * 304, no other is configured, and its inputs and entries still hold,
- * and it has its index (a directory written before there was one gets
- * it from this build).
+ * and its index describes it (a directory written before there was an
+ * index, or a crash between the two writes: this build writes both).
  */
 static int
 unchanged(const struct dir_state *old, const struct dir_report *r, size_t n,
     const char *inputs, const char *state_dir, int64_t now)
 {
-	char path[PATH_MAX];
 	size_t i, k = 0;
 
-	dir_work_path(path, sizeof(path), state_dir, DIR_INDEX_NAME);
 	if (old->built == 0 || old->inputs == NULL ||
 	    strcmp(old->inputs, inputs) != 0 || now >= old->expires ||
-	    !directory_current(state_dir) || access(path, F_OK) == -1)
+	    !directory_current(state_dir) || !dir_index_current(state_dir))
 		return 0;
 	for (i = 0; i < n; i++) {
 		if (r[i].kind == REP_FALLBACK)

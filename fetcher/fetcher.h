@@ -836,6 +836,8 @@ struct dir_span {
 	uint64_t	 off, len;	/* an entry's bytes in the file */
 };
 struct dir_index;
+/* Does the index describe the directory file as it is now? */
+int	 dir_index_current(const char *state_dir);
 /* Written after the directory file (len bytes), at[i] d->v[i]'s lines. */
 int	 dir_index_write(const char *state_dir, const struct directory *d,
 	    const struct dir_span *at, size_t len);

@@ -129,7 +129,19 @@ assert_grep 'directory: 1 of 3 entries read$' "$W/last.err"
 assert_not_grep 'malformed directory|directory: [0-9]+ entries read' "$W/last.err"
 grep -q '^issuer ' "$STATE/work/enrolled" || fail "the hinted issuer was not enrolled"
 cp "$W/directory.good" "$DIRFILE"
-case_ok "a hint run reads the hinted issuer's directory entry, not the directory"
+# ...and an index that does not describe the directory file (a crash
+# between their writes) is not used: the directory is read whole
+rm -f "$STATE/work/enrolled"
+printf 'crlcache-directory-index 1\ndirectory 1 1\nentries 0\nend\n' >"$STATE/work/directory.index"
+hint "$PKI/e1.pem" >/dev/null
+assert_exit 0 cc -vv update --hints
+assert_grep 'directory: 3 entries read \(hints\)' "$W/last.err"
+grep -q '^issuer ' "$STATE/work/enrolled" || fail "the hinted issuer was not enrolled (stale index)"
+# the next refresh writes the index again, even when every report is 304
+assert_exit 0 cc -v update --refresh-directory
+assert_grep 'directory: 2 reports \(2 not modified\), 3 rows, 3 entries' "$W/last.err"
+grep -q '^entries 3$' "$STATE/work/directory.index" || fail "the refresh did not write the index"
+case_ok "a hint run reads the hinted issuer's directory entry, not the directory; a stale index is not used"
 
 # 6. a gzip bomb: refused after its first reads, the directory kept
 head -c 200M /dev/zero | gzip -1 >"$HTTPD_ROOT/ccadb/pems-$YEAR.csv.gz"
