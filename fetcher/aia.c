@@ -113,7 +113,7 @@ aia_fetch(X509 *x, const struct conf *conf, size_t *budget,
 	struct conf small = *conf;
 	struct fetch f;
 	size_t i;
-	int j, found = 0;
+	int j, found = 0, spent;
 
 	small.max_size = AIA_MAX_SIZE;
 	small.retries = 0;
@@ -134,8 +134,9 @@ aia_fetch(X509 *x, const struct conf *conf, size_t *budget,
 		for (j = 0; j < sk_X509_num(got) && !found; j++)
 			found = issues(sk_X509_value(got, j), x);
 	}
+	spent = !found && i < urls.n;
 	strlist_free(&urls);
-	return !found && i < urls.n;
+	return spent;
 }
 
 /*

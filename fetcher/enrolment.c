@@ -337,9 +337,9 @@ enrolment_prove(struct enrolment *e, X509 *cert, const struct trust *t,
 		    cands);
 		issuer = proven_issuer(cert, cands, t, (time_t)now, why, whylen);
 		if (issuer == NULL && spent) {
-			snprintf(why, whylen, "the path above its issuer is only "
-			    "to be found through caIssuers, and this run's "
-			    "fetches for it are spent");
+			snprintf(why, whylen, "its path is only to be found "
+			    "through caIssuers, and it needs more fetches than "
+			    "were left for it");
 			ret = 1;
 			goto done;
 		}
@@ -404,6 +404,9 @@ learn_one(struct enrolment *e, X509 *x, const struct trust *t,
 	rc = enrolment_prove(e, x, t, conf, &left, now, why, sizeof(why));
 	*run -= allow - left;
 	*writer -= allow - left;
+	/* It had its writer's whole share: waiting would spend it again. */
+	if (rc == 1 && allow >= AIA_WRITER_MAX)
+		rc = -1;
 	if (rc != 0) {
 		cert_id_text(x, id, sizeof(id));
 		logx(1, "hint %s: %s: %s", id, rc == 1 ? "waits" : "refused",
