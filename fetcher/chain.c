@@ -24,7 +24,10 @@
  * only a trust anchor may be self-signed in a path, and anchors are in
  * the store.  The walk is bounded in depth, signature checks and whole
  * validations, so a pool that a feed filled with look-alikes costs the
- * certificate being proven, never the run.
+ * certificate being proven, never the run.  A pool may have a source it
+ * asks for each issuer name before it is searched for it
+ * (certpool_set_fill): the issuer directory, of which a hint run reads
+ * only the entries of the names its searches meet (dirindex.c).
  */
 #include <stdint.h>
 #include <stdio.h>
