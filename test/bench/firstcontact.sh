@@ -16,19 +16,21 @@
 #                                         runs of the fast run, default 7)
 CAS=${1:-5}
 . "$(dirname "$0")/common.sh"
-for parts in 1 100; do
-	PARTS=$parts FIRSTCONTACT_CAS=$CAS bash "$ROOT/test/t_learn_partitioned.sh" >run.out 2>&1 ||
+# "1r": one CRL, the directory holding the real CCADB too (REAL_DIRECTORY)
+for run in 1 100 1r; do
+	parts=${run%r} real= what=
+	[ "$run" = "$parts" ] || { real=1; what=", a directory of the real CCADB's size"; }
+	PARTS=$parts REAL_DIRECTORY=$real FIRSTCONTACT_CAS=$CAS bash "$ROOT/test/t_learn_partitioned.sh" >run.out 2>&1 ||
 	    { cat run.out; exit 1; }
 	# "... (median ms): without crlcache A, with B, the next handshake C, added D"
 	sed -n 's/^.*first contact, .*(median ms): without crlcache \([0-9]*\), with \([0-9]*\), the next handshake \([0-9]*\), added \(-*[0-9]*\)$/\1 \2 \3 \4/p' \
 	    run.out >fig
 	[ -s fig ] || { cat run.out; echo "firstcontact: no figures" >&2; exit 1; }
 	read -r without with next added <fig
-	echo "CRLs in $parts partition(s): the next handshake $next ms; the first adds $added ms (median of $CAS CAs)"
-	printf 'ROW\tfirst handshake with a never-met CA'"'"'s good server, its CRLs in %d partition(s), 50 ms a request\t%s\t%s\t%s\tms\tadded <= 1 s\n' \
-	    "$parts" "$without" "$with" "$(echo "$with / $without" | bc -l | xargs printf '%.1f')" | bench_rows
+	echo "CRLs in $parts partition(s)$what: the next handshake $next ms; the first adds $added ms (median of $CAS CAs)"
+	printf 'ROW\tfirst handshake with a never-met CA'"'"'s good server, its CRLs in %d partition(s)%s, 50 ms a request\t%s\t%s\t%s\tms\tadded <= 1 s\n' \
+	    "$parts" "$what" "$without" "$with" "$(echo "$with / $without" | bc -l | xargs printf '%.1f')" | bench_rows
 done
-
 # The fast run alone: from the start of `update --hints` to its first CRL
 # request (httpd.py --log-times), a hint of a never-met CA's leaf, the
 # same run with no issuer directory (the CA a configured `untrusted`
