@@ -23,7 +23,7 @@
 need_crlcache
 [ "$(id -u)" = 0 ] || skip "root only: a network namespace of its own"
 command -v faketime >/dev/null || skip "faketime missing (test/deps.sh)"
-command -v nsenter >/dev/null && command -v ip >/dev/null || skip "nsenter or ip missing"
+{ command -v nsenter && command -v ip; } >/dev/null || skip "nsenter or ip (iproute2) missing"
 D=$TESTDIR/data/revoke-test
 ANCHORS=$TESTDIR/data/ccadb-real/anchors-debian12.pem
 AT="2026-07-10 12:00:00"

@@ -18,7 +18,7 @@ CAS=${1:-5}
 . "$(dirname "$0")/common.sh"
 # "1r": one CRL, the directory holding the real CCADB too (REAL_DIRECTORY)
 for run in 1 100 1r; do
-	parts=${run%r} real= what=
+	parts=${run%r} real='' what=''
 	[ "$run" = "$parts" ] || { real=1; what=", a directory of the real CCADB's size"; }
 	PARTS=$parts REAL_DIRECTORY=$real FIRSTCONTACT_CAS=$CAS bash "$ROOT/test/t_learn_partitioned.sh" >run.out 2>&1 ||
 	    { cat run.out; exit 1; }
@@ -92,7 +92,7 @@ entries=$(sed -n 's/^entries //p' full.st/work/directory.state)
 to_first() {
 	local t0 t1 n
 	rm -rf run.st && cp -a "$1.st" run.st
-	mkdir -p -m 3733 run.st/hints
+	mkdir -p run.st/hints && chmod 3733 run.st/hints
 	openssl x509 -in leaf.pem -outform DER -out run.st/hints/leaf.crt
 	n=$(wc -l <httpd.log)
 	t0=$(date +%s.%N)
