@@ -24,7 +24,10 @@
  * only a trust anchor may be self-signed in a path, and anchors are in
  * the store.  The walk is bounded in depth, signature checks and whole
  * validations, so a pool that a feed filled with look-alikes costs the
- * certificate being proven, never the run.
+ * certificate being proven, never the run.  A pool may have a source it
+ * asks for each issuer name before it is searched for it
+ * (certpool_set_fill): the issuer directory, of which a hint run reads
+ * only the entries of the names its searches meet (dirindex.c).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -69,6 +72,8 @@ struct certpool {
 	size_t		 n, cap;
 	size_t		*bucket;	/* first entry of each; POOL_END */
 	size_t		 nbucket;	/* a power of two, > 2 n */
+	certpool_fill_fn fill;		/* asked for a name before a search */
+	void		*fill_arg;
 };
 
 static unsigned long
@@ -85,6 +90,21 @@ struct certpool *
 certpool_new(void)
 {
 	return xcalloc(1, sizeof(struct certpool));
+}
+
+void
+certpool_set_fill(struct certpool *p, certpool_fill_fn fill, void *arg)
+{
+	p->fill = fill;
+	p->fill_arg = arg;
+}
+
+/* Before the pool is searched for name: what its filler holds of it. */
+static void
+pool_fill(struct certpool *p, const X509_NAME *name)
+{
+	if (p->fill != NULL)
+		p->fill(p->fill_arg, p, name);
 }
 
 void
@@ -180,7 +200,7 @@ certpool_add(struct certpool *p, X509 *x)
 }
 
 STACK_OF(X509) *
-certpool_named(const struct certpool *p, const X509_NAME *name)
+certpool_named(struct certpool *p, const X509_NAME *name)
 {
 	STACK_OF(X509) *out = sk_X509_new_null();
 	unsigned long h = name_hash(name);
@@ -188,6 +208,7 @@ certpool_named(const struct certpool *p, const X509_NAME *name)
 
 	if (out == NULL)
 		return NULL;
+	pool_fill(p, name);
 	for (i = pool_first(p, name, h); i != POOL_END;
 	    i = pool_next(p, p->v[i].next, name, h))
 		if (X509_up_ref(p->v[i].x) && !sk_X509_push(out, p->v[i].x))
@@ -376,6 +397,7 @@ extend(struct search *s)
 		return 1;
 	if (s->tries >= CHAIN_MAX_TRIES || s->sigs >= CHAIN_MAX_SIGS)
 		return 0;
+	pool_fill(s->pool, iname);
 	if (last != POOL_END && (up = s->pool->v[last].up) != NULL)
 		for (i = pool_first(s->pool, iname, h); i != POOL_END;
 		    i = pool_next(s->pool, s->pool->v[i].next, iname, h))

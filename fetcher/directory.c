@@ -56,6 +56,11 @@
  *                                    ("-": no certificate), control
  *                                    characters written as '?'
  *
+ *   directory.index    where each entry of the directory lies and its
+ *                      subject's name hash, written after it (format in
+ *                      dirindex.c): a run reads only the entries it
+ *                      looks up.
+ *
  *   directory-HEX.csv  the body of report URL whose SHA-256 is HEX, as
  *                      last built from, for a 304 answer (conditional GET).
  */
@@ -70,15 +75,7 @@
 
 #include "fetcher.h"
 
-#define DIR_FORMAT		"crlcache-directory 2"
 #define STATE_FORMAT		"crlcache-directory-state 1"
-/* Entries: the Web PKI has some 4,000 unexpired disclosed CA
-   certificates; twenty-five times that. */
-#define DIR_MAX_ENTRIES		100000
-/* DER bytes of one certificate: CA certificates are a few KB. */
-#define DIR_MAX_CERT		65536
-/* The directory file: ~15 MB for the whole Web PKI. */
-#define DIR_MAX_FILE		((size_t)256 << 20)
 /* The state file: a few lines per report. */
 #define DIR_MAX_STATE		((size_t)1 << 20)
 
@@ -326,6 +323,7 @@ int
 directory_write(const char *state_dir, const struct directory *d)
 {
 	char path[PATH_MAX], *text = NULL;
+	struct dir_span *at = NULL;
 	size_t i, j, len = 0;
 	FILE *f;
 	int ret = -1;
@@ -335,18 +333,25 @@ directory_write(const char *state_dir, const struct directory *d)
 	dir_work_path(path, sizeof(path), state_dir, DIR_NAME);
 	if ((f = open_memstream(&text, &len)) == NULL)
 		return -1;
+	at = xcalloc(d->n + 1, sizeof(*at));
 	fprintf(f, DIR_FORMAT "\nbuilt %lld\nentries %zu\n", (long long)d->built,
 	    d->n);
 	for (i = 0; i < d->n; i++) {
+		at[i].off = (uint64_t)ftello(f);
 		if (cert_line(f, &d->v[i]) == -1)
 			break;
 		for (j = 0; j < d->v[i].urls.n; j++)
 			fprintf(f, "url %zu %s\n", strlen(d->v[i].urls.v[j]),
 			    d->v[i].urls.v[j]);
+		at[i].len = (uint64_t)ftello(f) - at[i].off;
 	}
 	fputs("end\n", f);
 	if (fclose(f) == 0 && i == d->n && dir_replace_file(path, text, len) == 0)
 		ret = 0;
+	/* Without its index, the directory is read whole when needed. */
+	if (ret == 0 && dir_index_write(state_dir, d, at, len) == -1)
+		logx(0, "directory: cannot write its index; runs read it whole");
+	free(at);
 	free(text);
 	return ret;
 }
@@ -413,6 +418,37 @@ read_url(char *s, struct dir_entry *e)
 		return NULL;
 	u[len] = '\0';
 	return strlist_add(&e->urls, u) == 0 ? u + len + 1 : NULL;
+}
+
+
+int
+dir_entry_parse(char *buf, const uint8_t fp[CRLC_HASH_LEN], int with_cert,
+    struct dir_entry *e)
+{
+	uint8_t got[CRLC_HASH_LEN];
+	char *line = buf, *next;
+
+	memset(e, 0, sizeof(*e));
+	if (strncmp(line, "cert ", 5) != 0 || read_fp(line + 5, got) == -1 ||
+	    memcmp(got, fp, CRLC_HASH_LEN) != 0 ||
+	    (next = strchr(line, '\n')) == NULL)
+		return -1;
+	*next++ = '\0';
+	memcpy(e->fp, fp, CRLC_HASH_LEN);
+	if (with_cert && (e->cert = cert_from_b64(line + 5 + 2 * CRLC_HASH_LEN +
+	    1, DIR_MAX_CERT, fp)) == NULL)
+		goto bad;
+	for (line = next; *line != '\0'; line = next)
+		if (strncmp(line, "url ", 4) != 0 ||
+		    (next = read_url(line + 4, e)) == NULL)
+			goto bad;
+	if (e->urls.n > 0)
+		return 0;
+bad:
+	X509_free(e->cert);
+	strlist_free(&e->urls);
+	memset(e, 0, sizeof(*e));
+	return -1;
 }
 
 static int
@@ -505,6 +541,8 @@ directory_load(const char *state_dir, struct directory *d,
 	int ret;
 
 	memset(d, 0, sizeof(*d));
+	if (only != NULL && dir_index_find(state_dir, only, d) == 0)
+		return 0;
 	dir_work_path(path, sizeof(path), state_dir, DIR_NAME);
 	if (read_state_file(path, DIR_MAX_FILE, &buf, &len, err, errlen) == -1)
 		return access(path, F_OK) == -1 && errno == ENOENT ? 0 : -1;
@@ -572,20 +610,13 @@ directory_free(struct directory *d)
 /* A refused line: a fingerprint, a reason and a subject of some 200 bytes. */
 #define REFUSED_MAX_LINE	4096
 
-/* x's subject as RFC 2253 text on one line, into out. */
+/* x's subject as RFC 2253 text on one line, into out ("-": none). */
 static void
 subject_text(X509 *x, char *out, size_t len)
 {
-	BIO *b;
-	int n;
-
 	snprintf(out, len, "-");
-	if (x == NULL || (b = BIO_new(BIO_s_mem())) == NULL)
-		return;
-	if (X509_NAME_print_ex(b, X509_get_subject_name(x), 0,
-	    XN_FLAG_RFC2253) >= 0 && (n = BIO_read(b, out, (int)len - 1)) > 0)
-		out[n] = '\0';
-	BIO_free(b);
+	if (x != NULL)
+		name_text(X509_get_subject_name(x), out, len);
 }
 
 int

@@ -385,6 +385,8 @@ remove_directory(const char *state_dir, const struct dir_state *old)
 	(void)unlink(path);
 	dir_work_path(path, sizeof(path), state_dir, REFUSED_NAME);
 	(void)unlink(path);
+	dir_work_path(path, sizeof(path), state_dir, DIR_INDEX_NAME);
+	(void)unlink(path);
 }
 
 /* One line: reports read, rows, entries kept, the others by reason. */
@@ -497,7 +499,9 @@ expiry(const struct directory *d, int64_t now)
 
 /*
  * Nothing to build: every report the directory was built from answered
- * 304, no other is configured, and its inputs and entries still hold.
+ * 304, no other is configured, and its inputs and entries still hold,
+ * and its index describes it (a directory written before there was an
+ * index, or a crash between the two writes: this build writes both).
  */
 static int
 unchanged(const struct dir_state *old, const struct dir_report *r, size_t n,
@@ -507,7 +511,7 @@ unchanged(const struct dir_state *old, const struct dir_report *r, size_t n,
 
 	if (old->built == 0 || old->inputs == NULL ||
 	    strcmp(old->inputs, inputs) != 0 || now >= old->expires ||
-	    !directory_current(state_dir))
+	    !directory_current(state_dir) || !dir_index_current(state_dir))
 		return 0;
 	for (i = 0; i < n; i++) {
 		if (r[i].kind == REP_FALLBACK)

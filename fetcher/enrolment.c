@@ -9,8 +9,10 @@
  * under the issuer's public key, where the issuer certificate chains to
  * a trust anchor (RFC 5280 6.1) with none of its chain revoked.  The
  * issuer certificate is found among the configured CA certificates, the
- * issuer directory and the anchors, or fetched from the certificate's
- * caIssuers URL (RFC 5280 4.2.2.1) and then held to the same proof.  The
+ * issuer directory, the anchors and the issuers enrolled before (which
+ * serve as intermediates too), or fetched from the certificate's
+ * caIssuers URL (RFC 5280 4.2.2.1), with the certificates above it
+ * (aia.c), and then held to the same proof.  The
  * CRL URLs come from the directory entry of the issuer and from the CRL
  * distribution points of proven certificates: the latter were chosen by
  * whoever issued the certificate, so they are fetched as guarded URLs
@@ -36,8 +38,6 @@
 #include <unistd.h>
 
 #include <openssl/err.h>
-#include <openssl/pem.h>
-#include <openssl/pkcs7.h>
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
@@ -60,10 +60,6 @@
 #define MAX_CERT	(64 * 1024)
 /* One line: an issuer certificate in base64 (a third more) and times. */
 #define MAX_LINE	(96 * 1024)
-/* Bytes of one caIssuers response: a certificate or a few. */
-#define MAX_AIA_SIZE	(256 * 1024)
-/* Seconds for one caIssuers fetch: a hostile URL must not stall a run. */
-#define AIA_TIMEOUT	15
 
 static void
 enrolled_free(struct enrolled *en)
@@ -277,67 +273,6 @@ enrolment_save(const char *state_dir, const struct enrolment *e)
 
 /* ---------------------------------------------------------------- proof */
 
-/* Certificates of a caIssuers response: DER, PEM or PKCS#7 certs-only. */
-static void
-aia_certs(const uint8_t *buf, size_t len, STACK_OF(X509) *out)
-{
-	const unsigned char *p = buf;
-	STACK_OF(X509) *certs = NULL;
-	PKCS7 *p7;
-	BIO *bio;
-	X509 *x;
-	int i;
-
-	if ((x = d2i_X509(NULL, &p, (long)len)) != NULL) {
-		if (!sk_X509_push(out, x))
-			X509_free(x);
-	} else if (p = buf, (p7 = d2i_PKCS7(NULL, &p, (long)len)) != NULL) {
-		if (PKCS7_type_is_signed(p7) && p7->d.sign != NULL)
-			certs = p7->d.sign->cert;
-		for (i = 0; i < sk_X509_num(certs); i++)
-			if (X509_up_ref(sk_X509_value(certs, i)) &&
-			    !sk_X509_push(out, sk_X509_value(certs, i)))
-				X509_free(sk_X509_value(certs, i));
-		PKCS7_free(p7);
-	} else if ((bio = BIO_new_mem_buf(buf, (int)len)) != NULL) {
-		while ((x = PEM_read_bio_X509(bio, NULL, NULL, NULL)) != NULL)
-			if (!sk_X509_push(out, x))
-				X509_free(x);
-		BIO_free(bio);
-	}
-	ERR_clear_error();
-}
-
-/*
- * Fetch the certificate's caIssuers URLs (guarded: they come from the
- * certificate) into cands, as many as *budget allows.
- */
-static void
-fetch_aia(const struct strlist *urls, const struct conf *conf,
-    size_t *budget, STACK_OF(X509) *cands)
-{
-	struct conf small = *conf;
-	struct fetch f;
-	size_t i;
-
-	small.max_size = MAX_AIA_SIZE;
-	small.retries = 0;
-	if (small.timeout > AIA_TIMEOUT)
-		small.timeout = AIA_TIMEOUT;
-	if (small.connect_timeout > AIA_TIMEOUT)
-		small.connect_timeout = AIA_TIMEOUT;
-	for (i = 0; i < urls->n && *budget > 0; i++, (*budget)--) {
-		memset(&f, 0, sizeof(f));
-		f.url = urls->v[i];
-		f.guarded = 1;
-		if (fetch_all(&f, 1, &small) == 0 && f.ok && !f.not_modified)
-			aia_certs(f.body, f.len, cands);
-		else
-			logx(2, "%s: caIssuers: %s", f.url, f.err);
-		fetch_free(&f);
-	}
-}
-
 /*
  * The issuer among cands whose key verifies cert's signature and that
  * chains to an anchor (RFC 5280 6.1.3 (a)(1)); NULL with why otherwise.
@@ -383,7 +318,7 @@ enrolment_prove(struct enrolment *e, X509 *cert, const struct trust *t,
 	struct enrolled *en;
 	uint8_t fp[CRLC_HASH_LEN];
 	X509 *issuer;
-	int ret = -1;
+	int spent, ret = -1;
 
 	snprintf(why, whylen, "no issuer certificate with its issuer name is "
 	    "known (directory, configuration, anchors, caIssuers)");
@@ -399,11 +334,21 @@ enrolment_prove(struct enrolment *e, X509 *cert, const struct trust *t,
 			ret = 1;
 			goto done;
 		}
-		fetch_aia(&aia, conf, aia_budget, cands);
+		spent = aia_issuers(cert, t, conf, aia_budget, (time_t)now,
+		    cands);
 		issuer = proven_issuer(cert, cands, t, (time_t)now, why, whylen);
+		if (issuer == NULL && spent) {
+			snprintf(why, whylen, "its path is only to be found "
+			    "through caIssuers, and it needs more fetches than "
+			    "were left for it");
+			ret = 1;
+			goto done;
+		}
 	}
 	if (issuer == NULL || cert_fingerprint(issuer, fp) == -1)
 		goto done;
+	/* Proven: an intermediate for the paths of the hints after it. */
+	(void)certpool_add(t->pool, issuer);
 	if ((en = enrolment_find(e, fp)) == NULL) {
 		if ((en = enrolment_add(e, issuer, fp)) == NULL) {
 			snprintf(why, whylen, "more than %d issuers enrolled",
@@ -478,15 +423,18 @@ learn_one(struct enrolment *e, X509 *x, const struct trust *t,
     const struct conf *conf, size_t *run, size_t *writer, int64_t now)
 {
 	size_t allow = *run < *writer ? *run : *writer, left = allow;
-	char why[ERRLEN], name[256];
+	char why[ERRLEN], id[1200];
 	int rc;
 
 	rc = enrolment_prove(e, x, t, conf, &left, now, why, sizeof(why));
 	*run -= allow - left;
 	*writer -= allow - left;
+	/* It had its writer's whole share: waiting would spend it again. */
+	if (rc == 1 && allow >= AIA_WRITER_MAX)
+		rc = -1;
 	if (rc != 0) {
-		X509_NAME_oneline(X509_get_subject_name(x), name, sizeof(name));
-		logx(1, "hint %s: %s: %s", name, rc == 1 ? "waits" : "refused",
+		cert_id_text(x, id, sizeof(id));
+		logx(1, "hint %s: %s: %s", id, rc == 1 ? "waits" : "refused",
 		    why);
 	}
 	return rc;
@@ -498,13 +446,16 @@ enrolment_learn(const char *state_dir, const struct conf *conf,
 {
 	struct hint_queue *q;
 	struct hint_tally tl;
-	size_t aia_run = MAX_AIA_FETCHES, refused = 0, *aia_writer;
+	size_t aia_run = MAX_AIA_FETCHES, refused = 0, *aia_writer, i;
 	int64_t now = (int64_t)time(NULL);
 	int rc;
 	X509 *x;
 
 	if (hints_open(state_dir, &q, &tl) == -1)
 		return -1;
+	/* Issuers proven before: intermediates of the paths proven now. */
+	for (i = 0; i < e->n; i++)
+		(void)certpool_add(t->pool, e->v[i].issuer);
 	e->hints_failed = 0;
 	while ((x = hints_next(q, &aia_writer)) != NULL) {
 		/* enroll = none reads only to empty the spool */

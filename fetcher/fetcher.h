@@ -168,6 +168,14 @@ void	 conf_free(struct conf *c);
 
 /* name.c: issuer Name canonical form (format.h "canon") */
 int	 name_canon_hash(const X509_NAME *name, uint8_t out[CRLC_HASH_LEN]);
+/* name as RFC 2253 text (its specials and bytes over 0x7e escaped). */
+void	 name_text(const X509_NAME *name, char *out, size_t len);
+/*
+ * Which certificate x is, for a log: "SUBJECT (serial HEX of ISSUER)",
+ * or "serial HEX of ISSUER" when its subject is empty (RFC 5280 4.1.2.6:
+ * a leaf may name itself in subjectAltName only).
+ */
+void	 cert_id_text(X509 *x, char *out, size_t len);
 int	 name_der_hash(const X509_NAME *name, uint8_t out[CRLC_HASH_LEN]);
 /* SHA-256 of x's subjectPublicKey bits: its key's identity (format.h "key") */
 int	 cert_key_hash(X509 *x, uint8_t out[CRLC_HASH_LEN]);
@@ -181,8 +189,16 @@ struct certpool *certpool_new(void);
 /* Hold a reference to x; one the pool holds already is not added again. */
 int	 certpool_add(struct certpool *p, X509 *x);
 void	 certpool_free(struct certpool *p);
+/*
+ * A source of certificates held back until a search asks for their
+ * subject: called with each name before the pool is searched for it, it
+ * adds (certpool_add) what it holds of that name.  One fill at a time.
+ */
+typedef void (*certpool_fill_fn)(void *arg, struct certpool *p,
+	    const X509_NAME *name);
+void	 certpool_set_fill(struct certpool *p, certpool_fill_fn fill, void *arg);
 /* The certificates of the pool named name (a new stack). */
-STACK_OF(X509) *certpool_named(const struct certpool *p, const X509_NAME *name);
+STACK_OF(X509) *certpool_named(struct certpool *p, const X509_NAME *name);
 /* 1 when the caller takes a validated path, else 0 with why. */
 typedef int (*chain_accept_fn)(void *arg, STACK_OF(X509) *chain, char *why,
     size_t whylen);
@@ -213,6 +229,7 @@ struct trust {
 	 */
 	int		(*widen)(void *arg);
 	void		*widen_arg;
+	struct dir_index *dir;		/* the directory by name, if attached */
 };
 int	 trust_load(struct trust *t, const struct strlist *anchors,
 	    const struct strlist *untrusted, const struct strlist *cas);
@@ -712,8 +729,17 @@ void	 records_free(struct ccadb_records *r);
  * trust anchor, with at least one http(s) CRL URL.
  */
 #define DIR_NAME		"directory"
+#define DIR_FORMAT		"crlcache-directory 2"	/* its first line */
 #define DIR_STATE_NAME		"directory.state"
 #define REFUSED_NAME		"directory.refused"
+#define DIR_INDEX_NAME		"directory.index"
+/* Entries: the Web PKI has some 4,000 unexpired disclosed CA
+   certificates; twenty-five times that. */
+#define DIR_MAX_ENTRIES		100000
+/* DER bytes of one certificate: CA certificates are a few KB. */
+#define DIR_MAX_CERT		65536
+/* The directory file: ~15 MB for the whole Web PKI. */
+#define DIR_MAX_FILE		((size_t)256 << 20)
 /* Reports per refresh: one records report and one PEM report per year
    since 1994 is about 35. */
 #define DIR_MAX_REPORTS		256
@@ -812,6 +838,42 @@ const struct dir_entry *directory_find(const struct directory *d,
 	    const uint8_t fp[CRLC_HASH_LEN]);
 /* Accepts an empty or already freed directory. */
 void	 directory_free(struct directory *d);
+/*
+ * One entry's lines (NUL-terminated buf, "cert FP ..." then its "url"
+ * lines, as the directory file holds them) into e: the entry of fp,
+ * with its certificate when with_cert.  0, or -1 when they are not.
+ */
+int	 dir_entry_parse(char *buf, const uint8_t fp[CRLC_HASH_LEN],
+	    int with_cert, struct dir_entry *e);
+
+/*
+ * dirindex.c: STATE_DIR/work/directory.index, where each entry of the
+ * directory file lies and its subject's canonical name hash, so that a
+ * run reads only the entries it looks up (format in dirindex.c).
+ */
+struct dir_span {
+	uint64_t	 off, len;	/* an entry's bytes in the file */
+};
+struct dir_index;
+/* Does the index describe the directory file as it is now? */
+int	 dir_index_current(const char *state_dir);
+/* Written after the directory file (len bytes), at[i] d->v[i]'s lines. */
+int	 dir_index_write(const char *state_dir, const struct directory *d,
+	    const struct dir_span *at, size_t len);
+/*
+ * The entries of only's fingerprints, with their URLs and no
+ * certificate, into d (directory_load's only); -1 when the index does
+ * not describe the directory file as it is (absent, stale, damaged).
+ */
+int	 dir_index_find(const char *state_dir, const struct fpset *only,
+	    struct directory *d);
+/*
+ * The directory as a source of t's pool (certpool_set_fill): each entry
+ * read and decoded when a search first asks for its subject.  -1 when
+ * the index is not usable: then the directory is to be read whole.
+ */
+int	 dir_index_attach(struct trust *t, const char *state_dir);
+void	 dir_index_free(struct dir_index *ix);
 
 /*
  * spool.c, hint.c: the spool of certificates no CRL covered (see
@@ -873,12 +935,21 @@ struct enrolment {
  * caIssuers fetches one run may make, each bounded by AIA_TIMEOUT (15 s):
  * a run that meets hostile URLs stalls for two minutes at most.  Issuers
  * in the CCADB directory need none.  Hints spend them in turns, at most
- * AIA_WRITER_MAX of them for the hints of one writer (a certificate's
- * issuer is at one URL, two allow a mirror); a hint that finds them spent
- * waits for the next run, which starts with its writer.
+ * AIA_WRITER_MAX of them for the hints of one writer (one URL for each
+ * certificate above a hinted one, on the deepest Web PKI paths: three
+ * intermediates); a hint that finds them spent waits for the next run,
+ * which starts with its writer.
  */
 #define MAX_AIA_FETCHES	8
-#define AIA_WRITER_MAX	2
+#define AIA_WRITER_MAX	3
+/*
+ * aia.c: x's issuers from its caIssuers URLs into cands, and the
+ * certificates above them, followed until they chain to an anchor of t
+ * (those join t's pool), each fetch spending one of *budget.  1 when
+ * the budget ran out before the search ended, else 0.
+ */
+int	 aia_issuers(X509 *x, const struct trust *t, const struct conf *conf,
+	    size_t *budget, time_t now, STACK_OF(X509) *cands);
 int	 cert_fingerprint(X509 *x, uint8_t fp[CRLC_HASH_LEN]);
 /* None yet is an empty enrolment.  0, or -1 (logged; e is empty). */
 int	 enrolment_load(const char *state_dir, struct enrolment *e);

@@ -8,6 +8,9 @@
  * by the library the readers use too (lib/name.c), so that the fetcher and
  * the provider always agree on it.
  */
+#include <stdio.h>
+#include <string.h>
+
 #include <openssl/x509.h>
 
 #include <crlcache/hash.h>
@@ -69,4 +72,47 @@ cert_key_hash(X509 *x, uint8_t out[CRLC_HASH_LEN])
 	}
 	crlc_sha256(spk->data, (size_t)spk->length, out);
 	return 0;
+}
+
+void
+name_text(const X509_NAME *name, char *out, size_t len)
+{
+	BIO *b;
+	int n;
+
+	if (len == 0 || (b = BIO_new(BIO_s_mem())) == NULL)
+		return;
+	if (X509_NAME_print_ex(b, name, 0, XN_FLAG_RFC2253) >= 0 &&
+	    (n = BIO_read(b, out, (int)len - 1)) >= 0)
+		out[n] = '\0';
+	BIO_free(b);
+}
+
+/*
+ * RFC 5280 4.1.2.2: a serial number is at most 20 octets; one longer is
+ * shown by its first 20 and "...".
+ */
+#define SERIAL_SHOWN	20
+
+void
+cert_id_text(X509 *x, char *out, size_t len)
+{
+	char issuer[512], subject[512];
+	const ASN1_INTEGER *sn = X509_get0_serialNumber(x);
+	const char *neg = sn->type == V_ASN1_NEG_INTEGER ? "-" : "";
+	char serial[2 * SERIAL_SHOWN + 4] = "?";
+	int i;
+
+	for (i = 0; i < sn->length && i < SERIAL_SHOWN; i++)
+		snprintf(serial + 2 * i, 3, "%02X", sn->data[i]);
+	if (sn->length > SERIAL_SHOWN)
+		memcpy(serial + 2 * SERIAL_SHOWN, "...", 4);
+	issuer[0] = subject[0] = '\0';
+	name_text(X509_get_issuer_name(x), issuer, sizeof(issuer));
+	name_text(X509_get_subject_name(x), subject, sizeof(subject));
+	if (subject[0] != '\0')
+		snprintf(out, len, "%s (serial %s%s of %s)", subject, neg,
+		    serial, issuer);
+	else
+		snprintf(out, len, "serial %s%s of %s", neg, serial, issuer);
 }

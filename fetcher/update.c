@@ -581,7 +581,8 @@ cmd_update(const struct cmd_ctx *c, int argc, char **argv)
 	/* Issuers proven from here on were met in this run's hints. */
 	if (hints_only)
 		since = (int64_t)time(NULL);
-	if (hints_waiting(state_dir))
+	/* A hint's issuers are looked up by name, not the whole directory. */
+	if (hints_waiting(state_dir) && dir_index_attach(&t, state_dir) == -1)
 		(void)dir_need(&dir, "hints");
 	/* Hints are proven against what is published: no revoked issuer. */
 	if (hints_prepare(state_dir) == -1 ||

@@ -9,7 +9,7 @@ PKGS="gcc libc6-dev make pkg-config libssl-dev liblmdb-dev libcurl4-openssl-dev
 openssl curl python3 valgrind procps util-linux e2fsprogs mandoc clang libclang-rt-dev
 python3-cryptography python3-cryptography-vectors xz-utils lmdb-utils bc systemd man-db time nodejs wget
 squid nginx-light build-essential debhelper dpkg-dev fakeroot lintian adduser
-mmdebstrap autopkgtest systemd-container faketime locales diffoscope-minimal"
+mmdebstrap autopkgtest systemd-container faketime locales diffoscope-minimal iproute2"
 
 if [ "${1:-}" = --list ]; then
 	printf '%s\n' $PKGS

@@ -28,11 +28,17 @@ Failure injection by path prefix:
     /redirect-to/HOST:PORT/rest
                           302 to http://HOST:PORT/rest (HOST: a 127.x address)
 --bind ADDR listens on another loopback address (127.0.0.0/8 only).
+--vhosts serves ROOT/HOST/<path> to a request whose Host is HOST (a test
+that maps real host names to loopback in a network namespace of its own),
+a path naming a directory its file "index", and logs the URL as
+http://HOST<path>.
 --delay SECONDS holds every answer that long after its request arrived, as
 a network round trip would (benchmarks at Internet latency): each
 connection has its own thread, so delays overlap and do not serialise;
 connections are kept alive across requests (HTTP/1.1, RFC 9112 9.3).
 --connections FILE gets a line per connection accepted.
+--log-times ends each log line with \tt=<seconds since the epoch> of the
+request's arrival (a benchmark's time to a first request).
 Content coding (RFC 9110 8.4): if ROOT/<path>.gz exists and the request's
 Accept-Encoding names gzip, its bytes are the body, sent as they are with
 Content-Encoding: gzip (a test may plant any gzip stream there, a bomb
@@ -70,8 +76,14 @@ class Handler(BaseHTTPRequestHandler):
         inm = self.headers.get("If-None-Match") or "-"
         ims = self.headers.get("If-Modified-Since") or "-"
         ae = self.headers.get("Accept-Encoding") or "-"
-        line = "%s %s %s\tinm=%s\tims=%s\tae=%s\tbytes=%s\n" % (
-            self.command, self.path, status, inm, ims, ae, sent)
+        path = self.path
+        if self.server.vhosts:
+            path = "http://%s%s" % (self._vhost() or "-", path)
+        line = "%s %s %s\tinm=%s\tims=%s\tae=%s\tbytes=%s" % (
+            self.command, path, status, inm, ims, ae, sent)
+        if self.server.log_times:
+            line += "\tt=%.6f" % self.request_time
+        line += "\n"
         with _log_lock:
             with open(self.server.logfile, "a") as f:
                 f.write(line)
@@ -105,11 +117,24 @@ class Handler(BaseHTTPRequestHandler):
         except OSError:
             pass
 
+    def _vhost(self):
+        host = (self.headers.get("Host") or "").rsplit(":", 1)[0].lower()
+        if not host or "/" in host or host.startswith("."):
+            return None
+        return host
+
     def _fs_path(self, urlpath):
         rel = urlpath.split("?", 1)[0].lstrip("/")
+        if self.server.vhosts:
+            host = self._vhost()
+            if host is None:
+                return None
+            rel = os.path.join(host, rel)
         full = os.path.realpath(os.path.join(self.server.root, rel))
         if not (full == self.server.root or full.startswith(self.server.root + os.sep)):
             return None
+        if self.server.vhosts and os.path.isdir(full):
+            full = os.path.join(full, "index")
         return full
 
     def _override(self, urlpath):
@@ -239,6 +264,7 @@ class Handler(BaseHTTPRequestHandler):
         self.do_GET()
 
     def do_GET(self):
+        self.request_time = time.time()
         if self.server.delay > 0:
             time.sleep(self.server.delay)
         path = self.path
@@ -295,6 +321,8 @@ class Server(ThreadingHTTPServer):
     request_queue_size = 128
     delay = 0.0
     connections = None
+    vhosts = False
+    log_times = False
 
     def process_request(self, request, client_address):
         if self.connections is not None:
@@ -331,6 +359,8 @@ def main():
     ap.add_argument("--bind", default="127.0.0.1")
     ap.add_argument("--delay", type=float, default=0.0)
     ap.add_argument("--connections", default=None)
+    ap.add_argument("--vhosts", action="store_true")
+    ap.add_argument("--log-times", action="store_true")
     a = ap.parse_args()
     if not a.bind.startswith("127."):
         ap.error("--bind: loopback (127.0.0.0/8) only")
@@ -339,6 +369,8 @@ def main():
     srv.max_age = a.max_age
     srv.delay = a.delay
     srv.connections = a.connections
+    srv.vhosts = a.vhosts
+    srv.log_times = a.log_times
     return run(srv, a.port_file, a.log)
 
 

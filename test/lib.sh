@@ -380,17 +380,17 @@ _cdp_line() {   # _cdp_line URL... -> crlDistributionPoints line (empty if no UR
     [ -n "$out" ] && echo "crlDistributionPoints = $out"
 }
 
-# pki_ca NAME PARENT SUBJ [cdp=URL]... [key=EXISTING_KEY] [keytype=ec|rsa]
+# pki_ca NAME PARENT SUBJ [cdp=URL]... [key=EXISTING_KEY] [keytype=ec|rsa] [aia=URL]
 #        [mask=utf8only|default]  [first_serial=HEX]
 # Creates an intermediate CA signed by PARENT.  With key=, reuses a key (several
 # certificates for one CA).  mask=default encodes the subject as PrintableString
 # where possible, utf8only (the default) as UTF8String.
 pki_ca() {
-    local name=$1 parent=$2 subj=$3 kt=ec mask=utf8only key="" fs=1000 a; shift 3
+    local name=$1 parent=$2 subj=$3 kt=ec mask=utf8only key="" fs=1000 aia="" a; shift 3
     local cdps=()
     for a in "$@"; do
         case $a in
-            cdp=*) cdps+=("${a#cdp=}") ;; key=*) key=${a#key=} ;;
+            cdp=*) cdps+=("${a#cdp=}") ;; key=*) key=${a#key=} ;; aia=*) aia=${a#aia=} ;;
             keytype=*) kt=${a#keytype=} ;; mask=*) mask=${a#mask=} ;;
             first_serial=*) fs=${a#first_serial=} ;;
         esac
@@ -407,6 +407,7 @@ pki_ca() {
         echo "subjectKeyIdentifier = hash"
         echo "authorityKeyIdentifier = keyid"
         _cdp_line ${cdps[@]+"${cdps[@]}"}
+        [ -z "$aia" ] || echo "authorityInfoAccess = caIssuers;URI:$aia"
     } >"$PKI/$name/ext.cnf"
     _issue "$parent" "$PKI/$name/req.pem" "$PKI/$name/cert.pem" "$PKI/$name/ext.cnf"
 }

@@ -7,7 +7,8 @@
 # again); an update whose refresh is not due and whose CRLs answer 304
 # does not read the directory (a damaged one goes unnoticed), and one
 # whose CRL changed still takes the CRL's issuer from it; an enrolled
-# issuer's URLs are looked up in it without decoding its certificates.
+# issuer's URLs are looked up in it without decoding its certificates;
+# a hint run reads only the entries of the names its proofs ask for.
 . "$(dirname "$0")/lib.sh"
 need_crlcache
 httpd_start
@@ -114,7 +115,35 @@ check_is revoked 1 "$PKI/e1.pem"
 cp "$W/directory.good" "$DIRFILE"
 case_ok "enrolled issuers' URLs read from the directory without decoding its certificates"
 
-# 5. a gzip bomb: refused after its first reads, the directory kept
+# 5. a hint run (update --hints) reads the directory entries of the names
+#    its proofs ask for, through the directory's index: not the others
+#    (damaged, unnoticed), and none decoded whole
+rm -f "$STATE/work/enrolled"
+cp "$DIRFILE" "$W/directory.good"
+awk -v keep="$enrfp" '$1 == "cert" && tolower($2) != keep { $3 = "!" substr($3, 2) } { print }' \
+    "$W/directory.good" >"$DIRFILE"
+hint "$PKI/e1.pem" >/dev/null
+assert_exit 0 cc -vv update --hints
+assert_grep 'hints: 1 arrived, 1 read, 1 enrolled' "$W/last.err"
+assert_grep 'directory: 1 of 3 entries read$' "$W/last.err"
+assert_not_grep 'malformed directory|directory: [0-9]+ entries read' "$W/last.err"
+grep -q '^issuer ' "$STATE/work/enrolled" || fail "the hinted issuer was not enrolled"
+cp "$W/directory.good" "$DIRFILE"
+# ...and an index that does not describe the directory file (a crash
+# between their writes) is not used: the directory is read whole
+rm -f "$STATE/work/enrolled"
+printf 'crlcache-directory-index 1\ndirectory 1 1\nentries 0\nend\n' >"$STATE/work/directory.index"
+hint "$PKI/e1.pem" >/dev/null
+assert_exit 0 cc -vv update --hints
+assert_grep 'directory: 3 entries read \(hints\)' "$W/last.err"
+grep -q '^issuer ' "$STATE/work/enrolled" || fail "the hinted issuer was not enrolled (stale index)"
+# the next refresh writes the index again, even when every report is 304
+assert_exit 0 cc -v update --refresh-directory
+assert_grep 'directory: 2 reports \(2 not modified\), 3 rows, 3 entries' "$W/last.err"
+grep -q '^entries 3$' "$STATE/work/directory.index" || fail "the refresh did not write the index"
+case_ok "a hint run reads the hinted issuer's directory entry, not the directory; a stale index is not used"
+
+# 6. a gzip bomb: refused after its first reads, the directory kept
 head -c 200M /dev/zero | gzip -1 >"$HTTPD_ROOT/ccadb/pems-$YEAR.csv.gz"
 touch "$HTTPD_ROOT/ccadb/pems-$YEAR.csv"	# a new ETag: fetched whole
 /usr/bin/time -f '%M' -o "$W/bomb.rss" "$CRLCACHE" --state-dir "$STATE" -c "$CONF" \

@@ -15,6 +15,12 @@
 # answered within learn_wait, not how fast (tests do not time).
 #   PARTS=N             partitions per CA (1: one full CRL)
 #   FIRSTCONTACT_CAS=N  never-met good CAs timed (default 1)
+#   REAL_DIRECTORY=1    the directory holds the real CCADB too (the 33 PEM
+#                       reports of test/data/ccadb-real, a records report
+#                       made from them by test/bench/ccadb_records.py, whose
+#                       CRL URLs are never asked for; Debian 12's anchors
+#                       but the 11 with CRL distribution points): some
+#                       3,900 entries, as on a real host (firstcontact.sh)
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_provider.sh"
 PARTS=${PARTS:-100}
@@ -54,11 +60,28 @@ part_ca() {
 GOOD=()
 for k in $(seq 1 "$CAS"); do GOOD+=("good$k"); done
 for ca in sclient curl "${GOOD[@]}"; do part_ca "$ca"; done
-ccadb_write "$W/ccadb" "$YEAR"
+SINCE=$YEAR ANCHORS=$ROOT REAL=()
+if [ -n "${REAL_DIRECTORY:-}" ]; then
+    python3 -c 'import cryptography' 2>/dev/null || skip "python3-cryptography missing"
+    mkdir -p "$W/real"
+    tar -xJf "$TESTDIR/data/ccadb-real/pems.tar.xz" -C "$W/real" || fail "cannot unpack the real CCADB"
+    python3 "$TESTDIR/bench/ccadb_records.py" "$TESTDIR/data/ccadb/records-v5.csv" \
+        "$W/real/records.csv" "$W"/real/pems-*.csv || fail "cannot make the real records report"
+    awk -v d="$W/real" '/BEGIN CERT/ { c = "" } { c = c $0 "\n" } /END CERT/ { print c > sprintf("%s/deb%03d.pem", d, ++n) }' \
+        "$TESTDIR/data/ccadb-real/anchors-debian12.pem"
+    ANCHORS=$W/real/anchors.pem
+    for a in "$W"/real/deb*.pem; do
+        openssl x509 -in "$a" -noout -ext crlDistributionPoints 2>/dev/null | grep -q URI || cat "$a"
+    done >"$ANCHORS"
+    cat "$ROOT" >>"$ANCHORS"
+    SINCE=1994
+    REAL=("ccadb_records = $W/real/records.csv" "ccadb_pems = $W/real/pems-{year}.csv")
+fi
+ccadb_write "$W/ccadb" "$SINCE"
 for f in "$W"/ccadb/*.csv; do serve "$f" "ccadb/$(basename "$f")"; done
-write_conf "anchor = $ROOT" "allow_private_urls = yes" "url = $BASE_URL/root.crl" \
+write_conf "anchor = $ANCHORS" "allow_private_urls = yes" "url = $BASE_URL/root.crl" ${REAL[@]+"${REAL[@]}"} \
     "ccadb_records = $BASE_URL/ccadb/records.csv" "ccadb_pems = $BASE_URL/ccadb/pems-{year}.csv" \
-    "ccadb_since = $YEAR"
+    "ccadb_since = $SINCE"
 # The directory is built; no CA is met yet (enroll = seen): no partition.
 assert_exit 0 cc update
 [ "$(requests_for '/p[0-9]*\.crl ')" = 0 ] || fail "the full update fetched partitions of CAs nobody met"
