@@ -937,6 +937,14 @@ struct verdict {
 };
 int	 verdict_write(const char *state_dir, const struct verdict *v);
 int	 verdict_read(const char *state_dir, struct verdict *v);
+/*
+ * refusals.c, the refusal spool (<crlcache/refusal.h>): make it when
+ * missing and remove what is older than CRLC_REFUSALS_KEEP, after a
+ * command that wrote the state; print the newest refusals (status
+ * --refusals), 0 or -1.
+ */
+void	 refusals_tend(const char *state_dir);
+int	 refusals_print(const char *state_dir, FILE *out);
 /* After a command that wrote the state: its verdict, as status sees it. */
 void	 status_leave_verdict(const char *state_dir, int64_t grace);
 

@@ -54,9 +54,10 @@ static const struct command {
 	  "the published index" },
 	{ "status",	STATE_READS,	cmd_status,
 	  "status [--json] [--prometheus FILE|-] [--at TIME]\n"
-	  "status --directory",
+	  "status --directory | --refusals",
 	  "show the published index and its sources;\n"
-	  "--directory: the CCADB records not kept" },
+	  "--directory: the CCADB records not kept;\n"
+	  "--refusals: the certificates refused lately, why" },
 	{ "mirror",	STATE_READS,	cmd_mirror,
 	  "mirror DIR",
 	  "write the published CRLs under DIR for a\n"
@@ -243,8 +244,10 @@ main(int argc, char **argv)
 	}
 	ret = cmd->run(&ctx, argc, argv);
 	/* Every user's status then says what root's does. */
-	if (cmd->access == STATE_WRITES)
+	if (cmd->access == STATE_WRITES) {
 		status_leave_verdict(ctx.state_dir, conf.stale_grace);
+		refusals_tend(ctx.state_dir);
+	}
 	curl_global_cleanup();
 	conf_free(&conf);
 	return ret;

@@ -712,6 +712,7 @@ print_summary(FILE *out, const struct summary *sum)
 struct status_args {
 	enum out_format	 fmt;
 	int		 refused;	/* --directory: the records not kept */
+	int		 refusals;	/* --refusals: the provider's */
 	int64_t		 now;		/* --at, else the clock */
 	int64_t		 grace;
 };
@@ -735,6 +736,8 @@ status_report(const char *state_dir, FILE *out, void *arg)
 	warn_network_fs(state_dir);
 	if (a->refused)
 		return dir_refused_print(state_dir, out) == 0 ? 0 : 4;
+	if (a->refusals)
+		return refusals_print(state_dir, out) == 0 ? 0 : 4;
 	if (index_open(state_dir, path, sizeof(path), &idx, 1) == -1) {
 		/* What reads JSON gets JSON; the reason is on stderr. */
 		if (a->fmt == OUT_JSON) {
@@ -804,9 +807,10 @@ cmd_status(const struct cmd_ctx *c, int argc, char **argv)
 		{ "prometheus", required_argument, NULL, 'p' },
 		{ "at", required_argument, NULL, 'T' },
 		{ "directory", no_argument, NULL, 'd' },
+		{ "refusals", no_argument, NULL, 'r' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct status_args a = { OUT_TEXT, 0, 0, c->conf->stale_grace };
+	struct status_args a = { OUT_TEXT, 0, 0, 0, c->conf->stale_grace };
 	int64_t at = 0;
 	const char *prom = NULL;
 	char *text = NULL;
@@ -819,6 +823,8 @@ cmd_status(const struct cmd_ctx *c, int argc, char **argv)
 			a.fmt = OUT_JSON;
 		else if (ch == 'd')
 			a.refused = 1;
+		else if (ch == 'r')
+			a.refusals = 1;
 		else if (ch == 'p') {
 			prom = optarg;
 			a.fmt = OUT_PROM;
@@ -827,7 +833,7 @@ cmd_status(const struct cmd_ctx *c, int argc, char **argv)
 	}
 	if (optind != argc) {
 		logx(0, "usage: crlcache status [--json] [--prometheus FILE|-] "
-		    "[--at TIME] | --directory");
+		    "[--at TIME] | --directory | --refusals");
 		return 4;
 	}
 	a.now = at_or_now(at);
