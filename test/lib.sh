@@ -594,6 +594,26 @@ offline_int_crl() {
     rev1_crl "$@"
 }
 
+# noroute_setup: the intermediate's CRL revoking rev1 served, and
+# noroute_conf writes $CONF: the shipped crlcache.conf, its CCADB host
+# a closed port of loopback (a host with no route to it), plus that CRL,
+# the anchor and the intermediate.
+noroute_setup() {
+    need_crlcache
+    httpd_start
+    std_pki
+    rev1_crl
+    serve "$W/int.crl" int.crl
+    SHIPPED=$TESTDIR/../etc/crlcache.conf
+    grep -q '^ccadb_records = https://ccadb' "$SHIPPED" || fail "the shipped crlcache.conf names no CCADB report"
+    NOROUTE=http://127.0.0.1:$(closed_port)
+}
+noroute_conf() {
+    { sed "s|https://ccadb[.a-z-]*/|$NOROUTE/|" "$SHIPPED"
+      printf '%s\n' "url = $BASE_URL/int.crl" "anchor = $PKI/root/cert.pem" \
+          "untrusted = $PKI/int/cert.pem"; } >"$CONF"
+}
+
 # offline_int_index: offline_int_crl, imported into $STATE (empty
 # configuration): rev1 revoked in the index, good1 not.
 offline_int_index() {

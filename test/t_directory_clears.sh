@@ -7,19 +7,7 @@
 # status exit 0, crlcache_directory_failing 0), and reset --all.  The
 # CCADB is a closed port of loopback: nothing leaves 127.0.0.1.
 . "$(dirname "$0")/lib.sh"
-need_crlcache
-httpd_start
-std_pki
-rev1_crl
-serve "$W/int.crl" int.crl
-SHIPPED=$TESTDIR/../etc/crlcache.conf
-grep -q '^ccadb_records = https://ccadb' "$SHIPPED" || fail "the shipped crlcache.conf names no CCADB report"
-NOROUTE=http://127.0.0.1:$(closed_port)
-shipped_conf() {
-    { sed "s|https://ccadb[.a-z-]*/|$NOROUTE/|" "$SHIPPED"
-      printf '%s\n' "url = $BASE_URL/int.crl" "anchor = $PKI/root/cert.pem" \
-          "untrusted = $PKI/int/cert.pem"; } >"$CONF"
-}
+noroute_setup
 # verdict LABEL UPDATE_RC STATUS_RC DIR_FAILING: what update, status and
 # the Prometheus file say
 verdict() {
@@ -34,7 +22,7 @@ verdict() {
     fi
 }
 
-shipped_conf
+noroute_conf
 verdict "no route: update and status exit 3" 3 3 1
 verdict "again within the retry interval: still 3, both" 3 3 1
 grep -Eq 'directory: the refresh of [0-9]+s ago failed' "$W/u.err" && case_ok "update says the failure stands" ||
@@ -48,7 +36,7 @@ assert_not_grep '^directory ' "$W/s.txt"
 head -n 1 "$W/s.txt" | grep -q 'directory ok$' || { cat "$W/s.txt" >&2; fail "summary: not directory ok"; }
 
 # back on, failing again; reset --all starts afresh, the directory with it
-shipped_conf
+noroute_conf
 verdict "ccadb on again: failing" 3 3 1
 assert_exit 0 cc reset --all
 cc status --prometheus "$W/prom" >/dev/null 2>&1
