@@ -44,6 +44,18 @@ tree_copy() {
     fi
 }
 
+# need_deb_root: skip unless root, with the tools to build the package and
+# a root, on a host whose /etc/os-release names its release (read here).
+need_deb_root() {
+    local t
+    [ "$(id -u)" -eq 0 ] || skip "makes a Debian root: run as root"
+    for t in dpkg-buildpackage mmdebstrap; do
+        command -v "$t" >/dev/null || skip "$t not installed (test/deps.sh installs it)"
+    done
+    . /etc/os-release
+    [ -n "${VERSION_CODENAME:-}" ] || skip "no VERSION_CODENAME in /etc/os-release"
+}
+
 # deb_build: the package built from a copy of the tree: $W/pkg/$DEB, its
 # source in $W/pkg/src.  deb_root: the fresh root of this host's Debian
 # release the package is installed in (test/mkroot.sh, cached), in DEB_ROOT.
