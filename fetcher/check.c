@@ -135,9 +135,17 @@ issuer_key(STACK_OF(X509) *certs, X509 *x, uint8_t hash[CRLC_HASH_LEN],
 	}
 }
 
+/*
+ * Look x up and print its line; *st is the state it counts as in the
+ * exit status.  sent_along: an intermediate a server sent with its own
+ * certificate, whose issuer's CRLs the index does not hold at all
+ * (typically a root whose CRL is not configured): printed unknown, but
+ * not counted, so that a good server exits 0; held CRLs that do not
+ * cover it, a revocation or staleness still count.
+ */
 static int
 check_one(struct crlc_index *idx, STACK_OF(X509) *certs, X509 *x,
-    int64_t at, int64_t grace, enum crlc_state *st)
+    int64_t at, int64_t grace, int sent_along, enum crlc_state *st)
 {
 	uint8_t hash[CRLC_HASH_LEN];
 	struct crlc_issuer_key ik;
@@ -148,7 +156,7 @@ check_one(struct crlc_index *idx, STACK_OF(X509) *certs, X509 *x,
 	struct crlc_validity val;
 	char a[32], b[32], vtext[160], rtext[CRLC_REASONS_TEXT_MAX];
 	int64_t now = at_or_now(at);
-	int len, rc, exempt = 0, ret = -1;
+	int len, rc, exempt = 0, uncounted, ret = -1;
 
 	if ((len = i2d_X509(x, &der)) <= 0 ||
 	    crlc_cert_tbs(der, (size_t)len, &tbs) == -1 ||
@@ -174,8 +182,12 @@ check_one(struct crlc_index *idx, STACK_OF(X509) *certs, X509 *x,
 	crlc_validity_check(&t, &val);
 	if (v.state == CRLC_UNKNOWN && val.short_lived)
 		exempt = 1;
+	uncounted = sent_along && v.state == CRLC_UNKNOWN && !v.issuer_held &&
+	    !exempt;
 	*st = exempt ? CRLC_GOOD : v.state;
 	printf("%s", state_words[*st]);
+	if (uncounted)
+		*st = CRLC_GOOD;
 	print_name("subject", X509_get_subject_name(x));
 	print_serial(&t.serial);
 	print_name("issuer", X509_get_issuer_name(x));
@@ -212,7 +224,9 @@ check_one(struct crlc_index *idx, STACK_OF(X509) *certs, X509 *x,
 			print_dp(x);
 		}
 		printf("%s)", exempt ?
-		    "; short-lived, no revocation expected" : "");
+		    "; short-lived, no revocation expected" : uncounted ?
+		    "; an intermediate the server sent: not counted in the "
+		    "exit status" : "");
 		break;
 	default:
 		format_time(v.this_update, a, sizeof(a));
@@ -269,7 +283,9 @@ check_all(const char *state_dir, FILE *out, void *arg)
 			printf(" (self-signed: no CRL covers a root)\n");
 			continue;
 		}
-		if (check_one(idx, a->certs, x, a->at, a->grace, &st) == -1)
+		/* TLS: the server's own certificate first (RFC 8446 4.4.2). */
+		if (check_one(idx, a->certs, x, a->at, a->grace,
+		    a->server && i > 0, &st) == -1)
 			goto done;
 		if (severity(st) > severity(worst))
 			worst = st;

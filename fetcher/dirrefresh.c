@@ -372,13 +372,21 @@ drop_cache(const char *state_dir, const struct dir_state *old,
 	}
 }
 
-/* No reports configured: no directory, and nothing kept for one. */
-static void
-remove_directory(const char *state_dir, const struct dir_state *old)
+/*
+ * No directory, and nothing kept for one: its file, its state (a failed
+ * refresh's error with it, whether or not one was ever built), the
+ * records it refused and the cached reports.
+ */
+void
+directory_forget(const char *state_dir)
 {
-	char path[PATH_MAX];
+	struct dir_state old;
+	char path[PATH_MAX], err[ERRLEN];
 
-	drop_cache(state_dir, old, NULL, 0);
+	/* A state that cannot be read names no cached report to drop. */
+	if (dir_state_read(state_dir, &old, err, sizeof(err)) == 0)
+		drop_cache(state_dir, &old, NULL, 0);
+	dir_state_free(&old);
 	dir_work_path(path, sizeof(path), state_dir, DIR_NAME);
 	(void)unlink(path);
 	dir_work_path(path, sizeof(path), state_dir, DIR_STATE_NAME);
@@ -546,9 +554,8 @@ directory_refresh(const char *state_dir, const struct conf *conf,
 		err[0] = '\0';
 	}
 	if (conf->ccadb_records.n == 0) {
-		if (old.n > 0 || old.built != 0)
-			remove_directory(state_dir, &old);
 		dir_state_free(&old);
+		directory_forget(state_dir);
 		return 0;
 	}
 	if (expand_sources(conf, now, &r, &n) == -1) {
@@ -556,9 +563,16 @@ directory_refresh(const char *state_dir, const struct conf *conf,
 		goto done;
 	}
 	if (!force && !due(&old, r, n, conf, state_dir, now)) {
-		logx(2, "directory: not due (refreshed %llds ago)",
-		    (long long)(now - old.attempt));
-		ret = 0;
+		/* A failure stands until a refresh succeeds: as status says. */
+		if (old.error != NULL)
+			logx(1, "directory: the refresh of %llds ago failed "
+			    "(%s); it is tried again later, at once with "
+			    "--refresh-directory", (long long)(now - old.attempt),
+			    old.error);
+		else
+			logx(2, "directory: not due (refreshed %llds ago)",
+			    (long long)(now - old.attempt));
+		ret = old.error != NULL ? -1 : 0;
 		goto done;
 	}
 	if (inputs_digest(t, inputs) == -1) {

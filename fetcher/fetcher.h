@@ -804,11 +804,16 @@ int	 directory_current(const char *state_dir);
  * Rebuild the directory from the reports when it is older than
  * conf->ccadb_refresh or force is set (conditional GET; at most daily by
  * default).  Any failure keeps the previous directory.  Returns 0 when
- * nothing failed (including "not due"), -1 when a report could not be
- * fetched or was refused (logged).
+ * nothing failed (including "not due" after a refresh that succeeded),
+ * -1 when a report could not be fetched or was refused (logged), or when
+ * the refresh is not due but the last one failed: its failure stands,
+ * as status says, until one succeeds.  No ccadb_records: no directory
+ * (directory_forget).
  */
 int	 directory_refresh(const char *state_dir, const struct conf *conf,
 	    const struct trust *t, int force);
+/* Remove the directory and everything kept for it, a failure's state too. */
+void	 directory_forget(const char *state_dir);
 /*
  * For status: the refresh state (error NULL: the last refresh
  * succeeded).  -1 when no refresh was ever tried or the state cannot be
@@ -993,6 +998,27 @@ int	 enrolment_learn(const char *state_dir, const struct conf *conf,
 void	 enrolment_failed(const char *state_dir, struct enrolment *e);
 
 /* subcommands: main.c runs them through its table */
+/*
+ * The verdict a run that wrote the state leaves for users who may not
+ * read the working data (verdict.c): the counts `status` judges by.
+ */
+struct verdict {
+	size_t	sources, failing, retrying;
+	int	dir_failing;		/* the directory's last refresh failed */
+};
+int	 verdict_write(const char *state_dir, const struct verdict *v);
+int	 verdict_read(const char *state_dir, struct verdict *v);
+/*
+ * refusals.c, the refusal spool (<crlcache/refusal.h>): make it when
+ * missing and remove what is older than CRLC_REFUSALS_KEEP, after a
+ * command that wrote the state; print the newest refusals (status
+ * --refusals), 0 or -1.
+ */
+void	 refusals_tend(const char *state_dir);
+int	 refusals_print(const char *state_dir, FILE *out);
+/* After a command that wrote the state: its verdict, as status sees it. */
+void	 status_leave_verdict(const char *state_dir, int64_t grace);
+
 int	 cmd_reset(const struct cmd_ctx *c, int argc, char **argv);
 int	 cmd_publish(const struct cmd_ctx *c, int argc, char **argv);
 int	 cmd_import(const struct cmd_ctx *c, int argc, char **argv);

@@ -97,9 +97,14 @@ cmd_import(const struct cmd_ctx *c, int argc, char **argv)
 		logx(0, "import: no CRL file given");
 		goto done;
 	}
-	/* Command-line anchors replace the configured ones. */
+	/*
+	 * Command-line anchors replace the configured ones; the configured
+	 * untrusted and ca certificates are issuer candidates, as in update.
+	 */
+	for (i = 0; i < conf->untrusted.n; i++)
+		strlist_add(&untrusted, conf->untrusted.v[i]);
 	if (trust_load(&t, anchors.n > 0 ? &anchors : &conf->anchors,
-	    &untrusted, &conf->untrusted) == -1)
+	    &untrusted, &conf->cas) == -1)
 		goto done;
 	if (store_open(&s, state_dir, err, sizeof(err)) == -1) {
 		logx(0, "%s", err);

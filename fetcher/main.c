@@ -53,8 +53,11 @@ static const struct command {
 	  "look certificates (or a server's chain) up in\n"
 	  "the published index" },
 	{ "status",	STATE_READS,	cmd_status,
-	  "status [--json] [--prometheus FILE] [--at TIME]",
-	  "show the published index and its sources" },
+	  "status [--json] [--prometheus FILE|-] [--at TIME]\n"
+	  "status --directory | --refusals",
+	  "show the published index and its sources;\n"
+	  "--directory: the CCADB records not kept;\n"
+	  "--refusals: the certificates refused lately, why" },
 	{ "mirror",	STATE_READS,	cmd_mirror,
 	  "mirror DIR",
 	  "write the published CRLs under DIR for a\n"
@@ -113,10 +116,25 @@ usage(FILE *f)
 
 	fputs("usage: crlcache [--state-dir DIR] [-c FILE] [-v | -q] [--allow-root]\n"
 	    "                [--syslog] COMMAND [ARGS]\n"
-	    "       crlcache --version | --help | COMMAND --help\n"
+	    "       crlcache --version | -V | --help | COMMAND --help\n"
 	    "commands:\n", f);
 	for (i = 0; i < NCOMMANDS; i++)
 		command_usage(f, &commands[i], 2);
+}
+
+/*
+ * A word that is no command: named, with where the list is, instead of
+ * the whole usage that would hide it.
+ */
+static int
+unknown_command(const char *word)
+{
+	char *shown = safe_text(word);
+
+	fprintf(stderr, "crlcache: unknown command '%s'; `crlcache --help` "
+	    "lists them\n", shown);
+	free(shown);
+	return 4;
 }
 
 static const struct command *
@@ -155,7 +173,7 @@ main(int argc, char **argv)
 	if (state_dir == NULL || *state_dir == '\0')
 		state_dir = DEFAULT_STATE_DIR;
 	/* '+': options end at the subcommand, which has its own. */
-	while ((ch = getopt_long(argc, argv, "+c:vqh", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "+c:vqhV", opts, NULL)) != -1) {
 		switch (ch) {
 		case 's':
 			state_dir = optarg;
@@ -184,7 +202,9 @@ main(int argc, char **argv)
 			printf("crlcache %s\n", CRLCACHE_VERSION);
 			return 0;
 		default:
-			usage(stderr);
+			/* getopt said which option; the list is one command away */
+			fputs("crlcache: `crlcache --help` lists the options\n",
+			    stderr);
 			return 4;
 		}
 	}
@@ -192,10 +212,8 @@ main(int argc, char **argv)
 		usage(stderr);
 		return 4;
 	}
-	if ((cmd = command_find(argv[optind])) == NULL) {
-		usage(stderr);
-		return 4;
-	}
+	if ((cmd = command_find(argv[optind])) == NULL)
+		return unknown_command(argv[optind]);
 	argc -= optind;
 	argv += optind;
 	optind = 1;
@@ -225,6 +243,11 @@ main(int argc, char **argv)
 		return 4;
 	}
 	ret = cmd->run(&ctx, argc, argv);
+	/* Every user's status then says what root's does. */
+	if (cmd->access == STATE_WRITES) {
+		status_leave_verdict(ctx.state_dir, conf.stale_grace);
+		refusals_tend(ctx.state_dir);
+	}
 	curl_global_cleanup();
 	conf_free(&conf);
 	return ret;

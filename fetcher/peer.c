@@ -122,7 +122,13 @@ server_chain(const char *arg, const struct conf *conf, const char *who,
 	int fd = -1, i, ret = -1;
 
 	if (split_hostport(arg, host, sizeof(host), port, sizeof(port)) == -1) {
-		logx(0, "%s: %s: neither a file nor HOST:PORT", who, arg);
+		/* A slash or no port: a file meant, and why it cannot be read. */
+		if ((strchr(arg, '/') != NULL || strchr(arg, ':') == NULL) &&
+		    access(arg, F_OK) == -1)
+			logx(0, "%s: %s: %s", who, arg, strerror(errno));
+		else
+			logx(0, "%s: %s: neither a file nor HOST:PORT", who,
+			    arg);
 		return -1;
 	}
 	if ((fd = dial(host, port, conf->connect_timeout)) == -1) {

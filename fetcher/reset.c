@@ -13,7 +13,8 @@
  * logged to stderr and, always, to syslog: revocation data was removed.
  *
  * reset --all removes the whole working index -- every CRL, rollback
- * lock and source record -- whatever its format, and publishes the empty
+ * lock and source record, and the issuer directory with the state of its
+ * last refresh -- whatever its format, and publishes the empty
  * index: the way out of a working index this version does not read
  * (store.c refuses it, format.h VERSIONS).  The next update fetches
  * everything afresh.
@@ -91,13 +92,15 @@ reset_all(const char *state_dir)
 		goto done;
 	}
 	log_always();
+	/* The issuer directory and its refresh state live there too. */
+	directory_forget(state_dir);
 	if (store_publish(s, 1, &gen, err, sizeof(err)) == -1) {
 		logx(0, "reset --all: the working index of %s was removed; "
 		    "the empty one is not published: %s", state_dir, err);
 		goto done;
 	}
-	logx(1, "reset --all: removed every CRL and source record of %s; "
-	    "published the empty index, generation %llu; the next "
+	logx(1, "reset --all: removed every CRL and source record and the "
+	    "issuer directory of %s; published the empty index, generation %llu; the next "
 	    "`crlcache update` fetches every source again", state_dir,
 	    (unsigned long long)gen);
 	ret = 0;

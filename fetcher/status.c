@@ -39,6 +39,7 @@ struct summary {
 	size_t		 crls, stale, sources, failing, retrying;
 	int		 readable;	/* the working index: sources etc. */
 	int		 dir_failing;	/* the directory's last refresh failed */
+	int		 from_verdict;	/* not readable: the last run's counts */
 };
 
 /* JSON string body: quote, backslash and control characters escaped. */
@@ -596,7 +597,8 @@ print_status(FILE *out, enum out_format fmt, const char *path,
 	long long age = (long long)((int64_t)time(NULL) - created);
 	unsigned long long gen = (unsigned long long)crlc_index_generation(idx);
 	char ct[32];
-	int rc, have_sources, dir_failing;
+	int rc, have_sources, dir_failing, from_verdict = 0;
+	struct verdict v;
 
 	if (crlc_index_stats(idx, &st) == -1)
 		return -1;
@@ -639,6 +641,14 @@ print_status(FILE *out, enum out_format fmt, const char *path,
 		fputs("\n  ]", out);
 	dir_failing = print_directory(out, fmt, state_dir);
 	print_coverage(&w, idx, state_dir);
+	/* Who may not read them is given the verdict the last run left. */
+	if (!have_sources && verdict_read(state_dir, &v) == 0) {
+		w.sources = v.sources;
+		w.failing = v.failing;
+		w.retrying = v.retrying;
+		dir_failing = v.dir_failing;
+		from_verdict = 1;
+	}
 	if (fmt == OUT_JSON)
 		fprintf(out, ",\n  \"sources_readable\": %s,\n  \"stale\": %s,\n"
 		    "  \"failing\": %s,\n  \"directory_failing\": %s\n}\n",
@@ -655,6 +665,7 @@ print_status(FILE *out, enum out_format fmt, const char *path,
 	sum->retrying = w.retrying;
 	sum->readable = have_sources;
 	sum->dir_failing = dir_failing;
+	sum->from_verdict = from_verdict;
 	return ferror(out) ? -1 : 0;
 }
 
@@ -682,21 +693,26 @@ print_summary(FILE *out, const struct summary *sum)
 
 	fprintf(out, "summary %s: %zu of %zu CRLs fresh", verdict[summary_exit(sum)],
 	    sum->crls - sum->stale, sum->crls);
-	if (sum->readable) {
+	if (sum->readable || sum->from_verdict) {
 		fprintf(out, ", %zu of %zu sources ok", sum->sources -
 		    sum->failing - sum->retrying, sum->sources);
 		if (sum->retrying > 0)
 			fprintf(out, ", %zu retrying", sum->retrying);
-		fprintf(out, ", directory %s\n",
+		fprintf(out, ", directory %s",
 		    sum->dir_failing ? "failing" : "ok");
-	} else
+	}
+	if (sum->from_verdict)
+		fputs(" (the last run's verdict)", out);
+	if (!sum->readable)
 		fputs("; sources, directory and coverage not shown: only root "
-		    "and the state directory's owner may read them\n", out);
+		    "and the state directory's owner may read them", out);
+	fputc('\n', out);
 }
 
 struct status_args {
 	enum out_format	 fmt;
 	int		 refused;	/* --directory: the records not kept */
+	int		 refusals;	/* --refusals: the provider's */
 	int64_t		 now;		/* --at, else the clock */
 	int64_t		 grace;
 };
@@ -720,8 +736,18 @@ status_report(const char *state_dir, FILE *out, void *arg)
 	warn_network_fs(state_dir);
 	if (a->refused)
 		return dir_refused_print(state_dir, out) == 0 ? 0 : 4;
-	if (index_open(state_dir, path, sizeof(path), &idx, 1) == -1)
+	if (a->refusals)
+		return refusals_print(state_dir, out) == 0 ? 0 : 4;
+	if (index_open(state_dir, path, sizeof(path), &idx, 1) == -1) {
+		/* What reads JSON gets JSON; the reason is on stderr. */
+		if (a->fmt == OUT_JSON) {
+			fputs("{\n  \"index\": ", out);
+			json_str(out, path, strlen(path));
+			fputs(",\n  \"error\": \"cannot open the index\"\n}\n",
+			    out);
+		}
 		return 4;
+	}
 	/* The text's summary comes first: the rest is written aside. */
 	if (a->fmt == OUT_TEXT && (to = open_memstream(&body, &len)) == NULL) {
 		crlc_index_close(idx);
@@ -745,6 +771,34 @@ status_report(const char *state_dir, FILE *out, void *arg)
 	return summary_exit(&sum);
 }
 
+void
+status_leave_verdict(const char *state_dir, int64_t grace)
+{
+	struct crlc_index *idx;
+	struct summary sum;
+	struct verdict v;
+	char path[PATH_MAX];
+	FILE *sink;
+
+	if (index_open(state_dir, path, sizeof(path), &idx, 0) == -1)
+		return;
+	memset(&sum, 0, sizeof(sum));
+	if ((sink = fopen("/dev/null", "w")) != NULL &&
+	    print_status(sink, OUT_TEXT, path, idx, state_dir,
+	    (int64_t)time(NULL), grace, &sum) == 0 && sum.readable) {
+		v.sources = sum.sources;
+		v.failing = sum.failing;
+		v.retrying = sum.retrying;
+		v.dir_failing = sum.dir_failing;
+		if (verdict_write(state_dir, &v) == -1)
+			logx(0, "%s: the verdict for other users' status is "
+			    "not written", state_dir);
+	}
+	if (sink != NULL)
+		fclose(sink);
+	crlc_index_close(idx);
+}
+
 int
 cmd_status(const struct cmd_ctx *c, int argc, char **argv)
 {
@@ -753,9 +807,10 @@ cmd_status(const struct cmd_ctx *c, int argc, char **argv)
 		{ "prometheus", required_argument, NULL, 'p' },
 		{ "at", required_argument, NULL, 'T' },
 		{ "directory", no_argument, NULL, 'd' },
+		{ "refusals", no_argument, NULL, 'r' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct status_args a = { OUT_TEXT, 0, 0, c->conf->stale_grace };
+	struct status_args a = { OUT_TEXT, 0, 0, 0, c->conf->stale_grace };
 	int64_t at = 0;
 	const char *prom = NULL;
 	char *text = NULL;
@@ -768,6 +823,8 @@ cmd_status(const struct cmd_ctx *c, int argc, char **argv)
 			a.fmt = OUT_JSON;
 		else if (ch == 'd')
 			a.refused = 1;
+		else if (ch == 'r')
+			a.refusals = 1;
 		else if (ch == 'p') {
 			prom = optarg;
 			a.fmt = OUT_PROM;
@@ -775,13 +832,16 @@ cmd_status(const struct cmd_ctx *c, int argc, char **argv)
 			return 4;
 	}
 	if (optind != argc) {
-		logx(0, "usage: crlcache status [--json] [--prometheus FILE] "
-		    "[--at TIME] | --directory");
+		logx(0, "usage: crlcache status [--json] [--prometheus FILE|-] "
+		    "[--at TIME] | --directory | --refusals");
 		return 4;
 	}
 	a.now = at_or_now(at);
-	/* Root reads the state as its owner; the output file is root's. */
-	if (prom == NULL)
+	/*
+	 * Root reads the state as its owner; the output file is root's.
+	 * --prometheus -: to stdout, for a pipe or a look by hand.
+	 */
+	if (prom == NULL || strcmp(prom, "-") == 0)
 		return (rc = as_state_owner(c, status_report, &a, NULL,
 		    NULL)) == -1 ? 4 : rc;
 	/* node_exporter reads the file at any time: write it whole, then rename. */

@@ -70,8 +70,6 @@
 #define HINTS_DIR	CRLC_HINTS_DIR
 #define HINT_SUFFIX	CRLC_HINT_SUFFIX
 #define HINT_RAND	CRLC_HINT_RAND
-/* Hex of the random octets, the suffix and the terminating NUL. */
-#define HINT_NAME_SIZE	(2 * HINT_RAND + sizeof(HINT_SUFFIX))
 /*
  * Read by the spool's group (the fetcher's, through the setgid bit),
  * never by other users: a hint says what this user's programs verified.
@@ -164,22 +162,23 @@ cert_der(struct cert_der *c, const struct crlc_span *tbs,
 	return 0;
 }
 
-/* "<random hex>.crt"; -1 when the kernel has no randomness to give. */
+/* "<random hex><suffix>"; -1 when the kernel has no randomness to give. */
 static int
-hint_name(char name[HINT_NAME_SIZE])
+spool_name(char name[CRLC_SPOOL_NAME_MAX], const char *suffix)
 {
 	static const char hex[] = "0123456789abcdef";
 	uint8_t r[HINT_RAND];
 	size_t i;
 
-	/* GRND_NONBLOCK: early at boot, no hint rather than a stall. */
-	if (getrandom(r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r))
+	/* GRND_NONBLOCK: early at boot, nothing left rather than a stall. */
+	if (strlen(suffix) >= CRLC_SPOOL_NAME_MAX - 2 * HINT_RAND ||
+	    getrandom(r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r))
 		return -1;
 	for (i = 0; i < HINT_RAND; i++) {
 		name[2 * i] = hex[r[i] >> 4];
 		name[2 * i + 1] = hex[r[i] & 0x0f];
 	}
-	memcpy(name + 2 * HINT_RAND, HINT_SUFFIX, sizeof(HINT_SUFFIX));
+	memcpy(name + 2 * HINT_RAND, suffix, strlen(suffix) + 1);
 	return 0;
 }
 
@@ -205,8 +204,8 @@ fits_rlimit(size_t len)
  * a second run for an issuer just learned).  Root is not such an
  * account: it runs every other program too, on the states it owns.
  */
-static int
-spool_open(const char *spool, const char *index)
+int
+crlc_spool_open(const char *spool, const char *index)
 {
 	struct stat sb, ib;
 	int dfd;
@@ -225,28 +224,49 @@ spool_open(const char *spool, const char *index)
 	return dfd;
 }
 
+int
+crlc_spool_create(int dfd, const char *suffix, mode_t mode, size_t len,
+    char name[CRLC_SPOOL_NAME_MAX])
+{
+	int fd = -1, tries;
+
+	if (!fits_rlimit(len)) {
+		errno = EFBIG;
+		return -1;
+	}
+	for (tries = 0; fd == -1 && tries < HINT_NAME_TRIES; tries++) {
+		if (spool_name(name, suffix) == -1)
+			return -1;
+		fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL |
+		    O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, mode);
+		if (fd == -1 && errno != EEXIST)
+			return -1;
+	}
+	if (fd == -1)
+		return -1;
+	/* The umask may have taken the group's read bit. */
+	if (fchmod(fd, mode) == -1) {
+		(void)unlinkat(dfd, name, 0);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 /* Create a fresh name in the spool and write c into it, or leave nothing. */
 static enum crlc_hint
 spool_write(int dfd, const struct cert_der *c)
 {
-	char name[HINT_NAME_SIZE];
+	char name[CRLC_SPOOL_NAME_MAX];
 	ssize_t n;
-	int fd = -1, tries;
+	int fd;
 	enum crlc_hint ret = CRLC_HINT_NOT_LEFT;
 
-	for (tries = 0; fd == -1 && tries < HINT_NAME_TRIES; tries++) {
-		if (hint_name(name) == -1)
-			return CRLC_HINT_NOT_LEFT;
-		fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL |
-		    O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, HINT_MODE);
-		if (fd == -1 && errno != EEXIST)
-			return errno == EROFS ? CRLC_HINT_READ_ONLY :
-			    CRLC_HINT_NOT_LEFT;
-	}
-	if (fd == -1)
-		return CRLC_HINT_NOT_LEFT;
-	/* The umask may have taken the group's read bit. */
-	if (fchmod(fd, HINT_MODE) == -1 ||
+	if ((fd = crlc_spool_create(dfd, HINT_SUFFIX, HINT_MODE, c->len,
+	    name)) == -1)
+		return errno == EROFS ? CRLC_HINT_READ_ONLY :
+		    CRLC_HINT_NOT_LEFT;
+	if (
 	    (n = writev(fd, c->iov, PIECES)) == -1 || (size_t)n != c->len)
 		(void)unlinkat(dfd, name, 0);	/* no half certificate */
 	else
@@ -277,10 +297,10 @@ crlc_hint_leave(const char *spool, const char *index,
 	enum crlc_hint ret = CRLC_HINT_NOT_LEFT;
 	int saved = errno, dfd;
 
-	if (cert_der(&c, tbs, sigalg, sig) == -1 || !fits_rlimit(c.len))
+	if (cert_der(&c, tbs, sigalg, sig) == -1)
 		goto done;
 	/* Programs that cannot reach the spool stop at this one call. */
-	if ((dfd = spool_open(spool, index)) == -1)
+	if ((dfd = crlc_spool_open(spool, index)) == -1)
 		goto done;
 	ret = spool_write(dfd, &c);
 	close(dfd);

@@ -51,6 +51,7 @@
  */
 #define SOCKET_ENV	"CRLCACHE_TEST_SYSLOG_SOCKET"
 
+static pthread_once_t	 prog_once = PTHREAD_ONCE_INIT;
 static pthread_once_t	 log_once = PTHREAD_ONCE_INIT;
 static char		 prog[PROG_MAX];
 static int		 log_fd = -1;
@@ -59,11 +60,11 @@ static atomic_llong	 window = -1;	/* the current window's number */
 static atomic_uint	 sent;		/* lines admitted in it */
 static atomic_uint	 held;		/* lines held back or dropped */
 
-/* The program's name, the socket: once per process, at its first line. */
+/* The program's name: once per process. */
 static void
-log_init(void)
+prog_init(void)
 {
-	const char *name = program_invocation_short_name, *path;
+	const char *name = program_invocation_short_name;
 	size_t i;
 
 	for (i = 0; name != NULL && name[i] != '\0' && i < PROG_MAX - 1; i++)
@@ -72,6 +73,22 @@ log_init(void)
 		    name[i] != ']' && name[i] != ':' ? name[i] : '_';
 	if (i == 0)
 		memcpy(prog, "unknown", sizeof("unknown"));
+}
+
+const char *
+crlc_prog_name(void)
+{
+	pthread_once(&prog_once, prog_init);
+	return prog;
+}
+
+/* The socket: once per process, at its first line. */
+static void
+log_init(void)
+{
+	const char *path;
+
+	pthread_once(&prog_once, prog_init);
 	if ((path = secure_getenv(SOCKET_ENV)) == NULL || *path == '\0')
 		path = SYSLOG_PATH;
 	if (strlen(path) >= sizeof(log_addr.sun_path))

@@ -143,6 +143,9 @@ report(struct crlc_prov *prov, const struct crlc_tbs *cert,
 {
 	char serial[SERIAL_TEXT_MAX], issuer[NAME_TEXT_MAX];
 	char when[TIME_TEXT_MAX], next[TIME_TEXT_MAX], dp[NAME_TEXT_MAX + 96];
+	/* the log line after its head and verb: a serial, two names, why */
+	char detail[SERIAL_TEXT_MAX + 2 * NAME_TEXT_MAX + 160];
+	const char *head = NULL;
 	int enforce = prov->conf.mode == CRLC_MODE_ENFORCE && deny;
 	const char *verb = enforce ? "refused" : deny ? "audit, allowed" :
 	    "allowed by policy";
@@ -152,9 +155,10 @@ report(struct crlc_prov *prov, const struct crlc_tbs *cert,
 	switch (v->state) {
 	case CRLC_REVOKED:
 		time_text(v->revoked_at, when, sizeof(when));
-		crlc_log(prov->conf.log, LOG_WARNING, "certificate is revoked "
-		    "(%s): serial=%s issuer=%s, revoked %s reason %s", verb,
-		    serial, issuer, when, crlc_reason_name(v->reason));
+		snprintf(detail, sizeof(detail), "serial=%s issuer=%s, revoked "
+		    "%s reason %s", serial, issuer, when,
+		    crlc_reason_name(v->reason));
+		head = "certificate is revoked";
 		if (enforce)
 			CRLC_RAISE(prov, CRLC_R_REVOKED, "serial=%s issuer=%s, "
 			    "revoked %s reason %s", serial, issuer, when,
@@ -164,10 +168,11 @@ report(struct crlc_prov *prov, const struct crlc_tbs *cert,
 		/* no nextUpdate: stale from thisUpdate on (crlc_crl_due) */
 		time_text(crlc_crl_due(v->this_update, v->next_update), next,
 		    sizeof(next));
-		crlc_log(prov->conf.log, LOG_WARNING, "revocation data is stale "
-		    "(%s): serial=%s issuer=%s, CRL %s %s; run "
-		    "`crlcache update`", verb, serial, issuer, v->next_update ?
-		    "nextUpdate" : "without nextUpdate, thisUpdate", next);
+		snprintf(detail, sizeof(detail), "serial=%s issuer=%s, CRL %s "
+		    "%s; run `crlcache update`", serial, issuer,
+		    v->next_update ? "nextUpdate" :
+		    "without nextUpdate, thisUpdate", next);
+		head = "revocation data is stale";
 		if (enforce)
 			CRLC_RAISE(prov, CRLC_R_STALE, "serial=%s issuer=%s, CRL "
 			    "%s %s; run `crlcache update` or set on_stale = "
@@ -176,9 +181,9 @@ report(struct crlc_prov *prov, const struct crlc_tbs *cert,
 		break;
 	case CRLC_UNKNOWN:
 		why_unknown(cert, v, dp, sizeof(dp));
-		crlc_log(prov->conf.log, LOG_WARNING, "revocation status "
-		    "unknown (%s): serial=%s issuer=%s, %s", verb, serial,
-		    issuer, dp);
+		snprintf(detail, sizeof(detail), "serial=%s issuer=%s, %s",
+		    serial, issuer, dp);
+		head = "revocation status unknown";
 		if (enforce)
 			CRLC_RAISE(prov, CRLC_R_UNKNOWN, "serial=%s issuer=%s, %s; "
 			    "add its CRL or set on_unknown = allow", serial,
@@ -186,6 +191,14 @@ report(struct crlc_prov *prov, const struct crlc_tbs *cert,
 		break;
 	default:
 		break;
+	}
+	if (head != NULL) {
+		crlc_log(prov->conf.log, LOG_WARNING, "%s (%s): %s", head, verb,
+		    detail);
+		/* Where no syslog is, status --refusals still says why. */
+		if (enforce)
+			crlc_refusal_note(prov->conf.index, "%s (refused): %s",
+			    head, detail);
 	}
 	return enforce ? 0 : 1;
 }

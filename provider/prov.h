@@ -17,6 +17,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <openssl/core.h>
 #include <openssl/core_dispatch.h>
@@ -302,6 +303,27 @@ enum crlc_hint	crlc_hint_leave(const char *spool, const char *index,
 	    const struct crlc_span *tbs, const struct crlc_span *sigalg,
 	    const struct crlc_span *sig);
 int	crlc_hint_spool(const char *index, char *out, size_t size);
+/*
+ * hint.c, for every spool beside the index (hints, refusals): open the
+ * directory as crlc_hint_leave() does (O_PATH, no link, the index's
+ * owner's, setgid, not listable by others; -1 otherwise), and create a
+ * fresh file in it for len bytes (within RLIMIT_FSIZE) under a random
+ * name with suffix, O_EXCL, mode set despite the umask: its descriptor
+ * and name, or -1 with errno.
+ */
+#define CRLC_SPOOL_NAME_MAX	48	/* 32 hex digits, a suffix, NUL */
+int	crlc_spool_open(const char *spool, const char *index);
+int	crlc_spool_create(int dfd, const char *suffix, mode_t mode,
+	    size_t len, char name[CRLC_SPOOL_NAME_MAX]);
+/*
+ * refusal.c: note a refusal ("PROGRAM[PID]: " and the formatted reason)
+ * in the refusal spool beside index (<crlcache/refusal.h>), at most
+ * CRLC_REFUSAL_BURST per window and process.  Silent, errno kept.
+ */
+/* log.c: the program's name as log lines give it, read once. */
+const char	*crlc_prog_name(void);
+void	crlc_refusal_note(const char *index, const char *fmt, ...)
+	    __attribute__((format(printf, 2, 3)));
 
 /*
  * learn.c.  crlc_learnable(): what learning can do for cert, verified by

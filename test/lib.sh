@@ -44,6 +44,18 @@ tree_copy() {
     fi
 }
 
+# need_deb_root: skip unless root, with the tools to build the package and
+# a root, on a host whose /etc/os-release names its release (read here).
+need_deb_root() {
+    local t
+    [ "$(id -u)" -eq 0 ] || skip "makes a Debian root: run as root"
+    for t in dpkg-buildpackage mmdebstrap; do
+        command -v "$t" >/dev/null || skip "$t not installed (test/deps.sh installs it)"
+    done
+    . /etc/os-release
+    [ -n "${VERSION_CODENAME:-}" ] || skip "no VERSION_CODENAME in /etc/os-release"
+}
+
 # deb_build: the package built from a copy of the tree: $W/pkg/$DEB, its
 # source in $W/pkg/src.  deb_root: the fresh root of this host's Debian
 # release the package is installed in (test/mkroot.sh, cached), in DEB_ROOT.
@@ -593,6 +605,26 @@ offline_pki() {
 offline_int_crl() {
     offline_pki
     rev1_crl "$@"
+}
+
+# noroute_setup: the intermediate's CRL revoking rev1 served, and
+# noroute_conf writes $CONF: the shipped crlcache.conf, its CCADB host
+# a closed port of loopback (a host with no route to it), plus that CRL,
+# the anchor and the intermediate.
+noroute_setup() {
+    need_crlcache
+    httpd_start
+    std_pki
+    rev1_crl
+    serve "$W/int.crl" int.crl
+    SHIPPED=$TESTDIR/../etc/crlcache.conf
+    grep -q '^ccadb_records = https://ccadb' "$SHIPPED" || fail "the shipped crlcache.conf names no CCADB report"
+    NOROUTE=http://127.0.0.1:$(closed_port)
+}
+noroute_conf() {
+    { sed "s|https://ccadb[.a-z-]*/|$NOROUTE/|" "$SHIPPED"
+      printf '%s\n' "url = $BASE_URL/int.crl" "anchor = $PKI/root/cert.pem" \
+          "untrusted = $PKI/int/cert.pem"; } >"$CONF"
 }
 
 # offline_int_index: offline_int_crl, imported into $STATE (empty

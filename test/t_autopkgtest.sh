@@ -8,12 +8,7 @@
 # the mirror.
 # Root only.
 . "$(dirname "$0")/lib.sh"
-[ "$(id -u)" -eq 0 ] || skip "makes a Debian root: run as root"
-for t in dpkg-buildpackage mmdebstrap; do
-    command -v "$t" >/dev/null || skip "$t not installed (test/deps.sh installs it)"
-done
-. /etc/os-release
-[ -n "${VERSION_CODENAME:-}" ] || skip "no VERSION_CODENAME in /etc/os-release"
+need_deb_root
 deb_build
 deb_root
 sh "$TESTDIR/inroot.sh" -b "$W/pkg:/pkg" "$DEB_ROOT" \

@@ -3,7 +3,8 @@
 # 127.0.0.1, the chain it presents looked up in the index, one line per
 # certificate.  A revoked leaf, a good leaf, a good leaf under a revoked
 # intermediate, a leaf whose issuer no CRL covers; exit 1 (revoked),
-# 0 (good), 1, 2 (unknown), 4 (nothing listening).  check runs with the
+# 0 (good), 1, 2 (unknown), 4 (nothing listening); a good server whose
+# root's CRL is not in the index, 0.  check runs with the
 # provider switched on in its own environment (under `crlcache exec`):
 # its handshake must still get the revoked server's chain, and does not
 # depend on the system configuration at all.
@@ -44,6 +45,17 @@ chk under2_rsa 1 && {
     has "revoked intermediate" '^revoked subject=O=crlcache tests,CN=Prov Test Int 2 .* reason=cACompromise'
 }
 chk nocrl 2 && has "unknown, with the reason" '^unknown subject=CN=nocrl.test .*\(no CRL of this issuer in the index'
+
+# The root's own CRL not configured: the intermediate the good server sends
+# is shown unknown, but the good server exits 0.
+STATE=$W/state-noroot
+tls_import "$W/int.crl"
+chk good_ec 0 && {
+    has "good leaf, root CRL absent" '^good subject=CN=good-ec.test '
+    has "intermediate unknown, not counted" '^unknown subject=O=crlcache tests,CN=Prov Test Int .*not counted in the exit status'
+}
+chk rev_ec 1
+STATE=$W/state
 
 # The handshake does not depend on what the system configuration selects:
 # one that leaves the default library context no algorithms (fips=yes, no

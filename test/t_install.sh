@@ -98,6 +98,9 @@ assert_grep '^[0-9]+ \* \* \* \*[[:space:]]+crlcache[[:space:]].*/usr/bin/crlcac
 assert_not_grep '@[A-Z]+@' "$U/crlcache-update.service"
 assert_not_grep '@[A-Z]+@' "$U/crlcache-update.timer"
 assert_not_grep '@[A-Z]+@' "$C"
+# the substitution touches the command only: the comments are the source's
+diff <(grep '^#' "$TOP/cron/crlcache") <(grep '^#' "$C") >"$W/diff" ||
+    { cat "$W/diff" >&2; fail "the installed cron file's comments differ from cron/crlcache"; }
 # cron runs the line with /bin/sh, where % would end the command
 grep -v '^#' "$C" | grep -q '%' && fail "cron file uses %, which cron turns into newlines"
 case_ok "units and cron file"

@@ -4,7 +4,8 @@
 # nextUpdate, no faked clock) and status then exits 1.  Before the first
 # update it says what to run; a failing source is exit 2, not 0; the text
 # starts with a summary line, which says when a user who may not read the
-# working index is shown no sources, directory or coverage.
+# working index is shown no sources, directory or coverage; that user is
+# given the same verdict and exit status as root.
 . "$(dirname "$0")/lib.sh"
 need_crlcache
 httpd_start
@@ -42,17 +43,23 @@ assert src[base + "/missing.crl"]["http_status"] == 404 and src[base + "/missing
 assert src[base + "/int.crl"]["error"] is None and src[base + "/int.crl"]["last_success"] > 0, src
 PY
 
-# a user who may not read the working index is told what is left out
+# a user who may not read the working index is told what is left out, and
+# the same verdict as root: the last run's, exit 2 (one host, one verdict)
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null && id nobody >/dev/null 2>&1; then
     d=$W
     while case $d in "${TMPDIR:-/tmp}"/?*) true ;; *) false ;; esac; do
         chmod o+x "$d"; d=$(dirname "$d")
     done
     setpriv --reuid=nobody --regid=nogroup --clear-groups \
-        "$CRLCACHE" --state-dir "$STATE" -c "$CONF" status >"$W/nob.txt" 2>"$W/nob.err"
-    head -n 1 "$W/nob.txt" | grep -q '^summary ok: 1 of 1 CRLs fresh; sources, directory and coverage not shown: only root and the state directory.s owner may read them$' &&
+        "$CRLCACHE" --state-dir "$STATE" -c "$CONF" status >"$W/nob.txt" 2>"$W/nob.err"; rc=$?
+    head -n 1 "$W/nob.txt" | grep -q '^summary sources failing: 1 of 1 CRLs fresh, 1 of 2 sources ok, directory ok (the last run.s verdict); sources, directory and coverage not shown: only root and the state directory.s owner may read them$' &&
         case_ok "non-root: summary says what is not shown" ||
-        { cat "$W/nob.txt" "$W/nob.err" >&2; case_fail "non-root summary" "no word of what is left out"; }
+        { cat "$W/nob.txt" "$W/nob.err" >&2; case_fail "non-root summary" "not root's verdict, or no word of what is left out"; }
+    [ "$rc" = 2 ] && case_ok "non-root: exit 2, as root's" || case_fail "non-root exit" "exit $rc, root's is 2"
+    setpriv --reuid=nobody --regid=nogroup --clear-groups \
+        "$CRLCACHE" --state-dir "$STATE" -c "$CONF" status --json >"$W/nob.json" 2>/dev/null
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["failing"] is True and d["sources_readable"] is False, d' \
+        "$W/nob.json" && case_ok "non-root JSON: failing" || case_fail "non-root json" "$(cat "$W/nob.json")"
 else
     note "not root or no setpriv/nobody: the non-root summary is not checked"
 fi

@@ -6,18 +6,8 @@
 # in its summary line and its Prometheus file.  With the ccadb_* lines
 # commented out, as README and crlcache.conf say, update exits 0.
 . "$(dirname "$0")/lib.sh"
-need_crlcache
-httpd_start
-std_pki
-rev1_crl
-serve "$W/int.crl" int.crl
-SHIPPED=$TESTDIR/../etc/crlcache.conf
-grep -q '^ccadb_records = https://ccadb' "$SHIPPED" || fail "the shipped crlcache.conf names no CCADB report"
-# the CCADB's host, unreachable: a closed port of loopback
-NOROUTE=http://127.0.0.1:$(closed_port)
-{ sed "s|https://ccadb[.a-z-]*/|$NOROUTE/|" "$SHIPPED"
-  printf '%s\n' "url = $BASE_URL/int.crl" "anchor = $PKI/root/cert.pem" \
-      "untrusted = $PKI/int/cert.pem"; } >"$CONF"
+noroute_setup
+noroute_conf
 
 cc update >"$W/u.out" 2>"$W/u.err"; rc=$?
 [ "$rc" = 3 ] && case_ok "update: exit 3" || { cat "$W/u.err" >&2; case_fail "update: exit 3" "exit $rc"; }
