@@ -11,7 +11,9 @@
 # when present, copied at test time).  A crash, a sanitizer report or a
 # leak fails.  And the index reader, lib/index.c and lib/indexpage.c, on
 # a top file, a page file and a scope file (seeds: an index the fetcher
-# published from those CRLs).
+# published from those CRLs).  And the CRLite filter reader, lib/clubcard.c
+# with lib/sct.c (seeds: filters of both encodings test/clubcard_build.py
+# builds, real certificates with embedded SCTs).
 . "$(dirname "$0")/lib.sh"
 CLANG=$(command -v clang || ls /usr/bin/clang-[0-9]* 2>/dev/null | head -n1)
 [ -n "$CLANG" ] || skip "clang not installed (libFuzzer comes with it)"
@@ -57,6 +59,7 @@ INGEST=("$src/fetcher/ingest.c" "$src/fetcher/crl.c" "${STORE[@]}" "$src/fetcher
     "$src/fetcher/publish.c" "$src/fetcher/pubkeep.c" "$src/lib/indexwrite.c")
 build fuzz_crl "$src/test/fuzz/fuzz_crl.c" "${INGEST[@]}" "${LIB[@]}"
 build fuzz_index "$src/test/fuzz/fuzz_index.c" "${LIB[@]}"
+build fuzz_clubcard "$src/test/fuzz/fuzz_clubcard.c" "$src/lib/clubcard.c" "$src/lib/sct.c" "${LIB[@]}"
 
 mkdir -p "$W/certs" "$W/csv" "$W/crls"
 BASE_URL=http://127.0.0.1:9
@@ -125,3 +128,7 @@ for p in pages:
 PY
 [ "$(ls "$W/index" | wc -l)" -ge 3 ] || fail "index seed corpus too small"
 FUZZ_INDEX_DIR=$W run fuzz_index "$W/index" 65536
+python3 "$src/test/clubcard_build.py" suite "$W/clubcard-build" || fail "clubcard_build.py suite"
+mkdir -p "$W/clubcard"
+cp "$W/clubcard-build"/*.v3 "$W/clubcard-build"/*.v4 "$src"/test/data/crlite/sites/*.der "$W/clubcard/"
+run fuzz_clubcard "$W/clubcard" 8192
