@@ -19,6 +19,7 @@
 #include <crlcache/index.h>
 #include <crlcache/reasons.h>
 
+#include "crlite.h"
 #include "fetcher.h"
 
 enum out_format { OUT_TEXT, OUT_JSON, OUT_PROM };
@@ -564,6 +565,63 @@ print_directory(FILE *out, enum out_format fmt, const char *state_dir)
 	return failing;
 }
 
+/*
+ * The CRLite set in force (DESIGN 4a), when one was ever installed or
+ * fetched: its filters, enrolled issuers, how fresh (the newest SCT time
+ * its filters cover) and what its source's last run fetched.
+ */
+static void
+print_crlite(FILE *out, enum out_format fmt, const char *state_dir,
+    int64_t now)
+{
+	struct crlite_info ci;
+	struct crlite_tally tl;
+	const char *src;
+	char nt[32], it[32];
+	int64_t newest;
+	int have, tallied;
+
+	have = crlite_info(state_dir, &ci) == 0;
+	src = crlite_source_name(have ? ci.set.source :
+	    CRLC_CRLITE_SRC_REMOTE_SETTINGS);
+	tallied = crlite_tally_read(state_dir, have ? ci.set.source :
+	    CRLC_CRLITE_SRC_REMOTE_SETTINGS, &tl) == 0;
+	if (!have && !tallied)
+		return;
+	newest = (int64_t)(ci.set.newest / 1000);
+	format_time(newest, nt, sizeof(nt));
+	format_time(ci.set.installed, it, sizeof(it));
+	if (fmt == OUT_TEXT) {
+		fprintf(out, "crlite source=%s filters=%zu issuers=%zu", src,
+		    ci.set.n, ci.issuers);
+		if (have)
+			fprintf(out, " newest=%s age=%llds installed=%s "
+			    "in_use=%s", nt, (long long)(now - newest), it,
+			    ci.usable ? "yes" : "no");
+		if (have && !ci.usable)
+			fprintf(out, " why=\"%s\"", ci.why);
+		fprintf(out, " fetched_last_run=%llu fetched_total=%llu\n",
+		    (unsigned long long)tl.bytes, (unsigned long long)tl.total);
+	} else if (fmt == OUT_JSON) {
+		fprintf(out, ",\n  \"crlite\": {\"source\": \"%s\", "
+		    "\"filters\": %zu, \"issuers\": %zu, \"newest\": %lld, "
+		    "\"age_seconds\": %lld, \"installed\": %lld, \"in_use\": "
+		    "%s, \"fetched_last_run\": %llu, \"fetched_total\": %llu}",
+		    src, ci.set.n, ci.issuers, have ? (long long)newest : 0,
+		    have ? (long long)(now - newest) : 0,
+		    (long long)ci.set.installed, have && ci.usable ? "true" :
+		    "false", (unsigned long long)tl.bytes,
+		    (unsigned long long)tl.total);
+	} else
+		fprintf(out, "crlcache_crlite_filters %zu\n"
+		    "crlcache_crlite_issuers %zu\n"
+		    "crlcache_crlite_newest_timestamp_seconds %lld\n"
+		    "crlcache_crlite_in_use %d\n"
+		    "crlcache_crlite_fetched_bytes{source=\"%s\"} %llu\n",
+		    ci.set.n, ci.issuers, have ? (long long)newest : 0,
+		    have && ci.usable, src, (unsigned long long)tl.bytes);
+}
+
 static int
 print_status(FILE *out, enum out_format fmt, const char *path,
     struct crlc_index *idx, const char *state_dir, int64_t now, int64_t grace,
@@ -618,6 +676,7 @@ print_status(FILE *out, enum out_format fmt, const char *path,
 	if (fmt == OUT_JSON)
 		fputs("\n  ]", out);
 	dir_failing = print_directory(out, fmt, state_dir);
+	print_crlite(out, fmt, state_dir, w.now);
 	print_coverage(&w, idx, state_dir);
 	if (fmt == OUT_JSON)
 		fprintf(out, ",\n  \"sources_readable\": %s,\n  \"stale\": %s,\n"

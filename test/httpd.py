@@ -27,6 +27,8 @@ Failure injection by path prefix:
     /redirect/N/rest      302 to /redirect/N-1/rest ... /redirect/0/rest -> /rest
     /redirect-to/HOST:PORT/rest
                           302 to http://HOST:PORT/rest (HOST: a 127.x address)
+A path ending in "/" serves the file "index" of that directory (an API's
+root document, such as Remote Settings' /v1/).
 --bind ADDR listens on another loopback address (127.0.0.0/8 only).
 --delay SECONDS holds every answer that long after its request arrived, as
 a network round trip would (benchmarks at Internet latency): each
@@ -107,6 +109,8 @@ class Handler(BaseHTTPRequestHandler):
 
     def _fs_path(self, urlpath):
         rel = urlpath.split("?", 1)[0].lstrip("/")
+        if rel.endswith("/"):
+            rel += "index"
         full = os.path.realpath(os.path.join(self.server.root, rel))
         if not (full == self.server.root or full.startswith(self.server.root + os.sep)):
             return None
