@@ -304,7 +304,8 @@ verify(struct rs_run *run)
 	if (json_int(j, json_get(j, 0, "timestamp"), &timestamp) == -1 ||
 	    timestamp < 0)
 		return rs_fail(run, "changeset: no timestamp");
-	if (member_text(j, sig, "x5u", x5u, RS_URL_MAX) == -1 ||
+	if (meta == 0 || sig == 0 ||
+	    member_text(j, sig, "x5u", x5u, RS_URL_MAX) == -1 ||
 	    !url_usable(x5u, strlen(x5u)) ||
 	    member_text(j, sig, "signature", value, sizeof(value) - 1) == -1)
 		return rs_fail(run, "changeset: unsigned (no metadata."
@@ -409,8 +410,10 @@ attachment_base(struct rs_run *run, char *out, size_t outlen)
 		fetch_free(&f);
 		return -1;
 	}
-	caps = json_get(&j, json_get(&j, 0, "capabilities"), "attachments");
-	if (member_text(&j, caps, "base_url", out, outlen - 2) == -1 ||
+	caps = json_get(&j, 0, "capabilities");
+	caps = caps != 0 ? json_get(&j, caps, "attachments") : 0;
+	if (caps == 0 ||
+	    member_text(&j, caps, "base_url", out, outlen - 2) == -1 ||
 	    !url_usable(out, strlen(out)))
 		rs_fail(run, "%s: no capabilities.attachments.base_url", url);
 	else {
@@ -533,7 +536,7 @@ settle_changeset(struct rs_run *run, const struct fetch *f,
 	set.installed = (int64_t)time(NULL);
 	if (gather(run, &set) == -1)
 		goto done;
-	if (have && same_set(&set, cur)) {
+	if (have && run->fetched == 0 && same_set(&set, cur)) {
 		ret = 0;
 		goto done;
 	}
@@ -580,6 +583,27 @@ record_source(struct rs_run *run, struct store *s, struct fetch *f, int ok)
 	source_rec_free(&rec);
 }
 
+/*
+ * Is every filter of the set in force on disk as it names it?  If not,
+ * the changeset is asked for whole, and the missing filters downloaded.
+ */
+static int
+set_on_disk(const char *state_dir, const struct crlite_set *cur)
+{
+	uint8_t *body;
+	size_t i;
+
+	for (i = 0; i < cur->n; i++) {
+		if (crlite_file_read(state_dir, &cur->f[i], &body) == -1) {
+			logx(0, "crlite: filter %zu of the set in force is "
+			    "missing or damaged; fetched again", i);
+			return 0;
+		}
+		free(body);
+	}
+	return 1;
+}
+
 int
 crlite_update(const char *state_dir, const struct conf *conf,
     struct store *s, char *what, size_t whatlen)
@@ -603,7 +627,8 @@ crlite_update(const char *state_dir, const struct conf *conf,
 	    run.server, RS_CHANGESET_PATH);
 	if ((have = crlite_set_read(state_dir, &cur, why, sizeof(why))) == -1)
 		logx(0, "crlite: %s; a new set is fetched", why);
-	have = have == 0 && cur.source == CRLC_CRLITE_SRC_REMOTE_SETTINGS;
+	have = have == 0 && cur.source == CRLC_CRLITE_SRC_REMOTE_SETTINGS &&
+	    set_on_disk(state_dir, &cur);
 	/* Ask conditionally only when what it gave last time is installed. */
 	if (store_get_source(s, run.changeset_url, &rec) == 0 && have) {
 		f.etag = rec.etag;

@@ -360,42 +360,46 @@ closed:
 	return type == JSON_OBJECT ? unique_keys(ps, (size_t)i) : 0;
 }
 
+/* The three literal names (RFC 8259 3), by their first byte. */
+static const struct literal {
+	char		 first;
+	const char	*word;
+	enum json_type	 type;
+} literals[] = {
+	{ 't', "true", JSON_TRUE },
+	{ 'f', "false", JSON_FALSE },
+	{ 'n', "null", JSON_NULL },
+};
+
 static int
 parse_value(struct parser *ps, int depth)
 {
+	size_t before = ps->j->n, k;
 	long i;
-	size_t before = ps->j->n;
+	int r = -1;
 
 	skip_ws(ps);
 	if (ps->p >= ps->end)
 		return fail(ps, "unexpected end");
-	switch (*ps->p) {
-	case '{':
-		return parse_container(ps, depth, JSON_OBJECT);
-	case '[':
-		return parse_container(ps, depth, JSON_ARRAY);
-	case '"':
-		if (parse_string(ps, &i) == -1)
-			return -1;
-		break;
-	case 't':
-		if (parse_literal(ps, "true", JSON_TRUE) == -1)
-			return -1;
-		break;
-	case 'f':
-		if (parse_literal(ps, "false", JSON_FALSE) == -1)
-			return -1;
-		break;
-	case 'n':
-		if (parse_literal(ps, "null", JSON_NULL) == -1)
-			return -1;
-		break;
-	default:
-		if (*ps->p != '-' && (*ps->p < '0' || *ps->p > '9'))
+	if (*ps->p == '{' || *ps->p == '[')
+		return parse_container(ps, depth, *ps->p == '{' ? JSON_OBJECT :
+		    JSON_ARRAY);
+	if (*ps->p == '"')
+		r = parse_string(ps, &i);
+	else if (*ps->p == '-' || (*ps->p >= '0' && *ps->p <= '9'))
+		r = parse_number(ps);
+	else {
+		const struct literal *l = NULL;
+
+		for (k = 0; k < sizeof(literals) / sizeof(literals[0]); k++)
+			if (*ps->p == literals[k].first)
+				l = &literals[k];
+		if (l == NULL)
 			return fail(ps, "unexpected character");
-		if (parse_number(ps) == -1)
-			return -1;
+		r = parse_literal(ps, l->word, l->type);
 	}
+	if (r == -1)
+		return -1;
 	ps->j->v[before].end = (uint32_t)ps->j->n;
 	return 0;
 }

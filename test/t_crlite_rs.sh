@@ -172,6 +172,14 @@ tail -n +$((n0 + 1)) "$HTTPD_LOG" | grep -Eq 'changeset\?_expected=0 200.*inm=-.
     fail "after a failure the changeset was asked conditionally"
 assert_grep 'crlite: 4 filters installed \(1 fetched' "$W/last.err"
 expect_set "$W/full1.filter" "$W/delta1.filter" "$W/delta2.filter" "$W/delta3.filter"
+case_ok "a third delta added"
+# a filter of the set lost on disk: asked whole, downloaded again
+rm "$STATE/crlite/$(sha "$W/delta1.filter").filter"
+assert_exit 0 cc update
+assert_grep 'filter 1 of the set in force is missing or damaged' "$W/last.err"
+assert_grep 'crlite: 4 filters installed \(1 fetched' "$W/last.err"
+expect_set "$W/full1.filter" "$W/delta1.filter" "$W/delta2.filter" "$W/delta3.filter"
+case_ok "a lost filter fetched again"
 publish "${BASE3[@]}" "$D3" F2="$W/full2.filter" D21="$W/delta21.filter:F2"
 assert_exit 0 cc update
 assert_grep 'crlite: 2 filters installed \(2 fetched' "$W/last.err"
