@@ -75,6 +75,8 @@
 #define RS_ID_MAX		64
 #define RS_LOCATION_MAX		512
 #define RS_URL_MAX		1024
+/* Signatures of one changeset: one per key while a key is rotated. */
+#define RS_MAX_SIGNATURES	8
 
 struct rs_record {
 	size_t		 val;		/* the record in the changeset */
@@ -286,48 +288,76 @@ signed_bytes(struct rs_run *run, int64_t timestamp, char **buf,
 	return json_canonical_put(buf, len, &cap, tail) == -1 || n < 0 ? -1 : 0;
 }
 
-/* Step 2: the content signature over the changeset. */
+/* One signature object {"x5u", "signature"} over data[0..len): 0 or -1. */
+static int
+verify_one(struct rs_run *run, size_t sig, const char *data, size_t len)
+{
+	const struct json *j = &run->cs;
+	char x5u[RS_URL_MAX + 1], value[512];
+	struct contentsig cs;
+	struct fetch f;
+	int ret = -1;
+
+	if (member_text(j, sig, "x5u", x5u, RS_URL_MAX) == -1 ||
+	    !url_usable(x5u, strlen(x5u)) ||
+	    member_text(j, sig, "signature", value, sizeof(value) - 1) == -1)
+		return rs_fail(run, "changeset: a signature without an x5u URL "
+		    "or a value");
+	memset(&f, 0, sizeof(f));
+	if (get(run, &f, x5u, 1, 0, CONTENTSIG_MAX_CHAIN) == 0) {
+		memset(&cs, 0, sizeof(cs));
+		cs.signature = value;
+		cs.chain = f.body;
+		cs.chainlen = f.len;
+		cs.signer = RS_SIGNER;
+		memcpy(cs.root, run->conf->crlite_root, CRLC_HASH_LEN);
+		cs.now = (int64_t)time(NULL);
+		ret = contentsig_verify(&cs, (const uint8_t *)data, len,
+		    run->err, sizeof(run->err));
+	}
+	fetch_free(&f);
+	return ret;
+}
+
+/*
+ * Step 2: the content signature over the changeset.  The server lists
+ * its signatures in metadata.signatures (one per signing key while Mozilla
+ * rotates one) and the first again as metadata.signature for older
+ * clients (mozilla/remote-settings, signer/updater.py): one that verifies
+ * is enough.
+ */
 static int
 verify(struct rs_run *run)
 {
 	const struct json *j = &run->cs;
-	size_t meta = json_get(j, 0, "metadata");
-	size_t sig = json_get(j, meta, "signature");
-	char x5u[RS_URL_MAX + 1], value[512], *data = NULL;
-	struct contentsig cs;
-	struct fetch f;
+	size_t meta = json_get(j, 0, "metadata"), list, sig, m;
 	int64_t timestamp;
+	char *data = NULL;
 	size_t len;
 	int ret = -1;
 
-	memset(&f, 0, sizeof(f));
 	if (json_int(j, json_get(j, 0, "timestamp"), &timestamp) == -1 ||
 	    timestamp < 0)
 		return rs_fail(run, "changeset: no timestamp");
-	if (meta == 0 || sig == 0 ||
-	    member_text(j, sig, "x5u", x5u, RS_URL_MAX) == -1 ||
-	    !url_usable(x5u, strlen(x5u)) ||
-	    member_text(j, sig, "signature", value, sizeof(value) - 1) == -1)
+	list = meta != 0 ? json_get(j, meta, "signatures") : 0;
+	sig = meta != 0 ? json_get(j, meta, "signature") : 0;
+	if (list != 0 && (j->v[list].type != JSON_ARRAY || j->v[list].n == 0 ||
+	    j->v[list].n > RS_MAX_SIGNATURES))
+		return rs_fail(run, "changeset: metadata.signatures is not a "
+		    "list of 1 to %d", RS_MAX_SIGNATURES);
+	if (list == 0 && sig == 0)
 		return rs_fail(run, "changeset: unsigned (no metadata."
-		    "signature with an x5u URL and a signature)");
+		    "signature)");
 	if (signed_bytes(run, timestamp, &data, &len) == -1) {
 		free(data);
 		return run->err[0] != '\0' ? -1 : rs_fail(run, "out of memory");
 	}
-	if (get(run, &f, x5u, 1, 0, CONTENTSIG_MAX_CHAIN) == -1)
-		goto done;
-	memset(&cs, 0, sizeof(cs));
-	cs.signature = value;
-	cs.chain = f.body;
-	cs.chainlen = f.len;
-	cs.signer = RS_SIGNER;
-	memcpy(cs.root, run->conf->crlite_root, CRLC_HASH_LEN);
-	cs.now = (int64_t)time(NULL);
-	if (contentsig_verify(&cs, (const uint8_t *)data, len, run->err,
-	    sizeof(run->err)) == 0)
-		ret = 0;
-done:
-	fetch_free(&f);
+	if (list == 0)
+		ret = verify_one(run, sig, data, len);
+	for (m = 0, sig = list != 0 ? json_first(j, list) : 0;
+	    list != 0 && m < j->v[list].n && ret == -1;
+	    m++, sig = json_next(j, sig))
+		ret = verify_one(run, sig, data, len);
 	free(data);
 	return ret;
 }

@@ -104,8 +104,9 @@ int	 json_int(const struct json *j, size_t i, int64_t *out);
  * CanonicalJSON (jsesc with json and lowercaseHex) and Mozilla's
  * canonicaljson-rs both write for such values.  A number with a fraction
  * or an exponent, -0, or an integer past JSON_MAX_SAFE_INT is refused
- * (-1): their forms differ between those two, and no record Mozilla
- * signs for CRLite holds one.  skip, when not NULL, is asked of each
+ * (-1): their forms differ between those two, and Mozilla's server
+ * refuses floats in signed collections for that reason
+ * (mozilla/remote-settings, signer/listeners.py prevent_float_value).  skip, when not NULL, is asked of each
  * member of value i itself (not of nested objects): 1 leaves it out.
  */
 int	 json_canonical(const struct json *j, size_t i,

@@ -25,6 +25,10 @@ serializer must arrive at the same bytes.
 
 Options, each spoiling one thing for a test:
   --forge              one bit of the signature flipped
+  --rotating           metadata.signatures lists a bad signature first, then
+                       the good one (as while Mozilla rotates its key);
+                       metadata.signature is the first, as the server writes
+  --no-signature       neither metadata.signature nor metadata.signatures
   --unsigned ID=FILE   a record added after signing
   --wrong-hash ID      that record's signed SHA-256 is not its file's
   --truncate ID        its attachment served one byte short
@@ -100,12 +104,13 @@ def main(argv):
         return 2
     out, base, keyfile, chain, ts = argv[1:6]
     ts = int(ts)
-    opts = {"--forge": False, "--unsigned": [], "--wrong-hash": [],
+    opts = {"--forge": False, "--rotating": False, "--no-signature": False,
+            "--unsigned": [], "--wrong-hash": [],
             "--truncate": [], "--compat": []}
     specs = []
     args = iter(argv[6:])
     for a in args:
-        if a == "--forge":
+        if a in ("--forge", "--rotating", "--no-signature"):
             opts[a] = True
         elif a in opts:
             opts[a].append(next(args))
@@ -124,10 +129,14 @@ def main(argv):
         records.append(record(rid, path, parent, "compat", ts, False))
         files.append((rid, path))
     signature = sign(key, records, ts)
+    raw = bytearray(base64.urlsafe_b64decode(signature + "=="))
+    raw[10] ^= 1
+    forged = base64.urlsafe_b64encode(bytes(raw)).decode().rstrip("=")
+    signatures = [signature]
     if opts["--forge"]:
-        raw = bytearray(base64.urlsafe_b64decode(signature + "=="))
-        raw[10] ^= 1
-        signature = base64.urlsafe_b64encode(bytes(raw)).decode().rstrip("=")
+        signatures = [forged]
+    elif opts["--rotating"]:
+        signatures = [forged, signature]
     for u in opts["--unsigned"]:
         rid, path, parent = spec(u)
         records.append(record(rid, path, parent, "default", ts, False))
@@ -136,15 +145,17 @@ def main(argv):
         "metadata": {
             "bucket": "security-state",
             "id": "cert-revocations",
-            "signature": {
-                "x5u": base + "/chains/onecrl.pem",
-                "signature": signature,
-                "mode": "p384ecdsa",
-            },
+            # the server's form (mozilla/remote-settings signer/updater.py)
+            "signatures": [{"x5u": base + "/chains/onecrl.pem",
+                            "signature": v, "mode": "p384ecdsa"}
+                           for v in signatures],
         },
         "changes": records,
         "timestamp": ts,
     }
+    changeset["metadata"]["signature"] = changeset["metadata"]["signatures"][0]
+    if opts["--no-signature"]:
+        del changeset["metadata"]["signature"], changeset["metadata"]["signatures"]
     for d in ("v1", os.path.dirname(CHANGESET), "chains", "attachments/crlite"):
         os.makedirs(os.path.join(out, d), exist_ok=True)
     root = {"project_name": "Remote Settings PROD",

@@ -7,9 +7,12 @@
 # whose root the configuration pins.  update installs the three filters
 # and STATE/crlite/set names them; a second update asks conditionally and
 # downloads nothing; a forged signature, a wrong attachment hash, a delta
-# whose parent is missing, a truncated attachment and a record the
-# signature does not cover each leave the set in force, say why and exit
-# 1; a new full filter supersedes the old set, whose files are removed.
+# whose parent is missing, a truncated attachment, a record the signature
+# does not cover, no signature, a chain to another root, an end-entity
+# without the code signing usage or for another signer each leave the set
+# in force, say why and exit 1; a bad signature listed before a good one
+# is passed over; a filter lost on disk is fetched again; a new full
+# filter supersedes the old set, whose files are removed.
 . "$(dirname "$0")/lib.sh"
 need_crlcache
 python3 -c 'import cryptography' 2>/dev/null || skip "python3-cryptography not installed"
@@ -147,6 +150,7 @@ spoilt() {      # spoilt NAME MESSAGE-RE OPTIONS...
 }
 D3=D3="$W/delta3.filter:D2"
 spoilt forged 'content signature: does not verify' "${BASE3[@]}" "$D3" --forge
+spoilt unsigned 'changeset: unsigned' "${BASE3[@]}" "$D3" --no-signature
 spoilt wrong-hash "record D3: the attachment's SHA-256 is not the signed one" \
     "${BASE3[@]}" "$D3" --wrong-hash D3
 spoilt missing-parent "delta D3's parent D9 is not in the collection" \
@@ -165,7 +169,8 @@ assert_grep 'changeset\?_expected=0 failing .*error=content signature: the certi
 
 # 4. a third delta, then a new full filter supersedes: old files removed.
 #    The failures forgot the validators: the changeset is asked whole.
-publish "${BASE3[@]}" "$D3"
+#    A bad signature listed before the good one (a key rotating) is fine.
+publish "${BASE3[@]}" "$D3" --rotating
 n0=$(wc -l <"$HTTPD_LOG")
 assert_exit 0 cc update
 tail -n +$((n0 + 1)) "$HTTPD_LOG" | grep -Eq 'changeset\?_expected=0 200.*inm=-.*ims=-' ||
