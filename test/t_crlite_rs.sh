@@ -120,6 +120,10 @@ assert_grep '^crlite source=remote-settings filters=3 issuers=1 .*in_use=yes' "$
 assert_exit 0 cc status --json
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); c=d["crlite"]; assert c["filters"]==3 and c["in_use"] and c["fetched_total"]>0, c' "$W/last.out" ||
     fail "status --json: crlite"
+assert_exit 0 cc status --prometheus "$W/prom"
+grep -qx 'crlcache_crlite_filters 3' "$W/prom" && grep -qx 'crlcache_crlite_in_use 1' "$W/prom" &&
+    grep -Eqx 'crlcache_crlite_fetched_bytes\{source="remote-settings"\} [1-9][0-9]*' "$W/prom" ||
+    { cat "$W/prom"; fail "status --prometheus: crlite"; }
 case_ok "full filter and two deltas installed"
 
 # 2. nothing new: one conditional request, answered 304, nothing downloaded
