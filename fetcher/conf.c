@@ -58,6 +58,7 @@ conf_free(struct conf *c)
 	strlist_free(&c->untrusted);
 	free(c->mirror);
 	free(c->crlite);
+	free(c->crlite_mirror);
 }
 
 static char *
@@ -251,6 +252,26 @@ conf_line(struct conf *c, const char *path, size_t lineno, char *line)
 		while (strlen(val) > 8 && val[strlen(val) - 1] == '/')
 			val[strlen(val) - 1] = '\0';
 		return conf_url(path, lineno, key, val, &c->crlite);
+	}
+	if (strcmp(key, "crlite_mirror") == 0) {
+		/* Unsigned: only HTTPS vouches for it (crlite_mirror.c). */
+		if (strncmp(val, "https://", 8) != 0) {
+			logx(0, "%s:%zu: %s: expected an https:// URL", path,
+			    lineno, key);
+			return -1;
+		}
+		if (conf_url(path, lineno, key, val, &c->crlite_mirror) == -1)
+			return -1;
+		/* Its files are under it: one '/' ends it. */
+		if (c->crlite_mirror[strlen(c->crlite_mirror) - 1] != '/') {
+			char *slashed;
+
+			if (asprintf(&slashed, "%s/", c->crlite_mirror) == -1)
+				return -1;
+			free(c->crlite_mirror);
+			c->crlite_mirror = slashed;
+		}
+		return 0;
 	}
 	if (strcmp(key, "crlite_root") == 0)
 		return conf_fingerprint(path, lineno, key, val, c->crlite_root);

@@ -102,6 +102,9 @@ struct conf {
 					   (no trailing '/'); NULL: none */
 	uint8_t		crlite_root[CRLC_HASH_LEN];	/* crlite_root = :
 					   SHA-256 of the content-signing root */
+	char		*crlite_mirror;	/* crlite_mirror = : an upki mirror,
+					   https, ending in '/'; used instead
+					   of crlite when set */
 	struct strlist	cas;		/* ca = : their CRL DPs are fetched */
 	struct strlist	anchors;	/* anchor = : default system store */
 	struct strlist	untrusted;	/* untrusted = */

@@ -35,6 +35,7 @@ a network round trip would (benchmarks at Internet latency): each
 connection has its own thread, so delays overlap and do not serialise;
 connections are kept alive across requests (HTTP/1.1, RFC 9112 9.3).
 --connections FILE gets a line per connection accepted.
+--tls-cert CERT --tls-key KEY: HTTPS with that certificate (PEM).
 Content coding (RFC 9110 8.4): if ROOT/<path>.gz exists and the request's
 Accept-Encoding names gzip, its bytes are the body, sent as they are with
 Content-Encoding: gzip (a test may plant any gzip stream there, a bomb
@@ -51,6 +52,7 @@ import base64
 import email.utils
 import os
 import socket
+import ssl
 import sys
 import threading
 import time
@@ -299,6 +301,15 @@ class Server(ThreadingHTTPServer):
     request_queue_size = 128
     delay = 0.0
     connections = None
+    tls = None          # an ssl.SSLContext: HTTPS (--tls-cert, --tls-key)
+
+    def get_request(self):
+        sock, addr = super().get_request()
+        if self.tls is not None:
+            # the handshake happens in the request's thread, on first read
+            sock = self.tls.wrap_socket(sock, server_side=True,
+                                        do_handshake_on_connect=False)
+        return sock, addr
 
     def process_request(self, request, client_address):
         if self.connections is not None:
@@ -335,6 +346,8 @@ def main():
     ap.add_argument("--bind", default="127.0.0.1")
     ap.add_argument("--delay", type=float, default=0.0)
     ap.add_argument("--connections", default=None)
+    ap.add_argument("--tls-cert", default=None)
+    ap.add_argument("--tls-key", default=None)
     a = ap.parse_args()
     if not a.bind.startswith("127."):
         ap.error("--bind: loopback (127.0.0.0/8) only")
@@ -343,6 +356,9 @@ def main():
     srv.max_age = a.max_age
     srv.delay = a.delay
     srv.connections = a.connections
+    if a.tls_cert:
+        srv.tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        srv.tls.load_cert_chain(a.tls_cert, a.tls_key)
     return run(srv, a.port_file, a.log)
 
 

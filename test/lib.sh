@@ -759,6 +759,14 @@ hint() {
     echo "$sum"
 }
 # requests the test HTTP server logged for PATH (0 when none)
+# only_request LOG BEFORE PATTERN: LOG gained exactly one request after its
+# first BEFORE lines, and it matches PATTERN (extended regex)
+only_request() {
+    local new
+    new=$(tail -n +$(( $2 + 1 )) "$1")
+    [ "$(printf '%s\n' "$new" | grep -c .)" = 1 ] && printf '%s\n' "$new" | grep -Eq "$3" ||
+        { printf '%s\n' "$new" >&2; fail "expected one request matching $3"; }
+}
 requests_for() { grep -c -- "$1" "$HTTPD_LOG" 2>/dev/null || true; }
 
 # ---------------------------------------------------------------- CCADB reports
