@@ -59,6 +59,7 @@ conf_free(struct conf *c)
 	free(c->mirror);
 	free(c->crlite);
 	free(c->crlite_mirror);
+	free(c->crlite_upki_dir);
 }
 
 static char *
@@ -170,6 +171,21 @@ conf_url(const char *path, size_t lineno, const char *key, const char *val,
 	return 0;
 }
 
+/* A base its files' names are appended to: *s made to end in one '/'. */
+static int
+slash_ended(char **s)
+{
+	char *slashed;
+
+	if ((*s)[strlen(*s) - 1] == '/')
+		return 0;
+	if (asprintf(&slashed, "%s/", *s) == -1)
+		return -1;
+	free(*s);
+	*s = slashed;
+	return 0;
+}
+
 /* A SHA-256 fingerprint: 64 hex digits, pairs maybe parted by ':'. */
 static int
 conf_fingerprint(const char *path, size_t lineno, const char *key,
@@ -262,16 +278,18 @@ conf_line(struct conf *c, const char *path, size_t lineno, char *line)
 		}
 		if (conf_url(path, lineno, key, val, &c->crlite_mirror) == -1)
 			return -1;
-		/* Its files are under it: one '/' ends it. */
-		if (c->crlite_mirror[strlen(c->crlite_mirror) - 1] != '/') {
-			char *slashed;
-
-			if (asprintf(&slashed, "%s/", c->crlite_mirror) == -1)
-				return -1;
-			free(c->crlite_mirror);
-			c->crlite_mirror = slashed;
+		return slash_ended(&c->crlite_mirror);
+	}
+	if (strcmp(key, "crlite_upki_dir") == 0) {
+		/* Its file names are appended: one '/' ends it. */
+		if (val[0] != '/' || strlen(val) > PATH_MAX - 64) {
+			logx(0, "%s:%zu: %s: expected an absolute path", path,
+			    lineno, key);
+			return -1;
 		}
-		return 0;
+		free(c->crlite_upki_dir);
+		c->crlite_upki_dir = xstrdup(val);
+		return slash_ended(&c->crlite_upki_dir);
 	}
 	if (strcmp(key, "crlite_root") == 0)
 		return conf_fingerprint(path, lineno, key, val, c->crlite_root);

@@ -64,6 +64,17 @@ crlite_get(struct crlite_run *run, struct fetch *f, const char *url,
 }
 
 int
+crlite_read_local(struct crlite_run *run, const char *path, size_t max,
+    uint8_t **body, size_t *len)
+{
+	char why[ERRLEN];
+
+	if (read_file(path, max, body, len, why, sizeof(why)) == -1)
+		return crlite_fail(run, "%s: %s", path, why);
+	return 0;
+}
+
+int
 crlite_path_ok(const char *s)
 {
 	return s[0] != '\0' && s[0] != '/' && strstr(s, "..") == NULL &&
@@ -96,7 +107,7 @@ check_filter(struct crlite_run *run, const struct crlite_want *w,
 	return 0;
 }
 
-/* Download filter w into *body, checked. */
+/* Download (or read, from a local source) filter w into *body, checked. */
 static int
 download(struct crlite_run *run, const char *base,
     const struct crlite_want *w, uint8_t **body,
@@ -108,8 +119,9 @@ download(struct crlite_run *run, const char *base,
 
 	memset(&f, 0, sizeof(f));
 	snprintf(url, sizeof(url), "%s%s", base, w->path);
-	if (crlite_get(run, &f, url, run->src->guarded, 0,
-	    CRLC_CLUBCARD_MAX_LEN) == 0 &&
+	if ((run->src->local ? crlite_read_local(run, url,
+	    CRLC_CLUBCARD_MAX_LEN, &f.body, &f.len) : crlite_get(run, &f, url,
+	    run->src->guarded, 0, CRLC_CLUBCARD_MAX_LEN)) == 0 &&
 	    check_filter(run, w, f.body, f.len, info) == 0) {
 		*body = f.body;
 		f.body = NULL;
@@ -118,6 +130,19 @@ download(struct crlite_run *run, const char *base,
 	}
 	fetch_free(&f);
 	return ret;
+}
+
+/* Where the wanted paths are: the source's base, or its index's directory. */
+static int
+base_of(struct crlite_run *run, char *out, size_t len)
+{
+	const char *slash = strrchr(run->index_url, '/');
+
+	if (run->src->base != NULL)
+		return run->src->base(run, out, len);
+	snprintf(out, len, "%.*s", (int)(slash - run->index_url + 1),
+	    run->index_url);
+	return 0;
 }
 
 /* Step 3: the wanted filters into set, from disk or downloaded. */
@@ -140,8 +165,8 @@ gather(struct crlite_run *run, struct crlite_set *set)
 				return -1;
 			free(cf->body);
 			cf->body = NULL;
-		} else if ((base[0] == '\0' &&
-		    run->src->base(run, base, sizeof(base)) == -1) ||
+		} else if ((base[0] == '\0' && base_of(run, base,
+		    sizeof(base)) == -1) ||
 		    download(run, base, &run->want[i], &cf->body, &info) == -1)
 			return -1;
 		if (info.newest > set->newest)
@@ -248,10 +273,15 @@ set_on_disk(const char *state_dir, const struct crlite_set *cur)
 	return 1;
 }
 
-/* The source the configuration names: an upki mirror before the server. */
+/*
+ * The source the configuration names: a local upki cache, else an upki
+ * mirror, else the Remote Settings server.
+ */
 static const struct crlite_source *
 configured(const struct conf *conf)
 {
+	if (conf->crlite_upki_dir != NULL)
+		return &crlite_upki_dir;
 	if (conf->crlite_mirror != NULL)
 		return &crlite_upki_mirror;
 	return conf->crlite != NULL ? &crlite_remote_settings : NULL;
@@ -285,7 +315,14 @@ crlite_update(const char *state_dir, const struct conf *conf,
 		f.etag = rec.etag;
 		f.last_modified = rec.last_modified;
 	}
-	if (crlite_get(&run, &f, run.index_url, 0, 1, run.src->index_max) == 0)
+	if (run.src->local) {
+		/* Read in place each run: nothing to ask conditionally. */
+		f.etag = f.last_modified = NULL;
+		if (crlite_read_local(&run, run.index_url, run.src->index_max,
+		    &f.body, &f.len) == 0)
+			r = settle(&run, &f, &cur, have);
+	} else if (crlite_get(&run, &f, run.index_url, 0, 1,
+	    run.src->index_max) == 0)
 		r = f.not_modified ? 0 : settle(&run, &f, &cur, have);
 	f.etag = f.last_modified = NULL;
 	source_rec_free(&rec);

@@ -105,14 +105,7 @@ mirror_plan(struct crlite_run *run, const uint8_t *body, size_t len)
 	return ret;
 }
 
-static int
-mirror_base(struct crlite_run *run, char *out, size_t len)
-{
-	snprintf(out, len, "%s", run->conf->crlite_mirror);
-	return 0;
-}
-
 const struct crlite_source crlite_upki_mirror = {
-	CRLC_CRLITE_SRC_MIRROR, MANIFEST_MAX, 0, "manifest",
-	mirror_index_url, mirror_plan, mirror_base,
+	CRLC_CRLITE_SRC_MIRROR, MANIFEST_MAX, 0, 0, "manifest",
+	mirror_index_url, mirror_plan, NULL,
 };

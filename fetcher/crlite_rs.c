@@ -433,6 +433,6 @@ rs_base(struct crlite_run *run, char *out, size_t outlen)
 }
 
 const struct crlite_source crlite_remote_settings = {
-	CRLC_CRLITE_SRC_REMOTE_SETTINGS, RS_CHANGESET_MAX, 1, "signed record",
+	CRLC_CRLITE_SRC_REMOTE_SETTINGS, RS_CHANGESET_MAX, 1, 0, "signed record",
 	rs_index_url, rs_plan, rs_base,
 };

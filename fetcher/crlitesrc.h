@@ -36,17 +36,23 @@ struct crlite_source {
 	size_t		 index_max;	/* bytes of its index document */
 	int		 guarded;	/* its files' URLs came from the network:
 					   public addresses only */
+	int		 local;		/* its index and files are read from a
+					   directory, not fetched */
 	const char	*says;		/* who vouches for sizes and hashes */
-	/* The index document's URL, from the configuration. */
+	/* The index document's URL (local: its path), from the configuration. */
 	void		(*index_url)(const struct conf *, char *, size_t);
 	/* Read the index document: run->want, or -1 with run->err. */
 	int		(*plan)(struct crlite_run *, const uint8_t *, size_t);
-	/* The URL the wanted paths are under (ends in '/'), or -1. */
+	/*
+	 * The URL the wanted paths are under (ends in '/'), or -1; NULL:
+	 * the index document's own directory.
+	 */
 	int		(*base)(struct crlite_run *, char *, size_t);
 };
 
 extern const struct crlite_source crlite_remote_settings;
 extern const struct crlite_source crlite_upki_mirror;
+extern const struct crlite_source crlite_upki_dir;
 
 struct crlite_run {
 	const char	*state_dir;
@@ -68,6 +74,9 @@ int	 crlite_fail(struct crlite_run *run, const char *fmt, ...)
  */
 int	 crlite_get(struct crlite_run *run, struct fetch *f, const char *url,
 	    int guarded, int decode, size_t max);
+/* A local source's file, whole, at most max bytes: 0, or -1 (run->err). */
+int	 crlite_read_local(struct crlite_run *run, const char *path,
+	    size_t max, uint8_t **body, size_t *len);
 /* A relative path of unreserved characters (RFC 3986 2.3) and '/'. */
 int	 crlite_path_ok(const char *s);
 

@@ -105,6 +105,9 @@ struct conf {
 	char		*crlite_mirror;	/* crlite_mirror = : an upki mirror,
 					   https, ending in '/'; used instead
 					   of crlite when set */
+	char		*crlite_upki_dir;	/* crlite_upki_dir = : a local
+					   upki cache, ending in '/'; used
+					   instead of the two above */
 	struct strlist	cas;		/* ca = : their CRL DPs are fetched */
 	struct strlist	anchors;	/* anchor = : default system store */
 	struct strlist	untrusted;	/* untrusted = */
