@@ -565,6 +565,27 @@ print_directory(FILE *out, enum out_format fmt, const char *state_dir)
 	return failing;
 }
 
+/* The tally of source kind, or (0) of the source that ran last. */
+static int
+crlite_last_tally(const char *state_dir, unsigned kind,
+    struct crlite_tally *tl)
+{
+	struct crlite_tally t;
+	unsigned k;
+	int found = -1;
+
+	memset(tl, 0, sizeof(*tl));
+	for (k = CRLC_CRLITE_SRC_REMOTE_SETTINGS; k <= CRLC_CRLITE_SRC_UPKI_DIR;
+	    k++)
+		if ((kind == 0 || k == kind) &&
+		    crlite_tally_read(state_dir, k, &t) == 0 &&
+		    (found == -1 || t.attempt > tl->attempt)) {
+			*tl = t;
+			found = 0;
+		}
+	return found;
+}
+
 /*
  * The CRLite set in force (DESIGN 4a), when one was ever installed or
  * fetched: its filters, enrolled issuers, how fresh (the newest SCT time
@@ -579,14 +600,14 @@ print_crlite(FILE *out, enum out_format fmt, const char *state_dir,
 	const char *src;
 	char nt[32], it[32];
 	int64_t newest;
-	int have, tallied;
+	int have, damaged, tallied, r;
 
-	have = crlite_info(state_dir, &ci) == 0;
-	src = crlite_source_name(have ? ci.set.source :
-	    CRLC_CRLITE_SRC_REMOTE_SETTINGS);
-	tallied = crlite_tally_read(state_dir, have ? ci.set.source :
-	    CRLC_CRLITE_SRC_REMOTE_SETTINGS, &tl) == 0;
-	if (!have && !tallied)
+	have = (r = crlite_info(state_dir, &ci)) == 0;
+	damaged = r == -1;	/* a set file that is not one: why says */
+	src = crlite_source_name(have ? ci.set.source : 0);
+	tallied = crlite_last_tally(state_dir, have ? ci.set.source : 0,
+	    &tl) == 0;
+	if (!have && !damaged && !tallied)
 		return;
 	newest = (int64_t)(ci.set.newest / 1000);
 	format_time(newest, nt, sizeof(nt));
@@ -598,7 +619,9 @@ print_crlite(FILE *out, enum out_format fmt, const char *state_dir,
 			fprintf(out, " newest=%s age=%llds installed=%s "
 			    "in_use=%s", nt, (long long)(now - newest), it,
 			    ci.usable ? "yes" : "no");
-		if (have && !ci.usable)
+		if (damaged)
+			fputs(" in_use=no", out);
+		if ((have && !ci.usable) || damaged)
 			fprintf(out, " why=\"%s\"", ci.why);
 		fprintf(out, " fetched_last_run=%llu fetched_total=%llu\n",
 		    (unsigned long long)tl.bytes, (unsigned long long)tl.total);
