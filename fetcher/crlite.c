@@ -189,6 +189,23 @@ same_set(const struct crlite_set *a, const struct crlite_set *b)
 	return 1;
 }
 
+/* Does the set listed pass CRLITE_SET_MAX_BYTES? */
+static int
+too_large(struct crlite_run *run)
+{
+	uint64_t total = 0;
+	size_t i;
+
+	for (i = 0; i < run->nwant; i++)
+		total += run->want[i].size;	/* each at most 64 MiB */
+	if (total <= CRLITE_SET_MAX_BYTES)
+		return 0;
+	crlite_fail(run, "a set of %llu bytes, more than %llu",
+	    (unsigned long long)total,
+	    (unsigned long long)CRLITE_SET_MAX_BYTES);
+	return 1;
+}
+
 /* Steps 2 to 4 on an index document received: 1 installed, 0 same, -1. */
 static int
 settle(struct crlite_run *run, const struct fetch *f,
@@ -199,7 +216,7 @@ settle(struct crlite_run *run, const struct fetch *f,
 	int ret = -1;
 
 	memset(&set, 0, sizeof(set));
-	if (run->src->plan(run, f->body, f->len) == -1)
+	if (run->src->plan(run, f->body, f->len) == -1 || too_large(run))
 		return -1;
 	set.source = run->src->kind;
 	set.installed = (int64_t)time(NULL);

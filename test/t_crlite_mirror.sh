@@ -5,8 +5,9 @@
 # the trust store (SSL_CERT_FILE).  update installs the three; a second
 # update asks for the manifest conditionally and downloads nothing; the
 # mirror's certificate not trusted, or a file whose SHA-256 is not the
-# manifest's, leave the set in force and exit 1; an http:// mirror is
-# refused by the configuration.
+# manifest's, leave the set in force and exit 1; so does a manifest whose
+# files add up to more than 256 MiB, before any is downloaded; an http://
+# mirror is refused by the configuration.
 . "$(dirname "$0")/lib.sh"
 need_crlcache
 
@@ -89,6 +90,16 @@ assert_exit 0 tls_cc update
 assert_grep 'crlite: 3 filters installed \(1 fetched' "$W/last.err"
 [ "$(ls "$STATE/crlite" | wc -l)" = 4 ] || { ls "$STATE/crlite"; fail "the replaced delta kept"; }
 case_ok "a changed delta replaces the old one"
+
+# a manifest of five files of 60 MiB: refused before any is downloaded
+python3 -c 'import json,sys; json.dump({"files": [{"filename": "f%d.delta" % i,
+    "size": 60 << 20, "hash": "0" * 64} for i in range(5)]}, open(sys.argv[1], "w"))' \
+    "$W/mirror/crlite/manifest.json"
+n0=$(wc -l <"$W/tls.log")
+assert_exit 1 tls_cc update
+assert_grep 'crlite: a set of 314572800 bytes, more than 268435456; the set in force is kept' "$W/last.err"
+only_request "$W/tls.log" "$n0" '^GET /crlite/manifest\.json 200'
+case_ok "a set larger than 256 MiB refused unread"
 
 write_conf "crlite_mirror = ${MIRROR/https:/http:}"
 assert_exit 4 cc update
