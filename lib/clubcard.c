@@ -10,6 +10,7 @@
  * bytes left before it is used, and every value against the width
  * version 4 gives it.
  */
+#include <endian.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -135,6 +136,16 @@ refuse(const struct cursor *c, const char *fmt, ...)
 	return -1;
 }
 
+/* One 64-bit word: a load and a byte swap at most (every query's loop). */
+static uint64_t
+load64(const uint8_t *p, int little)
+{
+	uint64_t v;
+
+	memcpy(&v, p, sizeof(v));
+	return little ? le64toh(v) : be64toh(v);
+}
+
 static uint64_t
 load(const uint8_t *p, unsigned width, int little)
 {
@@ -248,6 +259,8 @@ exception_find(struct block *b, const uint8_t *serial, size_t len)
 		if (get(c, c->wire->exception_len, UINT8_MAX, &n,
 		    "exception length") == -1)
 			return -1;
+		if (n == 0)	/* upki-revocation: Exception<1..2^8-1> */
+			return refuse(c, "an exception of 0 bytes");
 		if ((uint64_t)(c->end - c->p) < n)
 			return refuse(c, "exception of %llu bytes past the end",
 			    (unsigned long long)n);
@@ -281,9 +294,11 @@ index_read(struct cursor *c, struct crlc_clubcard *cc)
 		c->issuer = (long)i;
 		if (block_read(c, &b) == -1 || exception_find(&b, NULL, 0) == -1)
 			return -1;
-		if (prev != NULL && memcmp(prev, b.issuer, CRLC_SCT_HASH_LEN) >= 0)
+		if (prev != NULL && memcmp(prev, b.issuer, CRLC_SCT_HASH_LEN) >= 0) {
+			c->p = b.issuer;
 			return refuse(c, "not after the issuer before it "
 			    "(sorted, each once)");
+		}
 		prev = b.issuer;
 		cc->issuer_at[i] = (uint32_t)(b.issuer - c->buf);
 		c->p = b.exceptions.p;
@@ -404,12 +419,13 @@ crlc_clubcard_free(struct crlc_clubcard *cc)
 static uint64_t
 coverage_time(const struct crlc_clubcard *cc, size_t i, int end)
 {
-	return load(cc->coverage + i * COVERAGE_ENTRY_LEN + CRLC_SCT_HASH_LEN +
-	    8 * end, 8, cc->wire->little);
+	return load64(cc->coverage + i * COVERAGE_ENTRY_LEN + CRLC_SCT_HASH_LEN +
+	    8 * end, cc->wire->little);
 }
 
 void
-crlc_clubcard_info(const struct crlc_clubcard *cc, struct crlc_clubcard_info *out)
+crlc_clubcard_info(const struct crlc_clubcard *cc,
+    struct crlc_clubcard_info *out)
 {
 	size_t i;
 
@@ -495,9 +511,9 @@ column_odd(const struct crlc_clubcard *cc, const struct column *col,
 	unsigned shift = (unsigned)(s % 64);
 
 	for (i = limb; i < col->nwords && i < limb + QUERY_LIMBS; i++) {
-		v = load(col->words + 8 * i, 8, cc->wire->little) >> shift;
+		v = load64(col->words + 8 * i, cc->wire->little) >> shift;
 		if (shift != 0 && i + 1 < col->nwords)
-			v |= load(col->words + 8 * (i + 1), 8,
+			v |= load64(col->words + 8 * (i + 1),
 			    cc->wire->little) << (64 - shift);
 		r ^= v & a[i - limb];
 	}
@@ -527,7 +543,7 @@ member(const struct crlc_clubcard *cc, size_t i,
 	if (b.f[F_APPROX_M] == 0)
 		return inv;
 	for (c = 0; c < QUERY_LIMBS; c++)
-		a[c] = load(q->key + 8 * c, 8, 1);
+		a[c] = load64(q->key + 8 * c, 1);
 	a[0] |= 1;
 	t = a[QUERY_LIMBS - 1];
 	for (c = 0; c < b.f[F_RANK]; c++)

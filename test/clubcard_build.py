@@ -21,7 +21,6 @@ import hashlib
 import math
 import os
 import random
-import struct
 import sys
 
 LIMB_BITS = 64
@@ -288,7 +287,11 @@ def suite(d, rng):
     encodings, DIR/NAME.v3 and .v4); malformed filters in DIR/bad, the
     reason each must be refused for in DIR/bad/list."""
     lines = []
-    # "main": issuers of every shape, both logs covered from 1000 to 2000
+    # "main": issuers of every shape, (certificates, revoked): ranks 1 to
+    # 5, all revoked (an empty inverted block), none revoked (empty),
+    # more revoked than not (inverted, rank 1), rank 0 with exceptions
+    # (the last, its exact filter given a fifth of the rows it needs);
+    # log A covered from 1000 to 2000, log B from 1500 to 2500
     shapes = [(40, 2), (300, 5), (200, 150), (3, 3), (20, 0), (1, 1),
               (64, 1), (500, 40), (600, 250)]
     entries = []
@@ -344,10 +347,10 @@ def suite(d, rng):
     write_case(d, "delta", delta, expect, lines)
     with open(os.path.join(d, "expect"), "w") as f:
         f.write("\n".join(lines) + "\n")
-    malformed(os.path.join(d, "bad"), card, rng)
+    malformed(os.path.join(d, "bad"), card)
 
 
-def malformed(d, card, rng):
+def malformed(d, card):
     """Files that must be refused, each with (a part of) its reason."""
     os.makedirs(d, exist_ok=True)
     first = sorted(card["blocks"])[0]
@@ -400,6 +403,10 @@ def malformed(d, card, rng):
         add("v%d-words-past-end" % v,
             good[:-len(tail)] + w.int(n + 1, w.word_count) + tail[
                 w.word_count:], "exact filter word count %d, more" % (n + 1))
+        blocks = dict(card["blocks"])
+        blocks[first] = dict(blocks[first], exceptions=[b""])
+        add("v%d-exception-empty" % v, encode(dict(card, blocks=blocks), v),
+            "issuer 0: an exception of 0 bytes")
         add("v%d-words-huge" % v,
             good[:-len(tail)] + w.int(2**(8 * w.word_count) - 1,
                                       w.word_count) + tail[w.word_count:],

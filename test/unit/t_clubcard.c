@@ -375,7 +375,18 @@ check_malformed(const char *dir)
 		count++;
 	}
 	fclose(fp);
-	CHECK(count >= 29);
+	CHECK(count >= 31);
+	/* refused on the length alone, before a byte is read */
+	CHECK(crlc_clubcard_parse((const uint8_t *)"\4", 0, &cc, why,
+	    sizeof(why)) == -1 && strstr(why, "no version") != NULL);
+	CHECK(crlc_clubcard_parse((const uint8_t *)"\4", 1, &cc, why,
+	    sizeof(why)) == -1 && strstr(why, "no version") != NULL);
+	CHECK(crlc_clubcard_parse((const uint8_t *)"\4", CRLC_CLUBCARD_MAX_LEN +
+	    1, &cc, why, sizeof(why)) == -1 && strstr(why, "more than the") !=
+	    NULL && cc == NULL);
+	/* a reason cut to its buffer, still a string */
+	CHECK(crlc_clubcard_parse((const uint8_t *)"\5\0", 2, &cc, why, 8) ==
+	    -1 && strcmp(why, "at byte") == 0);
 }
 
 /* The builder's filters. */
