@@ -9,7 +9,9 @@
  *    bytes, every truncation of a real-shaped changeset;
  *  - the canonical form is the one Mozilla's canonicaljson-rs test suite
  *    gives for the same values (its expected strings, src/ser.rs), and
- *    what Python's json.dumps(sort_keys, compact, ensure_ascii) gives;
+ *    byte for byte its reference form of a real Remote Settings
+ *    collection (test/data/canonicaljson: Firefox's search-config-v2,
+ *    232 KB with text in many scripts);
  *    a fraction, an exponent, -0 and integers past 2^53 - 1 are refused.
  */
 #include <stdio.h>
@@ -252,6 +254,51 @@ test_canonical(void)
 	CHECK(canon_is("[1,{\"a\":[2.0]}]", "(refused)"));
 }
 
+/* Read a whole test data file (the tests run from the top directory). */
+static char *
+slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	long n;
+
+	if (f == NULL || fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 ||
+	    fseek(f, 0, SEEK_SET) != 0 || (buf = malloc((size_t)n + 1)) == NULL ||
+	    fread(buf, 1, (size_t)n, f) != (size_t)n) {
+		fprintf(stderr, "%s: cannot read\n", path);
+		free(buf);
+		buf = NULL;
+	} else
+		*len = (size_t)n;
+	if (f != NULL)
+		fclose(f);
+	return buf;
+}
+
+/* Mozilla's reference canonical form of a real collection, byte for byte. */
+static void
+test_real_collection(void)
+{
+	char *doc, *want, *got = NULL, err[256];
+	size_t dlen = 0, wlen = 0, glen = 0, cap = 0;
+	struct json j;
+
+	doc = slurp("test/data/canonicaljson/search-config-v2.json", &dlen);
+	want = slurp("test/data/canonicaljson/search-config-v2.canonical.json",
+	    &wlen);
+	CHECK(doc != NULL && want != NULL);
+	if (doc == NULL || want == NULL)
+		goto done;
+	CHECK(json_parse(&j, doc, dlen, 1000000, err, sizeof(err)) == 0);
+	CHECK(json_canonical(&j, 0, NULL, &got, &glen, &cap) == 0);
+	CHECK(glen == wlen && got != NULL && memcmp(got, want, wlen) == 0);
+	json_free(&j);
+done:
+	free(doc);
+	free(want);
+	free(got);
+}
+
 int
 main(void)
 {
@@ -259,5 +306,6 @@ main(void)
 	test_refused();
 	test_truncations();
 	test_canonical();
+	test_real_collection();
 	return check_result();
 }
