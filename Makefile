@@ -75,6 +75,8 @@ test/unit/t_header: fetcher/header.c fetcher/fetcher.h
 test/unit/t_hostq: fetcher/hostq.c fetcher/fetcher.h
 # t_ccadb_urls builds fetcher/ccadb.c, csv.c and util.c in.
 test/unit/t_ccadb_urls: fetcher/ccadb.c fetcher/csv.c fetcher/util.c fetcher/fetcher.h
+# t_json builds fetcher/json.c in.
+test/unit/t_json: fetcher/json.c fetcher/json.h
 # t_guard builds fetcher/guard.c in.
 test/unit/t_guard: fetcher/guard.c fetcher/guard.h fetcher/fetcher.h
 # t_proposed builds fetcher/proposed.c in.

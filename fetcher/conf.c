@@ -14,6 +14,18 @@
 
 #include "fetcher.h"
 
+/*
+ * Mozilla's production content-signing root, SHA-256 of its DER: the
+ * value application-services' remote_settings client pins
+ * (ROOT_CERT_SHA256_HASH_PROD, Mozilla bug 1940903, the root that
+ * replaced the one of fingerprint 97:E8:BA:9C:... expiring in 2025).
+ */
+static const uint8_t crlite_root_default[CRLC_HASH_LEN] = {
+	0xc8, 0xa8, 0x0e, 0x9a, 0xfa, 0xef, 0x4e, 0x21, 0x9b, 0x6f, 0xb5,
+	0xd7, 0xa7, 0x1d, 0x0f, 0x10, 0x12, 0x23, 0xba, 0xc5, 0x00, 0x1a,
+	0xc2, 0x8f, 0x9b, 0x0d, 0x43, 0xdc, 0x59, 0xa1, 0x06, 0xdb,
+};
+
 void
 conf_init(struct conf *c)
 {
@@ -30,6 +42,7 @@ conf_init(struct conf *c)
 	c->enroll = ENROLL_SEEN;
 	c->seen_expiry = 30 * 86400;
 	c->hint_refetch = 600;
+	memcpy(c->crlite_root, crlite_root_default, CRLC_HASH_LEN);
 }
 
 void
@@ -44,6 +57,9 @@ conf_free(struct conf *c)
 	strlist_free(&c->anchors);
 	strlist_free(&c->untrusted);
 	free(c->mirror);
+	free(c->crlite);
+	free(c->crlite_mirror);
+	free(c->crlite_upki_dir);
 }
 
 static char *
@@ -135,6 +151,69 @@ keyword(const char *val, const char *const *words, size_t n)
 	return -1;
 }
 
+/*
+ * A URL of the configuration that is logged and has paths appended: no
+ * credentials, nothing unprintable, no query or fragment.
+ */
+static int
+conf_url(const char *path, size_t lineno, const char *key, const char *val,
+    char **out)
+{
+	if (!is_http_url(val, strlen(val)) || !url_plain(val) ||
+	    strchr(val, '@') != NULL || strpbrk(val, "?#") != NULL ||
+	    strlen(val) > CRLC_KEY_MAX) {
+		logx(0, "%s:%zu: %s: expected an http:// or https:// URL "
+		    "without user, query or fragment", path, lineno, key);
+		return -1;
+	}
+	free(*out);
+	*out = xstrdup(val);
+	return 0;
+}
+
+/* A base its files' names are appended to: *s made to end in one '/'. */
+static int
+slash_ended(char **s)
+{
+	char *slashed;
+
+	if ((*s)[strlen(*s) - 1] == '/')
+		return 0;
+	if (asprintf(&slashed, "%s/", *s) == -1)
+		return -1;
+	free(*s);
+	*s = slashed;
+	return 0;
+}
+
+/* A SHA-256 fingerprint: 64 hex digits, pairs maybe parted by ':'. */
+static int
+conf_fingerprint(const char *path, size_t lineno, const char *key,
+    const char *val, uint8_t out[CRLC_HASH_LEN])
+{
+	char hex[2 * CRLC_HASH_LEN + 1];
+	size_t i, n = 0, len = strlen(val);
+	int colons = strchr(val, ':') != NULL;
+
+	/* 64 digits, or 32 pairs and 31 colons (openssl's -fingerprint) */
+	if (len == (colons ? 3 * CRLC_HASH_LEN - 1 : 2 * CRLC_HASH_LEN)) {
+		for (i = 0; i < len && n < sizeof(hex) - 1; i++) {
+			if (!colons || i % 3 != 2)
+				hex[n++] = val[i];
+			else if (val[i] != ':')
+				n = sizeof(hex);	/* a colon misplaced */
+		}
+	}
+	hex[n < sizeof(hex) ? n : 0] = '\0';
+	if (n != 2 * CRLC_HASH_LEN ||
+	    hex_decode(hex, n, out, CRLC_HASH_LEN) == -1) {
+		logx(0, "%s:%zu: %s: expected a SHA-256 fingerprint (64 hex "
+		    "digits, ':' between pairs allowed)", path, lineno, key);
+		return -1;
+	}
+	return 0;
+}
+
 static int
 conf_line(struct conf *c, const char *path, size_t lineno, char *line)
 {
@@ -182,20 +261,38 @@ conf_line(struct conf *c, const char *path, size_t lineno, char *line)
 		c->enroll = (enum enroll_mode)m;
 		return 0;
 	}
-	if (strcmp(key, "mirror") == 0) {
-		/* Its URLs are logged: no credentials, nothing unprintable. */
-		if (!is_http_url(val, strlen(val)) || !url_plain(val) ||
-		    strchr(val, '@') != NULL || strpbrk(val, "?#") != NULL ||
-		    strlen(val) > CRLC_KEY_MAX) {
-			logx(0, "%s:%zu: mirror: expected an http:// or "
-			    "https:// URL without user, query or fragment",
-			    path, lineno);
+	if (strcmp(key, "mirror") == 0)
+		return conf_url(path, lineno, key, val, &c->mirror);
+	if (strcmp(key, "crlite") == 0) {
+		/* The server's base: paths are appended to it. */
+		while (strlen(val) > 8 && val[strlen(val) - 1] == '/')
+			val[strlen(val) - 1] = '\0';
+		return conf_url(path, lineno, key, val, &c->crlite);
+	}
+	if (strcmp(key, "crlite_mirror") == 0) {
+		/* Unsigned: only HTTPS vouches for it (crlite_mirror.c). */
+		if (strncmp(val, "https://", 8) != 0) {
+			logx(0, "%s:%zu: %s: expected an https:// URL", path,
+			    lineno, key);
 			return -1;
 		}
-		free(c->mirror);
-		c->mirror = xstrdup(val);
-		return 0;
+		if (conf_url(path, lineno, key, val, &c->crlite_mirror) == -1)
+			return -1;
+		return slash_ended(&c->crlite_mirror);
 	}
+	if (strcmp(key, "crlite_upki_dir") == 0) {
+		/* Its file names are appended: one '/' ends it. */
+		if (val[0] != '/' || strlen(val) > PATH_MAX - 64) {
+			logx(0, "%s:%zu: %s: expected an absolute path", path,
+			    lineno, key);
+			return -1;
+		}
+		free(c->crlite_upki_dir);
+		c->crlite_upki_dir = xstrdup(val);
+		return slash_ended(&c->crlite_upki_dir);
+	}
+	if (strcmp(key, "crlite_root") == 0)
+		return conf_fingerprint(path, lineno, key, val, c->crlite_root);
 	if (strcmp(key, "allow_private_urls") == 0) {
 		static const char *const yesno[] = { "no", "yes" };
 		int b = keyword(val, yesno, 2);

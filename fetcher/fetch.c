@@ -382,6 +382,7 @@ aim(struct xfer *x, const char *url)
 static int
 setup(struct xfer *x)
 {
+	const char *ca;
 	CURL *e;
 
 	if ((x->easy = e = curl_easy_init()) == NULL)
@@ -409,6 +410,14 @@ setup(struct xfer *x)
 #else
 	curl_easy_setopt(e, CURLOPT_PROTOCOLS, CURLPROTO_HTTP | CURLPROTO_HTTPS);
 #endif
+	/*
+	 * The system trust store as OpenSSL's programs read it: SSL_CERT_FILE
+	 * and SSL_CERT_DIR, when set, stand for libcurl's built-in bundle.
+	 */
+	if ((ca = getenv("SSL_CERT_FILE")) != NULL && *ca != '\0')
+		curl_easy_setopt(e, CURLOPT_CAINFO, ca);
+	if ((ca = getenv("SSL_CERT_DIR")) != NULL && *ca != '\0')
+		curl_easy_setopt(e, CURLOPT_CAPATH, ca);
 	/* follow() takes each redirect, so that every hop is aimed anew. */
 	curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
 	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT, x->conf->connect_timeout);

@@ -98,6 +98,16 @@ struct conf {
 	int		has_nat64;
 	char		*mirror;	/* mirror = : CRLs are downloaded from
 					   this copy of `crlcache mirror` */
+	char		*crlite;	/* crlite = : a Remote Settings server
+					   (no trailing '/'); NULL: none */
+	uint8_t		crlite_root[CRLC_HASH_LEN];	/* crlite_root = :
+					   SHA-256 of the content-signing root */
+	char		*crlite_mirror;	/* crlite_mirror = : an upki mirror,
+					   https, ending in '/'; used instead
+					   of crlite when set */
+	char		*crlite_upki_dir;	/* crlite_upki_dir = : a local
+					   upki cache, ending in '/'; used
+					   instead of the two above */
 	struct strlist	cas;		/* ca = : their CRL DPs are fetched */
 	struct strlist	anchors;	/* anchor = : default system store */
 	struct strlist	untrusted;	/* untrusted = */

@@ -19,6 +19,7 @@
 #include <crlcache/index.h>
 #include <crlcache/reasons.h>
 
+#include "crlite.h"
 #include "fetcher.h"
 
 enum out_format { OUT_TEXT, OUT_JSON, OUT_PROM };
@@ -585,6 +586,86 @@ print_directory(FILE *out, enum out_format fmt, const char *state_dir)
 	return failing;
 }
 
+/* The tally of source kind, or (0) of the source that ran last. */
+static int
+crlite_last_tally(const char *state_dir, unsigned kind,
+    struct crlite_tally *tl)
+{
+	struct crlite_tally t;
+	unsigned k;
+	int found = -1;
+
+	memset(tl, 0, sizeof(*tl));
+	for (k = CRLC_CRLITE_SRC_REMOTE_SETTINGS; k <= CRLC_CRLITE_SRC_UPKI_DIR;
+	    k++)
+		if ((kind == 0 || k == kind) &&
+		    crlite_tally_read(state_dir, k, &t) == 0 &&
+		    (found == -1 || t.attempt > tl->attempt)) {
+			*tl = t;
+			found = 0;
+		}
+	return found;
+}
+
+/*
+ * The CRLite set in force (DESIGN 4a), when one was ever installed or
+ * fetched: its filters, enrolled issuers, how fresh (the newest SCT time
+ * its filters cover) and what its source's last run fetched.
+ */
+static void
+print_crlite(FILE *out, enum out_format fmt, const char *state_dir,
+    int64_t now)
+{
+	struct crlite_info ci;
+	struct crlite_tally tl;
+	const char *src;
+	char nt[32], it[32];
+	int64_t newest;
+	int have, damaged, tallied, r;
+
+	have = (r = crlite_info(state_dir, &ci)) == 0;
+	damaged = r == -1;	/* a set file that is not one: why says */
+	src = crlite_source_name(have ? ci.set.source : 0);
+	tallied = crlite_last_tally(state_dir, have ? ci.set.source : 0,
+	    &tl) == 0;
+	if (!have && !damaged && !tallied)
+		return;
+	newest = (int64_t)(ci.set.newest / 1000);
+	format_time(newest, nt, sizeof(nt));
+	format_time(ci.set.installed, it, sizeof(it));
+	if (fmt == OUT_TEXT) {
+		fprintf(out, "crlite source=%s filters=%zu issuers=%zu", src,
+		    ci.set.n, ci.issuers);
+		if (have)
+			fprintf(out, " newest=%s age=%llds installed=%s "
+			    "in_use=%s", nt, (long long)(now - newest), it,
+			    ci.usable ? "yes" : "no");
+		if (damaged)
+			fputs(" in_use=no", out);
+		if ((have && !ci.usable) || damaged)
+			fprintf(out, " why=\"%s\"", ci.why);
+		fprintf(out, " fetched_last_run=%llu fetched_total=%llu\n",
+		    (unsigned long long)tl.bytes, (unsigned long long)tl.total);
+	} else if (fmt == OUT_JSON) {
+		fprintf(out, ",\n  \"crlite\": {\"source\": \"%s\", "
+		    "\"filters\": %zu, \"issuers\": %zu, \"newest\": %lld, "
+		    "\"age_seconds\": %lld, \"installed\": %lld, \"in_use\": "
+		    "%s, \"fetched_last_run\": %llu, \"fetched_total\": %llu}",
+		    src, ci.set.n, ci.issuers, have ? (long long)newest : 0,
+		    have ? (long long)(now - newest) : 0,
+		    (long long)ci.set.installed, have && ci.usable ? "true" :
+		    "false", (unsigned long long)tl.bytes,
+		    (unsigned long long)tl.total);
+	} else
+		fprintf(out, "crlcache_crlite_filters %zu\n"
+		    "crlcache_crlite_issuers %zu\n"
+		    "crlcache_crlite_newest_timestamp_seconds %lld\n"
+		    "crlcache_crlite_in_use %d\n"
+		    "crlcache_crlite_fetched_bytes{source=\"%s\"} %llu\n",
+		    ci.set.n, ci.issuers, have ? (long long)newest : 0,
+		    have && ci.usable, src, (unsigned long long)tl.bytes);
+}
+
 static int
 print_status(FILE *out, enum out_format fmt, const char *path,
     struct crlc_index *idx, const char *state_dir, int64_t now, int64_t grace,
@@ -640,6 +721,7 @@ print_status(FILE *out, enum out_format fmt, const char *path,
 	if (fmt == OUT_JSON)
 		fputs("\n  ]", out);
 	dir_failing = print_directory(out, fmt, state_dir);
+	print_crlite(out, fmt, state_dir, w.now);
 	print_coverage(&w, idx, state_dir);
 	/* Who may not read them is given the verdict the last run left. */
 	if (!have_sources && verdict_read(state_dir, &v) == 0) {

@@ -18,6 +18,7 @@
 
 #include <crlcache/index.h>
 
+#include "crlite.h"
 #include "fetcher.h"
 
 /*
@@ -525,12 +526,13 @@ cmd_update(const struct cmd_ctx *c, int argc, char **argv)
 	struct fetch *f = NULL;
 	struct source_rec *recs = NULL;
 	struct settling st;
-	char err[ERRLEN];
+	char err[ERRLEN], crlite[ERRLEN] = "";
 	uint64_t gen = 0;
 	int64_t since = 0;
 	int64_t now, due = 0;
 	size_t i, n = 0, kept, first, dir_failed = 0;
 	int ch, found, held, force = 0, hints_only = 0, ret = 4;
+	int crlite_failed = 0;
 
 	memset(&en, 0, sizeof(en));
 	memset(&st, 0, sizeof(st));
@@ -666,19 +668,25 @@ cmd_update(const struct cmd_ctx *c, int argc, char **argv)
 		goto done;
 	}
 	learn_refused(state_dir, &t, &en);
-	ret = st.tl.failed > 0 ? 1 : dir_failed ? EXIT_DIRECTORY_FAILED : 0;
+	/* DESIGN 4a: CRLite beside the CRLs; a failure keeps its set. */
+	if (!hints_only)
+		crlite_failed = crlite_update(state_dir, conf, s, crlite,
+		    sizeof(crlite)) == -1;
+	ret = st.tl.failed > 0 || crlite_failed ? 1 :
+	    dir_failed ? EXIT_DIRECTORY_FAILED : 0;
 	/* The summary: always with -v/default, with -q only on a failure. */
 	if (st.tl.url_failed > 0)
 		snprintf(err, sizeof(err), ", %zu proposed URLs failing (their "
 		    "failure, not the run's: retried later)", st.tl.url_failed);
 	logx(ret != 0 ? 0 : 1, "update: %zu sources, %zu updated, "
-	    "%zu unchanged, %zu failed%s%s; generation %llu%s", n,
+	    "%zu unchanged, %zu failed%s%s; generation %llu%s%s%s", n,
 	    st.tl.updated, st.tl.unchanged, st.tl.failed,
 	    st.tl.url_failed > 0 ? err : "", dir_failed ?
 	    "; warning: issuer directory not refreshed (CCADB), the previous "
 	    "one kept" : "", (unsigned long long)
 	    (gen != 0 ? gen : t.index != NULL ? crlc_index_generation(t.index) : 0),
-	    gen != 0 ? "" : " (unchanged)");
+	    gen != 0 ? "" : " (unchanged)", crlite[0] != '\0' ? "; " : "",
+	    crlite);
 done:
 	for (i = 0; f != NULL && i < n; i++) {
 		fetch_free(&f[i]);

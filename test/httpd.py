@@ -27,6 +27,8 @@ Failure injection by path prefix:
     /redirect/N/rest      302 to /redirect/N-1/rest ... /redirect/0/rest -> /rest
     /redirect-to/HOST:PORT/rest
                           302 to http://HOST:PORT/rest (HOST: a 127.x address)
+A path ending in "/" serves the file "index" of that directory (an API's
+root document, such as Remote Settings' /v1/).
 --bind ADDR listens on another loopback address (127.0.0.0/8 only).
 --vhosts serves ROOT/HOST/<path> to a request whose Host is HOST (a test
 that maps real host names to loopback in a network namespace of its own),
@@ -39,6 +41,7 @@ connections are kept alive across requests (HTTP/1.1, RFC 9112 9.3).
 --connections FILE gets a line per connection accepted.
 --log-times ends each log line with \tt=<seconds since the epoch> of the
 request's arrival (a benchmark's time to a first request).
+--tls-cert CERT --tls-key KEY: HTTPS with that certificate (PEM).
 Content coding (RFC 9110 8.4): if ROOT/<path>.gz exists and the request's
 Accept-Encoding names gzip, its bytes are the body, sent as they are with
 Content-Encoding: gzip (a test may plant any gzip stream there, a bomb
@@ -55,6 +58,7 @@ import base64
 import email.utils
 import os
 import socket
+import ssl
 import sys
 import threading
 import time
@@ -130,6 +134,8 @@ class Handler(BaseHTTPRequestHandler):
             if host is None:
                 return None
             rel = os.path.join(host, rel)
+        if rel.endswith("/"):
+            rel += "index"
         full = os.path.realpath(os.path.join(self.server.root, rel))
         if not (full == self.server.root or full.startswith(self.server.root + os.sep)):
             return None
@@ -323,6 +329,15 @@ class Server(ThreadingHTTPServer):
     connections = None
     vhosts = False
     log_times = False
+    tls = None          # an ssl.SSLContext: HTTPS (--tls-cert, --tls-key)
+
+    def get_request(self):
+        sock, addr = super().get_request()
+        if self.tls is not None:
+            # the handshake happens in the request's thread, on first read
+            sock = self.tls.wrap_socket(sock, server_side=True,
+                                        do_handshake_on_connect=False)
+        return sock, addr
 
     def process_request(self, request, client_address):
         if self.connections is not None:
@@ -361,6 +376,8 @@ def main():
     ap.add_argument("--connections", default=None)
     ap.add_argument("--vhosts", action="store_true")
     ap.add_argument("--log-times", action="store_true")
+    ap.add_argument("--tls-cert", default=None)
+    ap.add_argument("--tls-key", default=None)
     a = ap.parse_args()
     if not a.bind.startswith("127."):
         ap.error("--bind: loopback (127.0.0.0/8) only")
@@ -371,6 +388,9 @@ def main():
     srv.connections = a.connections
     srv.vhosts = a.vhosts
     srv.log_times = a.log_times
+    if a.tls_cert:
+        srv.tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        srv.tls.load_cert_chain(a.tls_cert, a.tls_key)
     return run(srv, a.port_file, a.log)
 
 

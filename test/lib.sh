@@ -609,8 +609,9 @@ offline_int_crl() {
 
 # noroute_setup: the intermediate's CRL revoking rev1 served, and
 # noroute_conf writes $CONF: the shipped crlcache.conf, its CCADB host
-# a closed port of loopback (a host with no route to it), plus that CRL,
-# the anchor and the intermediate.
+# a closed port of loopback (a host with no route to it), CRLite off
+# (these tests are about the directory; t_crlite_rs: a failed CRLite
+# source), plus that CRL, the anchor and the intermediate.
 noroute_setup() {
     need_crlcache
     httpd_start
@@ -622,7 +623,7 @@ noroute_setup() {
     NOROUTE=http://127.0.0.1:$(closed_port)
 }
 noroute_conf() {
-    { sed "s|https://ccadb[.a-z-]*/|$NOROUTE/|" "$SHIPPED"
+    { sed -e "s|https://ccadb[.a-z-]*/|$NOROUTE/|" -e 's|^crlite = |#crlite = |' "$SHIPPED"
       printf '%s\n' "url = $BASE_URL/int.crl" "anchor = $PKI/root/cert.pem" \
           "untrusted = $PKI/int/cert.pem"; } >"$CONF"
 }
@@ -792,6 +793,14 @@ hint() {
     echo "$sum"
 }
 # requests the test HTTP server logged for PATH (0 when none)
+# only_request LOG BEFORE PATTERN: LOG gained exactly one request after its
+# first BEFORE lines, and it matches PATTERN (extended regex)
+only_request() {
+    local new
+    new=$(tail -n +$(( $2 + 1 )) "$1")
+    [ "$(printf '%s\n' "$new" | grep -c .)" = 1 ] && printf '%s\n' "$new" | grep -Eq "$3" ||
+        { printf '%s\n' "$new" >&2; fail "expected one request matching $3"; }
+}
 requests_for() { grep -c -- "$1" "$HTTPD_LOG" 2>/dev/null || true; }
 
 # ---------------------------------------------------------------- CCADB reports

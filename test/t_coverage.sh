@@ -40,16 +40,19 @@ ccadb_write "$W/ccadb" 2000
 for f in "$W"/ccadb/*.csv; do serve "$f" "ccadb/$(basename "$f")"; done
 
 # The shipped configuration, three URLs and one switch changed: every
-# report, the fallback included, is read from loopback, never the CCADB.
+# report, the fallback included, is read from loopback, never the CCADB;
+# Mozilla's CRLite server commented out (t_crlite_rs reads CRLite).
 sed -e "s|^ccadb_records = .*|ccadb_records = $BASE_URL/ccadb/records.csv|" \
     -e "s|^ccadb_records_fallback = .*|ccadb_records_fallback = $BASE_URL/ccadb/records.csv|" \
     -e "s|^ccadb_pems = .*|ccadb_pems = $BASE_URL/ccadb/pems-{year}.csv|" \
     -e 's|^#allow_private_urls = no|allow_private_urls = yes|' \
+    -e 's|^crlite = |#crlite = |' \
     "$TESTDIR/../etc/crlcache.conf" >"$CONF"
-[ "$(diff "$TESTDIR/../etc/crlcache.conf" "$CONF" | grep -c '^>')" = 4 ] \
-    || { diff "$TESTDIR/../etc/crlcache.conf" "$CONF"; fail "expected 4 changed lines"; }
+[ "$(diff "$TESTDIR/../etc/crlcache.conf" "$CONF" | grep -c '^>')" = 5 ] \
+    || { diff "$TESTDIR/../etc/crlcache.conf" "$CONF"; fail "expected 5 changed lines"; }
 grep -Eq '^(url|ca|untrusted|ccadb) ' "$CONF" && fail "the shipped config names a source"
 grep -q 'https://ccadb' "$CONF" && fail "a CCADB address left in the test configuration"
+grep -q '^crlite' "$CONF" && fail "Mozilla's CRLite server left in the test configuration"
 # The "system trust store" of the fetcher is the test root.
 upd() { SSL_CERT_FILE=$R cc "$@"; }
 

@@ -13,7 +13,10 @@
 # a top file, a page file and a scope file (seeds: an index the fetcher
 # published from those CRLs).  And the CRLite filter reader, lib/clubcard.c
 # with lib/sct.c (seeds: filters of both encodings test/clubcard_build.py
-# builds, real certificates with embedded SCTs).
+# builds, real certificates with embedded SCTs).  And the JSON reader and
+# canonical serializer, fetcher/json.c (seeds: changeset-, root document-
+# and manifest-shaped documents): a canonical form must read back to
+# itself.
 . "$(dirname "$0")/lib.sh"
 CLANG=$(command -v clang || ls /usr/bin/clang-[0-9]* 2>/dev/null | head -n1)
 [ -n "$CLANG" ] || skip "clang not installed (libFuzzer comes with it)"
@@ -60,6 +63,7 @@ INGEST=("$src/fetcher/ingest.c" "$src/fetcher/crl.c" "${STORE[@]}" "$src/fetcher
 build fuzz_crl "$src/test/fuzz/fuzz_crl.c" "${INGEST[@]}" "${LIB[@]}"
 build fuzz_index "$src/test/fuzz/fuzz_index.c" "${LIB[@]}"
 build fuzz_clubcard "$src/test/fuzz/fuzz_clubcard.c" "$src/lib/clubcard.c" "$src/lib/sct.c" "${LIB[@]}"
+build fuzz_json "$src/test/fuzz/fuzz_json.c" "$src/fetcher/json.c"
 
 mkdir -p "$W/certs" "$W/csv" "$W/crls"
 BASE_URL=http://127.0.0.1:9
@@ -132,3 +136,13 @@ python3 "$src/test/clubcard_build.py" suite "$W/clubcard-build" || fail "clubcar
 mkdir -p "$W/clubcard"
 cp "$W/clubcard-build"/*.v3 "$W/clubcard-build"/*.v4 "$src"/test/data/crlite/sites/*.der "$W/clubcard/"
 run fuzz_clubcard "$W/clubcard" 8192
+# JSON seeds: a Remote Settings changeset and root document, an upki
+# manifest, escapes and numbers of every kind
+mkdir -p "$W/json"
+printf '%s' '{"metadata":{"signatures":[{"x5u":"https://a/b.pem","signature":"AbC-_"}]},"changes":[{"id":"F1","incremental":false,"channel":"default","attachment":{"hash":"e7","size":219,"location":"a/b"},"details":"r\u00e9 \ud834\udd1e \"q\" \\ /"}],"timestamp":1760000000000}' >"$W/json/changeset"
+printf '%s' '{"capabilities":{"attachments":{"base_url":"https://cdn/","bundles":true}}}' >"$W/json/root"
+printf '%s' '{"generated_at":1,"comment":"x","files":[{"filename":"a.filter","size":11,"hash":"b94d"}]}' >"$W/json/manifest"
+printf '%s' '[0,-1,1.5,2e10,-0.0e-1,9007199254740991,true,false,null,"\b\f\n\r\t\u0000",{},[]]' >"$W/json/values"
+printf '\xef\xbf\xbd"\xf0\x9d\x84\x9e"' >"$W/json/utf8"
+# 8 s: t_fuzz runs near its 300 s limit on a loaded host
+SECONDS_PER_TARGET=8 run fuzz_json "$W/json" 8192

@@ -112,6 +112,9 @@ CONF=$R/etc/crlcache/crlcache.conf
 STATE=$W/state
 # It names the CCADB's real reports; tests never leave 127.0.0.1, so they
 # are read from local files in the same formats (no rows), {decade} and all.
+# It names Mozilla's CRLite server too: switched off as an offline host does
+# (t_crlite_rs fetches CRLite from loopback).
+assert_grep '^crlite = https://firefox\.settings\.services\.mozilla\.com/v1$' "$CONF"
 CCADB_URL=https://ccadb.my.salesforce-sites.com/ccadb
 assert_grep "^ccadb_records = $CCADB_URL/AllCertificateRecordsCSVFormatV5\$" "$CONF"
 assert_grep "^ccadb_records_fallback = $CCADB_URL/AllCertificateRecordsCSVFormatV4a\$" "$CONF"
@@ -120,7 +123,8 @@ ccadb_write "$W/ccadb" 2000
 sed -e "s|$CCADB_URL/AllCertificateRecordsCSVFormatV5|$W/ccadb/records-v5.csv|" \
     -e "s|$CCADB_URL/AllCertificateRecordsCSVFormatV4a|$W/ccadb/records.csv|" \
     -e "s|$CCADB_URL/AllCertificatePEMsCSVFormat?NotBeforeDecade=|$W/ccadb/pems-decade-|" \
-    -e 's|{decade}$|{decade}.csv|' "$CONF" >"$W/local.conf"
+    -e 's|{decade}$|{decade}.csv|' -e 's|^crlite = |#crlite = |' "$CONF" >"$W/local.conf"
+grep -v '^#' "$W/local.conf" | grep -q mozilla && fail "a Mozilla URL left in the test configuration"
 assert_exit 0 "$R/usr/bin/crlcache" --allow-root --state-dir "$STATE" -c "$W/local.conf" update
 assert_grep "directory: $(( ($(date -u +%Y) - 2000) / 10 + 2 )) reports" "$W/last.err"
 sed -E 's/^#(parallel|connect_timeout|timeout|max_size|max_redirects|stale_grace) /\1 /' \

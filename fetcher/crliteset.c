@@ -1,0 +1,380 @@
+/*
+ * The CRLite set in STATE_DIR/crlite/ (<crlcache/crlite.h>): read it,
+ * install a new one whole, and what each source fetched.
+ *
+ * Copyright the crlcache authors. Licensed under the Apache License 2.0.
+ *
+ * Installing: every new filter is written to a temporary name, synced
+ * and renamed to its content name; then the set file is replaced the
+ * same way (replace_file: the directory synced after the rename); only
+ * then are the files the new set does not name removed.  A crash at any
+ * point leaves the previous set or the new one whole, and at worst files
+ * no set names, removed by the next install.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <crlcache/clubcard.h>
+#include <crlcache/hash.h>
+
+#include "crlite.h"
+#include "fetcher.h"
+
+#define SET_MAX_LEN	(CRLC_CRLITE_HDR_LEN + CRLC_CRLITE_FILTERS_MAX * \
+	CRLC_CRLITE_REC_LEN + CRLC_CRLITE_TRAILER_LEN)
+#define TALLY_NAME	"crlite.state"
+/* The tally file: a line per source kind, a few dozen bytes each. */
+#define TALLY_MAX_LEN	4096
+
+const char *
+crlite_source_name(unsigned source)
+{
+	switch (source) {
+	case CRLC_CRLITE_SRC_REMOTE_SETTINGS: return "remote-settings";
+	case CRLC_CRLITE_SRC_MIRROR: return "mirror";
+	case CRLC_CRLITE_SRC_UPKI_DIR: return "upki-dir";
+	default: return "unknown";
+	}
+}
+
+static void
+crlite_path(char *out, size_t len, const char *state_dir, const char *name)
+{
+	snprintf(out, len, "%s/%s%s%s", state_dir, CRLC_CRLITE_DIR,
+	    name != NULL ? "/" : "", name != NULL ? name : "");
+}
+
+static void
+filter_name(char *out, size_t len, const uint8_t hash[CRLC_HASH_LEN])
+{
+	char hex[2 * CRLC_HASH_LEN + 1];
+
+	hex_encode(hash, CRLC_HASH_LEN, hex, 0);
+	snprintf(out, len, "%s%s", hex, CRLC_CRLITE_FILTER_SUFFIX);
+}
+
+int
+crlite_set_read(const char *state_dir, struct crlite_set *s, char *err,
+    size_t errlen)
+{
+	char path[PATH_MAX], why[ERRLEN];
+	uint8_t *buf = NULL;
+	const uint8_t *r;
+	size_t len, i;
+	int ret = -1;
+
+	memset(s, 0, sizeof(*s));
+	crlite_path(path, sizeof(path), state_dir, CRLC_CRLITE_SET_NAME);
+	if (read_state_file(path, SET_MAX_LEN, &buf, &len, why,
+	    sizeof(why)) == -1) {
+		if (access(path, F_OK) == -1 && errno == ENOENT)
+			return 1;
+		snprintf(err, errlen, "%s: %s", path, why);
+		return -1;
+	}
+	if (len < CRLC_CRLITE_HDR_LEN + CRLC_CRLITE_TRAILER_LEN ||
+	    memcmp(buf, CRLC_CRLITE_MAGIC, CRLC_CRLITE_MAGIC_LEN) != 0 ||
+	    crlc_get_u32(buf + 8) != CRLC_CRLITE_VERSION) {
+		snprintf(err, errlen, "%s: not a CRLite set of version %u",
+		    path, CRLC_CRLITE_VERSION);
+		goto done;
+	}
+	s->n = crlc_get_u32(buf + 12);
+	if (s->n == 0 || s->n > CRLC_CRLITE_FILTERS_MAX || len !=
+	    CRLC_CRLITE_HDR_LEN + s->n * CRLC_CRLITE_REC_LEN +
+	    CRLC_CRLITE_TRAILER_LEN || crlc_get_u64(buf + len - 8) !=
+	    crlc_sum64(buf, len - CRLC_CRLITE_TRAILER_LEN)) {
+		snprintf(err, errlen, "%s: damaged (length or checksum)", path);
+		s->n = 0;
+		goto done;
+	}
+	s->installed = (int64_t)crlc_get_u64(buf + 16);
+	s->newest = crlc_get_u64(buf + 24);
+	s->source = crlc_get_u32(buf + 32);
+	for (i = 0; i < s->n; i++) {
+		r = buf + CRLC_CRLITE_HDR_LEN + i * CRLC_CRLITE_REC_LEN;
+		memcpy(s->f[i].hash, r, CRLC_HASH_LEN);
+		s->f[i].size = crlc_get_u64(r + 32);
+		s->f[i].kind = r[40];
+		if (s->f[i].kind != (i == 0 ? CRLC_CRLITE_FULL :
+		    CRLC_CRLITE_DELTA)) {
+			snprintf(err, errlen, "%s: filter %zu is not a %s",
+			    path, i, i == 0 ? "full filter" : "delta");
+			s->n = 0;
+			goto done;
+		}
+	}
+	ret = 0;
+done:
+	free(buf);
+	return ret;
+}
+
+int
+crlite_file_read(const char *state_dir, const struct crlite_filter *f,
+    uint8_t **body)
+{
+	char path[PATH_MAX], name[2 * CRLC_HASH_LEN + 16], why[ERRLEN];
+	uint8_t hash[CRLC_HASH_LEN];
+	size_t len;
+
+	filter_name(name, sizeof(name), f->hash);
+	crlite_path(path, sizeof(path), state_dir, name);
+	if (read_state_file(path, CRLC_CLUBCARD_MAX_LEN, body, &len,
+	    why, sizeof(why)) == -1)
+		return -1;
+	crlc_sha256(*body, len, hash);
+	if (len != f->size || memcmp(hash, f->hash, CRLC_HASH_LEN) != 0) {
+		free(*body);
+		*body = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+/* STATE_DIR/crlite: made when missing; ours, and no one else may write. */
+static int
+prepare_dir(const char *state_dir, char *err, size_t errlen)
+{
+	char path[PATH_MAX];
+	struct stat sb;
+	int fd;
+
+	crlite_path(path, sizeof(path), state_dir, NULL);
+	if (mkdir(path, 0755) == -1 && errno != EEXIST) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if ((fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) == -1 || fstat(fd, &sb) == -1 ||
+	    sb.st_uid != geteuid() || (sb.st_mode & 022) != 0) {
+		snprintf(err, errlen, "%s: not a directory of this account "
+		    "that only it may write", path);
+		if (fd != -1)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+static int
+write_filter(const char *state_dir, const struct crlite_filter *f,
+    char *err, size_t errlen)
+{
+	char path[PATH_MAX], tmp[PATH_MAX], name[2 * CRLC_HASH_LEN + 16];
+
+	filter_name(name, sizeof(name), f->hash);
+	crlite_path(path, sizeof(path), state_dir, name);
+	if (write_temp(path, f->body, (size_t)f->size, 0644, (uid_t)-1,
+	    (gid_t)-1, tmp, sizeof(tmp)) == -1 ||
+	    rename_durably(tmp, path) == -1) {
+		snprintf(err, errlen, "%s: cannot write", path);
+		return -1;
+	}
+	return 0;
+}
+
+/* Is name one of s's filters? */
+static int
+named(const struct crlite_set *s, const char *name)
+{
+	char want[2 * CRLC_HASH_LEN + 16];
+	size_t i;
+
+	for (i = 0; i < s->n; i++) {
+		filter_name(want, sizeof(want), s->f[i].hash);
+		if (strcmp(want, name) == 0)
+			return 1;
+	}
+	return strcmp(name, CRLC_CRLITE_SET_NAME) == 0;
+}
+
+/* Remove what s does not name: superseded filters, stray temporaries. */
+static void
+remove_superseded(const char *state_dir, const struct crlite_set *s)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	DIR *d;
+	int dfd;
+
+	crlite_path(path, sizeof(path), state_dir, NULL);
+	if ((dfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) == -1 || (d = fdopendir(dfd)) == NULL) {
+		if (dfd != -1)
+			close(dfd);
+		return;
+	}
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.' || named(s, de->d_name))
+			continue;
+		if (unlinkat(dfd, de->d_name, 0) == 0)
+			logx(2, "crlite: removed %s (superseded)", de->d_name);
+	}
+	closedir(d);
+}
+
+int
+crlite_set_install(const char *state_dir, const struct crlite_set *s,
+    char *err, size_t errlen)
+{
+	uint8_t buf[SET_MAX_LEN], *r;
+	char path[PATH_MAX];
+	size_t i, len;
+
+	if (s->n == 0 || s->n > CRLC_CRLITE_FILTERS_MAX) {
+		snprintf(err, errlen, "a set of %zu filters", s->n);
+		return -1;
+	}
+	if (prepare_dir(state_dir, err, errlen) == -1)
+		return -1;
+	for (i = 0; i < s->n; i++)
+		if (s->f[i].body != NULL &&
+		    write_filter(state_dir, &s->f[i], err, errlen) == -1)
+			return -1;
+	memset(buf, 0, sizeof(buf));
+	memcpy(buf, CRLC_CRLITE_MAGIC, CRLC_CRLITE_MAGIC_LEN);
+	crlc_put_u32(buf + 8, CRLC_CRLITE_VERSION);
+	crlc_put_u32(buf + 12, (uint32_t)s->n);
+	crlc_put_u64(buf + 16, (uint64_t)s->installed);
+	crlc_put_u64(buf + 24, s->newest);
+	crlc_put_u32(buf + 32, s->source);
+	for (i = 0; i < s->n; i++) {
+		r = buf + CRLC_CRLITE_HDR_LEN + i * CRLC_CRLITE_REC_LEN;
+		memcpy(r, s->f[i].hash, CRLC_HASH_LEN);
+		crlc_put_u64(r + 32, s->f[i].size);
+		r[40] = (uint8_t)s->f[i].kind;
+	}
+	len = CRLC_CRLITE_HDR_LEN + s->n * CRLC_CRLITE_REC_LEN;
+	crlc_put_u64(buf + len, crlc_sum64(buf, len));
+	len += CRLC_CRLITE_TRAILER_LEN;
+	crlite_path(path, sizeof(path), state_dir, CRLC_CRLITE_SET_NAME);
+	if (replace_file(path, buf, len, 0644, (uid_t)-1, (gid_t)-1) == -1) {
+		snprintf(err, errlen, "%s: cannot write", path);
+		return -1;
+	}
+	remove_superseded(state_dir, s);
+	return 0;
+}
+
+void
+crlite_set_free(struct crlite_set *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++) {
+		free(s->f[i].body);
+		s->f[i].body = NULL;
+	}
+}
+
+int
+crlite_tally_read(const char *state_dir, unsigned source,
+    struct crlite_tally *t)
+{
+	char path[PATH_MAX], why[ERRLEN], *line, *next;
+	unsigned long long a, b, c;
+	uint8_t *buf;
+	size_t len;
+	int ret = -1;
+
+	memset(t, 0, sizeof(*t));
+	dir_work_path(path, sizeof(path), state_dir, TALLY_NAME);
+	if (read_state_file(path, TALLY_MAX_LEN, &buf, &len, why,
+	    sizeof(why)) == -1)
+		return -1;
+	for (line = (char *)buf; line != NULL; line = next) {
+		if ((next = strchr(line, '\n')) != NULL)
+			*next++ = '\0';
+		if (strncmp(line, crlite_source_name(source),
+		    strlen(crlite_source_name(source))) == 0 &&
+		    sscanf(line + strlen(crlite_source_name(source)),
+		    " %llu %llu %llu", &a, &b, &c) == 3) {
+			t->attempt = (int64_t)a;
+			t->bytes = b;
+			t->total = c;
+			ret = 0;
+		}
+	}
+	free(buf);
+	return ret;
+}
+
+void
+crlite_tally_add(const char *state_dir, unsigned source, uint64_t bytes)
+{
+	struct crlite_tally t;
+	char path[PATH_MAX], line[128];
+	unsigned k;
+	int n;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if ((f = open_memstream(&text, &len)) == NULL)
+		return;
+	for (k = CRLC_CRLITE_SRC_REMOTE_SETTINGS; k <= CRLC_CRLITE_SRC_UPKI_DIR;
+	    k++) {
+		if (crlite_tally_read(state_dir, k, &t) == -1 && k != source)
+			continue;
+		if (k == source) {
+			t.attempt = (int64_t)time(NULL);
+			t.bytes = bytes;
+			t.total += bytes;
+		}
+		n = snprintf(line, sizeof(line), "%s %lld %llu %llu\n",
+		    crlite_source_name(k), (long long)t.attempt,
+		    (unsigned long long)t.bytes, (unsigned long long)t.total);
+		fwrite(line, 1, (size_t)n, f);
+	}
+	dir_work_path(path, sizeof(path), state_dir, TALLY_NAME);
+	if (fclose(f) == 0 && dir_replace_file(path, text, len) == -1)
+		logx(0, "%s: cannot write", path);
+	free(text);
+}
+
+int
+crlite_info(const char *state_dir, struct crlite_info *ci)
+{
+	char why[CRLC_CLUBCARD_WHY_LEN];
+	struct crlc_clubcard_info info;
+	struct crlc_clubcard *cc;
+	uint8_t *body;
+	size_t i;
+	int r;
+
+	memset(ci, 0, sizeof(*ci));
+	if ((r = crlite_set_read(state_dir, &ci->set, ci->why,
+	    sizeof(ci->why))) != 0)
+		return r;
+	ci->usable = 1;
+	for (i = 0; i < ci->set.n && ci->usable; i++) {
+		if (crlite_file_read(state_dir, &ci->set.f[i], &body) == -1) {
+			snprintf(ci->why, sizeof(ci->why), "filter %zu: missing "
+			    "or not the file the set names", i);
+			ci->usable = 0;
+			break;
+		}
+		if (crlc_clubcard_parse(body, (size_t)ci->set.f[i].size, &cc,
+		    why, sizeof(why)) == -1) {
+			snprintf(ci->why, sizeof(ci->why), "filter %zu: %s", i,
+			    why);
+			ci->usable = 0;
+		} else if (i == 0) {
+			crlc_clubcard_info(cc, &info);
+			ci->issuers = info.issuers;
+		}
+		crlc_clubcard_free(cc);
+		free(body);
+	}
+	return 0;
+}

@@ -1,0 +1,90 @@
+/*
+ * The CRLite sources' side of crlite.c: what a source's index document
+ * (a Remote Settings changeset, an upki mirror's manifest) must give the
+ * driver, which fetches it conditionally, then the filters it lists, and
+ * installs them.
+ *
+ * Copyright the crlcache authors. Licensed under the Apache License 2.0.
+ */
+#ifndef CRLCACHE_CRLITESRC_H
+#define CRLCACHE_CRLITESRC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "crlite.h"
+#include "fetcher.h"
+
+/* URLs the sources build: a configured base and a path of 512 at most. */
+#define CRLITE_URL_MAX		1024
+#define CRLITE_PATH_MAX		512
+/*
+ * The bytes of one set, all its filters together: Mozilla's full filter
+ * is about 6 MB and its deltas about 175 KB each (2026); 256 MiB is 40
+ * times that, and bounds what a run holds in memory before it installs
+ * (an unsigned mirror could otherwise list 64 filters of 64 MiB).
+ */
+#define CRLITE_SET_MAX_BYTES	((uint64_t)256 << 20)
+/* A filter's name in messages: "record ID" or "file NAME". */
+#define CRLITE_NAME_MAX		96
+
+/* One filter of the set to install, as the index document lists it. */
+struct crlite_want {
+	uint8_t		 hash[CRLC_HASH_LEN];
+	uint64_t	 size;
+	char		 name[CRLITE_NAME_MAX];
+	char		 path[CRLITE_PATH_MAX + 1];	/* under the base URL */
+};
+
+struct crlite_run;
+
+struct crlite_source {
+	unsigned	 kind;		/* CRLC_CRLITE_SRC_* */
+	size_t		 index_max;	/* bytes of its index document */
+	int		 guarded;	/* its files' URLs came from the network:
+					   public addresses only */
+	int		 local;		/* its index and files are read from a
+					   directory, not fetched */
+	const char	*says;		/* who vouches for sizes and hashes */
+	/* The index document's URL (local: its path), from the configuration. */
+	void		(*index_url)(const struct conf *, char *, size_t);
+	/* Read the index document: run->want, or -1 with run->err. */
+	int		(*plan)(struct crlite_run *, const uint8_t *, size_t);
+	/*
+	 * The URL the wanted paths are under (ends in '/'), or -1; NULL:
+	 * the index document's own directory.
+	 */
+	int		(*base)(struct crlite_run *, char *, size_t);
+};
+
+extern const struct crlite_source crlite_remote_settings;
+extern const struct crlite_source crlite_upki_mirror;
+extern const struct crlite_source crlite_upki_dir;
+
+struct crlite_run {
+	const char	*state_dir;
+	const struct conf *conf;
+	const struct crlite_source *src;
+	char		 index_url[CRLITE_URL_MAX + CRLITE_PATH_MAX];
+	struct crlite_want want[CRLC_CRLITE_FILTERS_MAX];
+	size_t		 nwant;		/* the full filter first */
+	uint64_t	 bytes;		/* fetched this run */
+	size_t		 fetched;	/* filters downloaded */
+	char		 err[ERRLEN];
+};
+
+int	 crlite_fail(struct crlite_run *run, const char *fmt, ...)
+	    __attribute__((format(printf, 2, 3)));
+/*
+ * One GET of url, body at most max bytes (gzip asked when decode): 0
+ * with f filled (the caller frees it), or -1 with why in run->err.
+ */
+int	 crlite_get(struct crlite_run *run, struct fetch *f, const char *url,
+	    int guarded, int decode, size_t max);
+/* A local source's file, whole, at most max bytes: 0, or -1 (run->err). */
+int	 crlite_read_local(struct crlite_run *run, const char *path,
+	    size_t max, uint8_t **body, size_t *len);
+/* A relative path of unreserved characters (RFC 3986 2.3) and '/'. */
+int	 crlite_path_ok(const char *s);
+
+#endif /* CRLCACHE_CRLITESRC_H */

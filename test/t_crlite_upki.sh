@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# CRLite from a local upki cache (crlite_upki_dir =): index.bin (C2SP
+# upki-revocation, version upkiidx1, written here by a few lines of
+# Python) and the filters it names (test/clubcard_build.py's), read in
+# place.  update copies the three into the state; run again it changes
+# nothing; a delta upki adds is taken; an index naming a filter out of
+# range, an unsafe name, a filter that does not parse and a filter gone
+# missing each keep the set in force and exit 1.
+. "$(dirname "$0")/lib.sh"
+need_crlcache
+python3 "$TESTDIR/clubcard_build.py" suite "$W/cc" >/dev/null || fail "clubcard_build.py"
+U=$W/upki
+mkdir -p "$U"
+cp "$W/cc/full.v4" "$U/20260624-0.filter"
+cp "$W/cc/delta.v4" "$U/20260624-1.delta"
+cp "$W/cc/main.v4" "$U/20260625-0.delta"
+# index NAME... [-- IDX]: index.bin naming the files, one log whose entries
+# point at each (and at filter IDX, when given)
+index() {
+    python3 - "$U/index.bin" "$@" <<'EOF'
+import struct, sys
+out, args = sys.argv[1], sys.argv[2:]
+extra = []
+if "--" in args:
+    extra = [int(args[args.index("--") + 1])]
+    args = args[:args.index("--")]
+names = [a.encode() for a in args]
+logs = [b"\x11" * 32, b"\x22" * 32]
+head = b"upkiidx1" + struct.pack(">HI", len(names), len(logs))
+table = b"".join(n.ljust(32, b"\0") for n in names)
+base = len(head) + len(table) + 42 * len(logs)
+idx = list(range(len(names))) + extra
+sections, directory = b"", b""
+for log in logs:
+    entries = b"".join(struct.pack(">HQQ", i, 0, 2 ** 63) for i in idx)
+    directory += log + struct.pack(">QH", base + len(sections), len(idx))
+    sections += entries
+open(out + ".tmp", "wb").write(head + table + directory + sections)
+import os; os.replace(out + ".tmp", out)
+EOF
+}
+index 20260624-0.filter 20260624-1.delta 20260625-0.delta
+write_conf "crlite_upki_dir = $U" "enroll = none"
+sha() { sha256sum "$1" | cut -d' ' -f1; }
+
+assert_exit 0 cc update
+assert_grep 'crlite: 3 filters installed \(3 fetched, 0 bytes\)' "$W/last.err"
+for f in 20260624-0.filter 20260624-1.delta 20260625-0.delta; do
+    [ -f "$STATE/crlite/$(sha "$U/$f").filter" ] || fail "$f not installed"
+done
+assert_exit 0 cc status
+assert_grep '^crlite source=upki-dir filters=3 .*in_use=yes' "$W/last.out"
+case_ok "three filters from the upki cache"
+
+cp "$STATE/crlite/set" "$W/set.before"
+assert_exit 0 cc update
+assert_grep 'crlite unchanged \(3 filters' "$W/last.err"
+cmp -s "$STATE/crlite/set" "$W/set.before" || fail "set rewritten"
+case_ok "read again: nothing changed"
+
+# kept: the set in force, the run exit 1 and say why
+kept() {        # kept NAME MESSAGE-RE
+    cc update >"$W/$1.out" 2>"$W/$1.err"; rc=$?
+    if [ "$rc" = 1 ] && grep -Eq "crlite: .*$2.*; the set in force is kept" "$W/$1.err" &&
+        cmp -s "$STATE/crlite/set" "$W/set.before"; then
+        case_ok "$1"
+    else
+        cat "$W/$1.err" >&2; case_fail "$1" "exit $rc"
+    fi
+}
+index 20260624-0.filter 20260624-1.delta 20260625-0.delta -- 3
+kept filter-out-of-range 'index.bin: log 0 names filter 3 of 3'
+index 20260624-0.filter ../etc
+kept unsafe-name "index.bin: filter name 1 is not 1 to 32 letters"
+head -c 100 /dev/zero >"$U/20260626-0.delta"
+index 20260624-0.filter 20260626-0.delta
+kept not-a-filter 'file 20260626-0.delta: not a clubcard filter'
+index 20260624-0.filter 20260627-0.delta
+kept missing "$U/20260627-0.delta: "
+
+# a set file damaged in the state: status says so, update installs anew
+printf 'x' >>"$STATE/crlite/set"
+cc status >"$W/s.out" 2>&1
+assert_grep '^crlite source=unknown filters=0 issuers=0 in_use=no why=".*set: damaged.* fetched_last_run=0 fetched_total=0$' "$W/s.out"
+cp "$W/cc/delta.v3" "$U/20260626-0.delta"
+index 20260624-0.filter 20260624-1.delta 20260625-0.delta 20260626-0.delta
+assert_exit 0 cc update
+assert_grep 'crlite: 4 filters installed \(1 fetched' "$W/last.err"
+case_ok "a delta upki added is taken"
+finish
