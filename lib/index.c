@@ -304,20 +304,6 @@ crlc_index_issuer(struct crlc_index *idx, const struct crlc_span *name,
 	return 0;
 }
 
-int
-crlc_index_has_key(const struct crlc_index *idx,
-    const uint8_t key[CRLC_HASH_LEN])
-{
-	uint64_t i;
-
-	/* KEY is sorted by issuer first: a walk, for the fetcher only. */
-	for (i = 0; i < idx->key.n; i++)
-		if (memcmp(idx->key.p + i * CRLC_KEY_REC_LEN + CRLC_ISSUER_ID_LEN,
-		    key, CRLC_HASH_LEN) == 0)
-			return 1;
-	return 0;
-}
-
 /*
  * A scope that covers a certificate, for these reasons (RFC 5280
  * 6.3.3 (d): interim_reasons_mask), and whether the certificate is looked

@@ -437,6 +437,20 @@ crlc_index_close(struct crlc_index *idx)
 	free(idx);
 }
 
+int
+crlc_index_has_key(const struct crlc_index *idx,
+    const uint8_t key[CRLC_HASH_LEN])
+{
+	uint64_t i;
+
+	/* KEY is sorted by issuer first: a walk, for the fetcher only. */
+	for (i = 0; i < idx->key.n; i++)
+		if (memcmp(idx->key.p + i * CRLC_KEY_REC_LEN + CRLC_ISSUER_ID_LEN,
+		    key, CRLC_HASH_LEN) == 0)
+			return 1;
+	return 0;
+}
+
 unsigned
 crlc_index_format(const struct crlc_index *idx)
 {
