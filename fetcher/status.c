@@ -780,6 +780,7 @@ cmd_status(const struct cmd_ctx *c, int argc, char **argv)
 		return 4;
 	}
 	a.now = at_or_now(at);
+	enable_warn_lost();
 	/* Root reads the state as its owner; the output file is root's. */
 	if (prom == NULL)
 		return (rc = as_state_owner(c, status_report, &a, NULL,
