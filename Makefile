@@ -164,7 +164,7 @@ dist:
 	@test -n "$(DIST_EPOCH)" || { echo "make dist: needs a git checkout" \
 	    "(or SOURCE_DATE_EPOCH)" >&2; exit 1; }
 	git ls-files -z | grep -zv '^debian/' | LC_ALL=C sort -z | \
-	    LC_ALL=C tar --null -T - --no-recursion --sort=name \
+	    LC_ALL=C tar --null --no-recursion -T - --sort=name \
 	    --mtime=@$(DIST_EPOCH) --owner=0 --group=0 --numeric-owner \
 	    --mode=u+rw,go-w,go+rX --format=gnu --transform 's,^,$(DIST)/,' -cf - | \
 	    gzip -9n >$(DISTDIR)/$(DIST).tar.gz.tmp
