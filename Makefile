@@ -15,9 +15,15 @@ PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CRYPTO_LIBS := $(shell pkg-config --libs libcrypto 2>/dev/null)
 
-WARN	 = -Wall -Wextra -Werror -Werror=missing-prototypes \
-	   -Werror=implicit-function-declaration -Wshadow -Wstrict-prototypes
-HARDEN	 = -fstack-protector-strong -D_FORTIFY_SOURCE=2 -fPIC
+# Warnings are errors in developer and CI builds (make, make check,
+# .ci/run); a distribution build passes WERROR= (debian/rules), so that a
+# warning a newer compiler adds does not fail it.
+WERROR	?= -Werror -Werror=missing-prototypes -Werror=implicit-function-declaration
+WARN	 = -Wall -Wextra -Wmissing-prototypes -Wshadow -Wstrict-prototypes $(WERROR)
+# Our fortify level only where the packager's flags name none: a second,
+# different -D_FORTIFY_SOURCE (Ubuntu's =3) is a "redefined" warning.
+FORTIFY	 = $(if $(findstring _FORTIFY_SOURCE,$(CPPFLAGS) $(CFLAGS)),,-D_FORTIFY_SOURCE=2)
+HARDEN	 = -fstack-protector-strong $(FORTIFY) -fPIC
 CFLAGS	?= -O2 -g
 # CPPFLAGS and LDFLAGS: the packager's (dpkg-buildflags), after ours.
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -DCRLCACHE_VERSION='"$(VERSION)"' $(WARN) $(HARDEN) -Iinclude \
@@ -84,6 +90,13 @@ test/unit/t_proposed: fetcher/proposed.c fetcher/fetcher.h
 
 unit: $(UNIT_BINS)
 
+# The unit tests alone (offline, seconds): debian/rules runs them at build
+# time (dh_auto_test) with SAN= where the architecture has no sanitizers.
+check-unit: unit
+	@sh test/unit/run.sh $(UNIT_BINS) >test/unit/.counts; \
+	    . test/unit/.counts; echo "unit: $$UNIT_PASSED passed, $$UNIT_FAILED failed"; \
+	    [ "$$UNIT_FAILED" = 0 ]
+
 deps:
 	@sh test/deps.sh
 
@@ -134,8 +147,10 @@ clean:
 	    fetcher/crlcache provider/crlcache.so test/unit/.counts
 
 # ---------------------------------------------------------------- release
-# make dist: crlcache-VERSION.tar.gz of the files git tracks (as they are
-# in the work tree), reproducible: names sorted, every mtime that of the
+# make dist: crlcache-VERSION.tar.gz (in DISTDIR) of the files git tracks
+# (as they are in the work tree) but debian/, which a Debian source
+# package ships apart from this, its .orig.tar.gz (debian/README.source);
+# reproducible: names sorted, every mtime that of the
 # last commit (or SOURCE_DATE_EPOCH), owner and group 0, no gzip name or
 # time.  make distcheck: that tarball unpacked in a fresh temporary
 # directory, built there (warnings as errors), its unit tests run and
@@ -146,16 +161,20 @@ DIST	 = crlcache-$(VERSION)
 DIST_EPOCH = $(or $(SOURCE_DATE_EPOCH),$(shell git log -1 --format=%ct 2>/dev/null))
 DISTCHECK_TESTS = t_state_format t_status t_update_offline t_import_basic \
 	    t_provider_tls t_enable
+DISTDIR	?= .
+# Test data whose source states no terms of redistribution
+# (test/data/ccadb-real/SOURCES): kept in the tree, not released.
+DIST_LEFT_OUT = test/data/ccadb-real/pems.tar.xz
 dist:
 	@test -n "$(DIST_EPOCH)" || { echo "make dist: needs a git checkout" \
 	    "(or SOURCE_DATE_EPOCH)" >&2; exit 1; }
-	git ls-files -z | LC_ALL=C sort -z | \
-	    LC_ALL=C tar --null -T - --no-recursion --sort=name \
+	git ls-files -z | grep -zv -e '^debian/' -e '^$(DIST_LEFT_OUT)$$' | LC_ALL=C sort -z | \
+	    LC_ALL=C tar --null --no-recursion -T - --sort=name \
 	    --mtime=@$(DIST_EPOCH) --owner=0 --group=0 --numeric-owner \
 	    --mode=u+rw,go-w,go+rX --format=gnu --transform 's,^,$(DIST)/,' -cf - | \
-	    gzip -9n >$(DIST).tar.gz.tmp
-	mv -f $(DIST).tar.gz.tmp $(DIST).tar.gz
-	@echo "$(DIST).tar.gz"
+	    gzip -9n >$(DISTDIR)/$(DIST).tar.gz.tmp
+	mv -f $(DISTDIR)/$(DIST).tar.gz.tmp $(DISTDIR)/$(DIST).tar.gz
+	@echo "$(DISTDIR)/$(DIST).tar.gz"
 
 distcheck: dist
 	@set -e; d=$$(mktemp -d "$${TMPDIR:-/tmp}/crlcache-distcheck.XXXXXX"); \
@@ -189,7 +208,8 @@ distcheck: dist
 BINDIR	?= $(PREFIX)/bin
 MANDIR	?= $(PREFIX)/share/man
 MODULESDIR ?= $(shell pkg-config --variable=modulesdir libcrypto)
-SYSTEMDUNITDIR ?= /lib/systemd/system
+# systemd's own answer (/usr/lib/systemd/system from Debian 13).
+SYSTEMDUNITDIR ?= $(or $(shell pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null),/lib/systemd/system)
 CRONDIR	?= /etc/cron.d
 SNIPPETDIR = /etc/ssl/openssl.cnf.d
 CONFDIR	 = /etc/crlcache
@@ -293,4 +313,4 @@ uninstall:
 
 .PHONY: install uninstall
 
-.PHONY: all unit deps check check-run check-trixie demo demo-run bench bench-run clean dist distcheck
+.PHONY: all unit check-unit deps check check-run check-trixie demo demo-run bench bench-run clean dist distcheck

@@ -550,6 +550,8 @@ void	 privdir_remove(const char *dir);
  * throwaway index; -1, explained, otherwise.
  */
 int	 enable_selftest(const char *cnf);
+/* enable.c: for status, a warning when openssl.cnf lost enable's block */
+void	 enable_warn_lost(void);
 
 /* localfs.c: warn when the state directory is on a network filesystem */
 void	 warn_network_fs(const char *state_dir);

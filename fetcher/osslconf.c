@@ -479,7 +479,19 @@ osslconf_write(FILE *out, const char *include, const char *sys,
 	    (node != NULL && write_init(out, conf, node, &nodejs_names, snippet,
 	    node_default) == -1))
 		goto done;
-	fprintf(out, "[crlcache_sect]\nmodule = %s\nindex = %s\n", module, index);
+	/*
+	 * What a removed package leaves must not break a program.  OpenSSL
+	 * 3.0 and 3.5 skip a provider whose module is missing, and an
+	 * .include of a missing file, and read the rest; but a provider
+	 * naming a section that is not there fails the whole configuration
+	 * under config_diagnostics = 1 (Debian's openssl.cnf): every program
+	 * refuses to start.  So every section the init sections name is
+	 * here, not only in the snippet a purge takes away; soft_load tells
+	 * OpenSSL a failed load of this one is not an error of the file.
+	 */
+	fprintf(out, "[crlcache_default_sect]\nactivate = 1\n"
+	    "[crlcache_sect]\nmodule = %s\nindex = %s\nactivate = 1\n"
+	    "soft_load = 1\n", module, index);
 	for (i = 0; sets != NULL && i < sets->n; i++) {
 		const char *eq = strchr(sets->v[i], '=');
 		char key[64];

@@ -919,6 +919,7 @@ cmd_status(const struct cmd_ctx *c, int argc, char **argv)
 		return 4;
 	}
 	a.now = at_or_now(at);
+	enable_warn_lost();
 	/*
 	 * Root reads the state as its owner; the output file is root's.
 	 * --prometheus -: to stdout, for a pipe or a look by hand.

@@ -10,6 +10,11 @@ openssl curl python3 valgrind procps util-linux e2fsprogs mandoc clang libclang-
 python3-cryptography python3-cryptography-vectors xz-utils lmdb-utils bc systemd man-db time nodejs wget
 squid nginx-light build-essential debhelper dpkg-dev fakeroot lintian adduser
 mmdebstrap autopkgtest systemd-container faketime locales diffoscope-minimal iproute2"
+# systemd.pc, where debian/rules reads the unit directory: in systemd-dev
+# from Debian 13 (--list makes a Debian 13 root), in systemd before.
+if [ "${1:-}" = --list ] || apt-cache show systemd-dev >/dev/null 2>&1; then
+	PKGS="$PKGS systemd-dev"
+fi
 
 if [ "${1:-}" = --list ]; then
 	printf '%s\n' $PKGS

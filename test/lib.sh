@@ -56,6 +56,24 @@ need_deb_root() {
     [ -n "${VERSION_CODENAME:-}" ] || skip "no VERSION_CODENAME in /etc/os-release"
 }
 
+# orig_tarball SRC DIR: the release tarball (make dist: the tracked files
+# but debian/) as DIR/crlcache_VERSION.orig.tar.gz, the .orig of the 3.0
+# (quilt) source package.  Outside a git checkout (test/trixie.sh's copy,
+# the tracked files and what the build made) the same files from SRC, a
+# tree_copy, once `make clean` took the build's away.
+orig_tarball() {
+    local top v
+    top=$(cd "$TESTDIR/.." && pwd)
+    v=$(cat "$top/VERSION")
+    if git -C "$top" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+        make -C "$top" --no-print-directory dist DISTDIR="$2" >/dev/null &&
+            mv "$2/crlcache-$v.tar.gz" "$2/crlcache_$v.orig.tar.gz"
+    else
+        make -C "$1" --no-print-directory clean >/dev/null &&
+            (cd "$1" && find . -path ./debian -prune -o ! -type d -print0 | LC_ALL=C sort -z |
+                tar --null -T - --transform "s,^\.,crlcache-$v," -czf "$2/crlcache_$v.orig.tar.gz")
+    fi
+}
 # deb_build: the package built from a copy of the tree: $W/pkg/$DEB, its
 # source in $W/pkg/src.  deb_root: the fresh root of this host's Debian
 # release the package is installed in (test/mkroot.sh, cached), in DEB_ROOT.

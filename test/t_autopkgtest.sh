@@ -5,14 +5,17 @@
 # (test/inroot.sh): the root is thrown away afterwards.  Both tests must
 # pass: purge (openssl.cnf as it was, postrm's promises) and system-config.
 # -U: the cached root has no package lists; apt-get update reads them from
-# the mirror.
+# the mirror.  purge is breaks-testbed (it leaves the block in openssl.cnf,
+# as an administrator's removal would): the null server cannot revert a
+# testbed, but this one is an overlay thrown away afterwards, so the
+# restriction is lifted for it (--ignore-restrictions).
 # Root only.
 . "$(dirname "$0")/lib.sh"
 need_deb_root
 deb_build
 deb_root
 sh "$TESTDIR/inroot.sh" -b "$W/pkg:/pkg" "$DEB_ROOT" \
-    autopkgtest -U "/pkg/$DEB" /pkg/src -- null >"$W/autopkgtest.log" 2>&1; rc=$?
+    autopkgtest -U --ignore-restrictions=breaks-testbed "/pkg/$DEB" /pkg/src -- null >"$W/autopkgtest.log" 2>&1; rc=$?
 cat "$W/autopkgtest.log"
 [ "$rc" -eq 0 ] || fail "autopkgtest exit $rc"
 for t in purge system-config; do

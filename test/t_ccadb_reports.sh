@@ -16,7 +16,7 @@
 #     their row only, a bare quote is read as text; all counted in status;
 #     a mostly broken report is refused and the previous directory kept;
 #   - status says when the directory is not in use (unreadable);
-#   - real rows of crt.sh's copy of the CCADB (test/data/ccadb) are read.
+#   - rows in the V5 report's format and a PEM row (test/data/ccadb) are read.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_provider.sh"
 httpd_start
@@ -168,10 +168,10 @@ assert_exit 3 cc status           # the last refresh (4.) failed
 assert_grep '^directory built=.* in_use=no why=".*line 4: malformed directory"' "$W/last.out"
 case_ok "status: directory not in use"
 
-# 6. real rows of the V5 report and a real PEM row (crt.sh's archive)
+# 6. rows in the V5 report's format and a PEM row of a real (expired) root
 D=$TESTDIR/data/ccadb
-dir_conf "ccadb_records = $D/records-v5.csv" "ccadb_pems = $D/pems-1996.csv"
+dir_conf "ccadb_records = $D/records-v5.csv" "ccadb_pems = $D/pems-1998.csv"
 assert_exit 0 cc update --refresh-directory
 assert_grep 'directory: 2 reports \(0 not modified\), 3 rows, 0 entries; not kept: 1 expired, 2 no certificate' "$W/last.err"
-case_ok "real V5 rows read"
+case_ok "V5 rows read"
 finish

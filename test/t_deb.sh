@@ -6,9 +6,10 @@
 # untouched), `crlcache update` as the crlcache user against a CRL served on
 # 127.0.0.1, `crlcache enable`, curl and s_client with no flags refused by a
 # revoked server and not by a good one, reinstalling keeps it enabled,
-# `crlcache disable`, removal refused while crlcache cannot be taken out of
-# openssl.cnf, removal while enabled (prerm disables), purge; openssl.cnf
-# byte for byte as before and no file of the package left.  A trap restores openssl.cnf and purges the package
+# `crlcache disable`, removal while enabled (openssl.cnf left as enable
+# made it: no maintainer script edits it; postrm says so once; openssl,
+# curl and python3 keep working), purge; openssl.cnf byte for byte as
+# before once the block is taken out by hand, and no file of the package left.  A trap restores openssl.cnf and purges the package
 # whatever happens.
 #
 # Root only; skipped where debhelper is missing or where crlcache is
@@ -76,6 +77,7 @@ trap 'undo; _lib_cleanup' EXIT
 SRC=$W/src
 tree_copy "$SRC" || fail "copying the tree"
 [ -f "$SRC/debian/rules" ] || fail "no debian/rules in the tree"
+orig_tarball "$SRC" "$W" || fail "make dist (the .orig.tar.gz)"
 start=$(date +%s)
 # Lean: no test suite inside (nocheck), no -dbgsym package (noddebs).  The
 # source package too, for lintian.
@@ -88,10 +90,10 @@ CHANGES=$(echo "$W"/crlcache_*_*.changes)
 [ -f "$DEB" ] || fail "not one .deb in $W: $DEB"
 [ -f "$CHANGES" ] || fail "not one .changes in $W: $CHANGES"
 dpkg-deb -c "$DEB" | awk '{ print $6 }' | sed -e 's|^\.||' -e 's|/$||' | grep . >"$W/contents"
-# The units: /lib/systemd/system on Debian 12, /usr/lib/systemd/system where
-# debhelper has dh_movetousr (Debian 13, debian/rules).
-UNITDIR=/lib/systemd/system
-command -v dh_movetousr >/dev/null && UNITDIR=/usr/lib/systemd/system
+# The units where systemd.pc says (debian/rules): /lib/systemd/system on
+# Debian 12, /usr/lib/systemd/system on Debian 13.
+UNITDIR=$(pkg-config --variable=systemdsystemunitdir systemd)
+[ -n "$UNITDIR" ] || fail "pkg-config names no systemd unit directory"
 for f in /usr/bin/crlcache "$MODDIR/crlcache.so" "$SNIPPET" /etc/crlcache/crlcache.conf \
     /etc/cron.d/crlcache $UNITDIR/crlcache-update.service \
     $UNITDIR/crlcache-update.timer /usr/share/man/man1/crlcache.1.gz \
@@ -99,6 +101,9 @@ for f in /usr/bin/crlcache "$MODDIR/crlcache.so" "$SNIPPET" /etc/crlcache/crlcac
     grep -qxF "$f" "$W/contents" || { cat "$W/contents" >&2; fail "the package lacks $f"; }
 done
 grep -q "^$STATEDIR" "$W/contents" && fail "the package ships $STATEDIR (postinst makes it)"
+# README.Debian (what install switches on; nothing enforced until enable) and NEWS.md
+grep -qx /usr/share/doc/crlcache/README.Debian "$W/contents" || fail "the package lacks README.Debian"
+grep -Eqx '/usr/share/doc/crlcache/NEWS\.md(\.gz)?' "$W/contents" || fail "the package lacks NEWS.md"
 dpkg-deb --ctrl-tarfile "$DEB" | tar -xOf - ./conffiles >"$W/conffiles"
 for f in /etc/crlcache/crlcache.conf "$SNIPPET" /etc/cron.d/crlcache; do
     grep -qxF "$f" "$W/conffiles" || { cat "$W/conffiles" >&2; fail "$f is not a conffile"; }
@@ -191,8 +196,8 @@ for n in good rev; do
 done
 case_ok "enabled: revoked server refused"
 
-# 6. reinstalling (dpkg's upgrade path: prerm upgrade) keeps crlcache
-#    enabled and the index; only removal disables.  The index is first
+# 6. reinstalling (dpkg's upgrade path) keeps crlcache enabled and the
+#    index.  The index is first
 #    put back in format 2 (an LMDB file of the working databases, as an
 #    older package published it), which readers refuse: the postinst's
 #    `crlcache publish` must replace it, or curl below passes through.
@@ -219,31 +224,44 @@ curl -sS --max-time 20 --cacert "$ROOT" -o /dev/null "https://127.0.0.1:$SRV_POR
     fail "curl refuses the revoked server after disable"
 case_ok "disable"
 
-# 8. removal while crlcache cannot be taken out of openssl.cnf (a block
-#    without its end marker) is refused: the module stays.
+# 8. removal while enabled: no maintainer script edits openssl.cnf (the
+#    openssl package's conffile), so the block stays; postrm says once why
+#    the provider is absent; openssl, curl and python3 keep working (a good
+#    server, verified); a broken crlcache.conf does not stop the removal.
+#    Then the block is taken out by hand, as postrm says.
 assert_exit 0 crlcache enable
-sed -i '/^# END crlcache$/d' "$CNF"
-dpkg_w -r crlcache >"$W/remove.log" && { cat "$W/remove.log" >&2; fail "removed while openssl.cnf names crlcache"; }
-assert_grep 'not removing' "$W/remove.log"
-[ -f "$MODDIR/crlcache.so" ] || fail "refused removal took the module away"
-dpkg-query -W -f '${db:Status-Status}' crlcache | grep -qx installed || fail "package not installed after a refused removal"
-cp -a "$W/openssl.cnf.orig" "$CNF"
-case_ok "remove refused while it cannot disable"
-
-# 9. removal while enabled: prerm disables, every program keeps working;
-#    a broken crlcache.conf does not stop it.
-assert_exit 0 crlcache enable
+cp -a "$CNF" "$W/openssl.cnf.enabled"
 echo 'no_such_key = 1' >>/etc/crlcache/crlcache.conf
 assert_exit nonzero crlcache status
 dpkg_w -r crlcache >"$W/remove.log" || { cat "$W/remove.log" >&2; fail "dpkg -r"; }
-cmp -s "$CNF" "$W/openssl.cnf.orig" || fail "dpkg -r left $CNF changed"
-assert_exit 0 openssl list -providers
-assert_not_grep 'crlcache' "$W/last.out"
+cmp -s "$CNF" "$W/openssl.cnf.enabled" || fail "dpkg -r changed $CNF (a maintainer script edited it)"
+[ "$(grep -c 'still loads the crlcache provider' "$W/remove.log")" = 1 ] ||
+    { cat "$W/remove.log" >&2; fail "the removal did not say once why the provider is absent"; }
 [ -e "$MODDIR/crlcache.so" ] && fail "dpkg -r left the module"
 [ -d "$STATEDIR" ] || fail "dpkg -r removed the state directory (purge does)"
-case_ok "remove while enabled"
+srv good
+openssl s_client -connect "127.0.0.1:$SRV_PORT" -verify_return_error -CAfile "$ROOT" \
+    </dev/null >"$W/sc-removed.log" 2>&1 || { cat "$W/sc-removed.log" >&2; fail "s_client after the removal"; }
+curl -sS --max-time 20 --cacert "$ROOT" -o /dev/null "https://127.0.0.1:$SRV_PORT/" 2>"$W/curl-removed.log" ||
+    { cat "$W/curl-removed.log" >&2; fail "curl after the removal"; }
+[ -s "$W/curl-removed.log" ] && { cat "$W/curl-removed.log" >&2; fail "curl printed on stderr after the removal"; }
+python3 - "$SRV_PORT" "$ROOT" <<'PY' >"$W/py-removed.log" 2>&1 || { cat "$W/py-removed.log" >&2; fail "python3 after the removal"; }
+import socket, ssl, sys
+ctx = ssl.create_default_context(cafile=sys.argv[2])
+ctx.check_hostname = False
+with socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=20) as s:
+    with ctx.wrap_socket(s) as t:
+        t.sendall(b"GET / HTTP/1.0\r\n\r\n")
+        assert t.recv(64).startswith(b"HTTP/1.0 200"), "no 200"
+PY
+assert_exit 0 openssl list -providers
+assert_not_grep 'crlcache' "$W/last.out"
+[ -s "$W/last.err" ] && { cat "$W/last.err" >&2; fail "openssl list -providers printed on stderr"; }
+sed -i '/^# BEGIN crlcache/,/^# END crlcache$/d' "$CNF"
+cmp -s "$CNF" "$W/openssl.cnf.orig" || fail "$CNF without the block is not the original"
+case_ok "remove while enabled: block kept, every program works"
 
-# 10. purge: state directory, conffiles, enable's copy of openssl.cnf gone;
+# 9. purge: state directory, conffiles, enable's copy of openssl.cnf gone;
 #     no file of the package left that was not there before; the crlcache
 #     user stays (debian/postrm says why).
 rm -f /etc/crlcache/t_deb-*.pem

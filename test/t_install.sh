@@ -15,6 +15,11 @@ OSSLDIR=$(openssl version -d | sed -n 's/^OPENSSLDIR: "\(.*\)"$/\1/p')
 [ -n "$OSSLDIR" ] || fail "cannot read OPENSSLDIR from openssl version -d"
 
 R=$W/root
+# The unit directory systemd.pc names (the Makefile's SYSTEMDUNITDIR):
+# /lib/systemd/system on Debian 12, /usr/lib/systemd/system on 13.
+UNITREL=$(pkg-config --variable=systemdsystemunitdir systemd 2>/dev/null)
+UNITREL=${UNITREL:-/lib/systemd/system}
+UNITREL=${UNITREL#/}
 # The make running `make check` must not leak its flags or variables.
 mk() { env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -C "$TOP" "$@"; }
 
@@ -25,10 +30,10 @@ expected_files() {    # expected_files PREFIX
         "etc/crlcache/crlcache.conf" \
         "etc/cron.d/crlcache" \
         "etc/ssl/openssl.cnf.d/crlcache.cnf" \
-        "lib/systemd/system/crlcache-hints.path" \
-        "lib/systemd/system/crlcache-hints.service" \
-        "lib/systemd/system/crlcache-update.service" \
-        "lib/systemd/system/crlcache-update.timer" \
+        "$UNITREL/crlcache-hints.path" \
+        "$UNITREL/crlcache-hints.service" \
+        "$UNITREL/crlcache-update.service" \
+        "$UNITREL/crlcache-update.timer" \
         "$p/bin/crlcache" \
         "${MODDIR#/}/crlcache.so" \
         "$p/share/man/man1/crlcache.1" \
@@ -66,7 +71,7 @@ grep -aq '/etc/ssl/openssl.cnf.d/crlcache.cnf' "$R/usr/bin/crlcache" ||
 case_ok "snippet"
 
 # 3. units and cron file: generated for the prefix, no template left
-U=$R/lib/systemd/system
+U=$R/$UNITREL
 assert_grep '^ExecStart=/usr/bin/crlcache update$' "$U/crlcache-update.service"
 assert_grep '^User=crlcache$' "$U/crlcache-update.service"
 assert_grep '^Type=oneshot$' "$U/crlcache-update.service"
@@ -213,7 +218,7 @@ assert_exit 0 mk install DESTDIR="$R2"
 expected_files /usr/local >"$W/want"
 files_under "$R2" >"$W/got"
 diff -u "$W/want" "$W/got" >"$W/diff" || { cat "$W/diff" >&2; fail "PREFIX=/usr/local: files differ"; }
-assert_grep '^ExecStart=/usr/local/bin/crlcache update$' "$R2/lib/systemd/system/crlcache-update.service"
+assert_grep '^ExecStart=/usr/local/bin/crlcache update$' "$R2/$UNITREL/crlcache-update.service"
 assert_grep '/usr/local/bin/crlcache --syslog -q update$' "$R2/etc/cron.d/crlcache"
 assert_exit 0 mk uninstall DESTDIR="$R2"
 files_under "$R2" >"$W/got"
