@@ -21,6 +21,7 @@
 #include <openssl/core.h>
 #include <openssl/core_dispatch.h>
 
+#include <crlcache/clubcard.h>
 #include <crlcache/format.h>
 #include <crlcache/tbs.h>
 #include <crlcache/version.h>
@@ -192,10 +193,15 @@ struct crlc_prov {
 	struct crlc_keycache	 keycache;
 };
 
-/* keyid.c: a key's identity once computed (KEYID_* states). */
-struct crlc_keyid {
+/* keyid.c: one hash of a key, computed once (KEYID_* states). */
+struct crlc_keyhash {
 	atomic_int		 state;
-	uint8_t			 id[CRLC_HASH_LEN];
+	uint8_t			 h[CRLC_HASH_LEN];
+};
+/* keyid.c: a key's hashes. */
+struct crlc_keyid {
+	struct crlc_keyhash	 id;	/* crlc_key_id() */
+	struct crlc_keyhash	 spki;	/* crlc_key_spki() */
 };
 
 /* Our keydata: the default provider's keydata and its functions. */
@@ -227,6 +233,16 @@ const uint8_t	*crlc_key_id(struct crlc_key *k, uint8_t scratch[CRLC_HASH_LEN]);
  * per P-256 key, on every handshake).  Otherwise crlc_key_id() computes it.
  */
 void		 crlc_key_id_offer(struct crlc_key *k, const OSSL_PARAM params[]);
+/*
+ * keyid.c: the SHA-256 of k's whole SubjectPublicKeyInfo DER (RFC 5280
+ * 4.1.2.7) as a CA certificate encodes it, CRLite's issuer key
+ * (<crlcache/clubcard.h>), rebuilt from the key: RSA (rsaEncryption,
+ * NULL parameters, RFC 3279 2.3.1), EC on a named curve with the point
+ * uncompressed (RFC 5480 2.1.1, 2.2), Ed25519 and Ed448 (RFC 8410 4);
+ * NULL for any other key (CRLite then has no answer).  Kept like
+ * crlc_key_id(): computed once per key, shared by every import of it.
+ */
+const uint8_t	*crlc_key_spki(struct crlc_key *k, uint8_t scratch[CRLC_HASH_LEN]);
 
 /*
  * keycache.c.  crlc_keycache_tag() serialises an import into buf: its
@@ -341,6 +357,9 @@ enum crlc_chain	crlc_chain_walk(const uint8_t key[CRLC_HASH_LEN],
 		    void *arg);
 int		crlc_self_signed(const struct crlc_tbs *cert, const uint8_t *key);
 
+/* How stale a long-running process may be after a publish. */
+#define CRLC_RECHECK_MS		2000
+
 /* snapshot.c: the process-wide, refcounted view of one index file. */
 struct crlc_index;
 struct crlc_snap;
@@ -356,6 +375,26 @@ struct crlc_index	*crlc_snap_index(struct crlc_snap *snap);
 void			 crlc_snap_release(struct crlc_snap *snap);
 /* Have the next crlc_snap_acquire() look at the file at once. */
 void			 crlc_store_recheck(struct crlc_store *store);
+/* The CRLite set of the state directory of store's index. */
+struct crlc_crlite	*crlc_store_crlite(struct crlc_store *store);
+
+/*
+ * crlite.c: the CRLite set in STATE_DIR/crlite beside an index path,
+ * read at the first certificate with SCTs (see there).  _new: NULL only
+ * when out of memory.  crlc_crlite_check(): the set's answer for cert,
+ * verified by key (its issuer's), CRLC_CLUBCARD_NOT_COVERED when it has
+ * none (no SCT, no usable set, a key whose SPKI is not rebuilt);
+ * *newest the newest SCT time (ms) the answering filter covers.  No
+ * allocation, system call or lock, but when the set file is due a look
+ * (CRLC_RECHECK_MS) and on the first use.
+ */
+struct crlc_crlite;
+struct crlc_crlite	*crlc_crlite_new(const char *index, enum crlc_log log);
+void			 crlc_crlite_free(struct crlc_crlite *c);
+void			 crlc_crlite_atfork_child(struct crlc_crlite *c);
+enum crlc_clubcard_answer crlc_crlite_check(struct crlc_crlite *c,
+			    const struct crlc_tbs *cert, struct crlc_key *key,
+			    uint64_t *newest);
 
 /* store.c: the "crlcache:" STORE loader (OSSL_OP_STORE). */
 extern const OSSL_ALGORITHM crlc_store_algs[];

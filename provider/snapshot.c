@@ -58,8 +58,6 @@
 
 #include "prov.h"
 
-/* How stale a long-running process may be after a publish. */
-#define CRLC_RECHECK_MS		2000
 /*
  * Snapshots mapped at once: the current one plus old ones still pinned
  * by slow lookups.  When all are busy, the swap waits for the next check.
@@ -84,6 +82,7 @@ struct crlc_store {
 	unsigned		 refs;		/* under reg_lock */
 	enum crlc_log		 log;
 
+	struct crlc_crlite	*crlite;	/* the CRLite set beside it */
 	struct crlc_snap	 slots[SNAP_SLOTS];
 	_Atomic(struct crlc_snap *) cur;	/* NULL: no usable index */
 	atomic_llong		 next_check_ms;
@@ -112,6 +111,7 @@ atfork_child(void)
 			atomic_store(&s->slots[i].users, 0);
 		atomic_store(&s->refreshing, 0);
 		atomic_store(&s->next_check_ms, 0);
+		crlc_crlite_atfork_child(s->crlite);
 	}
 }
 
@@ -256,6 +256,12 @@ crlc_store_recheck(struct crlc_store *s)
 	atomic_store_explicit(&s->next_check_ms, 0, memory_order_relaxed);
 }
 
+struct crlc_crlite *
+crlc_store_crlite(struct crlc_store *s)
+{
+	return s->crlite;
+}
+
 struct crlc_index *
 crlc_snap_index(struct crlc_snap *snap)
 {
@@ -278,6 +284,7 @@ store_free(struct crlc_store *s)
 		return;
 	for (i = 0; i < SNAP_SLOTS; i++)
 		crlc_index_close(s->slots[i].idx);
+	crlc_crlite_free(s->crlite);
 	free(s->path);
 	free(s);
 }
@@ -299,7 +306,8 @@ crlc_store_get(const char *path, enum crlc_log log)
 			break;
 	if (s == NULL) {
 		if ((created = calloc(1, sizeof(*created))) == NULL ||
-		    (created->path = strdup(path)) == NULL) {
+		    (created->path = strdup(path)) == NULL ||
+		    (created->crlite = crlc_crlite_new(path, log)) == NULL) {
 			store_free(created);
 			created = NULL;
 			goto done;
