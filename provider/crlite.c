@@ -20,11 +20,8 @@
  *	used is said once (each distinct reason) and CRLs answer alone; a
  *	set refused after a good one keeps the good one.
  *
- * PINNING
- *	As snapshot.c pins an index: a few slots never freed while the
- *	store lives, each a generation and a count of queries using it;
- *	a query pins with no lock (s = cur; users++; recheck cur), the
- *	refresher frees a slot's set only when no query pins it.
+ *	The generations are pinned with pins.c, as snapshot.c pins the
+ *	index: a query pins the current one without a lock.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -44,30 +41,21 @@
 
 #include "prov.h"
 
-/*
- * Generations in memory at once: the current one and one or two old ones
- * still pinned by a slow query.  When all are busy the swap waits for the
- * next check.
- */
-#define CRLITE_SLOTS		3
-
-struct crlite_gen {
-	atomic_uint		 users;
-	struct crlc_crliteset	*set;		/* NULL: slot free */
-};
-
 struct crlc_crlite {
 	char			 dir[PATH_MAX];
 	enum crlc_log		 log;
-	struct crlite_gen	 slots[CRLITE_SLOTS];
-	_Atomic(struct crlite_gen *) cur;	/* NULL: no usable set */
-	atomic_llong		 next_check_ms;
-	atomic_int		 refreshing;
+	struct crlc_pins	 pins;		/* of struct crlc_crliteset */
 	/* The refresher's own: the set file's identity, the last reason. */
 	struct stat		 seen;
 	int			 have_seen;
 	uint64_t		 last_why;
 };
+
+static void
+close_set(void *set)
+{
+	crlc_crliteset_free(set);
+}
 
 struct crlc_crlite *
 crlc_crlite_new(const char *index, enum crlc_log log)
@@ -79,6 +67,7 @@ crlc_crlite_new(const char *index, enum crlc_log log)
 	if ((c = calloc(1, sizeof(*c))) == NULL)
 		return NULL;
 	c->log = log;
+	c->pins.close = close_set;
 	/* STATE_DIR/crlite beside the index, as the hint spool is */
 	n = slash == NULL ? snprintf(c->dir, sizeof(c->dir), "%s",
 	    CRLC_CRLITE_DIR) : snprintf(c->dir, sizeof(c->dir), "%.*s/%s",
@@ -91,56 +80,33 @@ crlc_crlite_new(const char *index, enum crlc_log log)
 void
 crlc_crlite_free(struct crlc_crlite *c)
 {
-	size_t i;
-
 	if (c == NULL)
 		return;
-	for (i = 0; i < CRLITE_SLOTS; i++)
-		crlc_crliteset_free(c->slots[i].set);
+	crlc_pins_close_all(&c->pins);
 	free(c);
 }
 
 void
 crlc_crlite_atfork_child(struct crlc_crlite *c)
 {
-	size_t i;
-
-	for (i = 0; i < CRLITE_SLOTS; i++)
-		atomic_store(&c->slots[i].users, 0);
-	atomic_store(&c->refreshing, 0);
-	atomic_store(&c->next_check_ms, 0);
+	crlc_pins_atfork_child(&c->pins);
 }
 
+/* Runs in one thread at a time (crlc_pins_refresh). */
 static void
-reclaim(struct crlc_crlite *c)
+refresh(void *arg)
 {
-	struct crlite_gen *cur = atomic_load(&c->cur);
-	size_t i;
-
-	for (i = 0; i < CRLITE_SLOTS; i++) {
-		struct crlite_gen *g = &c->slots[i];
-
-		if (g != cur && g->set != NULL && atomic_load(&g->users) == 0) {
-			crlc_crliteset_free(g->set);
-			g->set = NULL;
-		}
-	}
-}
-
-/* Runs in one thread at a time (c->refreshing held). */
-static void
-refresh(struct crlc_crlite *c)
-{
+	struct crlc_crlite *c = arg;
 	char path[PATH_MAX + sizeof(CRLC_CRLITE_SET_NAME) + 1];
 	char why[CRLC_CRLITESET_WHY_LEN];
 	struct crlc_crliteset *set = NULL;
-	struct crlite_gen *slot = NULL;
+	struct crlc_pin *slot;
 	struct stat sb;
-	size_t i, filters, bytes;
+	size_t filters, bytes;
 	uint64_t fp;
 	int rc;
 
-	reclaim(c);
+	crlc_pins_reclaim(&c->pins);
 	snprintf(path, sizeof(path), "%s/%s", c->dir, CRLC_CRLITE_SET_NAME);
 	memset(&sb, 0, sizeof(sb));
 	if (lstat(path, &sb) == 0 && c->have_seen &&
@@ -149,25 +115,27 @@ refresh(struct crlc_crlite *c)
 	    sb.st_mtim.tv_sec == c->seen.st_mtim.tv_sec &&
 	    sb.st_mtim.tv_nsec == c->seen.st_mtim.tv_nsec)
 		return;
-	for (i = 0; i < CRLITE_SLOTS && slot == NULL; i++)
-		if (c->slots[i].set == NULL)
-			slot = &c->slots[i];
-	if (slot == NULL)
+	if ((slot = crlc_pins_free_slot(&c->pins)) == NULL)
 		return;		/* old generations still pinned: next time */
 	rc = crlc_crliteset_open(c->dir, &set, why, sizeof(why));
 	if (rc == 1) {
 		/* none installed (any more): CRLs alone, nothing to say */
-		atomic_store(&c->cur, NULL);
+		crlc_pins_clear(&c->pins);
 		c->have_seen = 0;
-		reclaim(c);
 		return;
 	}
 	if (rc == -1) {
-		/* each reason once; not recording sb: retried next check */
+		/*
+		 * Each reason once.  Retried when the set file changes (the
+		 * fetcher installs sets whole), not at every check: a reread
+		 * costs the whole set's bytes.
+		 */
+		c->seen = sb;
+		c->have_seen = sb.st_ino != 0;
 		fp = crlc_sum64(why, strlen(why));
 		if (fp != c->last_why)
 			crlc_log(c->log, LOG_WARNING, "CRLite data in %s not "
-			    "used: %s; %s", c->dir, why, atomic_load(&c->cur) ?
+			    "used: %s; %s", c->dir, why, crlc_pins_current(&c->pins) ?
 			    "keeping the set already read" :
 			    "revocation is checked with CRLs alone");
 		c->last_why = fp;
@@ -179,32 +147,7 @@ refresh(struct crlc_crlite *c)
 	crlc_crliteset_size(set, &filters, &bytes);
 	crlc_log(c->log, LOG_INFO, "CRLite data in %s: %zu filters, %zu "
 	    "bytes read", c->dir, filters, bytes);
-	slot->set = set;
-	atomic_store(&c->cur, slot);
-	reclaim(c);
-}
-
-/* Pin the current generation, looking at the set first when due. */
-static struct crlite_gen *
-acquire(struct crlc_crlite *c)
-{
-	struct crlite_gen *g;
-	long long now = crlc_mono_ms();
-
-	if (now >= atomic_load_explicit(&c->next_check_ms,
-	    memory_order_relaxed) && atomic_exchange(&c->refreshing, 1) == 0) {
-		atomic_store(&c->next_check_ms, now + CRLC_RECHECK_MS);
-		refresh(c);
-		atomic_store(&c->refreshing, 0);
-	}
-	for (;;) {
-		if ((g = atomic_load(&c->cur)) == NULL)
-			return NULL;
-		atomic_fetch_add(&g->users, 1);
-		if (atomic_load(&c->cur) == g)
-			return g;
-		atomic_fetch_sub(&g->users, 1);
-	}
+	crlc_pins_publish(&c->pins, slot, set);
 }
 
 enum crlc_clubcard_answer
@@ -214,16 +157,18 @@ crlc_crlite_check(struct crlc_crlite *c, const struct crlc_tbs *cert,
 	enum crlc_clubcard_answer a = CRLC_CLUBCARD_NOT_COVERED;
 	uint8_t scratch[CRLC_HASH_LEN];
 	const uint8_t *spki;
-	struct crlite_gen *g;
+	struct crlc_pin *pin;
 
 	*newest = 0;
 	/* Certificates without SCTs (CAs, private PKIs) cost one test. */
 	if (c == NULL || c->dir[0] == '\0' || cert->sct_list.len == 0 ||
-	    key == NULL || (spki = crlc_key_spki(key, scratch)) == NULL ||
-	    (g = acquire(c)) == NULL)
+	    key == NULL || (spki = crlc_key_spki(key, scratch)) == NULL)
 		return a;
-	a = crlc_crliteset_ask(g->set, spki, &cert->serial, &cert->sct_list,
+	crlc_pins_refresh(&c->pins, refresh, c);
+	if ((pin = crlc_pins_acquire(&c->pins)) == NULL)
+		return a;
+	a = crlc_crliteset_ask(pin->obj, spki, &cert->serial, &cert->sct_list,
 	    newest);
-	atomic_fetch_sub(&g->users, 1);
+	crlc_pin_release(pin);
 	return a;
 }

@@ -368,14 +368,14 @@ static int
 lookup(struct crlc_prov *prov, const struct crlc_tbs *cert,
     const struct crlc_issuer_key *ik, int64_t now, struct crlc_verdict *v)
 {
-	struct crlc_snap *snap;
+	struct crlc_pin *snap;
 	int rc;
 
 	if ((snap = crlc_snap_acquire(prov->store)) == NULL)
 		return -1;
 	rc = crlc_index_lookup(crlc_snap_index(snap), cert, ik, now,
 	    prov->conf.grace, v);
-	crlc_snap_release(snap);
+	crlc_pin_release(snap);
 	if (rc != 0 && !atomic_exchange(&lookup_failed_logged, 1))
 		/* A scope file missing or damaged (format.h READER CHECKS). */
 		crlc_log(prov->conf.log, LOG_WARNING, "index lookup failed (a "

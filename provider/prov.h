@@ -360,19 +360,55 @@ int		crlc_self_signed(const struct crlc_tbs *cert, const uint8_t *key);
 /* How stale a long-running process may be after a publish. */
 #define CRLC_RECHECK_MS		2000
 
+/*
+ * pins.c: generations pinned without a lock (see there).  Slots: the
+ * current generation plus old ones still pinned by slow users; when all
+ * are busy, the swap waits for the next check.  A pool is zeroed, then
+ * given its close function.
+ */
+#define CRLC_PIN_SLOTS		4
+struct crlc_pin {
+	atomic_uint		 users;
+	void			*obj;		/* NULL: slot free */
+};
+struct crlc_pins {
+	struct crlc_pin		 slots[CRLC_PIN_SLOTS];
+	_Atomic(struct crlc_pin *) cur;		/* NULL: none usable */
+	atomic_llong		 next_check_ms;
+	atomic_int		 refreshing;	/* one refresher at a time */
+	void			(*close)(void *obj);
+};
+/* Run refresh(arg) in one thread when CRLC_RECHECK_MS passed. */
+void		 crlc_pins_refresh(struct crlc_pins *p, void (*refresh)(void *),
+		    void *arg);
+/* Have the next crlc_pins_refresh() run at once. */
+void		 crlc_pins_recheck(struct crlc_pins *p);
+/* Pin the current generation: NULL when there is none. */
+struct crlc_pin	*crlc_pins_acquire(struct crlc_pins *p);
+void		 crlc_pin_release(struct crlc_pin *pin);
+int		 crlc_pins_current(struct crlc_pins *p);
+/* The refresher's: close old generations nobody pins; a free slot or
+   NULL; obj in slot made current; no generation current. */
+void		 crlc_pins_reclaim(struct crlc_pins *p);
+struct crlc_pin	*crlc_pins_free_slot(struct crlc_pins *p);
+void		 crlc_pins_publish(struct crlc_pins *p, struct crlc_pin *slot,
+		    void *obj);
+void		 crlc_pins_clear(struct crlc_pins *p);
+/* fork()'s child: the parent's other threads pin nothing here. */
+void		 crlc_pins_atfork_child(struct crlc_pins *p);
+void		 crlc_pins_close_all(struct crlc_pins *p);
+
 /* snapshot.c: the process-wide, refcounted view of one index file. */
 struct crlc_index;
-struct crlc_snap;
 struct crlc_store	*crlc_store_get(const char *path, enum crlc_log log);
 void			 crlc_store_put(struct crlc_store *store);
 /*
  * Pin the current snapshot (NULL: none is usable); the index stays mapped
- * until crlc_snap_release().  Re-checks the file at most every
+ * until crlc_pin_release().  Re-checks the file at most every
  * CRLC_RECHECK_MS.  Lock-free.
  */
-struct crlc_snap	*crlc_snap_acquire(struct crlc_store *store);
-struct crlc_index	*crlc_snap_index(struct crlc_snap *snap);
-void			 crlc_snap_release(struct crlc_snap *snap);
+struct crlc_pin		*crlc_snap_acquire(struct crlc_store *store);
+struct crlc_index	*crlc_snap_index(struct crlc_pin *snap);
 /* Have the next crlc_snap_acquire() look at the file at once. */
 void			 crlc_store_recheck(struct crlc_store *store);
 /* The CRLite set of the state directory of store's index. */

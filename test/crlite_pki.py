@@ -8,11 +8,13 @@ clubcard filters that speak for those leaves (test/clubcard_build.py).
       with an ECDSA-SHA256 signature of filler bytes (not verified:
       CRLite reads the log id and the time, crlcache never the
       signature)
-  crlite_pki.py filter OUT VERSION LOG:LOW:HIGH[,...] ISSUER.pem \
-          LEAF.pem=revoked|good...
+  crlite_pki.py filter OUT VERSION LOG:LOW:HIGH[,...] \
+          {ISSUER.pem {LEAF.pem=revoked|good | @SERIALS=R}...}...
       a filter of VERSION (3 or 4) covering each LOG from LOW to HIGH
-      (ms), enrolling ISSUER (the SHA-256 of its SubjectPublicKeyInfo)
-      with its LEAFs, revoked or not
+      (ms), enrolling each ISSUER (the SHA-256 of its
+      SubjectPublicKeyInfo) with the LEAFs after it, revoked or not, and
+      the serials of the file SERIALS (the last field of each line, hex),
+      its first R revoked and the rest not
   crlite_pki.py pad IN OUT BYTES
       IN, a version 4 filter, with its exact column extended by zero
       words (bits past a column's words read as 0: <crlcache/clubcard.h>
@@ -61,27 +63,12 @@ def openssl(*args):
                           stdout=subprocess.PIPE).stdout
 
 
-def tlv(d, i):
-    """(tag, content start, end) of the element at d[i]."""
-    tag, n = d[i], d[i + 1]
-    i += 2
-    if n & 0x80:
-        k = n & 0x7f
-        n = int.from_bytes(d[i:i + k], "big")
-        i += k
-    return tag, i, i + n
-
-
 def serial(pem):
-    """The content octets of a certificate's serialNumber."""
-    d = openssl("x509", "-in", pem, "-outform", "DER")
-    _, cert, _ = tlv(d, 0)
-    _, tbs, _ = tlv(d, cert)
-    tag, s, e = tlv(d, tbs)
-    if tag == 0xa0:                 # [0] version
-        tag, s, e = tlv(d, e)
-    assert tag == 0x02
-    return d[s:e]
+    """The content octets of a certificate's serialNumber: the DER
+    INTEGER of the (positive) serial openssl prints, minimal."""
+    n = int(openssl("x509", "-in", pem, "-noout", "-serial").decode()
+            .strip().split("=")[1], 16)
+    return n.to_bytes(n.bit_length() // 8 + 1, "big")
 
 
 def spki_hash(pem):
@@ -91,16 +78,23 @@ def spki_hash(pem):
     return hashlib.sha256(der).digest()
 
 
-def build_filter(out, version, coverage, issuer, leaves):
+def build_filter(out, version, coverage, args):
     cov = []
     for c in coverage.split(","):
         log, low, high = c.split(":")
         cov.append((bytes.fromhex(log), int(low), int(high)))
-    ik = spki_hash(issuer)
-    entries = []
-    for leaf in leaves:
-        path, state = leaf.rsplit("=", 1)
-        entries.append((ik, serial(path), state == "revoked"))
+    ik, entries = None, []
+    for arg in args:
+        if "=" not in arg:
+            ik = spki_hash(arg)
+            continue
+        what, state = arg.rsplit("=", 1)
+        if what.startswith("@"):
+            with open(what[1:]) as f:
+                sers = [bytes.fromhex(line.split()[-1]) for line in f]
+            entries += [(ik, s, i < int(state)) for i, s in enumerate(sers)]
+        else:
+            entries.append((ik, serial(what), state == "revoked"))
     card = clubcard_build.build(entries, cov, random.Random(20260624))
     with open(out, "wb") as f:
         f.write(clubcard_build.encode(card, int(version)))
@@ -137,16 +131,18 @@ def pad(src, out, size):
                 bytes(8 * extra))
 
 
+COMMANDS = {"sctext": (3, lambda a: print(sctext(a[2]))),
+            "filter": (7, lambda a: build_filter(a[2], a[3], a[4], a[5:])),
+            "pad": (5, lambda a: pad(a[2], a[3], a[4]))}
+
+
 def main(argv):
-    if len(argv) == 3 and argv[1] == "sctext":
-        print(sctext(argv[2]))
-    elif len(argv) >= 7 and argv[1] == "filter":
-        build_filter(argv[2], argv[3], argv[4], argv[5], argv[6:])
-    elif len(argv) == 5 and argv[1] == "pad":
-        pad(argv[2], argv[3], argv[4])
-    else:
+    cmd = COMMANDS.get(argv[1] if len(argv) > 1 else None)
+    if cmd is None or len(argv) < cmd[0] or \
+            (argv[1] != "filter" and len(argv) != cmd[0]):
         sys.stderr.write(__doc__)
         return 2
+    cmd[1](argv)
     return 0
 
 
