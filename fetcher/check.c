@@ -32,6 +32,8 @@
 #include "fetcher.h"
 
 #define EXIT_ERROR	4
+/* check_one(): no CRL state, the line says what the filter said */
+#define CRLC_CRLITE_ANSWERED	-1
 
 static const char *const state_words[] = { "good", "revoked", "unknown", "stale" };
 
@@ -176,7 +178,7 @@ check_one(struct crlc_index *idx, const struct crlc_crliteset *set,
 	int64_t now = at_or_now(at);
 	enum crlc_clubcard_answer crlite;
 	uint64_t newest;
-	int len, rc, exempt = 0, ret = -1;
+	int len, rc, exempt = 0, from_crlite, ret = -1;
 
 	if ((len = i2d_X509(x, &der)) <= 0 ||
 	    crlc_cert_tbs(der, (size_t)len, &tbs) == -1 ||
@@ -196,18 +198,8 @@ check_one(struct crlc_index *idx, const struct crlc_crliteset *set,
 		goto done;
 	}
 	/* Revoked by either source; else good where a filter covers it. */
-	if (crlite == CRLC_CLUBCARD_REVOKED ||
-	    (crlite == CRLC_CLUBCARD_GOOD && v.state != CRLC_REVOKED)) {
-		*st = crlite == CRLC_CLUBCARD_REVOKED ? CRLC_REVOKED : CRLC_GOOD;
-		format_time((int64_t)(newest / 1000), a, sizeof(a));
-		printf("%s (CRLite, filter %s)", state_words[*st], a);
-		print_name("subject", X509_get_subject_name(x));
-		print_serial(&t.serial);
-		print_name("issuer", X509_get_issuer_name(x));
-		printf("\n");
-		ret = 0;
-		goto done;
-	}
+	from_crlite = crlite == CRLC_CLUBCARD_REVOKED ||
+	    (crlite == CRLC_CLUBCARD_GOOD && v.state != CRLC_REVOKED);
 	/*
 	 * CA/B BR lifetime rules (lib/validity.c): reported, never a change
 	 * of state, except that a short-lived certificate no CRL covers is
@@ -216,12 +208,19 @@ check_one(struct crlc_index *idx, const struct crlc_crliteset *set,
 	crlc_validity_check(&t, &val);
 	if (v.state == CRLC_UNKNOWN && val.short_lived)
 		exempt = 1;
-	*st = exempt ? CRLC_GOOD : v.state;
+	*st = from_crlite ? (crlite == CRLC_CLUBCARD_REVOKED ? CRLC_REVOKED :
+	    CRLC_GOOD) : exempt ? CRLC_GOOD : v.state;
 	printf("%s", state_words[*st]);
+	if (from_crlite) {
+		format_time((int64_t)(newest / 1000), a, sizeof(a));
+		printf(" (CRLite, filter %s)", a);
+	}
 	print_name("subject", X509_get_subject_name(x));
 	print_serial(&t.serial);
 	print_name("issuer", X509_get_issuer_name(x));
-	switch (v.state) {
+	switch (from_crlite ? CRLC_CRLITE_ANSWERED : (int)v.state) {
+	case CRLC_CRLITE_ANSWERED:
+		break;
 	case CRLC_REVOKED:
 		format_time(v.revoked_at, a, sizeof(a));
 		printf(" revoked=%s reason=%s", a, crlc_reason_name(v.reason));
