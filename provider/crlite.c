@@ -17,24 +17,20 @@
  *	The set file is looked at again at most every CRLC_RECHECK_MS, by
  *	one thread (others go on with the generation they have); a new one
  *	is read while the old one keeps answering.  A set that cannot be
- *	used is said once (each distinct reason) and CRLs answer alone; a
- *	set refused after a good one keeps the good one.
+ *	used is said once (each distinct reason) and CRLs answer alone,
+ *	until the set file changes (a reread costs the whole set); a set
+ *	refused after a good one keeps the good one.
  *
  *	The generations are pinned with pins.c, as snapshot.c pins the
  *	index: a query pins the current one without a lock.
  */
-#include <errno.h>
-#include <inttypes.h>
 #include <limits.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <syslog.h>
-#include <time.h>
 
-#include <crlcache/clock.h>
 #include <crlcache/crlite.h>
 #include <crlcache/crliteset.h>
 #include <crlcache/hash.h>
@@ -125,11 +121,7 @@ refresh(void *arg)
 		return;
 	}
 	if (rc == -1) {
-		/*
-		 * Each reason once.  Retried when the set file changes (the
-		 * fetcher installs sets whole), not at every check: a reread
-		 * costs the whole set's bytes.
-		 */
+		/* each reason once; retried when the set file changes */
 		c->seen = sb;
 		c->have_seen = sb.st_ino != 0;
 		fp = crlc_sum64(why, strlen(why));

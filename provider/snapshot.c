@@ -34,14 +34,11 @@
  */
 #include <errno.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <syslog.h>
-#include <time.h>
 
-#include <crlcache/clock.h>
 #include <crlcache/index.h>
 
 #include "prov.h"
