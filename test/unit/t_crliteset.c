@@ -172,6 +172,27 @@ refused(void (*spoil)(uint8_t *), int resum, const char *why_part)
 	}
 }
 
+/* Each field spoilt, and the refusal it must give. */
+static const struct {
+	void		(*spoil)(uint8_t *);
+	int		 resum;		/* after the checksum: it fails */
+	const char	*why;
+} spoilt[] = {
+	{ magic, 0, "not a set of version 1" },
+	{ version, 0, "not a set of version 1" },
+	{ none, 0, "0 filters in 96 bytes" },
+	{ many, 0, "65 filters in 96 bytes" },
+	{ two, 0, "2 filters in 96 bytes" },
+	{ hdr_pad, 0, "1 filters in 96 bytes" },
+	{ kind, 0, "record 0 malformed (kind 2" },
+	{ rec_pad, 0, "record 0 malformed" },
+	{ size0, 0, "record 0 malformed (kind 0, 0 bytes)" },
+	{ size_big, 0, "record 0 malformed" },
+	{ size_other, 0, "176981 bytes, the set says 176980" },
+	{ other_name, 0, "No such file or directory" },
+	{ sum, 1, "checksum mismatch" },
+};
+
 int
 main(void)
 {
@@ -207,19 +228,8 @@ main(void)
 		check_answers(set);
 		crlc_crliteset_free(set);
 	}
-	refused(magic, 0, "not a set of version 1");
-	refused(version, 0, "not a set of version 1");
-	refused(none, 0, "0 filters in 96 bytes");
-	refused(many, 0, "65 filters in 96 bytes");
-	refused(two, 0, "2 filters in 96 bytes");
-	refused(hdr_pad, 0, "1 filters in 96 bytes");
-	refused(kind, 0, "record 0 malformed (kind 2");
-	refused(rec_pad, 0, "record 0 malformed");
-	refused(size0, 0, "record 0 malformed (kind 0, 0 bytes)");
-	refused(size_big, 0, "record 0 malformed");
-	refused(size_other, 0, "176981 bytes, the set says 176980");
-	refused(other_name, 0, "No such file or directory");
-	refused(sum, 1, "checksum mismatch");
+	for (i = 0; i < sizeof(spoilt) / sizeof(spoilt[0]); i++)
+		refused(spoilt[i].spoil, spoilt[i].resum, spoilt[i].why);
 	/* a set writable by others than its owner */
 	write_set(NULL, 0);
 	snprintf(path, sizeof(path), "%s/%s", sub, CRLC_CRLITE_SET_NAME);
