@@ -35,7 +35,7 @@ SAN	 = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 
 LIB_SRCS  = lib/tbs.c lib/index.c lib/indexopen.c lib/indexpage.c lib/indexwrite.c lib/hash.c lib/name.c lib/validity.c lib/addr.c \
 	    lib/dpname.c lib/fstype.c lib/point.c lib/civil.c lib/reasons.c \
-	    lib/clubcard.c lib/sct.c
+	    lib/clubcard.c lib/sct.c lib/crliteset.c
 FETCH_SRCS = $(wildcard fetcher/*.c)
 PROV_SRCS = $(wildcard provider/*.c)
 UNIT_SRCS = $(wildcard test/unit/t_*.c)

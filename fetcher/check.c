@@ -20,7 +20,10 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
+#include <crlcache/crlite.h>
+#include <crlcache/crliteset.h>
 #include <crlcache/dpname.h>
+#include <crlcache/hash.h>
 #include <crlcache/index.h>
 #include <crlcache/reasons.h>
 #include <crlcache/tbs.h>
@@ -29,6 +32,8 @@
 #include "fetcher.h"
 
 #define EXIT_ERROR	4
+/* check_one(): no CRL state, the line says what the filter said */
+#define CRLC_CRLITE_ANSWERED	-1
 
 static const char *const state_words[] = { "good", "revoked", "unknown", "stale" };
 
@@ -109,7 +114,7 @@ print_dp(X509 *x)
  * authorityKeyIdentifier, else nothing (the index answers by the
  * issuer's name where it knows a single key for it).
  */
-static void
+static X509 *
 issuer_key(STACK_OF(X509) *certs, X509 *x, uint8_t hash[CRLC_HASH_LEN],
     struct crlc_issuer_key *ik)
 {
@@ -127,12 +132,34 @@ issuer_key(STACK_OF(X509) *certs, X509 *x, uint8_t hash[CRLC_HASH_LEN],
 	}
 	if (n == 1 && cert_key_hash(issuer, hash) == 0) {
 		ik->hash = hash;
-		return;
+		return issuer;
 	}
 	if ((aki = X509_get0_authority_key_id(x)) != NULL) {
 		ik->aki.p = ASN1_STRING_get0_data(aki);
 		ik->aki.len = (size_t)ASN1_STRING_length(aki);
 	}
+	return NULL;
+}
+
+/*
+ * The CRLite set's answer for t, issued by issuer (NULL: not known),
+ * with the newest SCT time (ms) its filter covers.
+ */
+static enum crlc_clubcard_answer
+crlite_answer(const struct crlc_crliteset *set, X509 *issuer,
+    const struct crlc_tbs *t, uint64_t *newest)
+{
+	uint8_t spki[CRLC_SCT_HASH_LEN];
+	unsigned char *der = NULL;
+	int len;
+
+	*newest = 0;
+	if (set == NULL || issuer == NULL || t->sct_list.len == 0 ||
+	    (len = i2d_X509_PUBKEY(X509_get_X509_PUBKEY(issuer), &der)) <= 0)
+		return CRLC_CLUBCARD_NOT_COVERED;
+	crlc_sha256(der, (size_t)len, spki);
+	OPENSSL_free(der);
+	return crlc_crliteset_ask(set, spki, &t->serial, &t->sct_list, newest);
 }
 
 /*
@@ -144,8 +171,9 @@ issuer_key(STACK_OF(X509) *certs, X509 *x, uint8_t hash[CRLC_HASH_LEN],
  * cover it, a revocation or staleness still count.
  */
 static int
-check_one(struct crlc_index *idx, STACK_OF(X509) *certs, X509 *x,
-    int64_t at, int64_t grace, int sent_along, enum crlc_state *st)
+check_one(struct crlc_index *idx, const struct crlc_crliteset *set,
+    STACK_OF(X509) *certs, X509 *x, int64_t at, int64_t grace,
+    int sent_along, enum crlc_state *st)
 {
 	uint8_t hash[CRLC_HASH_LEN];
 	struct crlc_issuer_key ik;
@@ -156,7 +184,9 @@ check_one(struct crlc_index *idx, STACK_OF(X509) *certs, X509 *x,
 	struct crlc_validity val;
 	char a[32], b[32], vtext[160], rtext[CRLC_REASONS_TEXT_MAX];
 	int64_t now = at_or_now(at);
-	int len, rc, exempt = 0, uncounted, ret = -1;
+	enum crlc_clubcard_answer crlite;
+	uint64_t newest;
+	int len, rc, exempt = 0, from_crlite, uncounted, ret = -1;
 
 	if ((len = i2d_X509(x, &der)) <= 0 ||
 	    crlc_cert_tbs(der, (size_t)len, &tbs) == -1 ||
@@ -169,11 +199,15 @@ check_one(struct crlc_index *idx, STACK_OF(X509) *certs, X509 *x,
 		    "possible date (RFC 5280 4.1.2.5)");
 		goto done;
 	}
-	issuer_key(certs, x, hash, &ik);
+	crlite = crlite_answer(set, issuer_key(certs, x, hash, &ik), &t,
+	    &newest);
 	if (crlc_index_lookup(idx, &t, &ik, now, grace, &v) == -1) {
 		logx(0, "check: index lookup failed");
 		goto done;
 	}
+	/* Revoked by either source; else good where a filter covers it. */
+	from_crlite = crlite == CRLC_CLUBCARD_REVOKED ||
+	    (crlite == CRLC_CLUBCARD_GOOD && v.state != CRLC_REVOKED);
 	/*
 	 * CA/B BR lifetime rules (lib/validity.c): reported, never a change
 	 * of state, except that a short-lived certificate no CRL covers is
@@ -182,16 +216,23 @@ check_one(struct crlc_index *idx, STACK_OF(X509) *certs, X509 *x,
 	crlc_validity_check(&t, &val);
 	if (v.state == CRLC_UNKNOWN && val.short_lived)
 		exempt = 1;
-	uncounted = sent_along && v.state == CRLC_UNKNOWN && !v.issuer_held &&
-	    !exempt;
-	*st = exempt ? CRLC_GOOD : v.state;
+	uncounted = !from_crlite && sent_along && v.state == CRLC_UNKNOWN &&
+	    !v.issuer_held && !exempt;
+	*st = from_crlite ? (crlite == CRLC_CLUBCARD_REVOKED ? CRLC_REVOKED :
+	    CRLC_GOOD) : exempt ? CRLC_GOOD : v.state;
 	printf("%s", state_words[*st]);
+	if (from_crlite) {
+		format_time((int64_t)(newest / 1000), a, sizeof(a));
+		printf(" (CRLite, filter %s)", a);
+	}
 	if (uncounted)
 		*st = CRLC_GOOD;
 	print_name("subject", X509_get_subject_name(x));
 	print_serial(&t.serial);
 	print_name("issuer", X509_get_issuer_name(x));
-	switch (v.state) {
+	switch (from_crlite ? CRLC_CRLITE_ANSWERED : (int)v.state) {
+	case CRLC_CRLITE_ANSWERED:
+		break;
 	case CRLC_REVOKED:
 		format_time(v.revoked_at, a, sizeof(a));
 		printf(" revoked=%s reason=%s", a, crlc_reason_name(v.reason));
@@ -266,7 +307,8 @@ check_all(const char *state_dir, FILE *out, void *arg)
 {
 	const struct check_args *a = arg;
 	struct crlc_index *idx = NULL;
-	char path[PATH_MAX];
+	struct crlc_crliteset *set = NULL;
+	char path[PATH_MAX], why[CRLC_CRLITESET_WHY_LEN];
 	enum crlc_state st, worst = CRLC_GOOD;
 	X509 *x;
 	int i, ret = EXIT_ERROR;
@@ -274,6 +316,10 @@ check_all(const char *state_dir, FILE *out, void *arg)
 	(void)out;		/* stdout: as_state_owner() is given no consume */
 	if (index_open(state_dir, path, sizeof(path), &idx, 1) == -1)
 		goto done;
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", state_dir,
+	    CRLC_CRLITE_DIR) < sizeof(path) &&
+	    crlc_crliteset_open(path, &set, why, sizeof(why)) == -1)
+		logx(0, "check: CRLite data in %s not used: %s", path, why);
 	for (i = 0; i < sk_X509_num(a->certs); i++) {
 		x = sk_X509_value(a->certs, i);
 		/* A root the server sends along: no CRL speaks for it. */
@@ -284,7 +330,7 @@ check_all(const char *state_dir, FILE *out, void *arg)
 			continue;
 		}
 		/* TLS: the server's own certificate first (RFC 8446 4.4.2). */
-		if (check_one(idx, a->certs, x, a->at, a->grace,
+		if (check_one(idx, set, a->certs, x, a->at, a->grace,
 		    a->server && i > 0, &st) == -1)
 			goto done;
 		if (severity(st) > severity(worst))
@@ -292,6 +338,7 @@ check_all(const char *state_dir, FILE *out, void *arg)
 	}
 	ret = (int)worst;
 done:
+	crlc_crliteset_free(set);
 	crlc_index_close(idx);
 	return ret;
 }

@@ -22,6 +22,10 @@
 static const uint8_t oid_basic_constraints[] = { 0x55, 0x1d, 0x13 };
 static const uint8_t oid_crl_dp[] = { 0x55, 0x1d, 0x1f };
 static const uint8_t oid_cert_policies[] = { 0x55, 0x1d, 0x20 };
+/* 1.3.6.1.4.1.11129.2.4.2, RFC 6962 3.3: the embedded SCT list. */
+static const uint8_t oid_sct_list[] = {
+	0x2b, 0x06, 0x01, 0x04, 0x01, 0xd6, 0x79, 0x02, 0x04, 0x02
+};
 /* CRL entry extensions (RFC 5280 5.3): id-ce 21, 24, 23, 29. */
 static const uint8_t oid_crl_reason[] = { 0x55, 0x1d, 0x15 };
 static const uint8_t oid_invalidity_date[] = { 0x55, 0x1d, 0x18 };
@@ -389,7 +393,7 @@ static int
 parse_extensions(struct der ctx3, struct crlc_tbs *out)
 {
 	struct der exts, oid, val;
-	int crit;
+	int crit, scts = 0;
 
 	if (der_expect(&ctx3, TAG_SEQUENCE, &exts) == -1 || ctx3.p != ctx3.end)
 		return -1;
@@ -404,7 +408,16 @@ parse_extensions(struct der ctx3, struct crlc_tbs *out)
 			ext_crl_dp(val, out);
 		else if (span_eq(&oid, oid_cert_policies, sizeof(oid_cert_policies)))
 			ext_cert_policies(val, out);
+		else if (span_eq(&oid, oid_sct_list, sizeof(oid_sct_list)) &&
+		    scts++ == 0) {
+			/* kept as is: read only when CRLite data is loaded */
+			out->sct_list.p = val.p;
+			out->sct_list.len = (size_t)(val.end - val.p);
+		}
 	}
+	/* twice (RFC 5280 4.2): not one list CRLite could trust */
+	if (scts > 1)
+		out->sct_list.len = 0;
 	return 0;
 }
 

@@ -155,7 +155,8 @@ crlc_keycache_add(struct crlc_keycache *c, const struct km_impl *impl,
 	atomic_init(&s->refs, 2);	/* the caller's and the slot's */
 	s->impl = impl;
 	s->kd = kd;
-	atomic_init(&s->id.state, 0);	/* not computed yet (keyid.c) */
+	atomic_init(&s->id.id.state, 0);	/* not computed yet (keyid.c) */
+	atomic_init(&s->id.spki.state, 0);
 	s->hash = tag_hash(tag, len);
 	s->len = len;
 	memcpy(s->tag, tag, len);

@@ -13,7 +13,9 @@
  * its raw public key (OpenSSL 3.5's ML-DSA, FIPS 204, and SLH-DSA,
  * FIPS 205, whose subjectPublicKey is that key, RFC 5280 4.1.2.7).
  */
+#include <stdint.h>
 #include <string.h>
+#include <sys/uio.h>
 
 #include <openssl/core_names.h>
 #include <openssl/params.h>
@@ -189,25 +191,167 @@ raw_public_key(struct crlc_key *k, uint8_t out[PUB_MAX])
 	return p[0].data_size;
 }
 
-static int
-compute(struct crlc_key *k, uint8_t id[CRLC_HASH_LEN])
+/*
+ * k's public key as its subjectPublicKey holds it, into pub: its length,
+ * 0 when it cannot be had.
+ */
+static size_t
+public_key(struct crlc_key *k, uint8_t pub[PUB_MAX])
 {
-	uint8_t pub[PUB_MAX];
 	size_t len;
 
 	if (k->impl->get_params == NULL)
-		return -1;
+		return 0;
 	/*
 	 * Tried in this order: an EC key answers OSSL_PKEY_PARAM_PUB_KEY
 	 * with an octet string, which a BIGNUM buffer would refuse.
 	 */
 	if ((len = crlc_key_point(k->impl->get_params, k->kd, pub)) == 0 &&
 	    (len = rsa_public_key(k, pub)) == 0 &&
-	    (len = dsa_public_key(k, pub)) == 0 &&
-	    (len = raw_public_key(k, pub)) == 0)
+	    (len = dsa_public_key(k, pub)) == 0)
+		len = raw_public_key(k, pub);
+	return len;
+}
+
+static int
+compute_id(struct crlc_key *k, uint8_t id[CRLC_HASH_LEN])
+{
+	uint8_t pub[PUB_MAX];
+	size_t len;
+
+	if ((len = public_key(k, pub)) == 0)
 		return -1;
 	crlc_sha256(pub, len, id);
 	return 0;
+}
+
+/*
+ * AlgorithmIdentifier DER of the SubjectPublicKeyInfo of the key types
+ * CAs of the web PKI use: rsaEncryption with NULL parameters (RFC 3279
+ * 2.3.1), id-ecPublicKey with a namedCurve (RFC 5480 2.1.1: P-256,
+ * P-384, P-521, the curves CCADB root programs accept), id-Ed25519 and
+ * id-Ed448 without parameters (RFC 8410 3).
+ */
+static const uint8_t alg_rsa[] = {
+	0x30, 0x0d, 0x06, 0x09, 0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01,
+	0x01, 0x01, 0x05, 0x00
+};
+static const uint8_t alg_ed25519[] = { 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x70 };
+static const uint8_t alg_ed448[] = { 0x30, 0x05, 0x06, 0x03, 0x2b, 0x65, 0x71 };
+#define ALG_EC_MAX	21
+static const struct {
+	const char	*name;		/* OSSL_PKEY_PARAM_GROUP_NAME */
+	uint8_t		 alg[ALG_EC_MAX];
+	size_t		 len;
+} ec_algs[] = {
+	{ "prime256v1", { 0x30, 0x13, 0x06, 0x07, 0x2a, 0x86, 0x48, 0xce,
+	    0x3d, 0x02, 0x01, 0x06, 0x08, 0x2a, 0x86, 0x48, 0xce, 0x3d, 0x03,
+	    0x01, 0x07 }, 21 },
+	{ "secp384r1", { 0x30, 0x10, 0x06, 0x07, 0x2a, 0x86, 0x48, 0xce,
+	    0x3d, 0x02, 0x01, 0x06, 0x05, 0x2b, 0x81, 0x04, 0x00, 0x22 }, 18 },
+	{ "secp521r1", { 0x30, 0x10, 0x06, 0x07, 0x2a, 0x86, 0x48, 0xce,
+	    0x3d, 0x02, 0x01, 0x06, 0x05, 0x2b, 0x81, 0x04, 0x00, 0x23 }, 18 },
+};
+/* Room for a group name OpenSSL gives (the longest it knows is shorter). */
+#define GROUP_NAME_MAX	64
+
+/* The first of a keymgmt's names (names is "RSA:rsaEncryption:..."). */
+static int
+key_type_is(const struct crlc_key *k, const char *type)
+{
+	size_t n = strlen(type);
+
+	return strncmp(k->impl->names, type, n) == 0 &&
+	    (k->impl->names[n] == ':' || k->impl->names[n] == '\0');
+}
+
+/* The AlgorithmIdentifier of k's SubjectPublicKeyInfo, or NULL. */
+static const uint8_t *
+spki_alg(struct crlc_key *k, size_t *len)
+{
+	char group[GROUP_NAME_MAX];
+	OSSL_PARAM p[] = {
+		OSSL_PARAM_utf8_string(OSSL_PKEY_PARAM_GROUP_NAME, group,
+		    sizeof(group)),
+		OSSL_PARAM_END
+	};
+	size_t i;
+
+	if (key_type_is(k, "RSA")) {
+		*len = sizeof(alg_rsa);
+		return alg_rsa;
+	}
+	if (key_type_is(k, "ED25519") || key_type_is(k, "ED448")) {
+		*len = sizeof(alg_ed25519);
+		return key_type_is(k, "ED448") ? alg_ed448 : alg_ed25519;
+	}
+	if (!key_type_is(k, "EC") || k->impl->get_params == NULL ||
+	    !k->impl->get_params(k->kd, p) || !OSSL_PARAM_modified(&p[0]))
+		return NULL;
+	for (i = 0; i < sizeof(ec_algs) / sizeof(ec_algs[0]); i++)
+		if (strcmp(group, ec_algs[i].name) == 0) {
+			*len = ec_algs[i].len;
+			return ec_algs[i].alg;
+		}
+	return NULL;
+}
+
+/* SHA-256 of SEQUENCE { AlgorithmIdentifier, BIT STRING { 0, pub } }. */
+static int
+compute_spki(struct crlc_key *k, uint8_t out[CRLC_HASH_LEN])
+{
+	uint8_t pub[PUB_MAX], seq[4], bits[5];
+	const uint8_t *alg;
+	size_t alen, len, slen, blen;
+	struct iovec iov[4];
+
+	if ((alg = spki_alg(k, &alen)) == NULL ||
+	    (len = public_key(k, pub)) == 0)
+		return -1;
+	blen = put_header(bits, 0x03, len + 1);
+	bits[blen++] = 0;	/* no unused bits */
+	slen = put_header(seq, 0x30, alen + blen + len);
+	iov[0] = (struct iovec){ seq, slen };
+	iov[1] = (struct iovec){ (void *)(uintptr_t)alg, alen };
+	iov[2] = (struct iovec){ bits, blen };
+	iov[3] = (struct iovec){ pub, len };
+	crlc_sha256_iov(iov, 4, out);
+	return 0;
+}
+
+/* The first to finish keeps its result for every later verification. */
+static void
+keep(struct crlc_keyhash *kh, const uint8_t h[CRLC_HASH_LEN])
+{
+	int state = KEYID_UNSET;
+
+	if (atomic_compare_exchange_strong(&kh->state, &state, KEYID_BUSY)) {
+		memcpy(kh->h, h, CRLC_HASH_LEN);
+		atomic_store_explicit(&kh->state, KEYID_READY,
+		    memory_order_release);
+	}
+}
+
+/* kh computed by compute once per key; a thread that races computes its own. */
+static const uint8_t *
+cached(struct crlc_key *k, struct crlc_keyhash *kh,
+    int (*compute)(struct crlc_key *, uint8_t[CRLC_HASH_LEN]),
+    uint8_t scratch[CRLC_HASH_LEN])
+{
+	int state = atomic_load_explicit(&kh->state, memory_order_acquire);
+
+	if (state == KEYID_READY)
+		return kh->h;
+	if (state == KEYID_NONE)
+		return NULL;
+	if (compute(k, scratch) == -1) {
+		state = KEYID_UNSET;
+		(void)atomic_compare_exchange_strong(&kh->state, &state,
+		    KEYID_NONE);
+		return NULL;
+	}
+	keep(kh, scratch);
+	return scratch;
 }
 
 static struct crlc_keyid *
@@ -216,47 +360,26 @@ id_of(struct crlc_key *k)
 	return k->share != NULL ? crlc_kshare_id(k->share) : &k->id;
 }
 
-/* The first to finish keeps its result for every later verification. */
-static void
-keep(struct crlc_keyid *ki, const uint8_t id[CRLC_HASH_LEN])
-{
-	int state = KEYID_UNSET;
-
-	if (atomic_compare_exchange_strong(&ki->state, &state, KEYID_BUSY)) {
-		memcpy(ki->id, id, CRLC_HASH_LEN);
-		atomic_store_explicit(&ki->state, KEYID_READY,
-		    memory_order_release);
-	}
-}
-
 const uint8_t *
 crlc_key_id(struct crlc_key *k, uint8_t scratch[CRLC_HASH_LEN])
 {
-	struct crlc_keyid *ki = id_of(k);
-	int state = atomic_load_explicit(&ki->state, memory_order_acquire);
+	return cached(k, &id_of(k)->id, compute_id, scratch);
+}
 
-	if (state == KEYID_READY)
-		return ki->id;
-	if (state == KEYID_NONE)
-		return NULL;
-	if (compute(k, scratch) == -1) {
-		state = KEYID_UNSET;
-		(void)atomic_compare_exchange_strong(&ki->state, &state,
-		    KEYID_NONE);
-		return NULL;
-	}
-	keep(ki, scratch);
-	return scratch;
+const uint8_t *
+crlc_key_spki(struct crlc_key *k, uint8_t scratch[CRLC_HASH_LEN])
+{
+	return cached(k, &id_of(k)->spki, compute_spki, scratch);
 }
 
 void
 crlc_key_id_offer(struct crlc_key *k, const OSSL_PARAM params[])
 {
-	struct crlc_keyid *ki = id_of(k);
+	struct crlc_keyhash *kh = &id_of(k)->id;
 	const OSSL_PARAM *pub;
 	uint8_t id[CRLC_HASH_LEN];
 
-	if (atomic_load_explicit(&ki->state, memory_order_acquire) !=
+	if (atomic_load_explicit(&kh->state, memory_order_acquire) !=
 	    KEYID_UNSET)
 		return;
 	/*
@@ -273,5 +396,5 @@ crlc_key_id_offer(struct crlc_key *k, const OSSL_PARAM params[])
 	    ((const uint8_t *)pub->data)[0] != 0x04)
 		return;
 	crlc_sha256(pub->data, pub->data_size, id);
-	keep(ki, id);
+	keep(kh, id);
 }

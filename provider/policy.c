@@ -203,6 +203,31 @@ report(struct crlc_prov *prov, const struct crlc_tbs *cert,
 	return enforce ? 0 : 1;
 }
 
+/*
+ * A certificate a CRLite filter (crlite.c) says is revoked: refused
+ * whatever its lifetime (a short-lived one is revoked all the same).
+ * newest: the newest SCT time (ms) the filter covers, its date.
+ */
+static int
+report_crlite(struct crlc_prov *prov, const struct crlc_tbs *cert,
+    uint64_t newest)
+{
+	char serial[SERIAL_TEXT_MAX], issuer[NAME_TEXT_MAX];
+	char when[TIME_TEXT_MAX];
+	int enforce = prov->conf.mode == CRLC_MODE_ENFORCE;
+
+	serial_text(&cert->serial, serial, sizeof(serial));
+	name_text(&cert->issuer, issuer, sizeof(issuer));
+	time_text((int64_t)(newest / 1000), when, sizeof(when));
+	crlc_log(prov->conf.log, LOG_WARNING, "certificate is revoked "
+	    "(CRLite, %s): serial=%s issuer=%s, in the CRLite filter of %s",
+	    enforce ? "refused" : "audit, allowed", serial, issuer, when);
+	if (enforce)
+		CRLC_RAISE(prov, CRLC_R_REVOKED, "serial=%s issuer=%s, revoked "
+		    "(CRLite filter of %s)", serial, issuer, when);
+	return enforce ? 0 : 1;
+}
+
 static atomic_int stale_logged;
 static atomic_int lookup_failed_logged;
 static atomic_int spool_ro_logged;
@@ -356,14 +381,14 @@ static int
 lookup(struct crlc_prov *prov, const struct crlc_tbs *cert,
     const struct crlc_issuer_key *ik, int64_t now, struct crlc_verdict *v)
 {
-	struct crlc_snap *snap;
+	struct crlc_pin *snap;
 	int rc;
 
 	if ((snap = crlc_snap_acquire(prov->store)) == NULL)
 		return -1;
 	rc = crlc_index_lookup(crlc_snap_index(snap), cert, ik, now,
 	    prov->conf.grace, v);
-	crlc_snap_release(snap);
+	crlc_pin_release(snap);
 	if (rc != 0 && !atomic_exchange(&lookup_failed_logged, 1))
 		/* A scope file missing or damaged (format.h READER CHECKS). */
 		crlc_log(prov->conf.log, LOG_WARNING, "index lookup failed (a "
@@ -436,7 +461,12 @@ learn_issuer(struct crlc_prov *prov, const struct crlc_tbs *cert,
 	return learn(prov, cert, ik, v);
 }
 
-/* The index's verdict on cert, applied per mode / on_stale / on_unknown. */
+/*
+ * The verdicts of CRLite and of the index on cert, applied per mode /
+ * on_stale / on_unknown.  Revoked by either: refused.  Good in a CRLite
+ * filter that covers it: good whatever the index lacks, with no hint and
+ * no wait.  Else the index decides.
+ */
 static int
 check_revocation(struct crlc_prov *prov, const struct crlc_tbs *cert,
     const struct crlc_validity *val, const struct crlc_span *tbs,
@@ -446,15 +476,25 @@ check_revocation(struct crlc_prov *prov, const struct crlc_tbs *cert,
 	uint8_t scratch[CRLC_HASH_LEN];
 	struct crlc_issuer_key ik = { NULL, { NULL, 0 } };
 	struct crlc_verdict v;
+	enum crlc_clubcard_answer crlite;
+	uint64_t newest;
 	int waited = 0;
 
 	if (prov->store == NULL)
 		return 1;	/* pass-through */
+	crlite = crlc_crlite_check(crlc_store_crlite(prov->store), cert, key,
+	    &newest);
+	if (crlite == CRLC_CLUBCARD_REVOKED)
+		return report_crlite(prov, cert, newest);
 	/* The CRLs of the key that verified it (format.h "key"). */
 	if (key != NULL)
 		ik.hash = crlc_key_id(key, scratch);
 	if (lookup(prov, cert, &ik, now, &v) != 0)
 		return 1;
+	if (crlite == CRLC_CLUBCARD_GOOD) {
+		crlc_chain_note(ik.hash, &cert->spk, 0);
+		return v.state == CRLC_REVOKED ? report(prov, cert, &v, 1) : 1;
+	}
 	if (wants_hint(&v, now))
 		waited = learn_issuer(prov, cert, val, tbs, sig, &ik, &v);
 	crlc_chain_note(ik.hash, &cert->spk, waited);

@@ -22,6 +22,7 @@
 #include <openssl/core.h>
 #include <openssl/core_dispatch.h>
 
+#include <crlcache/clubcard.h>
 #include <crlcache/format.h>
 #include <crlcache/tbs.h>
 #include <crlcache/version.h>
@@ -193,10 +194,15 @@ struct crlc_prov {
 	struct crlc_keycache	 keycache;
 };
 
-/* keyid.c: a key's identity once computed (KEYID_* states). */
-struct crlc_keyid {
+/* keyid.c: one hash of a key, computed once (KEYID_* states). */
+struct crlc_keyhash {
 	atomic_int		 state;
-	uint8_t			 id[CRLC_HASH_LEN];
+	uint8_t			 h[CRLC_HASH_LEN];
+};
+/* keyid.c: a key's hashes. */
+struct crlc_keyid {
+	struct crlc_keyhash	 id;	/* crlc_key_id() */
+	struct crlc_keyhash	 spki;	/* crlc_key_spki() */
 };
 
 /* Our keydata: the default provider's keydata and its functions. */
@@ -228,6 +234,16 @@ const uint8_t	*crlc_key_id(struct crlc_key *k, uint8_t scratch[CRLC_HASH_LEN]);
  * per P-256 key, on every handshake).  Otherwise crlc_key_id() computes it.
  */
 void		 crlc_key_id_offer(struct crlc_key *k, const OSSL_PARAM params[]);
+/*
+ * keyid.c: the SHA-256 of k's whole SubjectPublicKeyInfo DER (RFC 5280
+ * 4.1.2.7) as a CA certificate encodes it, CRLite's issuer key
+ * (<crlcache/clubcard.h>), rebuilt from the key: RSA (rsaEncryption,
+ * NULL parameters, RFC 3279 2.3.1), EC on a named curve with the point
+ * uncompressed (RFC 5480 2.1.1, 2.2), Ed25519 and Ed448 (RFC 8410 4);
+ * NULL for any other key (CRLite then has no answer).  Kept like
+ * crlc_key_id(): computed once per key, shared by every import of it.
+ */
+const uint8_t	*crlc_key_spki(struct crlc_key *k, uint8_t scratch[CRLC_HASH_LEN]);
 
 /*
  * keycache.c.  crlc_keycache_tag() serialises an import into buf: its
@@ -363,21 +379,80 @@ enum crlc_chain	crlc_chain_walk(const uint8_t key[CRLC_HASH_LEN],
 		    void *arg);
 int		crlc_self_signed(const struct crlc_tbs *cert, const uint8_t *key);
 
+/* How stale a long-running process may be after a publish. */
+#define CRLC_RECHECK_MS		2000
+
+/*
+ * pins.c: generations pinned without a lock (see there).  Slots: the
+ * current generation plus old ones still pinned by slow users; when all
+ * are busy, the swap waits for the next check.  A pool is zeroed, then
+ * given its close function.
+ */
+#define CRLC_PIN_SLOTS		4
+struct crlc_pin {
+	atomic_uint		 users;
+	void			*obj;		/* NULL: slot free */
+};
+struct crlc_pins {
+	struct crlc_pin		 slots[CRLC_PIN_SLOTS];
+	_Atomic(struct crlc_pin *) cur;		/* NULL: none usable */
+	atomic_llong		 next_check_ms;
+	atomic_int		 refreshing;	/* one refresher at a time */
+	void			(*close)(void *obj);
+};
+/* Run refresh(arg) in one thread when CRLC_RECHECK_MS passed. */
+void		 crlc_pins_refresh(struct crlc_pins *p, void (*refresh)(void *),
+		    void *arg);
+/* Have the next crlc_pins_refresh() run at once. */
+void		 crlc_pins_recheck(struct crlc_pins *p);
+/* Pin the current generation: NULL when there is none. */
+struct crlc_pin	*crlc_pins_acquire(struct crlc_pins *p);
+void		 crlc_pin_release(struct crlc_pin *pin);
+int		 crlc_pins_current(struct crlc_pins *p);
+/* The refresher's: close old generations nobody pins; a free slot or
+   NULL; obj in slot made current; no generation current. */
+void		 crlc_pins_reclaim(struct crlc_pins *p);
+struct crlc_pin	*crlc_pins_free_slot(struct crlc_pins *p);
+void		 crlc_pins_publish(struct crlc_pins *p, struct crlc_pin *slot,
+		    void *obj);
+void		 crlc_pins_clear(struct crlc_pins *p);
+/* fork()'s child: the parent's other threads pin nothing here. */
+void		 crlc_pins_atfork_child(struct crlc_pins *p);
+void		 crlc_pins_close_all(struct crlc_pins *p);
+
 /* snapshot.c: the process-wide, refcounted view of one index file. */
 struct crlc_index;
-struct crlc_snap;
 struct crlc_store	*crlc_store_get(const char *path, enum crlc_log log);
 void			 crlc_store_put(struct crlc_store *store);
 /*
  * Pin the current snapshot (NULL: none is usable); the index stays mapped
- * until crlc_snap_release().  Re-checks the file at most every
+ * until crlc_pin_release().  Re-checks the file at most every
  * CRLC_RECHECK_MS.  Lock-free.
  */
-struct crlc_snap	*crlc_snap_acquire(struct crlc_store *store);
-struct crlc_index	*crlc_snap_index(struct crlc_snap *snap);
-void			 crlc_snap_release(struct crlc_snap *snap);
+struct crlc_pin		*crlc_snap_acquire(struct crlc_store *store);
+struct crlc_index	*crlc_snap_index(struct crlc_pin *snap);
 /* Have the next crlc_snap_acquire() look at the file at once. */
 void			 crlc_store_recheck(struct crlc_store *store);
+/* The CRLite set of the state directory of store's index. */
+struct crlc_crlite	*crlc_store_crlite(struct crlc_store *store);
+
+/*
+ * crlite.c: the CRLite set in STATE_DIR/crlite beside an index path,
+ * read at the first certificate with SCTs (see there).  _new: NULL only
+ * when out of memory.  crlc_crlite_check(): the set's answer for cert,
+ * verified by key (its issuer's), CRLC_CLUBCARD_NOT_COVERED when it has
+ * none (no SCT, no usable set, a key whose SPKI is not rebuilt);
+ * *newest the newest SCT time (ms) the answering filter covers.  No
+ * allocation, system call or lock, but when the set file is due a look
+ * (CRLC_RECHECK_MS) and on the first use.
+ */
+struct crlc_crlite;
+struct crlc_crlite	*crlc_crlite_new(const char *index, enum crlc_log log);
+void			 crlc_crlite_free(struct crlc_crlite *c);
+void			 crlc_crlite_atfork_child(struct crlc_crlite *c);
+enum crlc_clubcard_answer crlc_crlite_check(struct crlc_crlite *c,
+			    const struct crlc_tbs *cert, struct crlc_key *key,
+			    uint64_t *newest);
 
 /* store.c: the "crlcache:" STORE loader (OSSL_OP_STORE). */
 extern const OSSL_ALGORITHM crlc_store_algs[];

@@ -9,25 +9,13 @@
  *	(library context) of the process and refcounted under reg_lock,
  *	which is taken only by provider init and teardown.
  *
- *	A store has a small fixed pool of slots; each holds one opened
- *	snapshot and a count of lookups using it.  `cur` points to the
- *	slot of the newest snapshot.  A lookup pins a slot with no lock:
+ *	A store pins its snapshots with pins.c: a lookup pins the current
+ *	one with two atomic adds, no lock and no system call; an old one is
+ *	closed when nobody pins it any more.
  *
- *		s = cur; s->users++; if (cur != s) { s->users--; retry; }
- *
- *	The refresher publishes a new slot with cur = new and closes an
- *	old one only when it then reads old->users == 0.  All four accesses
- *	are sequentially consistent, so either the lookup sees the new cur
- *	and backs off, or the refresher sees the pin and keeps the old map
- *	for a later pass.  Slots are never freed while the store lives, so
- *	a late increment on a closed slot touches valid memory and is
- *	undone.  The common path costs two atomic adds on the slot, no lock
- *	and no system call.
- *
- *	Refreshing: at most every CRLC_RECHECK_MS (CLOCK_MONOTONIC_COARSE,
- *	served by the vDSO) one thread, chosen by an atomic flag that the
- *	others skip rather than wait on, stat()s the file and opens it when
- *	its inode, size or mtime changed.  No lock is held meanwhile.
+ *	Refreshing: at most every CRLC_RECHECK_MS one thread (pins.c)
+ *	stat()s the file and opens it when its inode, size or mtime
+ *	changed.  No lock is held meanwhile.
  *
  *	A snapshot holds a private copy of the top file (format.h READER
  *	CHECKS): a file rewritten in place (same inode, new size or mtime:
@@ -46,30 +34,14 @@
  */
 #include <errno.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <syslog.h>
-#include <time.h>
 
-#include <crlcache/clock.h>
 #include <crlcache/index.h>
 
 #include "prov.h"
-
-/* How stale a long-running process may be after a publish. */
-#define CRLC_RECHECK_MS		2000
-/*
- * Snapshots mapped at once: the current one plus old ones still pinned
- * by slow lookups.  When all are busy, the swap waits for the next check.
- */
-#define SNAP_SLOTS		4
-
-struct crlc_snap {
-	atomic_uint		 users;		/* lookups pinning this slot */
-	struct crlc_index	*idx;		/* NULL: slot free */
-};
 
 struct file_id {
 	dev_t		dev;
@@ -84,10 +56,8 @@ struct crlc_store {
 	unsigned		 refs;		/* under reg_lock */
 	enum crlc_log		 log;
 
-	struct crlc_snap	 slots[SNAP_SLOTS];
-	_Atomic(struct crlc_snap *) cur;	/* NULL: no usable index */
-	atomic_llong		 next_check_ms;
-	atomic_int		 refreshing;	/* one refresher at a time */
+	struct crlc_crlite	*crlite;	/* the CRLite set beside it */
+	struct crlc_pins	 pins;		/* of struct crlc_index */
 	/* The rest is touched only by the refresher. */
 	struct file_id		 id;
 	int			 have_id;
@@ -104,14 +74,11 @@ static void
 atfork_child(void)
 {
 	struct crlc_store *s;
-	size_t i;
 
 	pthread_mutex_init(&reg_lock, NULL);
 	for (s = registry; s != NULL; s = s->next) {
-		for (i = 0; i < SNAP_SLOTS; i++)
-			atomic_store(&s->slots[i].users, 0);
-		atomic_store(&s->refreshing, 0);
-		atomic_store(&s->next_check_ms, 0);
+		crlc_pins_atfork_child(&s->pins);
+		crlc_crlite_atfork_child(s->crlite);
 	}
 }
 
@@ -129,33 +96,10 @@ file_id_eq(const struct file_id *a, const struct file_id *b)
 	    a->mtime.tv_nsec == b->mtime.tv_nsec;
 }
 
-/* Close old snapshots nobody pins any more. */
 static void
-reclaim(struct crlc_store *s)
+close_index(void *idx)
 {
-	struct crlc_snap *cur = atomic_load(&s->cur);
-	size_t i;
-
-	for (i = 0; i < SNAP_SLOTS; i++) {
-		struct crlc_snap *sl = &s->slots[i];
-
-		if (sl == cur || sl->idx == NULL ||
-		    atomic_load(&sl->users) != 0)
-			continue;
-		crlc_index_close(sl->idx);
-		sl->idx = NULL;
-	}
-}
-
-static struct crlc_snap *
-free_slot(struct crlc_store *s)
-{
-	size_t i;
-
-	for (i = 0; i < SNAP_SLOTS; i++)
-		if (s->slots[i].idx == NULL)
-			return &s->slots[i];
-	return NULL;
+	crlc_index_close(idx);
 }
 
 /* Log a change of the index state once. */
@@ -174,25 +118,26 @@ note_state(struct crlc_store *s, int err, const char *detail,
 	} else if (err != s->last_err) {
 		crlc_log(s->log, LOG_WARNING, "index %s: %s (%s); %s",
 		    s->path, crlc_index_strerror(err), detail,
-		    atomic_load(&s->cur) != NULL ?
+		    crlc_pins_current(&s->pins) ?
 		    "keeping the generation already open" :
 		    "passing through without revocation checks");
 	}
 	s->last_err = err;
 }
 
-/* Runs in one thread at a time (s->refreshing held). */
+/* Runs in one thread at a time (crlc_pins_refresh). */
 static void
-refresh(struct crlc_store *s)
+refresh(void *arg)
 {
+	struct crlc_store *s = arg;
 	struct crlc_index *idx = NULL;
-	struct crlc_snap *slot;
+	struct crlc_pin *slot;
 	struct file_id id;
 	const char *detail = NULL;
 	struct stat sb;
 	int err;
 
-	reclaim(s);
+	crlc_pins_reclaim(&s->pins);
 	if (lstat(s->path, &sb) == -1) {
 		err = errno == ENOENT ? CRLC_E_NOINDEX : CRLC_E_ACCESS;
 		note_state(s, err, strerror(errno), NULL);
@@ -205,7 +150,7 @@ refresh(struct crlc_store *s)
 	id.mtime = sb.st_mtim;
 	if (s->have_id && file_id_eq(&id, &s->id))
 		goto done;
-	if ((slot = free_slot(s)) == NULL)
+	if ((slot = crlc_pins_free_slot(&s->pins)) == NULL)
 		goto done;	/* old maps still pinned: next time */
 	err = crlc_index_open(s->path, &idx, &detail);
 	note_state(s, err, detail, idx);
@@ -213,71 +158,43 @@ refresh(struct crlc_store *s)
 		goto done;	/* not recording id: retry next check */
 	s->id = id;
 	s->have_id = 1;
-	slot->idx = idx;
-	atomic_store(&s->cur, slot);
-	reclaim(s);
+	crlc_pins_publish(&s->pins, slot, idx);
 done:
 	return;
 }
 
-static void
-maybe_refresh(struct crlc_store *s)
-{
-	long long now = crlc_mono_ms();
-
-	if (now < atomic_load_explicit(&s->next_check_ms, memory_order_relaxed))
-		return;
-	if (atomic_exchange(&s->refreshing, 1) != 0)
-		return;		/* another thread is at it */
-	atomic_store(&s->next_check_ms, now + CRLC_RECHECK_MS);
-	refresh(s);
-	atomic_store(&s->refreshing, 0);
-}
-
-struct crlc_snap *
+struct crlc_pin *
 crlc_snap_acquire(struct crlc_store *s)
 {
-	struct crlc_snap *snap;
-
-	maybe_refresh(s);
-	for (;;) {
-		if ((snap = atomic_load(&s->cur)) == NULL)
-			return NULL;
-		atomic_fetch_add(&snap->users, 1);
-		if (atomic_load(&s->cur) == snap)
-			return snap;
-		atomic_fetch_sub(&snap->users, 1);
-	}
+	crlc_pins_refresh(&s->pins, refresh, s);
+	return crlc_pins_acquire(&s->pins);
 }
 
 void
 crlc_store_recheck(struct crlc_store *s)
 {
-	atomic_store_explicit(&s->next_check_ms, 0, memory_order_relaxed);
+	crlc_pins_recheck(&s->pins);
+}
+
+struct crlc_crlite *
+crlc_store_crlite(struct crlc_store *s)
+{
+	return s->crlite;
 }
 
 struct crlc_index *
-crlc_snap_index(struct crlc_snap *snap)
+crlc_snap_index(struct crlc_pin *snap)
 {
-	return snap->idx;
-}
-
-void
-crlc_snap_release(struct crlc_snap *snap)
-{
-	if (snap != NULL)
-		atomic_fetch_sub(&snap->users, 1);
+	return snap->obj;
 }
 
 static void
 store_free(struct crlc_store *s)
 {
-	size_t i;
-
 	if (s == NULL)
 		return;
-	for (i = 0; i < SNAP_SLOTS; i++)
-		crlc_index_close(s->slots[i].idx);
+	crlc_pins_close_all(&s->pins);
+	crlc_crlite_free(s->crlite);
 	free(s->path);
 	free(s);
 }
@@ -299,11 +216,13 @@ crlc_store_get(const char *path, enum crlc_log log)
 			break;
 	if (s == NULL) {
 		if ((created = calloc(1, sizeof(*created))) == NULL ||
-		    (created->path = strdup(path)) == NULL) {
+		    (created->path = strdup(path)) == NULL ||
+		    (created->crlite = crlc_crlite_new(path, log)) == NULL) {
 			store_free(created);
 			created = NULL;
 			goto done;
 		}
+		created->pins.close = close_index;
 		created->log = log;
 		created->last_err = -1;
 		created->next = registry;

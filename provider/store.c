@@ -48,7 +48,7 @@ struct crl_item {
 struct store_ctx {
 	struct crlc_prov	*prov;
 	struct crlc_store	*own;		/* our store ref (mode off) */
-	struct crlc_snap	*snap;		/* pinned from first load */
+	struct crlc_pin	*snap;		/* pinned from first load */
 	int			 started;
 	int			 walked;	/* the last walk reached the end */
 	int			 eof;
@@ -290,7 +290,7 @@ store_close(void *loaderctx)
 		return 1;
 	queue_clear(sc);
 	free(sc->q);
-	crlc_snap_release(sc->snap);
+	crlc_pin_release(sc->snap);
 	crlc_store_put(sc->own);
 	free(sc->subject_der);
 	free(sc);

@@ -94,6 +94,12 @@ struct crlc_tbs {
 	 * covers it (RFC 5280 6.3.3 (b)(1)), not even a complete one
 	 */
 	int		 dp_indirect_only;
+	/*
+	 * the extnValue content of the embedded SCT list extension (RFC
+	 * 6962 3.3, <crlcache/sct.h> crlc_sct_list() reads it); len 0: none,
+	 * or the extension twice (RFC 5280 4.2), which CRLite does not read
+	 */
+	struct crlc_span sct_list;
 	/* names of distribution points with a cRLIssuer (at most
 	   CRLC_TBS_MAX_DP; a cRLIssuer without a directoryName is skipped) */
 	size_t		 nind;

@@ -107,6 +107,41 @@ bench_pki() {
 	sed '/^crlcache = crlcache_sect$/d' crlcache.cnf >plain.cnf
 }
 
+# bench_crlite: after bench_pki, the CRLite case: rsa-sct-leaf.pem and
+# p256-sct-leaf.pem, the two leaves' keys certified again with an
+# embedded SCT list of
+# two SCTs (test/crlite_pki.py sctext), their chains and keys as above,
+# and a CRLite set in st/crlite (test/crlite_set.py) of a filter of a
+# full filter's size (Mozilla's real delta, 969 issuers and 50 logs,
+# padded to 6 MB: test/crlite_pki.py pad) and a delta enrolling both
+# intermediates, each with 200 revoked and 20000 good serials and its
+# leaf good (ranks as Mozilla's: about 1% revoked), covering the leaves'
+# log: every verification of these leaves asks both filters.
+bench_crlite() {
+	local log now ext leaf ca args=() i
+	log=$(printf 'c7%.0s' $(seq 32))
+	now=$(( $(date +%s) * 1000 ))
+	python3 "$ROOT/test/crlite_pki.py" sctext "$log:$now,$(printf 'd8%.0s' $(seq 32)):$now" >sct.ext
+	for leaf in rsa:int p256:int-ec; do
+		ca=${leaf#*:}; leaf=${leaf%:*}
+		printf '[leafsct]\nbasicConstraints = critical,CA:FALSE\n%s\n%s\n' \
+		    'crlDistributionPoints = URI:http://127.0.0.1/int.crl' "$(cat sct.ext)" >"$leaf-sct.cnf"
+		q openssl req -new -key "$leaf.key" -subj "/CN=$leaf leaf with SCTs" -out "$leaf-sct.csr"
+		q openssl ca -batch -config "$ca/ca.cnf" -cert "$ca.pem" -keyfile "$ca.key" \
+		    -extfile "$leaf-sct.cnf" -extensions leafsct -in "$leaf-sct.csr" \
+		    -out "$leaf-sct-leaf.pem"
+		cat "$leaf-sct-leaf.pem" "$ca.pem" >"$leaf-sct-chain.pem"
+		# 200 revoked and 20000 good serials besides the leaf
+		openssl rand -hex $((16 * 20200)) | fold -w 32 >"$ca.serials"
+		args+=("$ca.pem" "$leaf-sct-leaf.pem=good" "@$ca.serials=200")
+	done
+	python3 "$ROOT/test/crlite_pki.py" filter bench.filter 4 \
+	    "$log:$((now - 86400000)):$((now + 86400000))" "${args[@]}"
+	python3 "$ROOT/test/crlite_pki.py" pad "$ROOT/test/data/crlite/20260624-1-default.filter.delta" \
+	    full.filter 6000000
+	python3 "$ROOT/test/crlite_set.py" st full.filter bench.filter
+}
+
 # A measured row for `make bench`'s table (test/bench/table.sh):
 #   ROW <tab> what <tab> without <tab> with <tab> ratio [<tab> unit [<tab> target]]
 # "without" is the baseline ("-" for a figure that has none), "with" the

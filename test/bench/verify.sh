@@ -5,6 +5,8 @@
 # and with the leaf decoded afresh each time, and vs OpenSSL's own
 # -crl_check with the same CRL, measured side by side in one process
 # (test/bench/verify_bench.c); each row also in instructions (callgrind).
+# Then the CRLite case (bench_crlite, common.sh): the same leaves with
+# embedded SCTs, which a CRLite set of a full filter's size covers.
 #
 #   test/bench/verify.sh [REVOKED_ENTRIES]     (default 10000)
 N=${1:-10000}
@@ -15,3 +17,7 @@ echo "index: $N revoked entries per intermediate; chain root(RSA-2048) -> int ->
 export OPENSSL_CONF=$W/crlcache.cnf
 bench_run ./verify_bench root.pem int.pem rsa-leaf.pem int.crl
 bench_run ./verify_bench root.pem int-ec.pem p256-leaf.pem int-ec.crl
+bench_crlite
+echo "CRLite: a set of a 6 MB filter and a delta enrolling both intermediates; leaves with 2 SCTs"
+bench_run ./verify_bench root.pem int.pem rsa-sct-leaf.pem int.crl
+bench_run ./verify_bench root.pem int-ec.pem p256-sct-leaf.pem int-ec.crl

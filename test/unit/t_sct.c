@@ -50,6 +50,7 @@ inputs(const uint8_t *der, size_t len, struct crlc_crlite_cert *c,
     struct crlc_sct *scts, size_t *n)
 {
 	struct crlc_span tbs;
+	struct crlc_tbs t;
 	const char *why = "not a Certificate";
 
 	*n = 0;
@@ -60,6 +61,9 @@ inputs(const uint8_t *der, size_t len, struct crlc_crlite_cert *c,
 		fprintf(stderr, "refused: %s\n", why);
 		return -1;
 	}
+	/* the provider's one walk of the extensions finds the same list */
+	CHECK(crlc_tbs_parse(tbs.p, tbs.len, &t) == 0 &&
+	    t.sct_list.p == c->sct_list.p && t.sct_list.len == c->sct_list.len);
 	return 0;
 }
 

@@ -1,0 +1,166 @@
+/*
+ * The process-wide CRLite set (<crlcache/crlite.h>), loaded at the first
+ * verification that can use it and swapped to a new generation without a
+ * restart, and its answer for one certificate.
+ *
+ * Copyright the crlcache authors. Licensed under the Apache License 2.0.
+ *
+ * LOADING
+ *	Nothing is read until a certificate with embedded SCTs is verified
+ *	(most programs that load the provider never verify one).  Then
+ *	crlc_crliteset_open() reads every filter of the set whole into
+ *	private memory and parses it: about 6 MB for Mozilla's full filter
+ *	and its deltas, once per set generation and process, shared by its
+ *	threads.  Not a mapping: the files belong to the state's owner, who
+ *	could truncate one under a map and crash (SIGBUS) every process
+ *	verifying certificates; memory of our own cannot change under us.
+ *	The set file is looked at again at most every CRLC_RECHECK_MS, by
+ *	one thread (others go on with the generation they have); a new one
+ *	is read while the old one keeps answering.  A set that cannot be
+ *	used is said once (each distinct reason) and CRLs answer alone,
+ *	until the set file changes (a reread costs the whole set); a set
+ *	refused after a good one keeps the good one.
+ *
+ *	The generations are pinned with pins.c, as snapshot.c pins the
+ *	index: a query pins the current one without a lock.
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <syslog.h>
+
+#include <crlcache/crlite.h>
+#include <crlcache/crliteset.h>
+#include <crlcache/hash.h>
+
+#include "prov.h"
+
+struct crlc_crlite {
+	char			 dir[PATH_MAX];
+	enum crlc_log		 log;
+	struct crlc_pins	 pins;		/* of struct crlc_crliteset */
+	/* The refresher's own: the set file's identity, the last reason. */
+	struct stat		 seen;
+	int			 have_seen;
+	uint64_t		 last_why;
+};
+
+static void
+close_set(void *set)
+{
+	crlc_crliteset_free(set);
+}
+
+struct crlc_crlite *
+crlc_crlite_new(const char *index, enum crlc_log log)
+{
+	struct crlc_crlite *c;
+	const char *slash = strrchr(index, '/');
+	int n;
+
+	if ((c = calloc(1, sizeof(*c))) == NULL)
+		return NULL;
+	c->log = log;
+	c->pins.close = close_set;
+	/* STATE_DIR/crlite beside the index, as the hint spool is */
+	n = slash == NULL ? snprintf(c->dir, sizeof(c->dir), "%s",
+	    CRLC_CRLITE_DIR) : snprintf(c->dir, sizeof(c->dir), "%.*s/%s",
+	    (int)(slash - index), index, CRLC_CRLITE_DIR);
+	if (n < 0 || (size_t)n >= sizeof(c->dir))
+		c->dir[0] = '\0';	/* too long: no CRLite */
+	return c;
+}
+
+void
+crlc_crlite_free(struct crlc_crlite *c)
+{
+	if (c == NULL)
+		return;
+	crlc_pins_close_all(&c->pins);
+	free(c);
+}
+
+void
+crlc_crlite_atfork_child(struct crlc_crlite *c)
+{
+	crlc_pins_atfork_child(&c->pins);
+}
+
+/* Runs in one thread at a time (crlc_pins_refresh). */
+static void
+refresh(void *arg)
+{
+	struct crlc_crlite *c = arg;
+	char path[PATH_MAX + sizeof(CRLC_CRLITE_SET_NAME) + 1];
+	char why[CRLC_CRLITESET_WHY_LEN];
+	struct crlc_crliteset *set = NULL;
+	struct crlc_pin *slot;
+	struct stat sb;
+	size_t filters, bytes;
+	uint64_t fp;
+	int rc;
+
+	crlc_pins_reclaim(&c->pins);
+	snprintf(path, sizeof(path), "%s/%s", c->dir, CRLC_CRLITE_SET_NAME);
+	memset(&sb, 0, sizeof(sb));
+	if (lstat(path, &sb) == 0 && c->have_seen &&
+	    sb.st_dev == c->seen.st_dev && sb.st_ino == c->seen.st_ino &&
+	    sb.st_size == c->seen.st_size &&
+	    sb.st_mtim.tv_sec == c->seen.st_mtim.tv_sec &&
+	    sb.st_mtim.tv_nsec == c->seen.st_mtim.tv_nsec)
+		return;
+	if ((slot = crlc_pins_free_slot(&c->pins)) == NULL)
+		return;		/* old generations still pinned: next time */
+	rc = crlc_crliteset_open(c->dir, &set, why, sizeof(why));
+	if (rc == 1) {
+		/* none installed (any more): CRLs alone, nothing to say */
+		crlc_pins_clear(&c->pins);
+		c->have_seen = 0;
+		return;
+	}
+	if (rc == -1) {
+		/* each reason once; retried when the set file changes */
+		c->seen = sb;
+		c->have_seen = sb.st_ino != 0;
+		fp = crlc_sum64(why, strlen(why));
+		if (fp != c->last_why)
+			crlc_log(c->log, LOG_WARNING, "CRLite data in %s not "
+			    "used: %s; %s", c->dir, why, crlc_pins_current(&c->pins) ?
+			    "keeping the set already read" :
+			    "revocation is checked with CRLs alone");
+		c->last_why = fp;
+		return;
+	}
+	c->seen = sb;
+	c->have_seen = 1;
+	c->last_why = 0;
+	crlc_crliteset_size(set, &filters, &bytes);
+	crlc_log(c->log, LOG_INFO, "CRLite data in %s: %zu filters, %zu "
+	    "bytes read", c->dir, filters, bytes);
+	crlc_pins_publish(&c->pins, slot, set);
+}
+
+enum crlc_clubcard_answer
+crlc_crlite_check(struct crlc_crlite *c, const struct crlc_tbs *cert,
+    struct crlc_key *key, uint64_t *newest)
+{
+	enum crlc_clubcard_answer a = CRLC_CLUBCARD_NOT_COVERED;
+	uint8_t scratch[CRLC_HASH_LEN];
+	const uint8_t *spki;
+	struct crlc_pin *pin;
+
+	*newest = 0;
+	/* Certificates without SCTs (CAs, private PKIs) cost one test. */
+	if (c == NULL || c->dir[0] == '\0' || cert->sct_list.len == 0 ||
+	    key == NULL || (spki = crlc_key_spki(key, scratch)) == NULL)
+		return a;
+	crlc_pins_refresh(&c->pins, refresh, c);
+	if ((pin = crlc_pins_acquire(&c->pins)) == NULL)
+		return a;
+	a = crlc_crliteset_ask(pin->obj, spki, &cert->serial, &cert->sct_list,
+	    newest);
+	crlc_pin_release(pin);
+	return a;
+}
