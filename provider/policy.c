@@ -222,9 +222,14 @@ report_crlite(struct crlc_prov *prov, const struct crlc_tbs *cert,
 	crlc_log(prov->conf.log, LOG_WARNING, "certificate is revoked "
 	    "(CRLite, %s): serial=%s issuer=%s, in the CRLite filter of %s",
 	    enforce ? "refused" : "audit, allowed", serial, issuer, when);
-	if (enforce)
+	if (enforce) {
 		CRLC_RAISE(prov, CRLC_R_REVOKED, "serial=%s issuer=%s, revoked "
 		    "(CRLite filter of %s)", serial, issuer, when);
+		/* Where no syslog is, status --refusals still says why. */
+		crlc_refusal_note(prov->conf.index, "certificate is revoked "
+		    "(CRLite, refused): serial=%s issuer=%s, in the CRLite "
+		    "filter of %s", serial, issuer, when);
+	}
 	return enforce ? 0 : 1;
 }
 
