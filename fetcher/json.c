@@ -607,13 +607,15 @@ put(char **buf, size_t *len, size_t *cap, const char *s, size_t n)
 	return 0;
 }
 
+/* \uXXXX of u, one UTF-16 code unit (at most 0xffff), in lowercase hex. */
 static int
-put_unit(char **buf, size_t *len, size_t *cap, uint32_t u)
+put_unit(char **buf, size_t *len, size_t *cap, uint16_t u)
 {
-	char esc[8];
+	static const char hex[] = "0123456789abcdef";
+	char esc[6] = { '\\', 'u', hex[u >> 12], hex[(u >> 8) & 0xf],
+	    hex[(u >> 4) & 0xf], hex[u & 0xf] };
 
-	snprintf(esc, sizeof(esc), "\\u%04x", (unsigned)u);
-	return put(buf, len, cap, esc, 6);
+	return put(buf, len, cap, esc, sizeof(esc));
 }
 
 /* A string in canonical form (json.h json_canonical). */
@@ -639,7 +641,7 @@ canon_str(const struct json *j, size_t i, char **buf, size_t *len,
 			c[0] = (char)cu;
 			r = put(buf, len, cap, c, 1);
 		} else
-			r = put_unit(buf, len, cap, (uint32_t)cu);
+			r = put_unit(buf, len, cap, (uint16_t)cu);
 	}
 	return r == 0 ? put(buf, len, cap, "\"", 1) : -1;
 }
