@@ -41,8 +41,9 @@ check_is revoked 1 "$PKI/b1.pem"
 check_is good 0 "$PKI/b2.pem"
 note "enroll HOST:PORT: the server's issuer proven and covered"
 
+# A word without a port is a file meant: why it cannot be read.
 assert_exit 4 cc enroll not-a-file-nor-hostport
-assert_grep 'neither a file nor HOST:PORT' "$W/last.err"
+assert_grep 'not-a-file-nor-hostport: No such file or directory' "$W/last.err"
 assert_exit 4 cc enroll "127.0.0.1:$(closed_port)"
 assert_grep 'cannot connect' "$W/last.err"
 note "bad arguments refused"
