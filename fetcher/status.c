@@ -21,8 +21,7 @@
 
 #include "crlite.h"
 #include "fetcher.h"
-
-enum out_format { OUT_TEXT, OUT_JSON, OUT_PROM };
+#include "status.h"
 
 struct status_walk {
 	FILE		*out;
@@ -43,9 +42,8 @@ struct summary {
 	int		 from_verdict;	/* not readable: the last run's counts */
 };
 
-/* JSON string body: quote, backslash and control characters escaped. */
-static void
-json_str(FILE *f, const char *s, size_t len)
+void
+status_json_str(FILE *f, const char *s, size_t len)
 {
 	size_t i;
 
@@ -63,9 +61,8 @@ json_str(FILE *f, const char *s, size_t len)
 	fputc('"', f);
 }
 
-/* Prometheus label value: backslash, quote and newline escaped. */
-static void
-prom_str(FILE *f, const char *s, size_t len)
+void
+status_prom_str(FILE *f, const char *s, size_t len)
 {
 	size_t i;
 
@@ -112,12 +109,12 @@ prom_labels(FILE *out, const char *src, size_t srclen, const char *scope,
     const struct crlc_crl_info *ci, const char *reasons)
 {
 	fputs("{source=", out);
-	prom_str(out, src, srclen);
+	status_prom_str(out, src, srclen);
 	fputs(",scope=", out);
-	prom_str(out, scope, strlen(scope));
+	status_prom_str(out, scope, strlen(scope));
 	if (ci->reasons != CRLC_REASONS_ALL) {
 		fputs(",reasons=", out);
-		prom_str(out, reasons, strlen(reasons));
+		status_prom_str(out, reasons, strlen(reasons));
 	}
 	fputs("}", out);
 }
@@ -183,16 +180,16 @@ print_crl(const struct crlc_crl_info *ci, void *arg)
 		break;
 	case OUT_JSON:
 		fprintf(w->out, "%s\n    {\"source\": ", w->n++ ? "," : "");
-		json_str(w->out, src, srclen);
+		status_json_str(w->out, src, srclen);
 		fputs(", \"scope\": ", w->out);
-		json_str(w->out, scope, strlen(scope));
+		status_json_str(w->out, scope, strlen(scope));
 		fputs(", \"kind\": ", w->out);
-		json_str(w->out, kind, strlen(kind));
+		status_json_str(w->out, kind, strlen(kind));
 		fputs(", \"reasons\": ", w->out);
-		json_str(w->out, reasons, strlen(reasons));
+		status_json_str(w->out, reasons, strlen(reasons));
 		fprintf(w->out, ", \"key\": %u, \"ski\": ", ci->key_no);
 		if (ski[0] != '\0')
-			json_str(w->out, ski, strlen(ski));
+			status_json_str(w->out, ski, strlen(ski));
 		else
 			fputs("null", w->out);
 		fprintf(w->out, ", \"partition\": %s, \"user_only\": %s, "
@@ -255,7 +252,7 @@ print_source(const char *raw_url, const struct source_rec *r, void *arg)
 		break;
 	case OUT_JSON:
 		fprintf(w->out, "%s\n    {\"url\": ", w->n++ ? "," : "");
-		json_str(w->out, url, strlen(url));
+		status_json_str(w->out, url, strlen(url));
 		fprintf(w->out, ", \"origin\": \"%s\", \"failing\": %s, "
 		    "\"failures\": %lu, \"last_attempt\": %lld, "
 		    "\"last_success\": %lld, \"http_status\": %ld, \"error\": ",
@@ -263,19 +260,19 @@ print_source(const char *raw_url, const struct source_rec *r, void *arg)
 		    (unsigned long)r->failures, (long long)r->last_attempt,
 		    (long long)r->last_success, r->http_status);
 		if (erred)
-			json_str(w->out, error, strlen(error));
+			status_json_str(w->out, error, strlen(error));
 		else
 			fputs("null", w->out);
 		fputc('}', w->out);
 		break;
 	case OUT_PROM:
 		fputs("crlcache_source_last_success_timestamp_seconds{url=", w->out);
-		prom_str(w->out, url, strlen(url));
+		status_prom_str(w->out, url, strlen(url));
 		fprintf(w->out, "} %lld\ncrlcache_source_failing{url=",
 		    (long long)r->last_success);
-		prom_str(w->out, url, strlen(url));
+		status_prom_str(w->out, url, strlen(url));
 		fprintf(w->out, "} %d\ncrlcache_source_failures{url=", failing);
-		prom_str(w->out, url, strlen(url));
+		status_prom_str(w->out, url, strlen(url));
 		fprintf(w->out, "} %lu\n", (unsigned long)r->failures);
 		break;
 	}
@@ -420,12 +417,12 @@ print_issuer(struct status_walk *w, struct crlc_index *idx,
 		fputc('\n', w->out);
 	} else if (w->fmt == OUT_JSON) {
 		fprintf(w->out, "%s\n    {\"subject\": ", w->n++ ? "," : "");
-		json_str(w->out, subject, strlen(subject));
+		status_json_str(w->out, subject, strlen(subject));
 		fprintf(w->out, ", \"last_met\": %lld, \"state\": \"%s\", "
 		    "\"crls\": %zu, \"why\": ", (long long)en->last_seen, state,
 		    ic.held);
 		if (shown != NULL)
-			json_str(w->out, shown, strlen(shown));
+			status_json_str(w->out, shown, strlen(shown));
 		else
 			fputs("null", w->out);
 		fputc('}', w->out);
@@ -487,185 +484,6 @@ print_coverage(struct status_walk *w, struct crlc_index *idx,
 	strlist_free(&errors);
 }
 
-/*
- * Whether update uses the directory: built, and readable as a whole (a
- * directory that fails to load is not used at all).  why says why not.
- */
-static int
-directory_in_use(const char *state_dir, const struct dir_state *st,
-    char *why, size_t whylen)
-{
-	struct directory d;
-	int ok;
-
-	if (st->built == 0) {
-		snprintf(why, whylen, "never built");
-		return 0;
-	}
-	ok = directory_load(state_dir, &d, NULL, why, whylen) == 0 && d.built != 0;
-	if (ok)
-		why[0] = '\0';
-	else if (d.built == 0 && why[0] == '\0')
-		snprintf(why, whylen, "no directory file");
-	directory_free(&d);
-	return ok;
-}
-
-/*
- * One line on the issuer directory, when update has ever tried to build
- * one.  1 when its last refresh failed, else 0.
- */
-static int
-print_directory(FILE *out, enum out_format fmt, const char *state_dir)
-{
-	struct dir_state st;
-	char bt[32], why[ERRLEN] = "", *error = NULL, *notused = NULL;
-	int in_use, failing;
-	size_t i;
-
-	if (directory_info(state_dir, &st) == -1)
-		return 0;
-	failing = st.error != NULL;
-	in_use = directory_in_use(state_dir, &st, why, sizeof(why));
-	/* They may quote a ccadb URL and a server's words. */
-	if (st.error != NULL)
-		error = safe_text(st.error);
-	if (!in_use)
-		notused = safe_text(why);
-	format_time(st.built, bt, sizeof(bt));
-	if (fmt == OUT_TEXT) {
-		fprintf(out, "directory built=%s entries=%lld rows=%lld in_use=%s",
-		    st.built != 0 ? bt : "never", st.entries, st.rows,
-		    in_use ? "yes" : "no");
-		if (notused != NULL)
-			fprintf(out, " why=\"%s\"", notused);
-		for (i = 0; i < CSV_NSKIP; i++)
-			if (st.skipped[i] > 0)
-				fprintf(out, " rows_%s=%lld", csv_skip_name[i],
-				    st.skipped[i]);
-		for (i = 1; i < DIR_NREASONS; i++)
-			if (st.refused[i] > 0)
-				fprintf(out, " refused_%s=%lld",
-				    dir_reason_key[i], st.refused[i]);
-		if (error != NULL)
-			fprintf(out, " error=%s", error);
-		fputc('\n', out);
-	} else if (fmt == OUT_JSON) {
-		fprintf(out, ",\n  \"directory\": {\"built\": %lld, \"entries\": "
-		    "%lld, \"rows\": %lld, \"in_use\": %s, \"why_not_used\": ",
-		    (long long)st.built, st.entries, st.rows,
-		    in_use ? "true" : "false");
-		if (notused != NULL)
-			json_str(out, notused, strlen(notused));
-		else
-			fputs("null", out);
-		fputs(", \"rows_lenient\": {", out);
-		for (i = 0; i < CSV_NSKIP; i++)
-			fprintf(out, "%s\"%s\": %lld", i ? ", " : "",
-			    csv_skip_name[i], st.skipped[i]);
-		fputs("}, \"refused\": {", out);
-		for (i = 1; i < DIR_NREASONS; i++)
-			fprintf(out, "%s\"%s\": %lld", i > 1 ? ", " : "",
-			    dir_reason_key[i], st.refused[i]);
-		fputs("}, \"error\": ", out);
-		if (error != NULL)
-			json_str(out, error, strlen(error));
-		else
-			fputs("null", out);
-		fputc('}', out);
-	} else {
-		fprintf(out, "crlcache_directory_entries %lld\n"
-		    "crlcache_directory_in_use %d\n", st.entries, in_use);
-		for (i = 1; i < DIR_NREASONS; i++)
-			fprintf(out, "crlcache_directory_refused{reason=\"%s\"} "
-			    "%lld\n", dir_reason_key[i], st.refused[i]);
-	}
-	free(error);
-	free(notused);
-	dir_state_free(&st);
-	return failing;
-}
-
-/* The tally of source kind, or (0) of the source that ran last. */
-static int
-crlite_last_tally(const char *state_dir, unsigned kind,
-    struct crlite_tally *tl)
-{
-	struct crlite_tally t;
-	unsigned k;
-	int found = -1;
-
-	memset(tl, 0, sizeof(*tl));
-	for (k = CRLC_CRLITE_SRC_REMOTE_SETTINGS; k <= CRLC_CRLITE_SRC_UPKI_DIR;
-	    k++)
-		if ((kind == 0 || k == kind) &&
-		    crlite_tally_read(state_dir, k, &t) == 0 &&
-		    (found == -1 || t.attempt > tl->attempt)) {
-			*tl = t;
-			found = 0;
-		}
-	return found;
-}
-
-/*
- * The CRLite set in force (DESIGN 4a), when one was ever installed or
- * fetched: its filters, enrolled issuers, how fresh (the newest SCT time
- * its filters cover) and what its source's last run fetched.
- */
-static void
-print_crlite(FILE *out, enum out_format fmt, const char *state_dir,
-    int64_t now)
-{
-	struct crlite_info ci;
-	struct crlite_tally tl;
-	const char *src;
-	char nt[32], it[32];
-	int64_t newest;
-	int have, damaged, tallied, r;
-
-	have = (r = crlite_info(state_dir, &ci)) == 0;
-	damaged = r == -1;	/* a set file that is not one: why says */
-	src = crlite_source_name(have ? ci.set.source : 0);
-	tallied = crlite_last_tally(state_dir, have ? ci.set.source : 0,
-	    &tl) == 0;
-	if (!have && !damaged && !tallied)
-		return;
-	newest = (int64_t)(ci.set.newest / 1000);
-	format_time(newest, nt, sizeof(nt));
-	format_time(ci.set.installed, it, sizeof(it));
-	if (fmt == OUT_TEXT) {
-		fprintf(out, "crlite source=%s filters=%zu issuers=%zu", src,
-		    ci.set.n, ci.issuers);
-		if (have)
-			fprintf(out, " newest=%s age=%llds installed=%s "
-			    "in_use=%s", nt, (long long)(now - newest), it,
-			    ci.usable ? "yes" : "no");
-		if (damaged)
-			fputs(" in_use=no", out);
-		if ((have && !ci.usable) || damaged)
-			fprintf(out, " why=\"%s\"", ci.why);
-		fprintf(out, " fetched_last_run=%llu fetched_total=%llu\n",
-		    (unsigned long long)tl.bytes, (unsigned long long)tl.total);
-	} else if (fmt == OUT_JSON) {
-		fprintf(out, ",\n  \"crlite\": {\"source\": \"%s\", "
-		    "\"filters\": %zu, \"issuers\": %zu, \"newest\": %lld, "
-		    "\"age_seconds\": %lld, \"installed\": %lld, \"in_use\": "
-		    "%s, \"fetched_last_run\": %llu, \"fetched_total\": %llu}",
-		    src, ci.set.n, ci.issuers, have ? (long long)newest : 0,
-		    have ? (long long)(now - newest) : 0,
-		    (long long)ci.set.installed, have && ci.usable ? "true" :
-		    "false", (unsigned long long)tl.bytes,
-		    (unsigned long long)tl.total);
-	} else
-		fprintf(out, "crlcache_crlite_filters %zu\n"
-		    "crlcache_crlite_issuers %zu\n"
-		    "crlcache_crlite_newest_timestamp_seconds %lld\n"
-		    "crlcache_crlite_in_use %d\n"
-		    "crlcache_crlite_fetched_bytes{source=\"%s\"} %llu\n",
-		    ci.set.n, ci.issuers, have ? (long long)newest : 0,
-		    have && ci.usable, src, (unsigned long long)tl.bytes);
-}
-
 static int
 print_status(FILE *out, enum out_format fmt, const char *path,
     struct crlc_index *idx, const char *state_dir, int64_t now, int64_t grace,
@@ -693,7 +511,7 @@ print_status(FILE *out, enum out_format fmt, const char *path,
 		    (unsigned long long)st.file_size);
 	else if (fmt == OUT_JSON) {
 		fputs("{\n  \"index\": ", out);
-		json_str(out, path, strlen(path));
+		status_json_str(out, path, strlen(path));
 		fprintf(out, ",\n  \"generation\": %llu,\n  \"created\": %lld,\n"
 		    "  \"age_seconds\": %lld,\n  \"issuers\": %llu,\n  \"crls\": %llu,\n"
 		    "  \"revoked\": %llu,\n  \"bytes\": %llu,\n  \"crl\": [", gen,
@@ -824,7 +642,7 @@ status_report(const char *state_dir, FILE *out, void *arg)
 		/* What reads JSON gets JSON; the reason is on stderr. */
 		if (a->fmt == OUT_JSON) {
 			fputs("{\n  \"index\": ", out);
-			json_str(out, path, strlen(path));
+			status_json_str(out, path, strlen(path));
 			fputs(",\n  \"error\": \"cannot open the index\"\n}\n",
 			    out);
 		}
