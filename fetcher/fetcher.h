@@ -239,7 +239,8 @@ struct trust {
 	 */
 	int		(*widen)(void *arg);
 	void		*widen_arg;
-	struct dir_index *dir;		/* the directory by name, if attached */
+	/* the directory by name, if attached: its attacher frees it */
+	struct dir_index *dir;
 };
 int	 trust_load(struct trust *t, const struct strlist *anchors,
 	    const struct strlist *untrusted, const struct strlist *cas);

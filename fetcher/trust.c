@@ -377,8 +377,6 @@ trust_free(struct trust *t)
 {
 	crlc_index_close(t->index);
 	t->index = NULL;
-	dir_index_free(t->dir);
-	t->dir = NULL;
 	X509_STORE_free(t->store);
 	sk_X509_pop_free(t->certs, X509_free);
 	certpool_free(t->pool);

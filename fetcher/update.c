@@ -696,6 +696,9 @@ done:
 	free(recs);
 	free(st.settled);
 	store_close(s);
+	/* The directory's index this run attached (dir_index_attach()). */
+	dir_index_free(t.dir);
+	t.dir = NULL;
 	trust_free(&t);
 	directory_free(&dir.d);
 	directory_free(&dir.enrolled);
