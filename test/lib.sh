@@ -18,6 +18,9 @@ unset CRLCACHE_STATE_DIR OPENSSL_CONF SSL_CERT_FILE SSL_CERT_DIR 2>/dev/null || 
 unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY 2>/dev/null || true
 export no_proxy='*' NO_PROXY='*'
 export LC_ALL=C TZ=UTC
+# The test helpers in Python write no bytecode into the tree (a package
+# built from the tree would carry it).
+export PYTHONDONTWRITEBYTECODE=1
 # Tests run as root in CI; the state dirs are theirs, not the crlcache user's.
 export CRLCACHE_ALLOW_ROOT=1
 
@@ -40,7 +43,8 @@ tree_copy() {
     if git -C "$top" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
         (cd "$top" && git ls-files -z | tar --null -cf - -T -) | tar -xf - -C "$1"
     else
-        (cd "$top" && tar --exclude=./.git --exclude=./test/.roots -cf - .) | tar -xf - -C "$1"
+        (cd "$top" && tar --exclude=./.git --exclude=./test/.roots --exclude=__pycache__ \
+            -cf - .) | tar -xf - -C "$1"
     fi
 }
 
