@@ -71,9 +71,9 @@ NS_PID=$!
 bg_register "$NS_PID"
 for _ in $(seq 1 100); do [ -e "$W/ns.ready" ] && break; kill -0 "$NS_PID" 2>/dev/null || break; sleep 0.05; done
 [ -e "$W/ns.ready" ] || skip "no network namespace of its own: $(head -n 1 "$W/ns.err")"
-in_ns() { nsenter -t "$NS_PID" -n -m "$@"; }
+in_ns() { nsenter -t "$NS_PID" -n -m -r -w "$@"; }
 # (not through in_ns: $! must be the server itself, for the cleanup)
-nsenter -t "$NS_PID" -n -m python3 "$TESTDIR/httpd.py" --root "$WWW" --port 80 --vhosts \
+nsenter -t "$NS_PID" -n -m -r -w python3 "$TESTDIR/httpd.py" --root "$WWW" --port 80 --vhosts \
     --port-file "$W/port" --log "$HTTPD_LOG" 2>"$W/httpd.err" &
 bg_register "$!"
 for _ in $(seq 1 100); do [ -s "$W/port" ] && break; sleep 0.05; done
