@@ -959,3 +959,64 @@ ccadb_write() {
           cat "$CCADB_D/pems-$y" 2>/dev/null; } >"$d/pems-$y.csv"
     done
 }
+
+# ---------------------------------------------------------------- the CCADB directory against a reference
+# (t_ccadb_real, t_ccadb_realcrl)
+# ccadb_reference ANCHORS AT REPORT...: the independent chain search
+# (test/ccadb_chains.py) at AT -> $W/ref (kept), $W/unjudged, REF, UNJ.
+ccadb_reference() {
+    local anchors=$1 at=$2; shift 2
+    python3 "$TESTDIR/ccadb_chains.py" "$anchors" "$at" "$@" >"$W/ref.out" ||
+        fail "the reference search failed"
+    awk '$1 == "kept" { print $2 }' "$W/ref.out" | sort >"$W/ref"
+    # What this python3-cryptography cannot read has no verdict: left out
+    # of the comparison (OpenSSL reads them).
+    awk '$1 == "unjudged" { print $2 }' "$W/ref.out" | sort >"$W/unjudged"
+    REF=$(wc -l <"$W/ref")
+    UNJ=$(wc -l <"$W/unjudged")
+}
+# dir_is_reference: the directory's certificates ($W/dir) are the
+# reference's, the unjudged left out.
+dir_is_reference() {
+    grep '^cert ' "$STATE/work/directory" | awk '{print $2}' | sort |
+        comm -23 - "$W/unjudged" >"$W/dir"
+    if ! cmp -s "$W/ref" "$W/dir"; then
+        comm -23 "$W/ref" "$W/dir" | head -20 | sed 's/^/missing from the directory: /'
+        comm -13 "$W/ref" "$W/dir" | head -20 | sed 's/^/in the directory, not the reference: /'
+        fail "the directory ($(wc -l <"$W/dir")) is not the reference ($REF)"
+    fi
+    case_ok "the directory is the reference: $REF entries"
+}
+# dir_union FP: the entry FP, given in two records, has both records'
+# URLs (FP.crl and FP-second.crl): the lines after its cert line.
+dir_union() {
+    awk -v fp="$1" '$1 == "cert" { on = ($2 == fp) } on && $1 == "url" { print $3 }' \
+        "$STATE/work/directory" >"$W/union.urls"
+    assert_grep "/$1.crl\$" "$W/union.urls"
+    assert_grep "/$1-second.crl\$" "$W/union.urls"
+    case_ok "two records of one certificate: the union of their URLs"
+}
+# dir_refusals_said: status, --directory, --json and --prometheus name
+# the refused certificates by reason, as many as they count.
+dir_refusals_said() {
+    local why n
+    cc status >"$W/status" || true
+    assert_grep "refused_no_chain=[0-9]+ refused_not_anchor=[0-9]+" "$W/status"
+    cc status --directory >"$W/refused" || fail "status --directory failed"
+    for why in no_chain not_anchor; do
+        n=$(grep -c "^refused [0-9A-F]* $why " "$W/refused")
+        assert_grep "refused_$why=$n( |\$)" "$W/status"
+    done
+    assert_grep '^refused [0-9A-F]{64} not_anchor ' "$W/refused"
+    assert_grep '^refused [0-9A-F]{64} no_chain ' "$W/refused"
+    cc status --json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)["directory"]
+assert d["entries"] == int(sys.argv[1]) + int(sys.argv[2]), d
+assert d["refused"]["no_chain"] > 0 and d["refused"]["not_anchor"] > 0, d
+' "$REF" "$(comm -12 "$W/unjudged" <(grep '^cert ' "$STATE/work/directory" | awk '{print $2}' | sort) | wc -l)" ||
+        case_fail "status --json" "refused counts"
+    cc status --prometheus "$W/p.prom" || true
+    assert_grep '^crlcache_directory_refused\{reason="no_chain"\} [1-9]' "$W/p.prom"
+    case_ok "status: refusals by reason, and the refused CAs listed"
+}

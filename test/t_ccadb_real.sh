@@ -36,14 +36,7 @@ grep -q ",$MS," "$W/records.csv" || fail "no record of $MS"
 grep ",$MS," "$W/records.csv" | sed "s|/$MS.crl|/$MS-second.crl|" >>"$W/records.csv"
 
 NOW=$(now_epoch)
-python3 "$TESTDIR/ccadb_chains.py" "$ANCHORS" "$NOW" "${REPORTS[@]}" >"$W/ref.out" ||
-    fail "the reference search failed"
-awk '$1 == "kept" { print $2 }' "$W/ref.out" | sort >"$W/ref"
-# What this python3-cryptography cannot read has no verdict: left out of
-# the comparison (a few; OpenSSL reads them).
-awk '$1 == "unjudged" { print $2 }' "$W/ref.out" | sort >"$W/unjudged"
-REF=$(wc -l <"$W/ref")
-UNJ=$(wc -l <"$W/unjudged")
+ccadb_reference "$ANCHORS" "$NOW" "${REPORTS[@]}"
 note "reference: $REF of the CCADB's certificates chain to an anchor; $UNJ unjudged"
 [ "$UNJ" -le 20 ] || fail "the reference cannot read $UNJ certificates"
 # The set shrinks as the archive's certificates expire: far below today's
@@ -56,14 +49,7 @@ write_conf "anchor = $ANCHORS" "allow_private_urls = yes" \
 cc update >"$W/update.out" 2>"$W/update.err"
 assert_not_grep -i 'resolve' "$W/update.err"
 assert_grep 'directory: 34 reports' "$W/update.err"
-grep '^cert ' "$STATE/work/directory" | awk '{print $2}' | sort |
-    comm -23 - "$W/unjudged" >"$W/dir"
-if ! cmp -s "$W/ref" "$W/dir"; then
-    comm -23 "$W/ref" "$W/dir" | head -20 | sed 's/^/missing from the directory: /'
-    comm -13 "$W/ref" "$W/dir" | head -20 | sed 's/^/in the directory, not the reference: /'
-    fail "the directory ($(wc -l <"$W/dir")) is not the reference ($REF)"
-fi
-case_ok "the directory is the reference: $REF entries"
+dir_is_reference
 
 in_dir() { grep -qx "$1" "$W/dir" || case_fail "$2" "$1 not in the directory"; }
 in_dir "$MS" "cross-signed root: Microsoft TLS G2 RSA CA OCSP 06"
@@ -74,31 +60,7 @@ for fp in 2CE3BE72BBF56EDB17095B603ED4D8280B081B38204341546802C1427BB2435F \
     9A471687404FB5C3AAA5B218047A3255A41997C85B6AA8009F4C3DBEFE7A9299; do
     in_dir "$fp" "Amazon PEM with a blank line"
 done
-# Both records' URLs: the lines after the entry's cert line.
-awk -v fp="$MS" '$1 == "cert" { on = ($2 == fp) } on && $1 == "url" { print $3 }' \
-    "$STATE/work/directory" >"$W/ms.urls"
-assert_grep "/$MS.crl\$" "$W/ms.urls"
-assert_grep "/$MS-second.crl\$" "$W/ms.urls"
-case_ok "two records of one certificate: the union of their URLs"
+dir_union "$MS"
 
-cc status >"$W/status" || true
-assert_grep "refused_no_chain=[0-9]+ refused_not_anchor=[0-9]+" "$W/status"
-cc status --directory >"$W/refused" || fail "status --directory failed"
-# the refused list names each certificate that status counts
-for why in no_chain not_anchor; do
-    n=$(grep -c "^refused [0-9A-F]* $why " "$W/refused")
-    assert_grep "refused_$why=$n( |\$)" "$W/status"
-done
-assert_grep '^refused [0-9A-F]{64} not_anchor ' "$W/refused"
-assert_grep '^refused [0-9A-F]{64} no_chain ' "$W/refused"
-cc status --json | python3 -c '
-import json, sys
-d = json.load(sys.stdin)["directory"]
-assert d["entries"] == int(sys.argv[1]) + int(sys.argv[2]), d
-assert d["refused"]["no_chain"] > 0 and d["refused"]["not_anchor"] > 0, d
-' "$REF" "$(comm -12 "$W/unjudged" <(grep '^cert ' "$STATE/work/directory" | awk '{print $2}' | sort) | wc -l)" ||
-    case_fail "status --json" "refused counts"
-cc status --prometheus "$W/p.prom" || true
-assert_grep '^crlcache_directory_refused\{reason="no_chain"\} [1-9]' "$W/p.prom"
-case_ok "status: refusals by reason, and the refused CAs listed"
+dir_refusals_said
 finish

@@ -67,12 +67,7 @@ R3=$(openssl x509 -in "$DATA/realcrl/ca/le-r3.pem" -outform DER | sha256sum | cu
 grep -q ",$R3," "$W/records.csv" || fail "no record of $R3"
 grep ",$R3," "$W/records.csv" | sed "s|/$R3.crl|/$R3-second.crl|" >>"$W/records.csv"
 
-python3 "$TESTDIR/ccadb_chains.py" "$ANCHORS" "$NOW" "${REPORTS[@]}" >"$W/ref.out" ||
-    fail "the reference search failed"
-awk '$1 == "kept" { print $2 }' "$W/ref.out" | sort >"$W/ref"
-awk '$1 == "unjudged" { print $2 }' "$W/ref.out" | sort >"$W/unjudged"
-REF=$(wc -l <"$W/ref")
-UNJ=$(wc -l <"$W/unjudged")
+ccadb_reference "$ANCHORS" "$NOW" "${REPORTS[@]}"
 note "reference: $REF of the certificates chain to an anchor at $AT; $UNJ unjudged"
 [ "$UNJ" -le 2 ] || fail "the reference cannot read $UNJ certificates"
 [ "$REF" -ge 3 ] || fail "the reference keeps only $REF"
@@ -84,43 +79,12 @@ NO_FAKE_STAT=1 DONT_FAKE_MONOTONIC=1 faketime "$AT" "$CRLCACHE" --state-dir "$ST
     update >"$W/update.out" 2>"$W/update.err"
 assert_not_grep -i 'resolve' "$W/update.err"
 assert_grep "directory: $(( ${#REPORTS[@]} + 1 )) reports" "$W/update.err"
-grep '^cert ' "$STATE/work/directory" | awk '{print $2}' | sort |
-    comm -23 - "$W/unjudged" >"$W/dir"
-if ! cmp -s "$W/ref" "$W/dir"; then
-    comm -23 "$W/ref" "$W/dir" | head -20 | sed 's/^/missing from the directory: /'
-    comm -13 "$W/ref" "$W/dir" | head -20 | sed 's/^/in the directory, not the reference: /'
-    fail "the directory ($(wc -l <"$W/dir")) is not the reference ($REF)"
-fi
-case_ok "the directory is the reference: $REF entries"
+dir_is_reference
 
 in_dir() { grep -qx "$1" "$W/dir" || case_fail "$2" "$1 not in the directory"; }
 in_dir "$ECCE" "a path through a cross-certificate: ECCE 001"
 in_dir "$R3" "a PEM with a blank line: Let's Encrypt R3"
-# Both records' URLs: the lines after the entry's cert line.
-awk -v fp="$R3" '$1 == "cert" { on = ($2 == fp) } on && $1 == "url" { print $3 }' \
-    "$STATE/work/directory" >"$W/r3.urls"
-assert_grep "/$R3.crl\$" "$W/r3.urls"
-assert_grep "/$R3-second.crl\$" "$W/r3.urls"
-case_ok "two records of one certificate: the union of their URLs"
+dir_union "$R3"
 
-cc status >"$W/status" || true
-assert_grep "refused_no_chain=[0-9]+ refused_not_anchor=[0-9]+" "$W/status"
-cc status --directory >"$W/refused" || fail "status --directory failed"
-# the refused list names each certificate that status counts
-for why in no_chain not_anchor; do
-    n=$(grep -c "^refused [0-9A-F]* $why " "$W/refused")
-    assert_grep "refused_$why=$n( |\$)" "$W/status"
-done
-assert_grep '^refused [0-9A-F]{64} not_anchor ' "$W/refused"
-assert_grep '^refused [0-9A-F]{64} no_chain ' "$W/refused"
-cc status --json | python3 -c '
-import json, sys
-d = json.load(sys.stdin)["directory"]
-assert d["entries"] == int(sys.argv[1]) + int(sys.argv[2]), d
-assert d["refused"]["no_chain"] > 0 and d["refused"]["not_anchor"] > 0, d
-' "$REF" "$(comm -12 "$W/unjudged" <(grep '^cert ' "$STATE/work/directory" | awk '{print $2}' | sort) | wc -l)" ||
-    case_fail "status --json" "refused counts"
-cc status --prometheus "$W/p.prom" || true
-assert_grep '^crlcache_directory_refused\{reason="no_chain"\} [1-9]' "$W/p.prom"
-case_ok "status: refusals by reason, and the refused CAs listed"
+dir_refusals_said
 finish
