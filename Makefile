@@ -76,6 +76,8 @@ test/unit/t_%: test/unit/t_%.c test/unit/check.h test/unit/derbuf.h test/unit/to
 	    -o $@ $< $(LIB_SRCS) $(PKG_LIBS)
 # t_keycache builds provider/keycache.c in.
 test/unit/t_keycache: provider/keycache.c
+# t_pins builds provider/pins.c in.
+test/unit/t_pins: provider/pins.c
 # t_at builds fetcher/at.c in.
 test/unit/t_at: fetcher/at.c fetcher/fetcher.h
 # t_header builds fetcher/header.c in.

@@ -18,27 +18,57 @@
  * common path costs two atomic adds, no lock and no system call.
  *
  * At most every CRLC_RECHECK_MS (CLOCK_MONOTONIC_COARSE, the vDSO) one
- * thread, chosen by an atomic flag that the others skip rather than wait
- * on, runs the owner's refresh.
+ * thread, chosen by an atomic flag, runs the owner's refresh.  The others
+ * go on with the generation they have; while there is none (a process's
+ * first verifications, a file that went away) they wait for it, bounded
+ * by PINS_FIRST_WAIT_MS: a verification that went on would find nothing
+ * and pass unchecked, a revoked certificate accepted because two threads
+ * of a new process met it at once.
  */
+#include <errno.h>
 #include <stdatomic.h>
+#include <time.h>
 
 #include <crlcache/clock.h>
 
 #include "prov.h"
+
+/*
+ * How long a thread waits for another's first open of the file (a local
+ * file, opened in microseconds), and how often it looks meanwhile.  Past
+ * it the verification goes on without, as where there is no file at all.
+ */
+#define PINS_FIRST_WAIT_MS	1000
+#define PINS_LOOK_NS		100000L
+
+/* The refresh another thread runs, finished or given up on. */
+static void
+await_refresh(struct crlc_pins *p)
+{
+	struct timespec ts = { 0, PINS_LOOK_NS };
+	long long until = crlc_mono_ms() + PINS_FIRST_WAIT_MS;
+	int saved = errno;
+
+	while (atomic_load(&p->refreshing) != 0 && crlc_mono_ms() < until)
+		(void)nanosleep(&ts, NULL);
+	errno = saved;
+}
 
 void
 crlc_pins_refresh(struct crlc_pins *p, void (*refresh)(void *), void *arg)
 {
 	long long now = crlc_mono_ms();
 
-	if (now < atomic_load_explicit(&p->next_check_ms, memory_order_relaxed))
+	if (now >= atomic_load_explicit(&p->next_check_ms,
+	    memory_order_relaxed) && atomic_exchange(&p->refreshing, 1) == 0) {
+		atomic_store(&p->next_check_ms, now + CRLC_RECHECK_MS);
+		refresh(arg);
+		atomic_store(&p->refreshing, 0);
 		return;
-	if (atomic_exchange(&p->refreshing, 1) != 0)
-		return;		/* another thread is at it */
-	atomic_store(&p->next_check_ms, now + CRLC_RECHECK_MS);
-	refresh(arg);
-	atomic_store(&p->refreshing, 0);
+	}
+	/* Another thread may be at it: wait only where nothing is pinnable. */
+	if (atomic_load(&p->refreshing) != 0 && atomic_load(&p->cur) == NULL)
+		await_refresh(p);
 }
 
 void

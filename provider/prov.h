@@ -400,7 +400,8 @@ struct crlc_pins {
 	atomic_int		 refreshing;	/* one refresher at a time */
 	void			(*close)(void *obj);
 };
-/* Run refresh(arg) in one thread when CRLC_RECHECK_MS passed. */
+/* Run refresh(arg) in one thread when CRLC_RECHECK_MS passed; while no
+   generation is current, the others wait for it (bounded). */
 void		 crlc_pins_refresh(struct crlc_pins *p, void (*refresh)(void *),
 		    void *arg);
 /* Have the next crlc_pins_refresh() run at once. */

@@ -5,7 +5,10 @@
 # client threads that each do 250 handshakes alternating between the two.
 # Every good handshake must succeed and every revoked one fail with
 # "certificate signature failure"; meanwhile the index is republished twice
-# (the threads swap snapshots under load).
+# (the threads swap snapshots under load).  Then the first verifications
+# of new processes: 8 server threads meet a revoked client certificate at
+# once, while one of them opens the index; every one must be refused (a
+# thread that went on meanwhile found no index and passed unchecked).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_provider.sh"
 
@@ -89,4 +92,53 @@ wait "$pid"; rc=$?
 sed 's/^/    | /' "$W/threads.out"
 [ "$rc" -eq 0 ] && case_ok "8 threads x 250 handshakes: good all accepted, revoked all refused" \
     || case_fail threads "python exit $rc"
+
+# A revoked client certificate (int's CRL, imported anew), presented by
+# 8 s_client processes at once to a new server process's 8 threads.
+sed 's/^extendedKeyUsage = serverAuth$/extendedKeyUsage = clientAuth/' "$PKI/rev_rsa.ext" >"$PKI/rev_client.ext"
+_newkey rsa "$PKI/rev_client.key"
+openssl req -new -key "$PKI/rev_client.key" -subj "/CN=rev-client.test" -out "$PKI/rev_client.csr" 2>/dev/null \
+    || fail "rev_client: req failed"
+_issue int "$PKI/rev_client.csr" "$PKI/rev_client.pem" "$PKI/rev_client.ext"
+pki_revoke int "$PKI/rev_client.pem" reason=keyCompromise
+pki_gencrl int "$W/int-3.crl"
+assert_exit 0 cc import --anchor "$ROOT" --untrusted "$W/untrusted.pem" "$W/int-3.crl"
+cat >"$W/first.py" <<'PY'
+import socket, ssl, sys, threading
+port, pki, root, n = int(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4])
+ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+ctx.load_cert_chain(certfile=f"{pki}/good_ec.full.pem", keyfile=f"{pki}/good_ec.key")
+ctx.load_verify_locations(root)
+ctx.verify_mode = ssl.CERT_REQUIRED
+ls = socket.socket(); ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+ls.bind(("127.0.0.1", port)); ls.listen(16)
+print("ready", flush=True)
+conns = [ls.accept()[0] for _ in range(n)]
+accepted = []
+def serve(c):
+    try:
+        with ctx.wrap_socket(c, server_side=True): accepted.append(1)
+    except (ssl.SSLError, OSError): pass
+ts = [threading.Thread(target=serve, args=(c,)) for c in conns]
+for t in ts: t.start()
+for t in ts: t.join()
+print("accepted %d" % len(accepted), flush=True)
+PY
+client() {
+    openssl s_client -connect "127.0.0.1:$1" -CAfile "$ROOT" -cert "$PKI/rev_client.pem" \
+        -key "$PKI/rev_client.key" -cert_chain "$PKI/int/cert.pem" -tls1_2 </dev/null >/dev/null 2>&1
+}
+bad=0; runs=30
+for i in $(seq 1 $runs); do
+    port=$(closed_port)
+    px -- "$PY" "$W/first.py" "$port" "$PKI" "$ROOT" 8 >"$W/first.out" 2>&1 &
+    srv=$!; bg_register "$srv"
+    for _ in $(seq 1 100); do grep -q ready "$W/first.out" && break; sleep 0.05; done
+    pids=(); for _ in $(seq 1 8); do client "$port" & pids+=($!); done
+    wait "${pids[@]}"; wait "$srv"
+    grep -q '^accepted 0$' "$W/first.out" \
+        || { bad=$((bad + 1)); note "process $i: $(grep accepted "$W/first.out")"; }
+done
+[ "$bad" = 0 ] && case_ok "$runs new server processes, 8 threads each meeting a revoked client at once: all refused" \
+    || case_fail first-open "$bad of $runs server processes accepted the revoked client in some thread"
 finish
