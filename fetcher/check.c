@@ -150,15 +150,11 @@ crlite_answer(const struct crlc_crliteset *set, X509 *issuer,
     const struct crlc_tbs *t, uint64_t *newest)
 {
 	uint8_t spki[CRLC_SCT_HASH_LEN];
-	unsigned char *der = NULL;
-	int len;
 
 	*newest = 0;
 	if (set == NULL || issuer == NULL || t->sct_list.len == 0 ||
-	    (len = i2d_X509_PUBKEY(X509_get_X509_PUBKEY(issuer), &der)) <= 0)
+	    cert_spki_hash(issuer, spki) == -1)
 		return CRLC_CLUBCARD_NOT_COVERED;
-	crlc_sha256(der, (size_t)len, spki);
-	OPENSSL_free(der);
 	return crlc_crliteset_ask(set, spki, &t->serial, &t->sct_list, newest);
 }
 

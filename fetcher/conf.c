@@ -56,6 +56,7 @@ conf_free(struct conf *c)
 	strlist_free(&c->cas);
 	strlist_free(&c->anchors);
 	strlist_free(&c->untrusted);
+	strlist_free(&c->crl_fresh);
 	free(c->mirror);
 	free(c->crlite);
 	free(c->crlite_mirror);
@@ -242,6 +243,13 @@ conf_line(struct conf *c, const char *path, size_t lineno, char *line)
 		return strlist_add(&c->anchors, val);
 	if (strcmp(key, "untrusted") == 0)
 		return strlist_add(&c->untrusted, val);
+	if (strcmp(key, "crl_fresh") == 0) {
+		if (strcmp(val, "all") == 0) {
+			c->crl_fresh_all = 1;
+			return 0;
+		}
+		return strlist_add(&c->crl_fresh, val);
+	}
 	if (strcmp(key, "ccadb_records") == 0)
 		return strlist_add(&c->ccadb_records, val);
 	if (strcmp(key, "ccadb_records_fallback") == 0)

@@ -111,6 +111,10 @@ struct conf {
 	struct strlist	cas;		/* ca = : their CRL DPs are fetched */
 	struct strlist	anchors;	/* anchor = : default system store */
 	struct strlist	untrusted;	/* untrusted = */
+	struct strlist	crl_fresh;	/* crl_fresh = FILE: CA certificates
+					   kept on all their CRLs whatever
+					   CRLite covers (crlfresh.c) */
+	int		crl_fresh_all;	/* crl_fresh = all */
 	long		parallel;
 	long		connect_timeout;	/* seconds */
 	long		timeout;		/* seconds, whole transfer */
@@ -969,6 +973,8 @@ struct enrolment {
 int	 aia_issuers(X509 *x, const struct trust *t, const struct conf *conf,
 	    size_t *budget, time_t now, STACK_OF(X509) *cands);
 int	 cert_fingerprint(X509 *x, uint8_t fp[CRLC_HASH_LEN]);
+/* SHA-256 of x's SubjectPublicKeyInfo DER (CRLite's issuer id); 0 or -1. */
+int	 cert_spki_hash(X509 *x, uint8_t h[CRLC_HASH_LEN]);
 /* None yet is an empty enrolment.  0, or -1 (logged; e is empty). */
 int	 enrolment_load(const char *state_dir, struct enrolment *e);
 int	 enrolment_save(const char *state_dir, const struct enrolment *e);
@@ -1009,6 +1015,31 @@ int	 enrolment_learn(const char *state_dir, const struct conf *conf,
 	    const struct trust *t, struct enrolment *e);
 /* The hints could not be read this run: said by status until they are. */
 void	 enrolment_failed(const char *state_dir, struct enrolment *e);
+
+/*
+ * crlfresh.c: which CRLs of an enrolled issuer a run fetches while a
+ * CRLite set is in force (crl_fresh = ).
+ */
+struct crlc_crliteset;
+struct crl_fresh {
+	struct crlc_crliteset	*set;	/* the set in force, NULL: none */
+	int			 all;	/* crl_fresh = all */
+	struct fpset		 keys;	/* crl_fresh = FILE: their keys */
+};
+enum crl_want {
+	CRL_WANT_ALL,		/* every CRL: directory's and hinted DPs */
+	CRL_WANT_HINTED,	/* CRLite covers it: the hinted DPs only */
+	CRL_WANT_NONE,		/* CRLite covers it, nothing hinted lately */
+};
+/*
+ * Read the set in force and the crl_fresh = files.  0; -1 when a file
+ * cannot be read (logged; cf then wants every CRL of every issuer).
+ */
+int	 crl_fresh_load(struct crl_fresh *cf, const char *state_dir,
+	    const struct conf *conf);
+enum crl_want crl_fresh_want(const struct crl_fresh *cf,
+	    const struct enrolled *en, int64_t now);
+void	 crl_fresh_free(struct crl_fresh *cf);
 
 /* subcommands: main.c runs them through its table */
 /*

@@ -224,12 +224,14 @@ add_learned(const struct strlist *from, const struct strlist *urls,
  */
 static void
 enrolled_sources(const struct conf *conf, const struct directory *d,
-    const struct enrolment *en, struct trust *t, int64_t since,
-    const struct strlist *urls, struct strlist *learned,
+    const struct enrolment *en, const struct crl_fresh *cf, struct trust *t,
+    int64_t since, const struct strlist *urls, struct strlist *learned,
     struct strlist *vouched)
 {
 	const struct dir_entry *de;
-	size_t i;
+	int64_t now = (int64_t)time(NULL);
+	size_t i, crlite = 0;
+	enum crl_want w;
 
 	if (conf->enroll == ENROLL_NONE)
 		return;
@@ -237,10 +239,20 @@ enrolled_sources(const struct conf *conf, const struct directory *d,
 		(void)trust_add(t, en->v[i].issuer);
 		if (en->v[i].last_seen < since)
 			continue;
-		if ((de = directory_find(d, en->v[i].fp)) != NULL)
+		/* CRLite answers for its leaves: what it cannot, only. */
+		if ((w = crl_fresh_want(cf, &en->v[i], now)) != CRL_WANT_ALL)
+			crlite++;
+		if (w == CRL_WANT_NONE)
+			continue;
+		if (w == CRL_WANT_ALL &&
+		    (de = directory_find(d, en->v[i].fp)) != NULL)
 			add_learned(&de->urls, urls, learned, vouched);
 		add_learned(&en->v[i].urls, urls, learned, NULL);
 	}
+	if (crlite > 0)
+		logx(2, "enroll: %zu issuers answered by CRLite: only the "
+		    "distribution points of their certificates it could not "
+		    "answer are fetched, for two days after", crlite);
 	if (conf->enroll == ENROLL_ALL && since == 0)
 		for (i = 0; i < d->n; i++)
 			add_learned(&d->v[i].urls, urls, learned, vouched);
@@ -522,6 +534,7 @@ cmd_update(const struct cmd_ctx *c, int argc, char **argv)
 	struct trust t = { 0 };
 	struct lazy_dir dir;
 	struct enrolment en;
+	struct crl_fresh fresh;
 	struct store *s = NULL;
 	struct fetch *f = NULL;
 	struct source_rec *recs = NULL;
@@ -594,8 +607,11 @@ cmd_update(const struct cmd_ctx *c, int argc, char **argv)
 		enrolment_failed(state_dir, &en);
 		st.tl.failed++;
 	}
-	enrolled_sources(conf, dir_enrolled(&dir, conf, &en, since), &en, &t,
-	    since, &urls, &learned, &vouched);
+	if (crl_fresh_load(&fresh, state_dir, conf) == -1)
+		st.tl.failed++;
+	enrolled_sources(conf, dir_enrolled(&dir, conf, &en, since), &en,
+	    &fresh, &t, since, &urls, &learned, &vouched);
+	crl_fresh_free(&fresh);
 	strlist_uniq(&vouched);
 	if (hints_only)
 		keep_configured(conf, &urls, &learned);

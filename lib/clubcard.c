@@ -559,6 +559,13 @@ member(const struct crlc_clubcard *cc, size_t i,
 	return !inv;
 }
 
+int
+crlc_clubcard_enrolls(const struct crlc_clubcard *cc,
+    const uint8_t issuer[CRLC_SCT_HASH_LEN])
+{
+	return issuer_find(cc, issuer) != -1;
+}
+
 enum crlc_clubcard_answer
 crlc_clubcard_query(const struct crlc_clubcard *cc,
     const struct crlc_clubcard_query *q)

@@ -319,3 +319,15 @@ crlc_crliteset_ask(const struct crlc_crliteset *set,
 		*newest = set->newest[which];
 	return a;
 }
+
+int
+crlc_crliteset_enrolls(const struct crlc_crliteset *set,
+    const uint8_t issuer_spki[CRLC_SCT_HASH_LEN])
+{
+	size_t i;
+
+	for (i = 0; set != NULL && i < set->n; i++)
+		if (crlc_clubcard_enrolls(set->cc[i], issuer_spki))
+			return 1;
+	return 0;
+}

@@ -170,6 +170,14 @@ void	crlc_clubcard_info(const struct crlc_clubcard *cc,
 	    struct crlc_clubcard_info *out);
 
 /*
+ * Whether the filter has a block for the issuer whose SPKI DER hashes
+ * (SHA-256) to issuer: its CT-logged certificates are answered for
+ * within the filter's coverage.
+ */
+int	crlc_clubcard_enrolls(const struct crlc_clubcard *cc,
+	    const uint8_t issuer[CRLC_SCT_HASH_LEN]);
+
+/*
  * Fill *q for a certificate: issuer is the SHA-256 of its issuer's
  * SubjectPublicKeyInfo DER, serial[0..serial_len) the content octets of
  * its serialNumber (leading 0x00 kept), scts[0..nscts) its embedded SCTs.

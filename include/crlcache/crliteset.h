@@ -55,4 +55,11 @@ enum crlc_clubcard_answer crlc_crliteset_ask(const struct crlc_crliteset *set,
 	    const struct crlc_span *serial, const struct crlc_span *sct_list,
 	    uint64_t *newest);
 
+/*
+ * Whether a filter of the set enrolls the issuer whose SPKI DER hashes
+ * to issuer_spki (a NULL set enrolls none).
+ */
+int	crlc_crliteset_enrolls(const struct crlc_crliteset *set,
+	    const uint8_t issuer_spki[CRLC_SCT_HASH_LEN]);
+
 #endif /* CRLCACHE_CRLITESET_H */

@@ -146,7 +146,13 @@ check_answers(const struct crlc_crliteset *set)
 		list.len = (size_t)(p - ext);
 		CHECK(crlc_crliteset_ask(set, issuer, &sp, &list, &newest) ==
 		    sites[k].want && newest == DELTA_NEWEST);
+		/* The real issuers are enrolled; one bit off, none is. */
+		CHECK(crlc_crliteset_enrolls(set, issuer) == 1);
+		issuer[31] ^= 1;
+		CHECK(crlc_crliteset_enrolls(set, issuer) == 0);
+		issuer[31] ^= 1;
 	}
+	CHECK(crlc_crliteset_enrolls(NULL, issuer) == 0);
 	/* no SCT list, a list that does not parse: no answer */
 	list.len = 0;
 	CHECK(crlc_crliteset_ask(set, issuer, &sp, &list, &newest) ==
