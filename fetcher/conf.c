@@ -38,7 +38,7 @@ conf_init(struct conf *c)
 	c->max_size = DEFAULT_MAX_SIZE;
 	c->stale_grace = 86400;
 	c->ccadb_since = 2000;
-	c->ccadb_refresh = 86400;
+	c->ccadb_refresh = 0;	/* daily, monthly with CRLite (dirrefresh.c) */
 	c->enroll = ENROLL_SEEN;
 	c->seen_expiry = 30 * 86400;
 	c->hint_refetch = 600;

@@ -86,7 +86,8 @@ struct conf {
 					   AllCertificatePEMsCSVFormat; "{year}"
 					   expands to ccadb_since..this year */
 	long		ccadb_since;	/* first NotBeforeYear for "{year}" */
-	int64_t		ccadb_refresh;	/* seconds between directory refreshes */
+	int64_t		ccadb_refresh;	/* seconds between directory refreshes;
+					   0: dirrefresh.c decides */
 	enum enroll_mode enroll;
 	int64_t		seen_expiry;	/* seconds a seen issuer stays enrolled
 					   without being met again */

@@ -93,6 +93,32 @@ assert_grep 'directory: 3 reports \(2 not modified\), 9 rows, 3 entries' "$W/las
 check_is revoked 1 "$PKI/p2.pem"
 case_ok "conditional GET, at most every ccadb_refresh"
 
+# 2b. the period without ccadb_refresh: a day; a month while a CRLite
+#     set is in force and a CRLite source configured (the source is an
+#     upki cache that is not there: that run's CRLite part fails, exit 1).
+#     On a copy of the state and configuration: the rest goes on as before.
+if command -v faketime >/dev/null; then
+    cp -a "$STATE" "$W/state2"; cp "$CONF" "$W/conf2"
+    asked() { grep -c 'GET /ccadb/' "$HTTPD_LOG"; }
+    later() {   # later OFFSET: an update that far on (faketime)
+        NO_FAKE_STAT=1 DONT_FAKE_MONOTONIC=1 faketime -f "$1" \
+            "$CRLCACHE" -c "$W/conf2" --state-dir "$W/state2" update >"$W/later.out" 2>&1
+        LATER_RC=$?
+    }
+    n=$(asked); later +2d
+    [ "$LATER_RC" = 0 ] && [ "$(asked)" -gt "$n" ] || { cat "$W/later.out"; fail "no refresh two days on"; }
+    python3 "$TESTDIR/crlite_set.py" "$W/state2" "$DATA/crlite/20260624-1-default.filter.delta" \
+        || fail "crlite_set.py"
+    echo "crlite_upki_dir = $W/no-upki" >>"$W/conf2"
+    n=$(asked); later +4d
+    [ "$LATER_RC" = 1 ] && [ "$(asked)" = "$n" ] || { cat "$W/later.out"; fail "refreshed within the month CRLite allows"; }
+    later +32d
+    [ "$(asked)" -gt "$n" ] || { cat "$W/later.out"; fail "no refresh a month on with CRLite"; }
+    case_ok "without ccadb_refresh: refreshed daily, monthly with a CRLite set in force"
+else
+    note "faketime not installed: the refresh period not tested"
+fi
+
 # 3. a report refused whole keeps the previous directory, and its CRLs
 #    are still fetched
 refused() {     # refused CASE PATTERN: a forced refresh fails, the rest goes on
