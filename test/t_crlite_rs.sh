@@ -17,46 +17,8 @@
 need_crlcache
 python3 -c 'import cryptography' 2>/dev/null || skip "python3-cryptography not installed"
 httpd_start
-SIGNER=onecrl.content-signature.mozilla.org
-
-# The content-signing chain: P-384 throughout, as Mozilla's.
-cs_cert() {     # cs_cert NAME SUBJECT ISSUER|- EXTENSIONS
-    local n=$1 subj=$2 iss=$3 ext=$4
-    openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-384 \
-        -out "$W/cs/$n.key" 2>/dev/null || fail "genpkey $n"
-    printf '%s\n' "[x]" "$ext" >"$W/cs/$n.ext"
-    if [ "$iss" = - ]; then
-        openssl req -new -x509 -key "$W/cs/$n.key" -subj "$subj" -days 30 \
-            -sha384 -extensions x -config <(printf '%s\n' "[req]" \
-            "distinguished_name=dn" "[dn]" "[x]" "$ext") \
-            -out "$W/cs/$n.pem" 2>/dev/null || fail "root $n"
-    else
-        openssl req -new -key "$W/cs/$n.key" -subj "$subj" \
-            -out "$W/cs/$n.csr" 2>/dev/null &&
-        openssl x509 -req -in "$W/cs/$n.csr" -CA "$W/cs/$iss.pem" \
-            -CAkey "$W/cs/$iss.key" -CAcreateserial -days 20 -sha384 \
-            -extfile "$W/cs/$n.ext" -extensions x -out "$W/cs/$n.pem" \
-            2>/dev/null || fail "cert $n"
-    fi
-}
-mkdir -p "$W/cs"
-cs_cert root "/CN=test content signing root" - \
-    "basicConstraints=critical,CA:true
-keyUsage=critical,keyCertSign,cRLSign
-subjectKeyIdentifier=hash"
-cs_cert int "/CN=test content signing intermediate" root \
-    "basicConstraints=critical,CA:true,pathlen:0
-keyUsage=critical,keyCertSign,cRLSign
-extendedKeyUsage=codeSigning
-subjectKeyIdentifier=hash
-authorityKeyIdentifier=keyid"
-cs_cert ee "/CN=$SIGNER" int \
-    "basicConstraints=critical,CA:false
-keyUsage=critical,digitalSignature
-extendedKeyUsage=codeSigning
-subjectAltName=DNS:$SIGNER
-authorityKeyIdentifier=keyid"
-cat "$W/cs/ee.pem" "$W/cs/int.pem" "$W/cs/root.pem" >"$W/cs/chain.pem"
+SIGNER=$CS_SIGNER
+cs_chain
 # end-entities Firefox refuses: no code signing usage, another name
 cs_cert ee-noeku "/CN=$SIGNER" int "keyUsage=critical,digitalSignature
 subjectAltName=DNS:$SIGNER"

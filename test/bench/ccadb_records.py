@@ -1,14 +1,20 @@
 #!/usr/bin/env python3
 """A CCADB records report (AllCertificateRecordsCSVFormatV5) for real PEM
 reports: one row per certificate of the PEM reports given, as the CCADB
-would list it, for test/bench/directory.sh.
+would list it, for test/bench/directory.sh and bandwidth.sh.
 
-    ccadb_records.py TEMPLATE.csv OUT.csv PEMS.csv...
+    ccadb_records.py [--audits] TEMPLATE.csv OUT.csv PEMS.csv...
 
 TEMPLATE.csv is test/data/ccadb/records-v5.csv: its header, and its first
 row as the filler of the columns crlcache does not read (audits, policy
-URLs), so that a row has the size of a real one (about 1.3 kB).  The
-columns crlcache reads come from the certificate: its fingerprint, root
+URLs).  With --audits those columns are filled as a real row's are (an
+audit statement URL and date for each audit, CP, CPS and test site URLs,
+each URL with a document number of its own), so that a row has about the
+size of a real one and gzip shrinks it about as much: the report of the
+crt.sh archive's 10,229 certificates is then 14.6 MB, 2.5 MB gzip-coded
+(gzip -6), near what is left of a refresh of the real CCADB's records
+and PEM reports (35 MB, 13.6 MB gzip-coded) once the real PEM reports
+are taken away (test/bench/bandwidth.sh).  The columns crlcache reads come from the certificate: its fingerprint, root
 (self-issued) or intermediate, Valid From/To, the parent found by issuer
 name; every certificate gets one CRL URL of its own on a host of the
 reserved .example domain (RFC 2606), never fetched by the benchmark.
@@ -25,8 +31,35 @@ csv.field_size_limit(1 << 24)
 warnings.simplefilter("ignore")
 
 
+AUDITS = ("Standard", "NetSec", "TLS BR", "TLS EVG", "Code Signing",
+          "S/MIME BR")
+DOCS = ("Certificate Policy (CP) URL", "Certificate Practice Statement (CPS) URL",
+        "Test Website URL - Valid", "Test Website URL - Expired",
+        "Test Website URL - Revoked")
+
+
+def audits(row, col, fp):
+    """The audit, policy and test site columns of the certificate fp."""
+    h = hashlib.sha512(("audits " + fp).encode()).hexdigest()
+    for i, a in enumerate(AUDITS):
+        row[col[a + " Audit URL"]] = (
+            "https://www.cpacanada.ca/generichandlers/CPACHandler.ashx"
+            "?AttachmentID=%s" % h[i * 10:i * 10 + 10])
+        row[col[a + " Audit Type"]] = "ETSI EN 319 411" if i % 2 else "WebTrust"
+        row[col[a + " Audit Statement Date"]] = "2026-0%d-1%d" % (1 + i, i)
+        row[col[a + " Audit Period Start Date"]] = "2025-04-01"
+        row[col[a + " Audit Period End Date"]] = "2026-03-31"
+    for i, d in enumerate(DOCS):
+        row[col[d]] = "https://repository.ca%s.bench.example/%s.pdf" % (
+            h[60:62], h[62 + i * 12:74 + i * 12])
+
+
 def main():
-    template, out, pems = sys.argv[1], sys.argv[2], sys.argv[3:]
+    args = sys.argv[1:]
+    real = args[:1] == ["--audits"]
+    if real:
+        args = args[1:]
+    template, out, pems = args[0], args[1], args[2:]
     with open(template, newline="", encoding="utf-8") as f:
         rd = csv.reader(f)
         header = next(rd)
@@ -73,6 +106,8 @@ def main():
             h = hashlib.sha256(fp.encode()).hexdigest()[:16]
             row[col["JSON Array of All Full CRL URLs"]] = \
                 '["http://crl%s.bench.example/%s.crl"]' % (h[:1], h)
+            if real:
+                audits(row, col, fp)
             w.writerow(row)
     return 0
 
