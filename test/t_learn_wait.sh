@@ -102,8 +102,10 @@ ctx.load_verify_locations(ca)
 ctx.verify_mode = ssl.CERT_REQUIRED
 ls = socket.socket(); ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 ls.bind(("127.0.0.1", port)); ls.listen(16)
+ls.settimeout(60)   # a client that never came fails the run, not holds it
 print("ready", flush=True)
 def serve(c):
+    c.settimeout(30)
     t = time.monotonic()
     try:
         s = ctx.wrap_socket(c, server_side=True)
@@ -121,9 +123,10 @@ for batch in (n, 1):
     print("batch of %d: %d ms" % (batch, (time.monotonic() - t) * 1000), flush=True)
 ' "$port" "$PKI/timeout-good.pem" "$PKI/timeout-good.key" "$ROOT" 8 >"$W/threads.out" 2>&1 &
 srv=$!; bg_register "$srv"
-for _ in $(seq 1 100); do grep -q ready "$W/threads.out" && break; sleep 0.05; done
+for _ in $(seq 1 600); do grep -q ready "$W/threads.out" && break; sleep 0.05; done
+grep -q ready "$W/threads.out" || { cat "$W/threads.out"; fail "the threaded server not ready in 30 s"; }
 client() {
-    openssl s_client -connect "127.0.0.1:$port" -CAfile "$ROOT" -cert "$PKI/threads-good.pem" \
+    timeout 30 openssl s_client -connect "127.0.0.1:$port" -CAfile "$ROOT" -cert "$PKI/threads-good.pem" \
         -key "$PKI/threads-good.key" -cert_chain "$PKI/threads/cert.pem" -tls1_2 </dev/null >/dev/null 2>&1
 }
 pids=(); for _ in $(seq 1 8); do client & pids+=($!); done

@@ -112,10 +112,14 @@ ctx.load_verify_locations(root)
 ctx.verify_mode = ssl.CERT_REQUIRED
 ls = socket.socket(); ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
 ls.bind(("127.0.0.1", port)); ls.listen(16)
+# A client that never came, or a handshake that never ends, fails the
+# run instead of holding it.
+ls.settimeout(60)
 print("ready", flush=True)
 conns = [ls.accept()[0] for _ in range(n)]
 accepted = []
 def serve(c):
+    c.settimeout(30)
     try:
         with ctx.wrap_socket(c, server_side=True): accepted.append(1)
     except (ssl.SSLError, OSError): pass
@@ -125,7 +129,7 @@ for t in ts: t.join()
 print("accepted %d" % len(accepted), flush=True)
 PY
 client() {
-    openssl s_client -connect "127.0.0.1:$1" -CAfile "$ROOT" -cert "$PKI/rev_client.pem" \
+    timeout 30 openssl s_client -connect "127.0.0.1:$1" -CAfile "$ROOT" -cert "$PKI/rev_client.pem" \
         -key "$PKI/rev_client.key" -cert_chain "$PKI/int/cert.pem" -tls1_2 </dev/null >/dev/null 2>&1
 }
 bad=0; runs=30
@@ -133,7 +137,8 @@ for i in $(seq 1 $runs); do
     port=$(closed_port)
     px -- "$PY" "$W/first.py" "$port" "$PKI" "$ROOT" 8 >"$W/first.out" 2>&1 &
     srv=$!; bg_register "$srv"
-    for _ in $(seq 1 100); do grep -q ready "$W/first.out" && break; sleep 0.05; done
+    for _ in $(seq 1 600); do grep -q ready "$W/first.out" && break; sleep 0.05; done
+    grep -q ready "$W/first.out" || { cat "$W/first.out"; fail "server process $i not ready in 30 s"; }
     pids=(); for _ in $(seq 1 8); do client "$port" & pids+=($!); done
     wait "${pids[@]}"; wait "$srv"
     grep -q '^accepted 0$' "$W/first.out" \
