@@ -19,6 +19,7 @@
 #include <crlcache/format.h>
 #include <crlcache/hash.h>
 #include <crlcache/sct.h>
+#include <crlcache/statefile.h>
 
 /* The largest set file: a header, the most records, the trailer. */
 #define SET_MAX_LEN	(CRLC_CRLITE_HDR_LEN + \
@@ -46,56 +47,6 @@ refuse(char *why, size_t whylen, const char *fmt, ...)
 	return -1;
 }
 
-/*
- * Open name in the directory dfd as crlite.h READERS say: a regular file
- * of the directory's owner (or root), writable by nobody else.  The fd,
- * or -1 with errno (EPERM for the wrong owner or mode).
- */
-static int
-open_checked(int dfd, const struct stat *dir, const char *name,
-    struct stat *sb)
-{
-	int fd;
-
-	if ((fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
-	    O_CLOEXEC)) == -1)
-		return -1;
-	if (fstat(fd, sb) == -1)
-		goto fail;
-	if (!S_ISREG(sb->st_mode) || (sb->st_uid != dir->st_uid &&
-	    sb->st_uid != 0) || (sb->st_mode & (S_IWGRP | S_IWOTH)) != 0) {
-		errno = EPERM;
-		goto fail;
-	}
-	return fd;
-fail:
-	close(fd);
-	return -1;
-}
-
-/*
- * Read exactly len bytes of fd into buf: -1 when the file ends before or
- * goes on after (it changed since its size was read).
- */
-static int
-read_exact(int fd, uint8_t *buf, size_t len)
-{
-	uint8_t extra;
-	size_t got = 0;
-	ssize_t r;
-
-	while (got < len) {
-		if ((r = read(fd, buf + got, len - got)) == -1 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return -1;
-		got += (size_t)r;
-	}
-	while ((r = read(fd, &extra, 1)) == -1 && errno == EINTR)
-		;
-	return r == 0 ? 0 : -1;
-}
-
 /* The set file's bytes into buf (SET_MAX_LEN): its length, or -1. */
 static long
 read_set(int dfd, const struct stat *dir, uint8_t *buf, char *why,
@@ -105,11 +56,10 @@ read_set(int dfd, const struct stat *dir, uint8_t *buf, char *why,
 	long ret = -1;
 	int fd;
 
-	if ((fd = open_checked(dfd, dir, CRLC_CRLITE_SET_NAME, &sb)) == -1) {
+	if ((fd = crlc_state_open(dfd, dir, CRLC_CRLITE_SET_NAME, &sb)) == -1) {
 		*none = errno == ENOENT;
 		return refuse(why, whylen, "%s: %s", CRLC_CRLITE_SET_NAME,
-		    errno == EPERM ? "not a regular file of the directory's "
-		    "owner, writable by it alone" : strerror(errno));
+		    crlc_state_open_why(errno));
 	}
 	if (sb.st_size < CRLC_CRLITE_HDR_LEN + CRLC_CRLITE_TRAILER_LEN ||
 	    sb.st_size > (off_t)SET_MAX_LEN) {
@@ -118,7 +68,7 @@ read_set(int dfd, const struct stat *dir, uint8_t *buf, char *why,
 		    CRLC_CRLITE_FILTERS_MAX);
 		goto done;
 	}
-	if (read_exact(fd, buf, (size_t)sb.st_size) == -1) {
+	if (crlc_read_exact(fd, buf, (size_t)sb.st_size) == -1) {
 		refuse(why, whylen, "%s: changed while read",
 		    CRLC_CRLITE_SET_NAME);
 		goto done;
@@ -184,10 +134,9 @@ load_filter(struct crlc_crliteset *set, size_t i, int dfd,
 		return refuse(why, whylen, "%s: record %zu malformed "
 		    "(kind %u, %llu bytes)", CRLC_CRLITE_SET_NAME, i, rec[40],
 		    (unsigned long long)size);
-	if ((fd = open_checked(dfd, dir, name, &sb)) == -1)
-		return refuse(why, whylen, "%s: %s", name, errno == EPERM ?
-		    "not a regular file of the directory's owner, writable "
-		    "by it alone" : strerror(errno));
+	if ((fd = crlc_state_open(dfd, dir, name, &sb)) == -1)
+		return refuse(why, whylen, "%s: %s", name,
+		    crlc_state_open_why(errno));
 	if ((uint64_t)sb.st_size != size) {
 		refuse(why, whylen, "%s: %lld bytes, the set says %llu", name,
 		    (long long)sb.st_size, (unsigned long long)size);
@@ -206,7 +155,7 @@ load_filter(struct crlc_crliteset *set, size_t i, int dfd,
 		goto done;
 	}
 	set->len[i] = size;
-	if (read_exact(fd, set->buf[i], size) == -1) {
+	if (crlc_read_exact(fd, set->buf[i], size) == -1) {
 		refuse(why, whylen, "%s: changed while read", name);
 		goto done;
 	}
