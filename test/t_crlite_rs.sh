@@ -17,53 +17,14 @@
 need_crlcache
 python3 -c 'import cryptography' 2>/dev/null || skip "python3-cryptography not installed"
 httpd_start
-SIGNER=onecrl.content-signature.mozilla.org
 
-# The content-signing chain: P-384 throughout, as Mozilla's.
-cs_cert() {     # cs_cert NAME SUBJECT ISSUER|- EXTENSIONS
-    local n=$1 subj=$2 iss=$3 ext=$4
-    openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-384 \
-        -out "$W/cs/$n.key" 2>/dev/null || fail "genpkey $n"
-    printf '%s\n' "[x]" "$ext" >"$W/cs/$n.ext"
-    if [ "$iss" = - ]; then
-        openssl req -new -x509 -key "$W/cs/$n.key" -subj "$subj" -days 30 \
-            -sha384 -extensions x -config <(printf '%s\n' "[req]" \
-            "distinguished_name=dn" "[dn]" "[x]" "$ext") \
-            -out "$W/cs/$n.pem" 2>/dev/null || fail "root $n"
-    else
-        openssl req -new -key "$W/cs/$n.key" -subj "$subj" \
-            -out "$W/cs/$n.csr" 2>/dev/null &&
-        openssl x509 -req -in "$W/cs/$n.csr" -CA "$W/cs/$iss.pem" \
-            -CAkey "$W/cs/$iss.key" -CAcreateserial -days 20 -sha384 \
-            -extfile "$W/cs/$n.ext" -extensions x -out "$W/cs/$n.pem" \
-            2>/dev/null || fail "cert $n"
-    fi
-}
-mkdir -p "$W/cs"
-cs_cert root "/CN=test content signing root" - \
-    "basicConstraints=critical,CA:true
-keyUsage=critical,keyCertSign,cRLSign
-subjectKeyIdentifier=hash"
-cs_cert int "/CN=test content signing intermediate" root \
-    "basicConstraints=critical,CA:true,pathlen:0
-keyUsage=critical,keyCertSign,cRLSign
-extendedKeyUsage=codeSigning
-subjectKeyIdentifier=hash
-authorityKeyIdentifier=keyid"
-cs_cert ee "/CN=$SIGNER" int \
-    "basicConstraints=critical,CA:false
-keyUsage=critical,digitalSignature
-extendedKeyUsage=codeSigning
-subjectAltName=DNS:$SIGNER
-authorityKeyIdentifier=keyid"
-cat "$W/cs/ee.pem" "$W/cs/int.pem" "$W/cs/root.pem" >"$W/cs/chain.pem"
+cs_chain
 # end-entities Firefox refuses: no code signing usage, another name
-cs_cert ee-noeku "/CN=$SIGNER" int "keyUsage=critical,digitalSignature
-subjectAltName=DNS:$SIGNER"
-cs_cert ee-cn "/CN=$SIGNER" int "extendedKeyUsage=codeSigning
+cs_cert ee-noeku "/CN=$CS_SIGNER" int "keyUsage=critical,digitalSignature
+subjectAltName=DNS:$CS_SIGNER"
+cs_cert ee-cn "/CN=$CS_SIGNER" int "extendedKeyUsage=codeSigning
 subjectAltName=DNS:remote-settings.content-signature.mozilla.org"
 cs_cert root2 "/CN=another content signing root" - "basicConstraints=critical,CA:true"
-ROOT_FP=$(openssl x509 -in "$W/cs/root.pem" -noout -fingerprint -sha256 | cut -d= -f2)
 
 # The filters: a full filter and deltas, then a new full filter.
 python3 "$TESTDIR/clubcard_build.py" suite "$W/cc" >/dev/null || fail "clubcard_build.py"
@@ -83,7 +44,7 @@ publish() {
         "$W/cs/$EE.key" "$W/cs/chain.pem" "$TS" "$@" || fail "remotesettings.py"
 }
 BASE3=(F1="$W/full1.filter" D1="$W/delta1.filter:F1" D2="$W/delta2.filter:D1")
-write_conf "crlite = $BASE_URL/v1/" "crlite_root = $ROOT_FP" \
+write_conf "crlite = $BASE_URL/v1/" "crlite_root = $CS_ROOT_FP" \
     "allow_private_urls = yes" "enroll = none"
 
 # The set file as a list: KIND HASH SIZE per filter (crlite.h's layout).
@@ -167,7 +128,7 @@ ROOT=root2 spoilt other-root "root is not the pinned content-signing root" \
     "${BASE3[@]}" "$D3"
 EE=ee-noeku spoilt no-code-signing "certificate 0 of the chain does not allow code signing" \
     "${BASE3[@]}" "$D3"
-EE=ee-cn spoilt other-signer "the certificate is not for $SIGNER" "${BASE3[@]}" "$D3"
+EE=ee-cn spoilt other-signer "the certificate is not for $CS_SIGNER" "${BASE3[@]}" "$D3"
 assert_exit 2 cc status
 assert_grep 'changeset\?_expected=0 failing .*error=content signature: the certificate is not for' "$W/last.out"
 
