@@ -6,7 +6,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,17 +22,6 @@ struct crlc_onecrl {
 	const uint8_t		*is, *sk;	/* its two runs of records */
 	struct crlc_onecrl_info	 info;
 };
-
-static int
-refuse(char *why, size_t whylen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(why, whylen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
 
 /* Are the n records at r in strictly ascending order? */
 static int
@@ -59,7 +47,7 @@ crlc_onecrl_parse(const uint8_t *b, size_t len, struct crlc_onecrl **out,
 	if (len < CRLC_ONECRL_HDR_LEN + CRLC_ONECRL_TRAILER_LEN ||
 	    memcmp(b, CRLC_ONECRL_MAGIC, CRLC_ONECRL_MAGIC_LEN) != 0 ||
 	    crlc_get_u32(b + 8) != CRLC_ONECRL_VERSION)
-		return refuse(why, whylen, "%s: not a OneCRL file of version "
+		return crlc_refuse(why, whylen, "%s: not a OneCRL file of version "
 		    "%u", CRLC_ONECRL_NAME, CRLC_ONECRL_VERSION);
 	ni = crlc_get_u32(b + 12);
 	ns = crlc_get_u32(b + 16);
@@ -67,21 +55,21 @@ crlc_onecrl_parse(const uint8_t *b, size_t len, struct crlc_onecrl **out,
 	if (ni > CRLC_ONECRL_MAX || ns > CRLC_ONECRL_MAX ||
 	    len != CRLC_ONECRL_HDR_LEN + ((size_t)ni + ns) *
 	    CRLC_ONECRL_REC_LEN + CRLC_ONECRL_TRAILER_LEN)
-		return refuse(why, whylen, "%s: %u and %u records in %zu "
+		return crlc_refuse(why, whylen, "%s: %u and %u records in %zu "
 		    "bytes", CRLC_ONECRL_NAME, ni, ns, len);
 	if (crlc_sum64(b, len - CRLC_ONECRL_TRAILER_LEN) !=
 	    crlc_get_u64(b + len - CRLC_ONECRL_TRAILER_LEN))
-		return refuse(why, whylen, "%s: checksum mismatch",
+		return crlc_refuse(why, whylen, "%s: checksum mismatch",
 		    CRLC_ONECRL_NAME);
 	if (!ascending(b + CRLC_ONECRL_HDR_LEN, ni) ||
 	    !ascending(b + CRLC_ONECRL_HDR_LEN + (size_t)ni *
 	    CRLC_ONECRL_REC_LEN, ns))
-		return refuse(why, whylen, "%s: records out of order",
+		return crlc_refuse(why, whylen, "%s: records out of order",
 		    CRLC_ONECRL_NAME);
 	if ((o = calloc(1, sizeof(*o))) == NULL ||
 	    (o->buf = malloc(len)) == NULL) {
 		free(o);
-		return refuse(why, whylen, "out of memory");
+		return crlc_refuse(why, whylen, "out of memory");
 	}
 	memcpy(o->buf, b, len);
 	o->is = o->buf + CRLC_ONECRL_HDR_LEN;
@@ -106,30 +94,30 @@ crlc_onecrl_open(const char *dir, struct crlc_onecrl **out, char *why,
 	*out = NULL;
 	if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC)) == -1)
-		return errno == ENOENT ? 1 : refuse(why, whylen, "%s",
+		return errno == ENOENT ? 1 : crlc_refuse(why, whylen, "%s",
 		    strerror(errno));
 	if (fstat(dfd, &dsb) == -1 || (dsb.st_mode & (S_IWGRP | S_IWOTH))) {
-		refuse(why, whylen, "the directory is writable by others "
+		crlc_refuse(why, whylen, "the directory is writable by others "
 		    "than its owner");
 		goto done;
 	}
 	if ((fd = crlc_state_open(dfd, &dsb, CRLC_ONECRL_NAME, &sb)) == -1) {
-		ret = errno == ENOENT ? 1 : refuse(why, whylen, "%s: %s",
+		ret = errno == ENOENT ? 1 : crlc_refuse(why, whylen, "%s: %s",
 		    CRLC_ONECRL_NAME, crlc_state_open_why(errno));
 		goto done;
 	}
 	if (sb.st_size < CRLC_ONECRL_HDR_LEN + CRLC_ONECRL_TRAILER_LEN ||
 	    (uint64_t)sb.st_size > CRLC_ONECRL_MAX_LEN) {
-		refuse(why, whylen, "%s: %lld bytes, not a OneCRL file",
+		crlc_refuse(why, whylen, "%s: %lld bytes, not a OneCRL file",
 		    CRLC_ONECRL_NAME, (long long)sb.st_size);
 		goto done;
 	}
 	if ((buf = malloc((size_t)sb.st_size)) == NULL) {
-		refuse(why, whylen, "out of memory");
+		crlc_refuse(why, whylen, "out of memory");
 		goto done;
 	}
 	if (crlc_read_exact(fd, buf, (size_t)sb.st_size) == -1) {
-		refuse(why, whylen, "%s: changed while read", CRLC_ONECRL_NAME);
+		crlc_refuse(why, whylen, "%s: changed while read", CRLC_ONECRL_NAME);
 		goto done;
 	}
 	ret = crlc_onecrl_parse(buf, (size_t)sb.st_size, out, why, whylen);

@@ -6,6 +6,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -57,4 +59,15 @@ crlc_state_open_why(int err)
 {
 	return err == EPERM ? "not a regular file of the directory's owner, "
 	    "writable by it alone" : strerror(err);
+}
+
+int
+crlc_refuse(char *why, size_t whylen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(why, whylen, fmt, ap);
+	va_end(ap);
+	return -1;
 }

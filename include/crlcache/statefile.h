@@ -1,5 +1,5 @@
 /*
- * Opening a file of the state directory as its readers must (the CRLite
+ * Reading a file of the state directory as its readers must (the CRLite
  * set and filters, OneCRL): shared by lib/crliteset.c and lib/onecrl.c.
  *
  * Copyright the crlcache authors. Licensed under the Apache License 2.0.
@@ -24,6 +24,9 @@ int	crlc_state_open(int dfd, const struct stat *dir, const char *name,
  * goes on after (it changed since its size was read).
  */
 int	crlc_read_exact(int fd, uint8_t *buf, size_t len);
+/* A reader's refusal: why (whylen bytes) gets the reason; -1. */
+int	crlc_refuse(char *why, size_t whylen, const char *fmt, ...)
+	    __attribute__((format(printf, 3, 4)));
 /* The words a refusal says for crlc_state_open()'s errno. */
 const char *crlc_state_open_why(int err);
 

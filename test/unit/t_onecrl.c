@@ -20,6 +20,7 @@
 #include <crlcache/onecrl.h>
 
 #include "check.h"
+#include "wfile.h"
 
 #define NI	3
 #define NS	2
@@ -186,16 +187,6 @@ record_reader(void)
 	memcpy(b + CRLC_ONECRL_HDR_LEN + 64, b + CRLC_ONECRL_HDR_LEN, 64);
 	resum(b, LEN);
 	refused(b, LEN, "out of order");
-}
-
-static void
-write_file(const char *path, const void *data, size_t len, mode_t mode)
-{
-	FILE *f = fopen(path, "wb");
-
-	if (f == NULL || fwrite(data, 1, len, f) != len || fclose(f) != 0 ||
-	    chmod(path, mode) != 0)
-		exit(2);
 }
 
 static void
