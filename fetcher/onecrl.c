@@ -31,6 +31,7 @@
  * Any failure, a signature that does not verify, or a changeset in which
  * no record is usable keeps the file in force.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -187,7 +188,7 @@ static int
 install(struct crlite_run *run, const struct onecrl_list *l,
     int64_t timestamp)
 {
-	char path[CRLITE_URL_MAX + 64], why[ERRLEN];
+	char path[PATH_MAX], why[ERRLEN];
 	size_t len = CRLC_ONECRL_HDR_LEN + (l->n[0] + l->n[1]) *
 	    CRLC_ONECRL_REC_LEN + CRLC_ONECRL_TRAILER_LEN, at;
 	uint8_t *buf;
@@ -209,9 +210,10 @@ install(struct crlite_run *run, const struct onecrl_list *l,
 	memcpy(buf + at, l->r[1], l->n[1] * CRLC_ONECRL_REC_LEN);
 	at += l->n[1] * CRLC_ONECRL_REC_LEN;
 	crlc_put_u64(buf + at, crlc_sum64(buf, at));
-	snprintf(path, sizeof(path), "%s/%s/%s", run->state_dir,
-	    CRLC_CRLITE_DIR, CRLC_ONECRL_NAME);
-	if (replace_file(path, buf, len, 0644, (uid_t)-1, (gid_t)-1) == -1)
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s/%s", run->state_dir,
+	    CRLC_CRLITE_DIR, CRLC_ONECRL_NAME) >= sizeof(path))
+		crlite_fail(run, "the state directory's path is too long");
+	else if (replace_file(path, buf, len, 0644, (uid_t)-1, (gid_t)-1) == -1)
 		crlite_fail(run, "%s: cannot be written", path);
 	else
 		ret = 0;
@@ -249,7 +251,7 @@ settle(struct crlite_run *run, const struct fetch *f, size_t *listed,
 static int
 installed(const char *state_dir)
 {
-	char dir[CRLITE_URL_MAX], why[CRLC_ONECRL_WHY_LEN];
+	char dir[PATH_MAX], why[CRLC_ONECRL_WHY_LEN];
 	struct crlc_onecrl *o;
 	int r;
 

@@ -546,7 +546,7 @@ cmd_update(const struct cmd_ctx *c, int argc, char **argv)
 	int64_t now, due = 0;
 	size_t i, n = 0, kept, first, dir_failed = 0;
 	int ch, found, held, force = 0, hints_only = 0, ret = 4;
-	int crlite_failed = 0;
+	int mozilla_failed = 0;
 
 	memset(&en, 0, sizeof(en));
 	memset(&st, 0, sizeof(st));
@@ -685,12 +685,12 @@ cmd_update(const struct cmd_ctx *c, int argc, char **argv)
 		goto done;
 	}
 	learn_refused(state_dir, &t, &en);
-	/* DESIGN 4a: CRLite beside the CRLs; a failure keeps its set. */
+	/* DESIGN 4a: CRLite and OneCRL beside the CRLs; a failure keeps each. */
 	if (!hints_only)
-		crlite_failed = (crlite_update(state_dir, conf, s, crlite,
+		mozilla_failed = (crlite_update(state_dir, conf, s, crlite,
 		    sizeof(crlite)) == -1) | (onecrl_update(state_dir, conf, s,
 		    onecrl, sizeof(onecrl)) == -1);
-	ret = st.tl.failed > 0 || crlite_failed ? 1 :
+	ret = st.tl.failed > 0 || mozilla_failed ? 1 :
 	    dir_failed ? EXIT_DIRECTORY_FAILED : 0;
 	/* The summary: always with -v/default, with -q only on a failure. */
 	if (st.tl.url_failed > 0)
