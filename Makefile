@@ -35,7 +35,7 @@ SAN	 = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 
 LIB_SRCS  = lib/tbs.c lib/index.c lib/indexopen.c lib/indexpage.c lib/indexwrite.c lib/hash.c lib/name.c lib/validity.c lib/addr.c \
 	    lib/dpname.c lib/fstype.c lib/point.c lib/civil.c lib/reasons.c \
-	    lib/clubcard.c lib/sct.c lib/crliteset.c
+	    lib/clubcard.c lib/sct.c lib/crliteset.c lib/statefile.c lib/onecrl.c
 # $(sort): byte order whatever the locale (glob(3) sorts by LC_COLLATE, and
 # the link order is the binary's layout: crlite_upki.c and crliteset.c
 # change places between C and en_US).
@@ -71,7 +71,7 @@ provider/crlcache.so: $(PROV_OBJS) lib/libcrlcache.a provider/crlcache.map
 
 # Unit tests: each test/unit/t_X.c links the library sources directly,
 # built with ASan+UBSan.
-test/unit/t_%: test/unit/t_%.c test/unit/check.h test/unit/derbuf.h test/unit/topdir.h test/unit/xcalloc.h $(LIB_SRCS) $(HDRS)
+test/unit/t_%: test/unit/t_%.c test/unit/check.h test/unit/wfile.h test/unit/derbuf.h test/unit/topdir.h test/unit/xcalloc.h $(LIB_SRCS) $(HDRS)
 	$(CC) -std=c11 -D_GNU_SOURCE -DCRLCACHE_VERSION='"$(VERSION)"' $(WARN) -Iinclude $(PKG_CFLAGS) $(SAN) \
 	    -o $@ $< $(LIB_SRCS) $(PKG_LIBS)
 # t_keycache builds provider/keycache.c in.

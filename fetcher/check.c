@@ -22,6 +22,7 @@
 
 #include <crlcache/crlite.h>
 #include <crlcache/crliteset.h>
+#include <crlcache/onecrl.h>
 #include <crlcache/dpname.h>
 #include <crlcache/hash.h>
 #include <crlcache/index.h>
@@ -168,8 +169,8 @@ crlite_answer(const struct crlc_crliteset *set, X509 *issuer,
  */
 static int
 check_one(struct crlc_index *idx, const struct crlc_crliteset *set,
-    STACK_OF(X509) *certs, X509 *x, int64_t at, int64_t grace,
-    int sent_along, enum crlc_state *st)
+    const struct crlc_onecrl *onecrl, STACK_OF(X509) *certs, X509 *x,
+    int64_t at, int64_t grace, int sent_along, enum crlc_state *st)
 {
 	uint8_t hash[CRLC_HASH_LEN];
 	struct crlc_issuer_key ik;
@@ -181,6 +182,7 @@ check_one(struct crlc_index *idx, const struct crlc_crliteset *set,
 	char a[32], b[32], vtext[160], rtext[CRLC_REASONS_TEXT_MAX];
 	int64_t now = at_or_now(at);
 	enum crlc_clubcard_answer crlite;
+	enum crlc_onecrl_hit listed = CRLC_ONECRL_NONE;
 	uint64_t newest;
 	int len, rc, exempt = 0, from_crlite, uncounted, ret = -1;
 
@@ -201,6 +203,12 @@ check_one(struct crlc_index *idx, const struct crlc_crliteset *set,
 		logx(0, "check: index lookup failed");
 		goto done;
 	}
+	/* OneCRL first, as the provider asks it (policy.c). */
+	if (onecrl != NULL)
+		listed = crlc_onecrl_lookup(onecrl, &t.issuer, &t.serial,
+		    &t.subject, &t.spki);
+	if (listed != CRLC_ONECRL_NONE)
+		crlite = CRLC_CLUBCARD_REVOKED;
 	/* Revoked by either source; else good where a filter covers it. */
 	from_crlite = crlite == CRLC_CLUBCARD_REVOKED ||
 	    (crlite == CRLC_CLUBCARD_GOOD && v.state != CRLC_REVOKED);
@@ -217,7 +225,11 @@ check_one(struct crlc_index *idx, const struct crlc_crliteset *set,
 	*st = from_crlite ? (crlite == CRLC_CLUBCARD_REVOKED ? CRLC_REVOKED :
 	    CRLC_GOOD) : exempt ? CRLC_GOOD : v.state;
 	printf("%s", state_words[*st]);
-	if (from_crlite) {
+	if (listed != CRLC_ONECRL_NONE)
+		printf(" (OneCRL, listed by %s)", listed ==
+		    CRLC_ONECRL_ISSUER_SERIAL ? "issuer and serial" :
+		    "subject and key");
+	else if (from_crlite) {
 		format_time((int64_t)(newest / 1000), a, sizeof(a));
 		printf(" (CRLite, filter %s)", a);
 	}
@@ -304,6 +316,7 @@ check_all(const char *state_dir, FILE *out, void *arg)
 	const struct check_args *a = arg;
 	struct crlc_index *idx = NULL;
 	struct crlc_crliteset *set = NULL;
+	struct crlc_onecrl *onecrl = NULL;
 	char path[PATH_MAX], why[CRLC_CRLITESET_WHY_LEN];
 	enum crlc_state st, worst = CRLC_GOOD;
 	X509 *x;
@@ -316,6 +329,8 @@ check_all(const char *state_dir, FILE *out, void *arg)
 	    CRLC_CRLITE_DIR) < sizeof(path) &&
 	    crlc_crliteset_open(path, &set, why, sizeof(why)) == -1)
 		logx(0, "check: CRLite data in %s not used: %s", path, why);
+	if (crlc_onecrl_open(path, &onecrl, why, sizeof(why)) == -1)
+		logx(0, "check: OneCRL data in %s not used: %s", path, why);
 	for (i = 0; i < sk_X509_num(a->certs); i++) {
 		x = sk_X509_value(a->certs, i);
 		/* A root the server sends along: no CRL speaks for it. */
@@ -326,7 +341,7 @@ check_all(const char *state_dir, FILE *out, void *arg)
 			continue;
 		}
 		/* TLS: the server's own certificate first (RFC 8446 4.4.2). */
-		if (check_one(idx, set, a->certs, x, a->at, a->grace,
+		if (check_one(idx, set, onecrl, a->certs, x, a->at, a->grace,
 		    a->server && i > 0, &st) == -1)
 			goto done;
 		if (severity(st) > severity(worst))
@@ -335,6 +350,7 @@ check_all(const char *state_dir, FILE *out, void *arg)
 	ret = (int)worst;
 done:
 	crlc_crliteset_free(set);
+	crlc_onecrl_free(onecrl);
 	crlc_index_close(idx);
 	return ret;
 }

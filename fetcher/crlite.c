@@ -235,9 +235,9 @@ done:
 	return ret;
 }
 
-/* The source record of the index URL, as a CRL URL's is kept. */
-static void
-record_source(struct crlite_run *run, struct store *s, struct fetch *f, int ok)
+void
+crlite_record_source(struct crlite_run *run, struct store *s, struct fetch *f,
+    int ok)
 {
 	struct source_rec rec;
 
@@ -343,7 +343,7 @@ crlite_update(const char *state_dir, const struct conf *conf,
 		r = f.not_modified ? 0 : settle(&run, &f, &cur, have);
 	f.etag = f.last_modified = NULL;
 	source_rec_free(&rec);
-	record_source(&run, s, &f, r != -1);
+	crlite_record_source(&run, s, &f, r != -1);
 	crlite_tally_add(state_dir, run.src->kind, run.bytes);
 	if (r == -1) {
 		logx(0, "crlite: %s; the set in force is kept", run.err);

@@ -57,6 +57,8 @@ int	 crlite_file_read(const char *state_dir, const struct crlite_filter *f,
 int	 crlite_set_install(const char *state_dir, const struct crlite_set *s,
 	    char *err, size_t errlen);
 void	 crlite_set_free(struct crlite_set *s);
+/* STATE_DIR/crlite: made when missing; ours, and no one else may write. */
+int	 crlite_dir_prepare(const char *state_dir, char *err, size_t errlen);
 
 /* For status: the set in force and whether its files can be used. */
 struct crlite_info {

@@ -24,6 +24,7 @@
 
 #include <crlcache/clubcard.h>
 #include <crlcache/hash.h>
+#include <crlcache/onecrl.h>
 
 #include "crlite.h"
 #include "fetcher.h"
@@ -140,9 +141,8 @@ crlite_file_read(const char *state_dir, const struct crlite_filter *f,
 	return 0;
 }
 
-/* STATE_DIR/crlite: made when missing; ours, and no one else may write. */
-static int
-prepare_dir(const char *state_dir, char *err, size_t errlen)
+int
+crlite_dir_prepare(const char *state_dir, char *err, size_t errlen)
 {
 	char path[PATH_MAX];
 	struct stat sb;
@@ -195,7 +195,8 @@ named(const struct crlite_set *s, const char *name)
 		if (strcmp(want, name) == 0)
 			return 1;
 	}
-	return strcmp(name, CRLC_CRLITE_SET_NAME) == 0;
+	return strcmp(name, CRLC_CRLITE_SET_NAME) == 0 ||
+	    strcmp(name, CRLC_ONECRL_NAME) == 0;
 }
 
 /* Remove what s does not name: superseded filters, stray temporaries. */
@@ -235,7 +236,7 @@ crlite_set_install(const char *state_dir, const struct crlite_set *s,
 		snprintf(err, errlen, "a set of %zu filters", s->n);
 		return -1;
 	}
-	if (prepare_dir(state_dir, err, errlen) == -1)
+	if (crlite_dir_prepare(state_dir, err, errlen) == -1)
 		return -1;
 	for (i = 0; i < s->n; i++)
 		if (s->f[i].body != NULL &&

@@ -84,6 +84,13 @@ int	 crlite_get(struct crlite_run *run, struct fetch *f, const char *url,
 /* A local source's file, whole, at most max bytes: 0, or -1 (run->err). */
 int	 crlite_read_local(struct crlite_run *run, const char *path,
 	    size_t max, uint8_t **body, size_t *len);
+/*
+ * The source record of run->index_url, as a CRL URL's is kept: its
+ * validators after a success (ok), none after a failure, so that the next
+ * run asks for the whole document.
+ */
+void	 crlite_record_source(struct crlite_run *run, struct store *s,
+	    struct fetch *f, int ok);
 /* A relative path of unreserved characters (RFC 3986 2.3) and '/'. */
 int	 crlite_path_ok(const char *s);
 

@@ -540,6 +540,7 @@ print_status(FILE *out, enum out_format fmt, const char *path,
 		fputs("\n  ]", out);
 	dir_failing = print_directory(out, fmt, state_dir);
 	print_crlite(out, fmt, state_dir, w.now);
+	print_onecrl(out, fmt, state_dir, w.now);
 	print_coverage(&w, idx, state_dir);
 	/* Who may not read them is given the verdict the last run left. */
 	if (!have_sources && verdict_read(state_dir, &v) == 0) {

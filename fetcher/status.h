@@ -25,5 +25,7 @@ int	print_directory(FILE *out, enum out_format fmt, const char *state_dir);
 /* The CRLite data's section, its age against now. */
 void	print_crlite(FILE *out, enum out_format fmt, const char *state_dir,
 	    int64_t now);
+void	print_onecrl(FILE *out, enum out_format fmt, const char *state_dir,
+	    int64_t now);
 
 #endif /* CRLCACHE_STATUS_H */

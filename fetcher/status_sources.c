@@ -4,12 +4,14 @@
  *
  * Copyright the crlcache authors. Licensed under the Apache License 2.0.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include <crlcache/index.h>
+#include <crlcache/onecrl.h>
 
 #include "crlite.h"
 #include "fetcher.h"
@@ -194,3 +196,52 @@ print_crlite(FILE *out, enum out_format fmt, const char *state_dir,
 		    have && ci.usable, src, (unsigned long long)tl.bytes);
 }
 
+
+/*
+ * OneCRL in force, when installed: its entries, how fresh (the
+ * collection's timestamp) and the records the fetcher left out.
+ */
+void
+print_onecrl(FILE *out, enum out_format fmt, const char *state_dir,
+    int64_t now)
+{
+	char dir[PATH_MAX], why[CRLC_ONECRL_WHY_LEN], *shown;
+	struct crlc_onecrl_info info;
+	struct crlc_onecrl *o;
+	int64_t ts;
+	int r;
+
+	snprintf(dir, sizeof(dir), "%s/%s", state_dir, CRLC_CRLITE_DIR);
+	if ((r = crlc_onecrl_open(dir, &o, why, sizeof(why))) == 1)
+		return;
+	memset(&info, 0, sizeof(info));
+	if (r == 0)
+		crlc_onecrl_info(o, &info);
+	crlc_onecrl_free(o);
+	ts = info.timestamp / 1000;
+	if (fmt == OUT_TEXT) {
+		shown = safe_text(why);
+		if (r == 0)
+			fprintf(out, "onecrl entries=%zu by_issuer_serial=%zu "
+			    "by_subject_key=%zu left_out=%zu age=%llds "
+			    "in_use=yes\n", info.issuer_serial +
+			    info.subject_key, info.issuer_serial,
+			    info.subject_key, info.skipped,
+			    (long long)(now - ts));
+		else
+			fprintf(out, "onecrl in_use=no why=\"%s\"\n", shown);
+		free(shown);
+	} else if (fmt == OUT_JSON)
+		fprintf(out, ",\n  \"onecrl\": {\"entries\": %zu, "
+		    "\"by_issuer_serial\": %zu, \"by_subject_key\": %zu, "
+		    "\"left_out\": %zu, \"timestamp\": %lld, \"age_seconds\": "
+		    "%lld, \"in_use\": %s}", info.issuer_serial +
+		    info.subject_key, info.issuer_serial, info.subject_key,
+		    info.skipped, (long long)ts, r == 0 ? (long long)(now - ts) :
+		    0, r == 0 ? "true" : "false");
+	else
+		fprintf(out, "crlcache_onecrl_entries %zu\n"
+		    "crlcache_onecrl_timestamp_seconds %lld\n"
+		    "crlcache_onecrl_in_use %d\n", info.issuer_serial +
+		    info.subject_key, (long long)ts, r == 0);
+}

@@ -19,6 +19,7 @@
 #include <crlcache/index.h>
 
 #include "crlite.h"
+#include "onecrl.h"
 #include "fetcher.h"
 
 /*
@@ -539,13 +540,13 @@ cmd_update(const struct cmd_ctx *c, int argc, char **argv)
 	struct fetch *f = NULL;
 	struct source_rec *recs = NULL;
 	struct settling st;
-	char err[ERRLEN], crlite[ERRLEN] = "";
+	char err[ERRLEN], crlite[ERRLEN] = "", onecrl[ERRLEN] = "";
 	uint64_t gen = 0;
 	int64_t since = 0;
 	int64_t now, due = 0;
 	size_t i, n = 0, kept, first, dir_failed = 0;
 	int ch, found, held, force = 0, hints_only = 0, ret = 4;
-	int crlite_failed = 0;
+	int mozilla_failed = 0;
 
 	memset(&en, 0, sizeof(en));
 	memset(&st, 0, sizeof(st));
@@ -684,25 +685,26 @@ cmd_update(const struct cmd_ctx *c, int argc, char **argv)
 		goto done;
 	}
 	learn_refused(state_dir, &t, &en);
-	/* DESIGN 4a: CRLite beside the CRLs; a failure keeps its set. */
+	/* DESIGN 4a: CRLite and OneCRL beside the CRLs; a failure keeps each. */
 	if (!hints_only)
-		crlite_failed = crlite_update(state_dir, conf, s, crlite,
-		    sizeof(crlite)) == -1;
-	ret = st.tl.failed > 0 || crlite_failed ? 1 :
+		mozilla_failed = (crlite_update(state_dir, conf, s, crlite,
+		    sizeof(crlite)) == -1) | (onecrl_update(state_dir, conf, s,
+		    onecrl, sizeof(onecrl)) == -1);
+	ret = st.tl.failed > 0 || mozilla_failed ? 1 :
 	    dir_failed ? EXIT_DIRECTORY_FAILED : 0;
 	/* The summary: always with -v/default, with -q only on a failure. */
 	if (st.tl.url_failed > 0)
 		snprintf(err, sizeof(err), ", %zu proposed URLs failing (their "
 		    "failure, not the run's: retried later)", st.tl.url_failed);
 	logx(ret != 0 ? 0 : 1, "update: %zu sources, %zu updated, "
-	    "%zu unchanged, %zu failed%s%s; generation %llu%s%s%s", n,
+	    "%zu unchanged, %zu failed%s%s; generation %llu%s%s%s%s%s", n,
 	    st.tl.updated, st.tl.unchanged, st.tl.failed,
 	    st.tl.url_failed > 0 ? err : "", dir_failed ?
 	    "; warning: issuer directory not refreshed (CCADB), the previous "
 	    "one kept" : "", (unsigned long long)
 	    (gen != 0 ? gen : t.index != NULL ? crlc_index_generation(t.index) : 0),
 	    gen != 0 ? "" : " (unchanged)", crlite[0] != '\0' ? "; " : "",
-	    crlite);
+	    crlite, onecrl[0] != '\0' ? "; " : "", onecrl);
 done:
 	for (i = 0; f != NULL && i < n; i++) {
 		fetch_free(&f[i]);

@@ -6,7 +6,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +18,7 @@
 #include <crlcache/format.h>
 #include <crlcache/hash.h>
 #include <crlcache/sct.h>
+#include <crlcache/statefile.h>
 
 /* The largest set file: a header, the most records, the trailer. */
 #define SET_MAX_LEN	(CRLC_CRLITE_HDR_LEN + \
@@ -35,67 +35,6 @@ struct crlc_crliteset {
 	uint64_t		 newest[CRLC_CRLITE_FILTERS_MAX];
 };
 
-static int
-refuse(char *why, size_t whylen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(why, whylen, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
-/*
- * Open name in the directory dfd as crlite.h READERS say: a regular file
- * of the directory's owner (or root), writable by nobody else.  The fd,
- * or -1 with errno (EPERM for the wrong owner or mode).
- */
-static int
-open_checked(int dfd, const struct stat *dir, const char *name,
-    struct stat *sb)
-{
-	int fd;
-
-	if ((fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
-	    O_CLOEXEC)) == -1)
-		return -1;
-	if (fstat(fd, sb) == -1)
-		goto fail;
-	if (!S_ISREG(sb->st_mode) || (sb->st_uid != dir->st_uid &&
-	    sb->st_uid != 0) || (sb->st_mode & (S_IWGRP | S_IWOTH)) != 0) {
-		errno = EPERM;
-		goto fail;
-	}
-	return fd;
-fail:
-	close(fd);
-	return -1;
-}
-
-/*
- * Read exactly len bytes of fd into buf: -1 when the file ends before or
- * goes on after (it changed since its size was read).
- */
-static int
-read_exact(int fd, uint8_t *buf, size_t len)
-{
-	uint8_t extra;
-	size_t got = 0;
-	ssize_t r;
-
-	while (got < len) {
-		if ((r = read(fd, buf + got, len - got)) == -1 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return -1;
-		got += (size_t)r;
-	}
-	while ((r = read(fd, &extra, 1)) == -1 && errno == EINTR)
-		;
-	return r == 0 ? 0 : -1;
-}
-
 /* The set file's bytes into buf (SET_MAX_LEN): its length, or -1. */
 static long
 read_set(int dfd, const struct stat *dir, uint8_t *buf, char *why,
@@ -105,21 +44,20 @@ read_set(int dfd, const struct stat *dir, uint8_t *buf, char *why,
 	long ret = -1;
 	int fd;
 
-	if ((fd = open_checked(dfd, dir, CRLC_CRLITE_SET_NAME, &sb)) == -1) {
+	if ((fd = crlc_state_open(dfd, dir, CRLC_CRLITE_SET_NAME, &sb)) == -1) {
 		*none = errno == ENOENT;
-		return refuse(why, whylen, "%s: %s", CRLC_CRLITE_SET_NAME,
-		    errno == EPERM ? "not a regular file of the directory's "
-		    "owner, writable by it alone" : strerror(errno));
+		return crlc_refuse(why, whylen, "%s: %s", CRLC_CRLITE_SET_NAME,
+		    crlc_state_open_why(errno));
 	}
 	if (sb.st_size < CRLC_CRLITE_HDR_LEN + CRLC_CRLITE_TRAILER_LEN ||
 	    sb.st_size > (off_t)SET_MAX_LEN) {
-		refuse(why, whylen, "%s: %lld bytes, not a set of 1 to %u "
+		crlc_refuse(why, whylen, "%s: %lld bytes, not a set of 1 to %u "
 		    "filters", CRLC_CRLITE_SET_NAME, (long long)sb.st_size,
 		    CRLC_CRLITE_FILTERS_MAX);
 		goto done;
 	}
-	if (read_exact(fd, buf, (size_t)sb.st_size) == -1) {
-		refuse(why, whylen, "%s: changed while read",
+	if (crlc_read_exact(fd, buf, (size_t)sb.st_size) == -1) {
+		crlc_refuse(why, whylen, "%s: changed while read",
 		    CRLC_CRLITE_SET_NAME);
 		goto done;
 	}
@@ -137,7 +75,7 @@ set_count(const uint8_t *b, size_t len, char *why, size_t whylen)
 
 	if (memcmp(b, CRLC_CRLITE_MAGIC, CRLC_CRLITE_MAGIC_LEN) != 0 ||
 	    crlc_get_u32(b + 8) != CRLC_CRLITE_VERSION) {
-		refuse(why, whylen, "%s: not a set of version %u",
+		crlc_refuse(why, whylen, "%s: not a set of version %u",
 		    CRLC_CRLITE_SET_NAME, CRLC_CRLITE_VERSION);
 		return 0;
 	}
@@ -145,13 +83,13 @@ set_count(const uint8_t *b, size_t len, char *why, size_t whylen)
 	if (n == 0 || n > CRLC_CRLITE_FILTERS_MAX ||
 	    len != CRLC_CRLITE_HDR_LEN + (size_t)n * CRLC_CRLITE_REC_LEN +
 	    CRLC_CRLITE_TRAILER_LEN || crlc_get_u32(b + 36) != 0) {
-		refuse(why, whylen, "%s: %u filters in %zu bytes",
+		crlc_refuse(why, whylen, "%s: %u filters in %zu bytes",
 		    CRLC_CRLITE_SET_NAME, n, len);
 		return 0;
 	}
 	if (crlc_sum64(b, len - CRLC_CRLITE_TRAILER_LEN) !=
 	    crlc_get_u64(b + len - CRLC_CRLITE_TRAILER_LEN)) {
-		refuse(why, whylen, "%s: checksum mismatch",
+		crlc_refuse(why, whylen, "%s: checksum mismatch",
 		    CRLC_CRLITE_SET_NAME);
 		return 0;
 	}
@@ -181,15 +119,14 @@ load_filter(struct crlc_crliteset *set, size_t i, int dfd,
 	if (rec[40] > CRLC_CRLITE_DELTA ||
 	    (crlc_get_u64(rec + 40) & 0x00ffffffffffffffu) != 0 ||
 	    size == 0 || size > CRLC_CLUBCARD_MAX_LEN)
-		return refuse(why, whylen, "%s: record %zu malformed "
+		return crlc_refuse(why, whylen, "%s: record %zu malformed "
 		    "(kind %u, %llu bytes)", CRLC_CRLITE_SET_NAME, i, rec[40],
 		    (unsigned long long)size);
-	if ((fd = open_checked(dfd, dir, name, &sb)) == -1)
-		return refuse(why, whylen, "%s: %s", name, errno == EPERM ?
-		    "not a regular file of the directory's owner, writable "
-		    "by it alone" : strerror(errno));
+	if ((fd = crlc_state_open(dfd, dir, name, &sb)) == -1)
+		return crlc_refuse(why, whylen, "%s: %s", name,
+		    crlc_state_open_why(errno));
 	if ((uint64_t)sb.st_size != size) {
-		refuse(why, whylen, "%s: %lld bytes, the set says %llu", name,
+		crlc_refuse(why, whylen, "%s: %lld bytes, the set says %llu", name,
 		    (long long)sb.st_size, (unsigned long long)size);
 		goto done;
 	}
@@ -202,17 +139,17 @@ load_filter(struct crlc_crliteset *set, size_t i, int dfd,
 	if ((set->buf[i] = mmap(NULL, size, PROT_READ | PROT_WRITE,
 	    MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0)) == MAP_FAILED) {
 		set->buf[i] = NULL;
-		refuse(why, whylen, "%s: out of memory", name);
+		crlc_refuse(why, whylen, "%s: out of memory", name);
 		goto done;
 	}
 	set->len[i] = size;
-	if (read_exact(fd, set->buf[i], size) == -1) {
-		refuse(why, whylen, "%s: changed while read", name);
+	if (crlc_read_exact(fd, set->buf[i], size) == -1) {
+		crlc_refuse(why, whylen, "%s: changed while read", name);
 		goto done;
 	}
 	if (crlc_clubcard_parse(set->buf[i], size, &set->cc[i], ccwhy,
 	    sizeof(ccwhy)) == -1) {
-		refuse(why, whylen, "%s: %s", name, ccwhy);
+		crlc_refuse(why, whylen, "%s: %s", name, ccwhy);
 		goto done;
 	}
 	crlc_clubcard_info(set->cc[i], &info);
@@ -239,10 +176,10 @@ crlc_crliteset_open(const char *dir, struct crlc_crliteset **out, char *why,
 	    O_CLOEXEC)) == -1) {
 		if (errno == ENOENT)
 			return 1;
-		return refuse(why, whylen, "%s", strerror(errno));
+		return crlc_refuse(why, whylen, "%s", strerror(errno));
 	}
 	if (fstat(dfd, &dsb) == -1 || (dsb.st_mode & (S_IWGRP | S_IWOTH))) {
-		refuse(why, whylen, "the directory is writable by others "
+		crlc_refuse(why, whylen, "the directory is writable by others "
 		    "than its owner");
 		goto done;
 	}
@@ -250,7 +187,7 @@ crlc_crliteset_open(const char *dir, struct crlc_crliteset **out, char *why,
 	    (n = set_count(b, (size_t)len, why, whylen)) == 0)
 		goto done;
 	if ((set = calloc(1, sizeof(*set))) == NULL) {
-		refuse(why, whylen, "out of memory");
+		crlc_refuse(why, whylen, "out of memory");
 		goto done;
 	}
 	for (i = 0; i < n; i++) {

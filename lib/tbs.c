@@ -496,9 +496,11 @@ crlc_tbs_parse(const uint8_t *der, size_t len, struct crlc_tbs *out)
 	if (der_expect(&tbs, TAG_SEQUENCE, &c) == -1)
 		return -1;
 	out->subject.len = (size_t)(tbs.p - out->subject.p);
-	/* subjectPublicKeyInfo (4.1.2.7): keep subjectPublicKey's bits */
+	/* subjectPublicKeyInfo (4.1.2.7): its TLV and subjectPublicKey's bits */
+	out->spki.p = tbs.p;
 	if (der_expect(&tbs, TAG_SEQUENCE, &c) == -1)
 		return -1;
+	out->spki.len = (size_t)(tbs.p - out->spki.p);
 	spk_bits(c, &out->spk);
 	/* issuerUniqueID [1], subjectUniqueID [2]: v2 or v3 only (4.1.2.8) */
 	if (der_peek(&tbs, TAG_CTX_PRIM(1)) || der_peek(&tbs, TAG_CTX_CONS(1))) {

@@ -42,8 +42,7 @@ struct crlc_crlite {
 	enum crlc_log		 log;
 	struct crlc_pins	 pins;		/* of struct crlc_crliteset */
 	/* The refresher's own: the set file's identity, the last reason. */
-	struct stat		 seen;
-	int			 have_seen;
+	struct crlc_seen	 seen;
 	uint64_t		 last_why;
 };
 
@@ -57,19 +56,13 @@ struct crlc_crlite *
 crlc_crlite_new(const char *index, enum crlc_log log)
 {
 	struct crlc_crlite *c;
-	const char *slash = strrchr(index, '/');
-	int n;
 
 	if ((c = calloc(1, sizeof(*c))) == NULL)
 		return NULL;
 	c->log = log;
 	c->pins.close = close_set;
 	/* STATE_DIR/crlite beside the index, as the hint spool is */
-	n = slash == NULL ? snprintf(c->dir, sizeof(c->dir), "%s",
-	    CRLC_CRLITE_DIR) : snprintf(c->dir, sizeof(c->dir), "%.*s/%s",
-	    (int)(slash - index), index, CRLC_CRLITE_DIR);
-	if (n < 0 || (size_t)n >= sizeof(c->dir))
-		c->dir[0] = '\0';	/* too long: no CRLite */
+	crlc_state_subdir(index, CRLC_CRLITE_DIR, c->dir, sizeof(c->dir));
 	return c;
 }
 
@@ -93,37 +86,26 @@ static void
 refresh(void *arg)
 {
 	struct crlc_crlite *c = arg;
-	char path[PATH_MAX + sizeof(CRLC_CRLITE_SET_NAME) + 1];
 	char why[CRLC_CRLITESET_WHY_LEN];
 	struct crlc_crliteset *set = NULL;
 	struct crlc_pin *slot;
-	struct stat sb;
 	size_t filters, bytes;
 	uint64_t fp;
 	int rc;
 
 	crlc_pins_reclaim(&c->pins);
-	snprintf(path, sizeof(path), "%s/%s", c->dir, CRLC_CRLITE_SET_NAME);
-	memset(&sb, 0, sizeof(sb));
-	if (lstat(path, &sb) == 0 && c->have_seen &&
-	    sb.st_dev == c->seen.st_dev && sb.st_ino == c->seen.st_ino &&
-	    sb.st_size == c->seen.st_size &&
-	    sb.st_mtim.tv_sec == c->seen.st_mtim.tv_sec &&
-	    sb.st_mtim.tv_nsec == c->seen.st_mtim.tv_nsec)
+	/* old generations still pinned: next time */
+	if ((slot = crlc_pins_free_slot(&c->pins)) == NULL ||
+	    crlc_seen_same(&c->seen, c->dir, CRLC_CRLITE_SET_NAME))
 		return;
-	if ((slot = crlc_pins_free_slot(&c->pins)) == NULL)
-		return;		/* old generations still pinned: next time */
 	rc = crlc_crliteset_open(c->dir, &set, why, sizeof(why));
 	if (rc == 1) {
 		/* none installed (any more): CRLs alone, nothing to say */
 		crlc_pins_clear(&c->pins);
-		c->have_seen = 0;
 		return;
 	}
 	if (rc == -1) {
 		/* each reason once; retried when the set file changes */
-		c->seen = sb;
-		c->have_seen = sb.st_ino != 0;
 		fp = crlc_sum64(why, strlen(why));
 		if (fp != c->last_why)
 			crlc_log(c->log, LOG_WARNING, "CRLite data in %s not "
@@ -133,8 +115,6 @@ refresh(void *arg)
 		c->last_why = fp;
 		return;
 	}
-	c->seen = sb;
-	c->have_seen = 1;
 	c->last_why = 0;
 	crlc_crliteset_size(set, &filters, &bytes);
 	crlc_log(c->log, LOG_INFO, "CRLite data in %s: %zu filters, %zu "

@@ -27,6 +27,9 @@
  */
 #include <errno.h>
 #include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include <crlcache/clock.h>
@@ -166,4 +169,37 @@ crlc_pins_close_all(struct crlc_pins *p)
 	for (i = 0; i < CRLC_PIN_SLOTS; i++)
 		if (p->slots[i].obj != NULL)
 			p->close(p->slots[i].obj);
+}
+
+int
+crlc_seen_same(struct crlc_seen *seen, const char *dir, const char *name)
+{
+	char path[PATH_MAX];
+	struct stat sb;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (lstat(path, &sb) == -1) {
+		seen->have = 0;
+		return 0;
+	}
+	if (seen->have && sb.st_dev == seen->st.st_dev &&
+	    sb.st_ino == seen->st.st_ino && sb.st_size == seen->st.st_size &&
+	    sb.st_mtim.tv_sec == seen->st.st_mtim.tv_sec &&
+	    sb.st_mtim.tv_nsec == seen->st.st_mtim.tv_nsec)
+		return 1;
+	seen->st = sb;
+	seen->have = 1;
+	return 0;
+}
+
+void
+crlc_state_subdir(const char *index, const char *sub, char *out, size_t len)
+{
+	const char *slash = strrchr(index, '/');
+	int n;
+
+	n = slash == NULL ? snprintf(out, len, "%s", sub) :
+	    snprintf(out, len, "%.*s/%s", (int)(slash - index), index, sub);
+	if (n < 0 || (size_t)n >= len)
+		out[0] = '\0';		/* too long: none */
 }

@@ -233,6 +233,34 @@ report_crlite(struct crlc_prov *prov, const struct crlc_tbs *cert,
 	return enforce ? 0 : 1;
 }
 
+/*
+ * A certificate OneCRL (onecrl.c) lists: refused, CA certificates and
+ * leaves alike, whatever CRLs and CRLite say (Mozilla revoked it).
+ */
+static int
+report_onecrl(struct crlc_prov *prov, const struct crlc_tbs *cert,
+    enum crlc_onecrl_hit hit)
+{
+	char serial[SERIAL_TEXT_MAX], issuer[NAME_TEXT_MAX];
+	const char *by = hit == CRLC_ONECRL_ISSUER_SERIAL ?
+	    "issuer and serial" : "subject and key";
+	int enforce = prov->conf.mode == CRLC_MODE_ENFORCE;
+
+	serial_text(&cert->serial, serial, sizeof(serial));
+	name_text(&cert->issuer, issuer, sizeof(issuer));
+	crlc_log(prov->conf.log, LOG_WARNING, "certificate is revoked "
+	    "(OneCRL, %s): serial=%s issuer=%s, listed by %s", enforce ?
+	    "refused" : "audit, allowed", serial, issuer, by);
+	if (enforce) {
+		CRLC_RAISE(prov, CRLC_R_REVOKED, "serial=%s issuer=%s, revoked "
+		    "(OneCRL, listed by %s)", serial, issuer, by);
+		crlc_refusal_note(prov->conf.index, "certificate is revoked "
+		    "(OneCRL, refused): serial=%s issuer=%s, listed by %s",
+		    serial, issuer, by);
+	}
+	return enforce ? 0 : 1;
+}
+
 static atomic_int stale_logged;
 static atomic_int lookup_failed_logged;
 static atomic_int spool_ro_logged;
@@ -467,8 +495,9 @@ learn_issuer(struct crlc_prov *prov, const struct crlc_tbs *cert,
 }
 
 /*
- * The verdicts of CRLite and of the index on cert, applied per mode /
- * on_stale / on_unknown.  Revoked by either: refused.  Good in a CRLite
+ * The verdicts of OneCRL, CRLite and the index on cert, applied per mode
+ * / on_stale / on_unknown.  Listed by OneCRL or revoked by either of the
+ * others: refused.  Good in a CRLite
  * filter that covers it: good whatever the index lacks, with no hint and
  * no wait.  Else the index decides.
  */
@@ -482,11 +511,15 @@ check_revocation(struct crlc_prov *prov, const struct crlc_tbs *cert,
 	struct crlc_issuer_key ik = { NULL, { NULL, 0 } };
 	struct crlc_verdict v;
 	enum crlc_clubcard_answer crlite;
+	enum crlc_onecrl_hit onecrl;
 	uint64_t newest;
 	int waited = 0;
 
 	if (prov->store == NULL)
 		return 1;	/* pass-through */
+	onecrl = crlc_onecrl_list_check(crlc_store_onecrl(prov->store), cert);
+	if (onecrl != CRLC_ONECRL_NONE)
+		return report_onecrl(prov, cert, onecrl);
 	crlite = crlc_crlite_check(crlc_store_crlite(prov->store), cert, key,
 	    &newest);
 	if (crlite == CRLC_CLUBCARD_REVOKED)

@@ -17,12 +17,14 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #include <openssl/core.h>
 #include <openssl/core_dispatch.h>
 
 #include <crlcache/clubcard.h>
+#include <crlcache/onecrl.h>
 #include <crlcache/format.h>
 #include <crlcache/tbs.h>
 #include <crlcache/version.h>
@@ -420,6 +422,20 @@ void		 crlc_pins_clear(struct crlc_pins *p);
 /* fork()'s child: the parent's other threads pin nothing here. */
 void		 crlc_pins_atfork_child(struct crlc_pins *p);
 void		 crlc_pins_close_all(struct crlc_pins *p);
+/*
+ * The refresher's look at a file of the state: 1 when dir/name is the
+ * file (device, inode, size, mtime) seen last time, else 0 and it is
+ * remembered as seen (a file that is not there is never the same).
+ */
+struct crlc_seen {
+	struct stat		 st;
+	int			 have;
+};
+int		 crlc_seen_same(struct crlc_seen *seen, const char *dir,
+		    const char *name);
+/* STATE_DIR/sub beside an index path into out ("" when too long). */
+void		 crlc_state_subdir(const char *index, const char *sub, char *out,
+		    size_t len);
 
 /* snapshot.c: the process-wide, refcounted view of one index file. */
 struct crlc_index;
@@ -454,6 +470,23 @@ void			 crlc_crlite_atfork_child(struct crlc_crlite *c);
 enum crlc_clubcard_answer crlc_crlite_check(struct crlc_crlite *c,
 			    const struct crlc_tbs *cert, struct crlc_key *key,
 			    uint64_t *newest);
+
+/* The OneCRL list of the state directory of store's index. */
+struct crlc_onecrl_list	*crlc_store_onecrl(struct crlc_store *store);
+/*
+ * onecrl.c: the OneCRL list in STATE_DIR/crlite beside an index path,
+ * read at the first verification.  _new: NULL only when out of memory.
+ * crlc_onecrl_list_check(): how cert is listed (CRLC_ONECRL_NONE when
+ * no list is usable).  No allocation, system call or lock, but when the
+ * file is due a look (CRLC_RECHECK_MS) and on the first use.
+ */
+struct crlc_onecrl_list;
+struct crlc_onecrl_list	*crlc_onecrl_list_new(const char *index,
+			    enum crlc_log log);
+void			 crlc_onecrl_list_free(struct crlc_onecrl_list *l);
+void			 crlc_onecrl_list_atfork_child(struct crlc_onecrl_list *l);
+enum crlc_onecrl_hit	 crlc_onecrl_list_check(struct crlc_onecrl_list *l,
+			    const struct crlc_tbs *cert);
 
 /* store.c: the "crlcache:" STORE loader (OSSL_OP_STORE). */
 extern const OSSL_ALGORITHM crlc_store_algs[];

@@ -57,6 +57,7 @@ struct crlc_store {
 	enum crlc_log		 log;
 
 	struct crlc_crlite	*crlite;	/* the CRLite set beside it */
+	struct crlc_onecrl_list	*onecrl;	/* and OneCRL */
 	struct crlc_pins	 pins;		/* of struct crlc_index */
 	/* The rest is touched only by the refresher. */
 	struct file_id		 id;
@@ -79,6 +80,7 @@ atfork_child(void)
 	for (s = registry; s != NULL; s = s->next) {
 		crlc_pins_atfork_child(&s->pins);
 		crlc_crlite_atfork_child(s->crlite);
+		crlc_onecrl_list_atfork_child(s->onecrl);
 	}
 }
 
@@ -182,6 +184,12 @@ crlc_store_crlite(struct crlc_store *s)
 	return s->crlite;
 }
 
+struct crlc_onecrl_list *
+crlc_store_onecrl(struct crlc_store *s)
+{
+	return s->onecrl;
+}
+
 struct crlc_index *
 crlc_snap_index(struct crlc_pin *snap)
 {
@@ -195,6 +203,7 @@ store_free(struct crlc_store *s)
 		return;
 	crlc_pins_close_all(&s->pins);
 	crlc_crlite_free(s->crlite);
+	crlc_onecrl_list_free(s->onecrl);
 	free(s->path);
 	free(s);
 }
@@ -217,7 +226,8 @@ crlc_store_get(const char *path, enum crlc_log log)
 	if (s == NULL) {
 		if ((created = calloc(1, sizeof(*created))) == NULL ||
 		    (created->path = strdup(path)) == NULL ||
-		    (created->crlite = crlc_crlite_new(path, log)) == NULL) {
+		    (created->crlite = crlc_crlite_new(path, log)) == NULL ||
+		    (created->onecrl = crlc_onecrl_list_new(path, log)) == NULL) {
 			store_free(created);
 			created = NULL;
 			goto done;

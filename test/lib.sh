@@ -825,6 +825,54 @@ only_request() {
 }
 requests_for() { grep -c -- "$1" "$HTTPD_LOG" 2>/dev/null || true; }
 
+# ---------------------------------------------------------------- Remote Settings
+# A content-signing chain made with the openssl CLI for test/remotesettings.py
+# (P-384 throughout, as Mozilla's): cs_cert NAME SUBJECT ISSUER|- EXTENSIONS
+# writes $W/cs/NAME.pem and .key; cs_chain makes root, int and ee (for
+# $CS_SIGNER, with the code signing usage) and $W/cs/chain.pem, and sets
+# CS_ROOT_FP, the root's SHA-256 fingerprint for crlite_root.
+CS_SIGNER=onecrl.content-signature.mozilla.org
+cs_cert() {     # cs_cert NAME SUBJECT ISSUER|- EXTENSIONS
+    local n=$1 subj=$2 iss=$3 ext=$4
+    openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-384 \
+        -out "$W/cs/$n.key" 2>/dev/null || fail "genpkey $n"
+    printf '%s\n' "[x]" "$ext" >"$W/cs/$n.ext"
+    if [ "$iss" = - ]; then
+        openssl req -new -x509 -key "$W/cs/$n.key" -subj "$subj" -days 30 \
+            -sha384 -extensions x -config <(printf '%s\n' "[req]" \
+            "distinguished_name=dn" "[dn]" "[x]" "$ext") \
+            -out "$W/cs/$n.pem" 2>/dev/null || fail "root $n"
+    else
+        openssl req -new -key "$W/cs/$n.key" -subj "$subj" \
+            -out "$W/cs/$n.csr" 2>/dev/null &&
+        openssl x509 -req -in "$W/cs/$n.csr" -CA "$W/cs/$iss.pem" \
+            -CAkey "$W/cs/$iss.key" -CAcreateserial -days 20 -sha384 \
+            -extfile "$W/cs/$n.ext" -extensions x -out "$W/cs/$n.pem" \
+            2>/dev/null || fail "cert $n"
+    fi
+}
+cs_chain() {
+    mkdir -p "$W/cs"
+    cs_cert root "/CN=test content signing root" - \
+        "basicConstraints=critical,CA:true
+keyUsage=critical,keyCertSign,cRLSign
+subjectKeyIdentifier=hash"
+    cs_cert int "/CN=test content signing intermediate" root \
+        "basicConstraints=critical,CA:true,pathlen:0
+keyUsage=critical,keyCertSign,cRLSign
+extendedKeyUsage=codeSigning
+subjectKeyIdentifier=hash
+authorityKeyIdentifier=keyid"
+    cs_cert ee "/CN=$CS_SIGNER" int \
+        "basicConstraints=critical,CA:false
+keyUsage=critical,digitalSignature
+extendedKeyUsage=codeSigning
+subjectAltName=DNS:$CS_SIGNER
+authorityKeyIdentifier=keyid"
+    cat "$W/cs/ee.pem" "$W/cs/int.pem" "$W/cs/root.pem" >"$W/cs/chain.pem"
+    CS_ROOT_FP=$(openssl x509 -in "$W/cs/root.pem" -noout -fingerprint -sha256 | cut -d= -f2)
+}
+
 # ---------------------------------------------------------------- CCADB reports
 # A synthetic CCADB in the real formats: AllCertificateRecordsCSVFormatv4
 # (every column, in order) and AllCertificatePEMsCSVFormat?NotBeforeYear=YYYY
@@ -1019,51 +1067,4 @@ assert d["refused"]["no_chain"] > 0 and d["refused"]["not_anchor"] > 0, d
     cc status --prometheus "$W/p.prom" || true
     assert_grep '^crlcache_directory_refused\{reason="no_chain"\} [1-9]' "$W/p.prom"
     case_ok "status: refusals by reason, and the refused CAs listed"
-}
-
-# ---------------------------------------------------------------- Remote Settings
-# The content-signing chain of a Remote Settings server (test/remotesettings.py
-# signs with it): P-384 throughout, as Mozilla's.
-CS_SIGNER=onecrl.content-signature.mozilla.org
-cs_cert() {     # cs_cert NAME SUBJECT ISSUER|- EXTENSIONS
-    local n=$1 subj=$2 iss=$3 ext=$4
-    openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-384 \
-        -out "$W/cs/$n.key" 2>/dev/null || fail "genpkey $n"
-    printf '%s\n' "[x]" "$ext" >"$W/cs/$n.ext"
-    if [ "$iss" = - ]; then
-        openssl req -new -x509 -key "$W/cs/$n.key" -subj "$subj" -days 30 \
-            -sha384 -extensions x -config <(printf '%s\n' "[req]" \
-            "distinguished_name=dn" "[dn]" "[x]" "$ext") \
-            -out "$W/cs/$n.pem" 2>/dev/null || fail "root $n"
-    else
-        openssl req -new -key "$W/cs/$n.key" -subj "$subj" \
-            -out "$W/cs/$n.csr" 2>/dev/null &&
-        openssl x509 -req -in "$W/cs/$n.csr" -CA "$W/cs/$iss.pem" \
-            -CAkey "$W/cs/$iss.key" -CAcreateserial -days 20 -sha384 \
-            -extfile "$W/cs/$n.ext" -extensions x -out "$W/cs/$n.pem" \
-            2>/dev/null || fail "cert $n"
-    fi
-}
-# cs_chain: $W/cs/root, int and ee (.pem, .key), the chain Firefox accepts:
-# a root, an intermediate and an end-entity for $CS_SIGNER, both with the
-# code signing usage; $W/cs/chain.pem the x5u document (end-entity first).
-cs_chain() {
-    mkdir -p "$W/cs"
-    cs_cert root "/CN=test content signing root" - \
-        "basicConstraints=critical,CA:true
-keyUsage=critical,keyCertSign,cRLSign
-subjectKeyIdentifier=hash"
-    cs_cert int "/CN=test content signing intermediate" root \
-        "basicConstraints=critical,CA:true,pathlen:0
-keyUsage=critical,keyCertSign,cRLSign
-extendedKeyUsage=codeSigning
-subjectKeyIdentifier=hash
-authorityKeyIdentifier=keyid"
-    cs_cert ee "/CN=$CS_SIGNER" int \
-        "basicConstraints=critical,CA:false
-keyUsage=critical,digitalSignature
-extendedKeyUsage=codeSigning
-subjectAltName=DNS:$CS_SIGNER
-authorityKeyIdentifier=keyid"
-    cat "$W/cs/ee.pem" "$W/cs/int.pem" "$W/cs/root.pem" >"$W/cs/chain.pem"
 }

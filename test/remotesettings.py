@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Write a Remote Settings server's files for test/httpd.py to serve: the
-security-state/cert-revocations collection of CRLite filters, signed.
+security-state/cert-revocations collection of CRLite filters and the
+security-state/onecrl collection, each signed.
 
   remotesettings.py OUT BASE_URL KEY CHAIN TIMESTAMP [options] SPEC...
 
@@ -12,6 +13,8 @@ OUT (httpd.py's root), as the server at BASE_URL/v1 answers:
   v1/buckets/security-state/collections/cert-revocations/changeset
                        {"metadata": {"signature": {"x5u", "signature"}},
                         "changes": [records], "timestamp": TIMESTAMP}
+  v1/buckets/security-state/collections/onecrl/changeset
+                       the same for OneCRL's records (--onecrl; else none)
   chains/onecrl.pem    CHAIN, the x5u document (end-entity first)
   attachments/crlite/FILE
                        each filter, named by its file's name
@@ -33,6 +36,9 @@ Options, each spoiling one thing for a test:
   --wrong-hash ID      that record's signed SHA-256 is not its file's
   --truncate ID        its attachment served one byte short
   --compat ID=FILE     a record of the "compat" channel (ignored)
+  --onecrl FILE        OneCRL's records: a JSON list, or {"data": list} as
+                       Firefox's dump (services/settings/dumps) has them
+  --onecrl-forge       one bit of OneCRL's signature flipped
 
 Standard library plus python3-cryptography.
 """
@@ -48,7 +54,9 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.utils import \
     decode_dss_signature
 
-CHANGESET = "v1/buckets/security-state/collections/cert-revocations/changeset"
+COLLECTIONS = "v1/buckets/security-state/collections/"
+CHANGESET = COLLECTIONS + "cert-revocations/changeset"
+ONECRL = COLLECTIONS + "onecrl/changeset"
 
 
 def record(rid, path, parent, channel, ts, wrong_hash):
@@ -92,6 +100,29 @@ def sign(key, records, ts):
     return base64.urlsafe_b64encode(raw).decode().rstrip("=")
 
 
+def forge(signature):
+    raw = bytearray(base64.urlsafe_b64decode(signature + "=="))
+    raw[10] ^= 1
+    return base64.urlsafe_b64encode(bytes(raw)).decode().rstrip("=")
+
+
+def collection(base, cid, signatures, records, ts):
+    doc = {
+        "metadata": {
+            "bucket": "security-state",
+            "id": cid,
+            # the server's form (mozilla/remote-settings signer/updater.py)
+            "signatures": [{"x5u": base + "/chains/onecrl.pem",
+                            "signature": v, "mode": "p384ecdsa"}
+                           for v in signatures],
+        },
+        "changes": records,
+        "timestamp": ts,
+    }
+    doc["metadata"]["signature"] = doc["metadata"]["signatures"][0]
+    return doc
+
+
 def spec(text):
     rid, rest = text.split("=", 1)
     path, _, parent = rest.partition(":")
@@ -105,12 +136,12 @@ def main(argv):
     out, base, keyfile, chain, ts = argv[1:6]
     ts = int(ts)
     opts = {"--forge": False, "--rotating": False, "--no-signature": False,
-            "--unsigned": [], "--wrong-hash": [],
-            "--truncate": [], "--compat": []}
+            "--onecrl-forge": False, "--unsigned": [], "--wrong-hash": [],
+            "--truncate": [], "--compat": [], "--onecrl": []}
     specs = []
     args = iter(argv[6:])
     for a in args:
-        if a in ("--forge", "--rotating", "--no-signature"):
+        if a in ("--forge", "--rotating", "--no-signature", "--onecrl-forge"):
             opts[a] = True
         elif a in opts:
             opts[a].append(next(args))
@@ -129,9 +160,7 @@ def main(argv):
         records.append(record(rid, path, parent, "compat", ts, False))
         files.append((rid, path))
     signature = sign(key, records, ts)
-    raw = bytearray(base64.urlsafe_b64decode(signature + "=="))
-    raw[10] ^= 1
-    forged = base64.urlsafe_b64encode(bytes(raw)).decode().rstrip("=")
+    forged = forge(signature)
     signatures = [signature]
     if opts["--forge"]:
         signatures = [forged]
@@ -141,19 +170,7 @@ def main(argv):
         rid, path, parent = spec(u)
         records.append(record(rid, path, parent, "default", ts, False))
         files.append((rid, path))
-    changeset = {
-        "metadata": {
-            "bucket": "security-state",
-            "id": "cert-revocations",
-            # the server's form (mozilla/remote-settings signer/updater.py)
-            "signatures": [{"x5u": base + "/chains/onecrl.pem",
-                            "signature": v, "mode": "p384ecdsa"}
-                           for v in signatures],
-        },
-        "changes": records,
-        "timestamp": ts,
-    }
-    changeset["metadata"]["signature"] = changeset["metadata"]["signatures"][0]
+    changeset = collection(base, "cert-revocations", signatures, records, ts)
     if opts["--no-signature"]:
         del changeset["metadata"]["signature"], changeset["metadata"]["signatures"]
     for d in ("v1", os.path.dirname(CHANGESET), "chains", "attachments/crlite"):
@@ -164,6 +181,18 @@ def main(argv):
     write(os.path.join(out, "v1", "index"), json.dumps(root).encode())
     write(os.path.join(out, CHANGESET),
           json.dumps(changeset, indent=1, ensure_ascii=False).encode())
+    onecrl = []
+    for path in opts["--onecrl"]:
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+        onecrl += doc["data"] if isinstance(doc, dict) else doc
+    signature = sign(key, onecrl, ts)
+    if opts["--onecrl-forge"]:
+        signature = forge(signature)
+    os.makedirs(os.path.join(out, os.path.dirname(ONECRL)), exist_ok=True)
+    write(os.path.join(out, ONECRL), json.dumps(
+        collection(base, "onecrl", [signature], onecrl, ts),
+        indent=1, ensure_ascii=False).encode())
     shutil.copyfile(chain, os.path.join(out, "chains", "onecrl.pem"))
     for rid, path in files:
         with open(path, "rb") as f:

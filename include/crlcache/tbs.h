@@ -63,6 +63,8 @@ struct crlc_tbs {
 	 * child of this certificate is verified with (provider/chain.c)
 	 */
 	struct crlc_span spk;
+	/* the whole SubjectPublicKeyInfo TLV, as encoded (OneCRL's key hash) */
+	struct crlc_span spki;
 	int64_t		 not_before;	/* seconds since the epoch */
 	int64_t		 not_after;
 	/* fullName URIs of crlDistributionPoints (RFC 5280 4.2.1.13) */

@@ -18,6 +18,7 @@
 #include <crlcache/hash.h>
 
 #include "check.h"
+#include "wfile.h"
 
 #define DELTA		"test/data/crlite/20260624-1-default.filter.delta"
 #define DELTA_LEN	176981u
@@ -27,16 +28,6 @@
 
 static char dir[64], sub[96];
 static uint8_t name[CRLC_HASH_LEN];
-
-static void
-write_file(const char *path, const void *data, size_t len, mode_t mode)
-{
-	FILE *f = fopen(path, "wb");
-
-	if (f == NULL || fwrite(data, 1, len, f) != len || fclose(f) != 0 ||
-	    chmod(path, mode) != 0)
-		exit(2);
-}
 
 /* The set naming the delta once; spoil(b) changes it before the sum. */
 static void

@@ -117,13 +117,13 @@ static void
 check_shape(const struct shape *s, EVP_PKEY *key)
 {
 	X509 *x = make_cert(s, key);
-	unsigned char *der = NULL, *sder = NULL, *ader = NULL, *sp;
+	unsigned char *der = NULL, *sder = NULL, *ader = NULL, *kder, *sp;
 	const unsigned char *iname;
 	size_t ilen;
 	struct crlc_span tbs;
 	struct crlc_tbs t;
 	uint8_t *copy;
-	int len, slen, alen;
+	int len, slen, alen, klen;
 
 	fprintf(stderr, "shape %s\n", s->name);
 	len = i2d_X509(x, &der);
@@ -150,6 +150,13 @@ check_shape(const struct shape *s, EVP_PKEY *key)
 	CHECK(t.issuer.len == ilen && memcmp(t.issuer.p, iname, ilen) == 0);
 	CHECK(t.not_before == epoch(X509_get0_notBefore(x)));
 	CHECK(t.not_after == epoch(X509_get0_notAfter(x)));
+	/* spki: the whole SubjectPublicKeyInfo TLV, as OpenSSL encodes it */
+	kder = NULL;
+	klen = i2d_X509_PUBKEY(X509_get_X509_PUBKEY(x), &kder);
+	CHECK(klen > 0 && t.spki.len == (size_t)klen &&
+	    memcmp(t.spki.p, kder, t.spki.len) == 0);
+	CHECK(t.spk.p > t.spki.p && t.spk.p + t.spk.len == t.spki.p + t.spki.len);
+	OPENSSL_free(kder);
 	CHECK(t.is_ca == s->is_ca);
 	CHECK((size_t)s->want_ndp == t.ndp);
 	if (s->dp != NULL && t.ndp > 0)
