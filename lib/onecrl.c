@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -21,7 +22,11 @@ struct crlc_onecrl {
 	uint8_t			*buf;		/* the whole file */
 	const uint8_t		*is, *sk;	/* its two runs of records */
 	struct crlc_onecrl_info	 info;
+	uint64_t		 id;		/* crlc_onecrl_id() */
 };
+
+/* Ids of parsed lists: a process parses few, never 2^64. */
+static _Atomic uint64_t last_id;
 
 /* Are the n records at r in strictly ascending order? */
 static int
@@ -74,6 +79,7 @@ crlc_onecrl_parse(const uint8_t *b, size_t len, struct crlc_onecrl **out,
 	memcpy(o->buf, b, len);
 	o->is = o->buf + CRLC_ONECRL_HDR_LEN;
 	o->sk = o->is + (size_t)ni * CRLC_ONECRL_REC_LEN;
+	o->id = atomic_fetch_add(&last_id, 1) + 1;
 	o->info.issuer_serial = ni;
 	o->info.subject_key = ns;
 	o->info.skipped = crlc_get_u32(b + 20);
@@ -160,30 +166,48 @@ lower_bound(const uint8_t *r, size_t n, const uint8_t *key, size_t klen)
 	return lo;
 }
 
-/*
- * Is name || SHA-256(second) one of the n records at r?  second is hashed
- * only when a record has the name: most certificates cost one hash.
- */
+/* Is a record of the n at r keyed by the name whose SHA-256 is h? */
 static int
-listed(const uint8_t *r, size_t n, const struct crlc_span *name,
-    const struct crlc_span *second)
+named(const uint8_t *r, size_t n, const uint8_t h[CRLC_ONECRL_KEY_LEN])
 {
-	uint8_t key[CRLC_ONECRL_REC_LEN];
-	size_t i;
+	size_t i = lower_bound(r, n, h, CRLC_ONECRL_KEY_LEN);
 
-	if (n == 0 || name->len == 0 || second->len == 0)
+	return i < n && memcmp(r + i * CRLC_ONECRL_REC_LEN, h,
+	    CRLC_ONECRL_KEY_LEN) == 0;
+}
+
+unsigned
+crlc_onecrl_named(const struct crlc_onecrl *o,
+    const uint8_t h[CRLC_ONECRL_KEY_LEN])
+{
+	return (named(o->is, o->info.issuer_serial, h) ?
+	    CRLC_ONECRL_NAMES_ISSUER : 0) |
+	    (named(o->sk, o->info.subject_key, h) ?
+	    CRLC_ONECRL_NAMES_SUBJECT : 0);
+}
+
+int
+crlc_onecrl_listed(const struct crlc_onecrl *o, enum crlc_onecrl_hit kind,
+    const uint8_t h[CRLC_ONECRL_KEY_LEN], const struct crlc_span *second)
+{
+	const uint8_t *r = kind == CRLC_ONECRL_ISSUER_SERIAL ? o->is : o->sk;
+	size_t n = kind == CRLC_ONECRL_ISSUER_SERIAL ? o->info.issuer_serial :
+	    o->info.subject_key, i;
+	uint8_t key[CRLC_ONECRL_REC_LEN];
+
+	if (kind == CRLC_ONECRL_NONE || n == 0 || second->len == 0)
 		return 0;
-	crlc_sha256(name->p, name->len, key);
-	i = lower_bound(r, n, key, CRLC_ONECRL_KEY_LEN);
-	if (i == n || memcmp(r + i * CRLC_ONECRL_REC_LEN, key,
-	    CRLC_ONECRL_KEY_LEN) != 0)
-		return 0;
+	memcpy(key, h, CRLC_ONECRL_KEY_LEN);
 	crlc_sha256(second->p, second->len, key + CRLC_ONECRL_KEY_LEN);
-	r += i * CRLC_ONECRL_REC_LEN;
-	n -= i;
 	i = lower_bound(r, n, key, CRLC_ONECRL_REC_LEN);
 	return i < n && memcmp(r + i * CRLC_ONECRL_REC_LEN, key,
 	    CRLC_ONECRL_REC_LEN) == 0;
+}
+
+uint64_t
+crlc_onecrl_id(const struct crlc_onecrl *o)
+{
+	return o->id;
 }
 
 enum crlc_onecrl_hit
@@ -191,9 +215,19 @@ crlc_onecrl_lookup(const struct crlc_onecrl *o, const struct crlc_span *issuer,
     const struct crlc_span *serial, const struct crlc_span *subject,
     const struct crlc_span *spki)
 {
-	if (listed(o->is, o->info.issuer_serial, issuer, serial))
-		return CRLC_ONECRL_ISSUER_SERIAL;
-	if (listed(o->sk, o->info.subject_key, subject, spki))
-		return CRLC_ONECRL_SUBJECT_KEY;
+	uint8_t h[CRLC_ONECRL_KEY_LEN];
+
+	if (issuer->len > 0) {
+		crlc_sha256(issuer->p, issuer->len, h);
+		if ((crlc_onecrl_named(o, h) & CRLC_ONECRL_NAMES_ISSUER) &&
+		    crlc_onecrl_listed(o, CRLC_ONECRL_ISSUER_SERIAL, h, serial))
+			return CRLC_ONECRL_ISSUER_SERIAL;
+	}
+	if (subject->len > 0) {
+		crlc_sha256(subject->p, subject->len, h);
+		if ((crlc_onecrl_named(o, h) & CRLC_ONECRL_NAMES_SUBJECT) &&
+		    crlc_onecrl_listed(o, CRLC_ONECRL_SUBJECT_KEY, h, spki))
+			return CRLC_ONECRL_SUBJECT_KEY;
+	}
 	return CRLC_ONECRL_NONE;
 }

@@ -106,19 +106,90 @@ refresh(void *arg)
 	crlc_pins_publish(&l->pins, slot, o);
 }
 
+/*
+ * The names a thread met last, each with its SHA-256 and which records
+ * have it as their name, under the list they were looked up in: a name
+ * met again (the same issuers, handshake after handshake) costs a
+ * compare, not two SHA-256s.  The whole name is compared, so no name a
+ * peer makes can take another's answer; a longer one is hashed each time.
+ */
+#define NAME_MEMO_SLOTS	16
+#define NAME_MEMO_MAX	256	/* Web PKI names are 50 to 200 bytes */
+
+struct name_memo {
+	uint64_t	list;		/* crlc_onecrl_id(), 0: empty */
+	size_t		len;
+	unsigned	names;		/* CRLC_ONECRL_NAMES_* */
+	uint8_t		h[CRLC_ONECRL_KEY_LEN];
+	uint8_t		name[NAME_MEMO_MAX];
+};
+
+static _Thread_local struct name_memo name_memo[NAME_MEMO_SLOTS];
+
+/* Names differ most at their end (a CA's CN): its last 8 bytes, mixed. */
+static size_t
+memo_slot(const struct crlc_span *name)
+{
+	uint64_t v = name->len;
+	size_t i;
+
+	for (i = name->len > 8 ? name->len - 8 : 0; i < name->len; i++)
+		v = (v << 8) ^ name->p[i];
+	return (size_t)((v * 0x9e3779b97f4a7c15ull) >> 60) % NAME_MEMO_SLOTS;
+}
+
+/* What o's records say of name, its SHA-256 into h. */
+static unsigned
+name_lookup(const struct crlc_onecrl *o, uint64_t id,
+    const struct crlc_span *name, uint8_t h[CRLC_ONECRL_KEY_LEN])
+{
+	struct name_memo *m = NULL;
+	unsigned names;
+
+	if (name->len <= NAME_MEMO_MAX) {
+		m = &name_memo[memo_slot(name)];
+		if (m->list == id && m->len == name->len &&
+		    memcmp(m->name, name->p, name->len) == 0) {
+			memcpy(h, m->h, CRLC_ONECRL_KEY_LEN);
+			return m->names;
+		}
+	}
+	crlc_sha256(name->p, name->len, h);
+	names = crlc_onecrl_named(o, h);
+	if (m != NULL) {
+		m->list = id;
+		m->len = name->len;
+		m->names = names;
+		memcpy(m->h, h, CRLC_ONECRL_KEY_LEN);
+		memcpy(m->name, name->p, name->len);
+	}
+	return names;
+}
+
 enum crlc_onecrl_hit
 crlc_onecrl_list_check(struct crlc_onecrl_list *l, const struct crlc_tbs *cert)
 {
-	enum crlc_onecrl_hit hit;
+	enum crlc_onecrl_hit hit = CRLC_ONECRL_NONE;
+	uint8_t h[CRLC_ONECRL_KEY_LEN];
+	const struct crlc_onecrl *o;
 	struct crlc_pin *pin;
+	uint64_t id;
 
 	if (l == NULL || l->dir[0] == '\0')
 		return CRLC_ONECRL_NONE;
 	crlc_pins_refresh(&l->pins, refresh, l);
 	if ((pin = crlc_pins_acquire(&l->pins)) == NULL)
 		return CRLC_ONECRL_NONE;
-	hit = crlc_onecrl_lookup(pin->obj, &cert->issuer, &cert->serial,
-	    &cert->subject, &cert->spki);
+	o = pin->obj;
+	id = crlc_onecrl_id(o);
+	if (cert->issuer.len > 0 && (name_lookup(o, id, &cert->issuer, h) &
+	    CRLC_ONECRL_NAMES_ISSUER) && crlc_onecrl_listed(o,
+	    CRLC_ONECRL_ISSUER_SERIAL, h, &cert->serial))
+		hit = CRLC_ONECRL_ISSUER_SERIAL;
+	else if (cert->subject.len > 0 && (name_lookup(o, id, &cert->subject,
+	    h) & CRLC_ONECRL_NAMES_SUBJECT) && crlc_onecrl_listed(o,
+	    CRLC_ONECRL_SUBJECT_KEY, h, &cert->spki))
+		hit = CRLC_ONECRL_SUBJECT_KEY;
 	crlc_pin_release(pin);
 	return hit;
 }

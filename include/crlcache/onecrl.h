@@ -122,4 +122,20 @@ enum crlc_onecrl_hit crlc_onecrl_lookup(const struct crlc_onecrl *o,
 	    const struct crlc_span *issuer, const struct crlc_span *serial,
 	    const struct crlc_span *subject, const struct crlc_span *spki);
 
+/*
+ * The two steps of a lookup, for a reader that keeps the hashes of the
+ * names it meets (the provider): which records have as their name the
+ * Name whose SHA-256 is h (CRLC_ONECRL_NAMES_* bits), and whether the
+ * record of that kind h || SHA-256(second) is listed.
+ */
+#define CRLC_ONECRL_NAMES_ISSUER	1u	/* an issuer-and-serial record */
+#define CRLC_ONECRL_NAMES_SUBJECT	2u	/* a subject-and-key record */
+unsigned crlc_onecrl_named(const struct crlc_onecrl *o,
+	    const uint8_t h[CRLC_ONECRL_KEY_LEN]);
+int	crlc_onecrl_listed(const struct crlc_onecrl *o,
+	    enum crlc_onecrl_hit kind, const uint8_t h[CRLC_ONECRL_KEY_LEN],
+	    const struct crlc_span *second);
+/* Different for every list a process parsed: what a hash memo is of. */
+uint64_t crlc_onecrl_id(const struct crlc_onecrl *o);
+
 #endif /* CRLCACHE_ONECRL_H */
