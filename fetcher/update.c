@@ -608,7 +608,10 @@ cmd_update(const struct cmd_ctx *c, int argc, char **argv)
 		enrolment_failed(state_dir, &en);
 		st.tl.failed++;
 	}
-	if (crl_fresh_load(&fresh, state_dir, conf) == -1)
+	/* The filters are read only when an enrolled issuer is asked about. */
+	memset(&fresh, 0, sizeof(fresh));
+	if (conf->enroll != ENROLL_NONE && en.n > 0 &&
+	    crl_fresh_load(&fresh, state_dir, conf) == -1)
 		st.tl.failed++;
 	enrolled_sources(conf, dir_enrolled(&dir, conf, &en, since), &en,
 	    &fresh, &t, since, &urls, &learned, &vouched);
