@@ -45,20 +45,9 @@ int
 crlite_get(struct crlite_run *run, struct fetch *f, const char *url,
     int guarded, int decode, size_t max)
 {
-	struct conf c = *run->conf;
-
-	c.max_size = max;
-	f->url = url;
-	f->guarded = guarded;
-	f->decode = decode;
-	if (fetch_all(f, 1, &c) == -1 || !f->ok) {
-		char *shown = safe_text(url);
-
-		crlite_fail(run, "%s: %s", shown, f->err[0] != '\0' ? f->err :
-		    "fetch failed");
-		free(shown);
+	if (fetch_until(f, url, guarded, decode, max, run->conf, run->deadline,
+	    run->err, sizeof(run->err)) == -1)
 		return -1;
-	}
 	run->bytes += f->len;
 	return 0;
 }
@@ -206,67 +195,72 @@ too_large(struct crlite_run *run)
 	return 1;
 }
 
-/* Steps 2 to 4 on an index document received: 1 installed, 0 same, -1. */
+/*
+ * Steps 2 and 3 on an index document received (NULL: planned already):
+ * 1 a set to install, 0 the set in force, -1.
+ */
 static int
-settle(struct crlite_run *run, const struct fetch *f,
-    const struct crlite_set *cur, int have)
+settle(struct crlite_run *run, const uint8_t *body, size_t len)
 {
-	struct crlite_set set;
-	char why[ERRLEN];
-	int ret = -1;
-
-	memset(&set, 0, sizeof(set));
-	if (run->src->plan(run, f->body, f->len) == -1 || too_large(run))
+	if ((body != NULL && run->src->plan(run, body, len) == -1) ||
+	    too_large(run))
 		return -1;
-	set.source = run->src->kind;
-	set.installed = (int64_t)time(NULL);
-	if (gather(run, &set) == -1)
-		goto done;
-	if (have && run->fetched == 0 && same_set(&set, cur)) {
-		ret = 0;
-		goto done;
+	run->set.source = run->src->kind;
+	if (gather(run, &run->set) == -1)
+		return -1;
+	return !(run->have && run->fetched == 0 && same_set(&run->set,
+	    &run->cur));
+}
+
+/*
+ * No rollback from an upki mirror or cache, which say no more of their
+ * data's age than this: a set whose newest filter covers less recent
+ * certificates than the set of this source in force is refused.
+ * (Remote Settings: the collection's signed timestamp, rsclient.c.)
+ */
+static int
+not_older(struct crlite_run *run)
+{
+	struct crlite_set now;
+	char why[ERRLEN], a[32], b[32];
+	int ret = 0;
+
+	if (crlite_set_read(run->state_dir, &now, why, sizeof(why)) != 0)
+		return 0;
+	if (now.source == run->set.source && run->set.newest < now.newest) {
+		format_time((int64_t)(run->set.newest / 1000), a, sizeof(a));
+		format_time((int64_t)(now.newest / 1000), b, sizeof(b));
+		ret = crlite_fail(run, "the set's newest filter covers "
+		    "certificates up to %s, the set in force up to %s: refused, "
+		    "the newer set stays in force", a, b);
 	}
-	if (crlite_set_install(run->state_dir, &set, why, sizeof(why)) == -1)
-		crlite_fail(run, "%s", why);
-	else
-		ret = 1;
-done:
-	crlite_set_free(&set);
+	crlite_set_free(&now);
 	return ret;
 }
 
-void
-crlite_record_source(struct crlite_run *run, struct store *s, struct fetch *f,
-    int ok)
+/*
+ * Step 4, under the lock: the set installed, unless another run
+ * installed a newer one meanwhile; Remote Settings' collection kept.
+ */
+static int
+install(struct crlite_run *run)
 {
-	struct source_rec rec;
+	struct rs_client rc;
+	char why[ERRLEN];
 
-	(void)store_get_source(s, run->index_url, &rec);
-	free(rec.error);
-	rec.error = NULL;
-	rec.last_attempt = (int64_t)time(NULL);
-	rec.http_status = f->status;
-	rec.fresh_until = 0;
-	if (ok) {
-		rec.last_success = rec.last_attempt;
-		if (!f->not_modified) {
-			free(rec.etag);
-			free(rec.last_modified);
-			rec.etag = f->new_etag;
-			rec.last_modified = f->new_last_modified;
-			f->new_etag = f->new_last_modified = NULL;
-		}
-	} else {
-		/* The next run asks for the whole document. */
-		free(rec.etag);
-		free(rec.last_modified);
-		rec.etag = rec.last_modified = NULL;
-		rec.error = xstrdup(run->err);
-	}
-	if (store_put_source(s, run->index_url, &rec) == -1)
-		logx(0, "%s: cannot record the source state",
-		    run->index_url);
-	source_rec_free(&rec);
+	rs_client_init(&rc, run->state_dir, run->conf);
+	if (run->col.doc != NULL && rs_collection_recheck(&rc, &run->col) == -1)
+		return crlite_fail(run, "%s", rc.err);
+	if (run->r == 1 && run->src->kind != CRLC_CRLITE_SRC_REMOTE_SETTINGS &&
+	    not_older(run) == -1)
+		return -1;
+	run->set.installed = (int64_t)time(NULL);
+	if (run->r == 1 && crlite_set_install(run->state_dir, &run->set, why,
+	    sizeof(why)) == -1)
+		return crlite_fail(run, "%s", why);
+	if (run->col.doc != NULL && rs_collection_keep(&rc, &run->col) == -1)
+		return crlite_fail(run, "%s", rc.err);
+	return run->r;
 }
 
 /*
@@ -305,57 +299,95 @@ configured(const struct conf *conf)
 }
 
 int
-crlite_update(const char *state_dir, const struct conf *conf,
-    struct store *s, char *what, size_t whatlen)
+crlite_begin(struct crlite_run *run, const char *state_dir,
+    const struct conf *conf, struct store *s, const struct rs_monitor *mon)
 {
-	struct crlite_run run;
-	struct crlite_set cur;
 	struct source_rec rec;
-	struct fetch f;
 	char why[ERRLEN];
-	int have, r = -1;
+	int have;
+
+	memset(run, 0, sizeof(*run));
+	if ((run->src = configured(conf)) == NULL)
+		return 0;
+	run->state_dir = state_dir;
+	run->conf = conf;
+	run->mon = mon;
+	run->src->index_url(conf, run->index_url, sizeof(run->index_url));
+	if ((have = crlite_set_read(state_dir, &run->cur, why,
+	    sizeof(why))) == -1)
+		logx(0, "crlite: %s; a new set is fetched", why);
+	run->have = have == 0 && run->cur.source == run->src->kind &&
+	    set_on_disk(state_dir, &run->cur);
+	/* Ask conditionally only when what it gave last time is installed. */
+	if (!run->src->local && run->src->index == NULL && run->have &&
+	    store_get_source(s, run->index_url, &rec) == 0) {
+		run->f.etag = run->validator[0] = rec.etag;
+		run->f.last_modified = run->validator[1] = rec.last_modified;
+		rec.etag = rec.last_modified = NULL;
+		source_rec_free(&rec);
+	}
+	return 1;
+}
+
+void
+crlite_fetch(struct crlite_run *run)
+{
+	struct fetch *f = &run->f;
+
+	if (run->src == NULL)
+		return;
+	run->deadline = fetch_budget(run->conf);
+	run->r = -1;
+	if (run->src->index != NULL) {
+		if ((run->r = run->src->index(run)) == 1)
+			run->r = settle(run, NULL, 0);
+	} else if (run->src->local) {
+		/* Read in place each run: nothing to ask conditionally. */
+		if (crlite_read_local(run, run->index_url, run->src->index_max,
+		    &f->body, &f->len) == 0)
+			run->r = settle(run, f->body, f->len);
+	} else if (crlite_get(run, f, run->index_url, 0, 1,
+	    run->src->index_max) == 0)
+		run->r = f->not_modified ? 0 : settle(run, f->body, f->len);
+}
+
+int
+crlite_finish(struct crlite_run *run, struct store *s, char *what,
+    size_t whatlen)
+{
+	struct fetch *f = &run->f;
 
 	what[0] = '\0';
-	memset(&run, 0, sizeof(run));
-	if ((run.src = configured(conf)) == NULL)
+	if (run->src == NULL)
 		return 0;
-	memset(&f, 0, sizeof(f));
-	run.state_dir = state_dir;
-	run.conf = conf;
-	run.src->index_url(conf, run.index_url, sizeof(run.index_url));
-	if ((have = crlite_set_read(state_dir, &cur, why, sizeof(why))) == -1)
-		logx(0, "crlite: %s; a new set is fetched", why);
-	have = have == 0 && cur.source == run.src->kind &&
-	    set_on_disk(state_dir, &cur);
-	/* Ask conditionally only when what it gave last time is installed. */
-	if (store_get_source(s, run.index_url, &rec) == 0 && have) {
-		f.etag = rec.etag;
-		f.last_modified = rec.last_modified;
-	}
-	if (run.src->local) {
-		/* Read in place each run: nothing to ask conditionally. */
-		f.etag = f.last_modified = NULL;
-		if (crlite_read_local(&run, run.index_url, run.src->index_max,
-		    &f.body, &f.len) == 0)
-			r = settle(&run, &f, &cur, have);
-	} else if (crlite_get(&run, &f, run.index_url, 0, 1,
-	    run.src->index_max) == 0)
-		r = f.not_modified ? 0 : settle(&run, &f, &cur, have);
-	f.etag = f.last_modified = NULL;
-	source_rec_free(&rec);
-	crlite_record_source(&run, s, &f, r != -1);
-	crlite_tally_add(state_dir, run.src->kind, run.bytes);
-	if (r == -1) {
-		logx(0, "crlite: %s; the set in force is kept", run.err);
+	if (run->r == 1 || (run->r == 0 && run->col.doc != NULL))
+		run->r = install(run);
+	source_note(s, run->index_url, f, run->r == -1 ? run->err : NULL);
+	crlite_tally_add(run->state_dir, run->src->kind, run->bytes);
+	if (run->r == -1) {
+		logx(0, "crlite: %s; the set in force is kept", run->err);
 		snprintf(what, whatlen, "crlite failed, the set in force kept");
-	} else if (r == 0)
+	} else if (run->r == 0)
 		snprintf(what, whatlen, "crlite %s (%zu filters, %llu bytes "
-		    "fetched)", f.not_modified ? "not modified" : "unchanged",
-		    have ? cur.n : 0, (unsigned long long)run.bytes);
+		    "fetched)", f->not_modified ? "not modified" : "unchanged",
+		    run->have ? run->cur.n : 0, (unsigned long long)run->bytes);
 	else
 		snprintf(what, whatlen, "crlite: %zu filters installed (%zu "
-		    "fetched, %llu bytes)", run.nwant, run.fetched,
-		    (unsigned long long)run.bytes);
-	fetch_free(&f);
-	return r == -1 ? -1 : 0;
+		    "fetched, %llu bytes)", run->nwant, run->fetched,
+		    (unsigned long long)run->bytes);
+	crlite_free(run);
+	return run->r == -1 ? -1 : 0;
+}
+
+void
+crlite_free(struct crlite_run *run)
+{
+	run->f.etag = run->f.last_modified = NULL;
+	free(run->validator[0]);
+	free(run->validator[1]);
+	run->validator[0] = run->validator[1] = NULL;
+	fetch_free(&run->f);
+	crlite_set_free(&run->set);
+	crlite_set_free(&run->cur);
+	rs_collection_free(&run->col);
 }

@@ -84,14 +84,4 @@ int	 crlite_tally_read(const char *state_dir, unsigned source,
 void	 crlite_tally_add(const char *state_dir, unsigned source,
 	    uint64_t bytes);
 
-/*
- * The CRLite step of `update`: fetch, verify and install from the
- * configured source (crlite =).  0 when nothing failed (nothing
- * configured included), -1 when the source failed: the set in force is
- * kept.  what gets a phrase for update's summary line ("" when no source
- * is configured).
- */
-int	 crlite_update(const char *state_dir, const struct conf *conf,
-	    struct store *s, char *what, size_t whatlen);
-
 #endif /* CRLCACHE_FETCHER_CRLITE_H */

@@ -107,5 +107,5 @@ mirror_plan(struct crlite_run *run, const uint8_t *body, size_t len)
 
 const struct crlite_source crlite_upki_mirror = {
 	CRLC_CRLITE_SRC_MIRROR, MANIFEST_MAX, 0, 0, "manifest",
-	mirror_index_url, mirror_plan, NULL,
+	mirror_index_url, mirror_plan, NULL, NULL,
 };

@@ -44,10 +44,8 @@
 
 #include <crlcache/clubcard.h>
 
-#include "rschangeset.h"
+#include "crlitesrc.h"
 
-#define RS_CHANGESET_PATH "/buckets/security-state/collections/" \
-	"cert-revocations/changeset?_expected=0"
 #define RS_CHANNEL	"default"
 /*
  * The changeset: about 20 KB in 2026 (a few dozen records of about 600
@@ -62,7 +60,6 @@
 #define RS_ROOT_VALUES		4096
 /* An attachment's location: a path. */
 #define RS_LOCATION_MAX		CRLITE_PATH_MAX
-#define RS_URL_MAX		CRLITE_URL_MAX
 
 struct rs_record {
 	size_t		 val;		/* the record in the changeset */
@@ -79,7 +76,7 @@ struct rs_record {
 /* What a changeset gives while it is read. */
 struct rs_run {
 	struct crlite_run *run;
-	struct rs_changeset c;
+	const struct rs_changeset *c;	/* verified */
 	struct rs_record *r;
 	size_t		 nr;
 };
@@ -88,7 +85,7 @@ struct rs_run {
 static int
 record_filter(struct rs_run *rs, struct rs_record *rec)
 {
-	const struct json *j = &rs->c.cs;
+	const struct json *j = &rs->c->cs;
 	size_t inc = json_get(j, rec->val, "incremental");
 	size_t parent = json_get(j, rec->val, "parent");
 	size_t att = json_get(j, rec->val, "attachment");
@@ -127,14 +124,14 @@ record_filter(struct rs_run *rs, struct rs_record *rec)
 static int
 read_records(struct rs_run *rs)
 {
-	const struct json *j = &rs->c.cs;
+	const struct json *j = &rs->c->cs;
 	struct rs_record *rec;
 	size_t m;
 
-	rs->r = xcalloc(rs->c.n + 1, sizeof(*rs->r));
-	for (m = 0; m < rs->c.n; m++) {
+	rs->r = xcalloc(rs->c->n + 1, sizeof(*rs->r));
+	for (m = 0; m < rs->c->n; m++) {
 		rec = &rs->r[rs->nr++];
-		rec->val = rs->c.rec[m];
+		rec->val = rs->c->rec[m];
 		(void)rs_member_text(j, rec->val, "id", rec->id, RS_ID_MAX);
 		rec->wanted = json_str_is(j, json_get(j, rec->val, "channel"),
 		    RS_CHANNEL);
@@ -216,35 +213,47 @@ select_chain(struct rs_run *rs)
 }
 
 
-/* Steps 2 and 3 on a changeset received. */
+/*
+ * Steps 1 to 3: the collection asked when it changed (rsclient.c),
+ * verified, and its chain selected: 1, 0 unchanged, -1.
+ */
 static int
-rs_plan(struct crlite_run *run, const uint8_t *body, size_t len)
+rs_index(struct crlite_run *run)
 {
+	struct rs_client rc;
 	struct rs_run rs;
-	int ret = -1;
+	int r;
 
+	rs_client_init(&rc, run->state_dir, run->conf);
+	rc.deadline = run->deadline;
+	run->col.which = RS_CERT_REVOCATIONS;
+	run->col.max_len = RS_CHANGESET_MAX;
+	run->col.max_values = RS_MAX_VALUES;
+	run->col.max_records = RS_MAX_RECORDS;
+	run->col.whole = !run->have;
+	r = rs_collection_fetch(&rc, run->mon, &run->col);
+	run->bytes += rc.bytes;
+	if (r != 1)
+		return r == 0 ? 0 : crlite_fail(run, "%s", rc.err);
 	memset(&rs, 0, sizeof(rs));
 	rs.run = run;
-	if (rs_changeset_read(&rs.c, run, body, len, RS_MAX_VALUES,
-	    RS_MAX_RECORDS) == 0 && read_records(&rs) == 0 &&
-	    rs_changeset_verify(&rs.c) == 0 && select_chain(&rs) == 0)
-		ret = 0;
-	rs_changeset_free(&rs.c);
+	rs.c = &run->col.cs;
+	r = read_records(&rs) == 0 && select_chain(&rs) == 0 ? 1 : -1;
 	free(rs.r);
-	return ret;
+	return r;
 }
 
 static void
 rs_index_url(const struct conf *conf, char *out, size_t len)
 {
-	snprintf(out, len, "%s%s", conf->crlite, RS_CHANGESET_PATH);
+	rs_collection_url(conf, RS_CERT_REVOCATIONS, out, len);
 }
 
 /* The attachments' base URL, from the server's root document. */
 static int
 rs_base(struct crlite_run *run, char *out, size_t outlen)
 {
-	char url[RS_URL_MAX + 2];
+	char url[CRLITE_URL_MAX + 2];
 	struct fetch f;
 	struct json j;
 	size_t caps;
@@ -278,5 +287,5 @@ rs_base(struct crlite_run *run, char *out, size_t outlen)
 
 const struct crlite_source crlite_remote_settings = {
 	CRLC_CRLITE_SRC_REMOTE_SETTINGS, RS_CHANGESET_MAX, 1, 0, "signed record",
-	rs_index_url, rs_plan, rs_base,
+	rs_index_url, NULL, rs_base, rs_index,
 };

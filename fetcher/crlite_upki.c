@@ -162,5 +162,5 @@ upki_plan(struct crlite_run *run, const uint8_t *b, size_t len)
 
 const struct crlite_source crlite_upki_dir = {
 	CRLC_CRLITE_SRC_UPKI_DIR, UPKI_INDEX_MAX, 0, 1, "index",
-	upki_index_path, upki_plan, NULL,
+	upki_index_path, upki_plan, NULL, NULL,
 };

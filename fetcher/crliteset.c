@@ -196,7 +196,9 @@ named(const struct crlite_set *s, const char *name)
 			return 1;
 	}
 	return strcmp(name, CRLC_CRLITE_SET_NAME) == 0 ||
-	    strcmp(name, CRLC_ONECRL_NAME) == 0;
+	    strcmp(name, CRLC_ONECRL_NAME) == 0 ||
+	    strcmp(name, CRLC_CRLITE_RS_HELD) == 0 ||
+	    strcmp(name, CRLC_ONECRL_RS_HELD) == 0;
 }
 
 /* Remove what s does not name: superseded filters, stray temporaries. */

@@ -14,6 +14,7 @@
 
 #include "crlite.h"
 #include "fetcher.h"
+#include "rsclient.h"
 
 /* URLs the sources build: a configured base and a path of 512 at most. */
 #define CRLITE_URL_MAX		1024
@@ -55,42 +56,69 @@ struct crlite_source {
 	 * the index document's own directory.
 	 */
 	int		(*base)(struct crlite_run *, char *, size_t);
+	/*
+	 * Instead of asking index_url and plan(): get the index and plan
+	 * (run->want): 1, 0 unchanged, -1 (run->err).
+	 */
+	int		(*index)(struct crlite_run *);
 };
 
 extern const struct crlite_source crlite_remote_settings;
 extern const struct crlite_source crlite_upki_mirror;
 extern const struct crlite_source crlite_upki_dir;
 
+/*
+ * One run of the configured source, in three steps: crlite_begin()
+ * under the state lock (the set in force, the index's validators),
+ * crlite_fetch() without it (every transfer, within run->deadline),
+ * crlite_finish() under it again (install, record).
+ */
 struct crlite_run {
 	const char	*state_dir;
 	const struct conf *conf;
 	const struct crlite_source *src;
+	const struct rs_monitor *mon;	/* Remote Settings: the poll */
+	struct rs_collection col;	/* Remote Settings: the collection */
+	long long	 deadline;	/* crlc_mono_ms(): fetch_budget() */
 	char		 index_url[CRLITE_URL_MAX + CRLITE_PATH_MAX];
 	struct crlite_want want[CRLC_CRLITE_FILTERS_MAX];
 	size_t		 nwant;		/* the full filter first */
 	uint64_t	 bytes;		/* fetched this run */
 	size_t		 fetched;	/* filters downloaded */
+	struct crlite_set cur;		/* in force when the run began */
+	int		 have;		/* cur is of this source, on disk */
+	struct fetch	 f;		/* the index document */
+	char		*validator[2];	/* f's ETag and Last-Modified */
+	struct crlite_set set;		/* to install */
+	int		 r;		/* 1 set to install, 0 none, -1 */
 	char		 err[ERRLEN];
 };
 
 int	 crlite_fail(struct crlite_run *run, const char *fmt, ...)
 	    __attribute__((format(printf, 2, 3)));
 /*
- * One GET of url, body at most max bytes (gzip asked when decode): 0
- * with f filled (the caller frees it), or -1 with why in run->err.
+ * The three steps.  begin: 0 when no source is configured (then the
+ * others do nothing), 1.  finish: 0, or -1 when the source failed (the
+ * set in force kept); what gets a phrase for update's summary line.
+ */
+int	 crlite_begin(struct crlite_run *run, const char *state_dir,
+	    const struct conf *conf, struct store *s,
+	    const struct rs_monitor *mon);
+void	 crlite_fetch(struct crlite_run *run);
+int	 crlite_finish(struct crlite_run *run, struct store *s, char *what,
+	    size_t whatlen);
+/* What a run holds, freed (finish does it; for a run not finished). */
+void	 crlite_free(struct crlite_run *run);
+/*
+ * One GET of url within run->deadline, body at most max bytes (gzip
+ * asked when decode): 0 with f filled (the caller frees it), or -1 with
+ * why in run->err.
  */
 int	 crlite_get(struct crlite_run *run, struct fetch *f, const char *url,
 	    int guarded, int decode, size_t max);
 /* A local source's file, whole, at most max bytes: 0, or -1 (run->err). */
 int	 crlite_read_local(struct crlite_run *run, const char *path,
 	    size_t max, uint8_t **body, size_t *len);
-/*
- * The source record of run->index_url, as a CRL URL's is kept: its
- * validators after a success (ok), none after a failure, so that the next
- * run asks for the whole document.
- */
-void	 crlite_record_source(struct crlite_run *run, struct store *s,
-	    struct fetch *f, int ok);
 /* A relative path of unreserved characters (RFC 3986 2.3) and '/'. */
 int	 crlite_path_ok(const char *s);
 

@@ -42,10 +42,7 @@
 
 #include "crlite.h"
 #include "onecrl.h"
-#include "rschangeset.h"
 
-#define ONECRL_CHANGESET_PATH "/buckets/security-state/collections/" \
-	"onecrl/changeset?_expected=0"
 /*
  * The changeset: Firefox's dump of OneCRL held 1,959 records in 1.1 MB
  * (2026); JSON_MAX_DOC (8 MiB) is 7 times that.  Records: at most 16384,
@@ -63,13 +60,6 @@
 #define ONECRL_NAME_MAX		4096
 #define ONECRL_SERIAL_MAX	64
 #define ONECRL_B64_MAX		(ONECRL_NAME_MAX / 3 * 4 + 8)
-
-struct onecrl_list {
-	uint8_t		*r[2];		/* issuer-serial, subject-key records */
-	size_t		 n[2];
-	size_t		 skipped;
-	char		 first_bad[160];	/* the first skipped, and why */
-};
 
 /* A base64 member into a buffer of at most max bytes: its length, or -1. */
 static long
@@ -156,7 +146,7 @@ sort_unique(uint8_t *r, size_t n)
 
 /* Step 3: the records of a verified changeset into l. */
 static int
-read_list(struct crlite_run *run, const struct rs_changeset *c,
+read_list(struct rs_client *rc, const struct rs_changeset *c,
     struct onecrl_list *l)
 {
 	char id[RS_ID_MAX + 1];
@@ -176,7 +166,7 @@ read_list(struct crlite_run *run, const struct rs_changeset *c,
 		}
 	}
 	if (c->n > 0 && l->n[0] + l->n[1] == 0)
-		return crlite_fail(run, "changeset: none of its %zu records "
+		return rs_fail(rc, "changeset: none of its %zu records "
 		    "is usable (the first: %s)", c->n, l->first_bad);
 	l->n[0] = sort_unique(l->r[0], l->n[0]);
 	l->n[1] = sort_unique(l->r[1], l->n[1]);
@@ -185,7 +175,7 @@ read_list(struct crlite_run *run, const struct rs_changeset *c,
 
 /* Step 4: the file of l, written whole and renamed into place. */
 static int
-install(struct crlite_run *run, const struct onecrl_list *l,
+install(struct rs_client *rc, const struct onecrl_list *l,
     int64_t timestamp)
 {
 	char path[PATH_MAX], why[ERRLEN];
@@ -194,8 +184,8 @@ install(struct crlite_run *run, const struct onecrl_list *l,
 	uint8_t *buf;
 	int ret = -1;
 
-	if (crlite_dir_prepare(run->state_dir, why, sizeof(why)) == -1)
-		return crlite_fail(run, "%s", why);
+	if (crlite_dir_prepare(rc->state_dir, why, sizeof(why)) == -1)
+		return rs_fail(rc, "%s", why);
 	buf = xcalloc(1, len);
 	memcpy(buf, CRLC_ONECRL_MAGIC, CRLC_ONECRL_MAGIC_LEN);
 	crlc_put_u32(buf + 8, CRLC_ONECRL_VERSION);
@@ -210,96 +200,111 @@ install(struct crlite_run *run, const struct onecrl_list *l,
 	memcpy(buf + at, l->r[1], l->n[1] * CRLC_ONECRL_REC_LEN);
 	at += l->n[1] * CRLC_ONECRL_REC_LEN;
 	crlc_put_u64(buf + at, crlc_sum64(buf, at));
-	if ((size_t)snprintf(path, sizeof(path), "%s/%s/%s", run->state_dir,
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s/%s", rc->state_dir,
 	    CRLC_CRLITE_DIR, CRLC_ONECRL_NAME) >= sizeof(path))
-		crlite_fail(run, "the state directory's path is too long");
+		rs_fail(rc, "the state directory's path is too long");
 	else if (replace_file(path, buf, len, 0644, (uid_t)-1, (gid_t)-1) == -1)
-		crlite_fail(run, "%s: cannot be written", path);
+		rs_fail(rc, "%s: cannot be written", path);
 	else
 		ret = 0;
 	free(buf);
 	return ret;
 }
 
-/* Steps 2 to 4 on a changeset received: 0 installed, or -1. */
-static int
-settle(struct crlite_run *run, const struct fetch *f, size_t *listed,
-    size_t *skipped)
-{
-	struct rs_changeset c;
-	struct onecrl_list l;
-	int ret = -1;
-
-	memset(&l, 0, sizeof(l));
-	if (rs_changeset_read(&c, run, f->body, f->len, ONECRL_MAX_VALUES,
-	    ONECRL_MAX_RECORDS) == 0 && rs_changeset_verify(&c) == 0 &&
-	    read_list(run, &c, &l) == 0 && install(run, &l, c.timestamp) == 0) {
-		*listed = l.n[0] + l.n[1];
-		*skipped = l.skipped;
-		if (l.skipped > 0)
-			logx(0, "onecrl: %zu records left out as malformed "
-			    "(the first: %s)", l.skipped, l.first_bad);
-		ret = 0;
-	}
-	rs_changeset_free(&c);
-	free(l.r[0]);
-	free(l.r[1]);
-	return ret;
-}
-
-/* Is the file in force there and whole?  Only then is asking conditional. */
-static int
-installed(const char *state_dir)
+/* The timestamp of the file in force (ms), 0 when none reads whole. */
+static int64_t
+in_force(const char *state_dir)
 {
 	char dir[PATH_MAX], why[CRLC_ONECRL_WHY_LEN];
+	struct crlc_onecrl_info info;
 	struct crlc_onecrl *o;
 	int r;
 
 	snprintf(dir, sizeof(dir), "%s/%s", state_dir, CRLC_CRLITE_DIR);
 	if ((r = crlc_onecrl_open(dir, &o, why, sizeof(why))) == -1)
 		logx(0, "onecrl: %s; fetched whole", why);
+	if (r != 0)
+		return 0;
+	crlc_onecrl_info(o, &info);
 	crlc_onecrl_free(o);
-	return r == 0;
+	return info.timestamp;
 }
 
 int
-onecrl_update(const char *state_dir, const struct conf *conf,
-    struct store *s, char *what, size_t whatlen)
+onecrl_begin(struct onecrl_run *o, const char *state_dir,
+    const struct conf *conf, const struct rs_monitor *mon)
 {
-	struct crlite_run run;
-	struct source_rec rec;
-	struct fetch f;
-	size_t listed = 0, skipped = 0;
-	int r = -1;
-
-	what[0] = '\0';
+	memset(o, 0, sizeof(*o));
 	if (conf->crlite == NULL)
 		return 0;
-	memset(&run, 0, sizeof(run));
-	memset(&f, 0, sizeof(f));
-	run.state_dir = state_dir;
-	run.conf = conf;
-	snprintf(run.index_url, sizeof(run.index_url), "%s%s", conf->crlite,
-	    ONECRL_CHANGESET_PATH);
-	if (store_get_source(s, run.index_url, &rec) == 0 &&
-	    installed(state_dir)) {
-		f.etag = rec.etag;
-		f.last_modified = rec.last_modified;
-	}
-	if (crlite_get(&run, &f, run.index_url, 0, 1,
-	    ONECRL_CHANGESET_MAX) == 0)
-		r = f.not_modified ? 1 : settle(&run, &f, &listed, &skipped);
-	f.etag = f.last_modified = NULL;
-	source_rec_free(&rec);
-	crlite_record_source(&run, s, &f, r != -1);
-	if (r == -1) {
-		logx(0, "onecrl: %s; the list in force is kept", run.err);
+	o->state_dir = state_dir;
+	o->conf = conf;
+	o->mon = mon;
+	return 1;
+}
+
+void
+onecrl_fetch(struct onecrl_run *o)
+{
+	if (o->conf == NULL)
+		return;
+	rs_client_init(&o->rc, o->state_dir, o->conf);
+	o->col.which = RS_ONECRL;
+	o->col.max_len = ONECRL_CHANGESET_MAX;
+	o->col.max_values = ONECRL_MAX_VALUES;
+	o->col.max_records = ONECRL_MAX_RECORDS;
+	o->col.in_force = in_force(o->state_dir);
+	if ((o->r = rs_collection_fetch(&o->rc, o->mon, &o->col)) == 1 &&
+	    read_list(&o->rc, &o->col.cs, &o->l) == -1)
+		o->r = -1;
+}
+
+/* Under the lock: installed, unless another run installed a newer one. */
+static int
+settle(struct onecrl_run *o)
+{
+	o->col.in_force = in_force(o->state_dir);
+	if (rs_collection_recheck(&o->rc, &o->col) == -1 ||
+	    install(&o->rc, &o->l, o->col.cs.timestamp) == -1 ||
+	    rs_collection_keep(&o->rc, &o->col) == -1)
+		return -1;
+	if (o->l.skipped > 0)
+		logx(0, "onecrl: %zu records left out as malformed (the "
+		    "first: %s)", o->l.skipped, o->l.first_bad);
+	return 1;
+}
+
+int
+onecrl_finish(struct onecrl_run *o, struct store *s, char *what,
+    size_t whatlen)
+{
+	char key[RS_URL_MAX];
+
+	what[0] = '\0';
+	if (o->conf == NULL)
+		return 0;
+	if (o->r == 1)
+		o->r = settle(o);
+	rs_collection_url(o->conf, RS_ONECRL, key, sizeof(key));
+	source_note(s, key, NULL, o->r == -1 ? o->rc.err : NULL);
+	if (o->r == -1) {
+		logx(0, "onecrl: %s; the list in force is kept", o->rc.err);
 		snprintf(what, whatlen, "onecrl failed, the list in force kept");
-	} else if (r == 1)
-		snprintf(what, whatlen, "onecrl not modified");
+	} else if (o->r == 0)
+		snprintf(what, whatlen, "onecrl unchanged");
 	else
 		snprintf(what, whatlen, "onecrl: %zu entries installed%s",
-		    listed, skipped > 0 ? " (some records left out)" : "");
-	fetch_free(&f);
-	return r == -1 ? -1 : 0;
+		    o->l.n[0] + o->l.n[1], o->l.skipped > 0 ?
+		    " (some records left out)" : "");
+	onecrl_free(o);
+	return o->r == -1 ? -1 : 0;
+}
+
+void
+onecrl_free(struct onecrl_run *o)
+{
+	rs_collection_free(&o->col);
+	free(o->l.r[0]);
+	free(o->l.r[1]);
+	o->l.r[0] = o->l.r[1] = NULL;
 }

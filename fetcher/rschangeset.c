@@ -18,9 +18,10 @@
 #include <time.h>
 
 #include "contentsig.h"
-#include "rschangeset.h"
+#include "rsclient.h"
 
-#define RS_URL_MAX		CRLITE_URL_MAX
+/* An x5u URL: the attachments' host and a path. */
+#define RS_X5U_MAX		1024
 /* Signatures of one changeset: one per key while a key is rotated. */
 #define RS_MAX_SIGNATURES	8
 
@@ -48,7 +49,7 @@ record_cmp(const void *a, const void *b, void *arg)
 }
 
 int
-rs_changeset_read(struct rs_changeset *c, struct crlite_run *run,
+rs_changeset_read(struct rs_changeset *c, struct rs_client *rc,
     const uint8_t *body, size_t len, size_t max_values, size_t max_records)
 {
 	const struct json *j = &c->cs;
@@ -56,27 +57,27 @@ rs_changeset_read(struct rs_changeset *c, struct crlite_run *run,
 	size_t changes, m, k;
 
 	memset(c, 0, sizeof(*c));
-	c->run = run;
-	if (json_parse(&c->cs, (const char *)body, len, max_values, run->err,
-	    sizeof(run->err)) == -1)
+	c->rc = rc;
+	if (json_parse(&c->cs, (const char *)body, len, max_values, rc->err,
+	    sizeof(rc->err)) == -1)
 		return -1;
 	if (json_int(j, json_get(j, 0, "timestamp"), &c->timestamp) == -1 ||
 	    c->timestamp < 0)
-		return crlite_fail(run, "changeset: no timestamp");
+		return rs_fail(rc, "changeset: no timestamp");
 	changes = json_get(j, 0, "changes");
 	if (changes == 0 || j->v[changes].type != JSON_ARRAY)
-		return crlite_fail(run, "changeset: no changes array");
+		return rs_fail(rc, "changeset: no changes array");
 	if (j->v[changes].n > max_records)
-		return crlite_fail(run, "changeset: more than %zu records",
+		return rs_fail(rc, "changeset: more than %zu records",
 		    max_records);
 	c->rec = xcalloc(j->v[changes].n + 1, sizeof(*c->rec));
 	for (m = 0, k = json_first(j, changes); m < j->v[changes].n;
 	    m++, k = json_next(j, k)) {
 		if (j->v[k].type != JSON_OBJECT ||
 		    rs_member_text(j, k, "id", id, RS_ID_MAX) == -1)
-			return crlite_fail(run, "changeset: record %zu has no id", m);
+			return rs_fail(rc, "changeset: record %zu has no id", m);
 		if (json_get(j, k, "deleted") != 0)
-			return crlite_fail(run, "changeset: record %s is a "
+			return rs_fail(rc, "changeset: record %s is a "
 			    "tombstone", id);
 		c->rec[c->n++] = k;
 	}
@@ -84,7 +85,7 @@ rs_changeset_read(struct rs_changeset *c, struct crlite_run *run,
 	for (m = 1; m < c->n; m++)
 		if (record_cmp(&c->rec[m - 1], &c->rec[m], (void *)j) == 0) {
 			(void)rs_member_text(j, c->rec[m], "id", id, RS_ID_MAX);
-			return crlite_fail(run, "changeset: record %s twice", id);
+			return rs_fail(rc, "changeset: record %s twice", id);
 		}
 	return 0;
 }
@@ -124,7 +125,7 @@ signed_bytes(struct rs_changeset *c, char **buf, size_t *len)
 		    buf, len, &cap) == -1) {
 			(void)rs_member_text(&c->cs, c->rec[i], "id", id,
 			    RS_ID_MAX);
-			return crlite_fail(c->run, "changeset: record %s has a "
+			return rs_fail(c->rc, "changeset: record %s has a "
 			    "value without a canonical form (a fraction, an "
 			    "exponent or a large number)", id);
 		}
@@ -138,27 +139,27 @@ static int
 verify_one(struct rs_changeset *c, size_t sig, const char *data, size_t len)
 {
 	const struct json *j = &c->cs;
-	char x5u[RS_URL_MAX + 1], value[512];
+	char x5u[RS_X5U_MAX + 1], value[512];
 	struct contentsig cs;
 	struct fetch f;
 	int ret = -1;
 
-	if (rs_member_text(j, sig, "x5u", x5u, RS_URL_MAX) == -1 ||
+	if (rs_member_text(j, sig, "x5u", x5u, RS_X5U_MAX) == -1 ||
 	    !url_usable(x5u, strlen(x5u)) ||
 	    rs_member_text(j, sig, "signature", value, sizeof(value) - 1) == -1)
-		return crlite_fail(c->run, "changeset: a signature without an "
+		return rs_fail(c->rc, "changeset: a signature without an "
 		    "x5u URL or a value");
 	memset(&f, 0, sizeof(f));
-	if (crlite_get(c->run, &f, x5u, 1, 0, CONTENTSIG_MAX_CHAIN) == 0) {
+	if (rs_get(c->rc, &f, x5u, 1, 0, CONTENTSIG_MAX_CHAIN) == 0) {
 		memset(&cs, 0, sizeof(cs));
 		cs.signature = value;
 		cs.chain = f.body;
 		cs.chainlen = f.len;
 		cs.signer = RS_SIGNER;
-		memcpy(cs.root, c->run->conf->crlite_root, CRLC_HASH_LEN);
+		memcpy(cs.root, c->rc->conf->crlite_root, CRLC_HASH_LEN);
 		cs.now = (int64_t)time(NULL);
 		ret = contentsig_verify(&cs, (const uint8_t *)data, len,
-		    c->run->err, sizeof(c->run->err));
+		    c->rc->err, sizeof(c->rc->err));
 	}
 	fetch_free(&f);
 	return ret;
@@ -183,20 +184,20 @@ rs_changeset_verify(struct rs_changeset *c)
 	sig = meta != 0 ? json_get(j, meta, "signature") : 0;
 	if (list != 0 && (j->v[list].type != JSON_ARRAY || j->v[list].n == 0 ||
 	    j->v[list].n > RS_MAX_SIGNATURES))
-		return crlite_fail(c->run, "changeset: metadata.signatures is "
+		return rs_fail(c->rc, "changeset: metadata.signatures is "
 		    "not a list of 1 to %d", RS_MAX_SIGNATURES);
 	if (list == 0 && sig == 0)
-		return crlite_fail(c->run, "changeset: unsigned (no metadata."
+		return rs_fail(c->rc, "changeset: unsigned (no metadata."
 		    "signature)");
 	if (signed_bytes(c, &data, &len) == -1) {
 		free(data);
-		return c->run->err[0] != '\0' ? -1 :
-		    crlite_fail(c->run, "out of memory");
+		return c->rc->err[0] != '\0' ? -1 :
+		    rs_fail(c->rc, "out of memory");
 	}
 	if (list == 0)
 		ret = verify_one(c, sig, data, len);
 	for (m = 0, sig = list != 0 ? json_first(j, list) : 0;
-	    list != 0 && m < j->v[list].n && ret == -1;
+	    list != 0 && m < j->v[list].n && m < RS_X5U_TRIES && ret == -1;
 	    m++, sig = json_next(j, sig))
 		ret = verify_one(c, sig, data, len);
 	free(data);

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "crlitesrc.h"
+#include "fetcher.h"
 #include "json.h"
 
 /*
@@ -22,11 +22,19 @@
  * the same root (crlite_root).
  */
 #define RS_SIGNER	"onecrl.content-signature.mozilla.org"
+/*
+ * x5u chains fetched for one changeset: the server lists one signature
+ * per key while Mozilla rotates one (two at most so far); each costs a
+ * transfer, so a list of 8 cannot cost 8 timeouts.
+ */
+#define RS_X5U_TRIES	2
 /* Record ids are UUIDs (36 bytes). */
 #define RS_ID_MAX	64
 
+struct rs_client;
+
 struct rs_changeset {
-	struct crlite_run *run;		/* the configuration, err, bytes */
+	struct rs_client *rc;		/* the configuration, err, bytes */
 	struct json	 cs;
 	size_t		*rec;		/* the records' values, sorted by id */
 	size_t		 n;
@@ -37,12 +45,15 @@ struct rs_changeset {
  * Read the changeset {"metadata": {...}, "changes": [records],
  * "timestamp": N} of at most max_values JSON values and max_records
  * records: each an object with an id, none twice, no tombstone ("deleted":
- * a full changeset holds none).  0, or -1 with why in run->err.
+ * a full changeset holds none).  0, or -1 with why in rc->err.
  */
-int	 rs_changeset_read(struct rs_changeset *c, struct crlite_run *run,
+int	 rs_changeset_read(struct rs_changeset *c, struct rs_client *rc,
 	    const uint8_t *body, size_t len, size_t max_values,
 	    size_t max_records);
-/* Its content signature, by RS_SIGNER under crlite_root: 0 or -1. */
+/*
+ * Its content signature, by RS_SIGNER under crlite_root, from the first
+ * RS_X5U_TRIES signatures listed: 0 or -1.
+ */
 int	 rs_changeset_verify(struct rs_changeset *c);
 /* Accepts a zeroed one. */
 void	 rs_changeset_free(struct rs_changeset *c);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <lmdb.h>
 
@@ -221,4 +222,35 @@ source_rec_free(struct source_rec *rec)
 	free(rec->error);
 	free(rec->scope_key);
 	memset(rec, 0, sizeof(*rec));
+}
+
+void
+source_note(struct store *s, const char *key, struct fetch *f,
+    const char *err)
+{
+	struct source_rec rec;
+
+	(void)store_get_source(s, key, &rec);
+	free(rec.error);
+	rec.error = NULL;
+	rec.last_attempt = (int64_t)time(NULL);
+	rec.http_status = f != NULL ? f->status : 0;
+	rec.fresh_until = 0;
+	if (err == NULL)
+		rec.last_success = rec.last_attempt;
+	if (err == NULL && f != NULL && !f->not_modified) {
+		free(rec.etag);
+		free(rec.last_modified);
+		rec.etag = f->new_etag;
+		rec.last_modified = f->new_last_modified;
+		f->new_etag = f->new_last_modified = NULL;
+	} else if (err != NULL || f == NULL) {
+		free(rec.etag);
+		free(rec.last_modified);
+		rec.etag = rec.last_modified = NULL;
+		rec.error = err != NULL ? xstrdup(err) : NULL;
+	}
+	if (store_put_source(s, key, &rec) == -1)
+		logx(0, "%s: cannot record the source state", key);
+	source_rec_free(&rec);
 }

@@ -18,9 +18,8 @@
 
 #include <crlcache/index.h>
 
-#include "crlite.h"
-#include "onecrl.h"
 #include "fetcher.h"
+#include "mozilla.h"
 
 /*
  * CRL URLs of the CCADB exports the configuration names: a file the
@@ -539,6 +538,7 @@ cmd_update(const struct cmd_ctx *c, int argc, char **argv)
 	struct store *s = NULL;
 	struct fetch *f = NULL;
 	struct source_rec *recs = NULL;
+	struct mozilla_run *moz = NULL;
 	struct settling st;
 	char err[ERRLEN], crlite[ERRLEN] = "", onecrl[ERRLEN] = "";
 	uint64_t gen = 0;
@@ -688,11 +688,22 @@ cmd_update(const struct cmd_ctx *c, int argc, char **argv)
 		goto done;
 	}
 	learn_refused(state_dir, &t, &en);
-	/* DESIGN 4a: CRLite and OneCRL beside the CRLs; a failure keeps each. */
-	if (!hints_only)
-		mozilla_failed = (crlite_update(state_dir, conf, s, crlite,
-		    sizeof(crlite)) == -1) | (onecrl_update(state_dir, conf, s,
-		    onecrl, sizeof(onecrl)) == -1);
+	/*
+	 * DESIGN 4a: CRLite and OneCRL beside the CRLs; a failure keeps
+	 * each.  Their transfers without the lock (mozilla.h).
+	 */
+	if (!hints_only) {
+		moz = mozilla_begin(state_dir, conf, s);
+		store_close(s);
+		mozilla_fetch(moz, state_dir, conf);
+		if (store_open_waiting(&s, state_dir, 1, err,
+		    sizeof(err)) == -1) {
+			logx(0, "%s; CRLite and OneCRL not installed", err);
+			mozilla_failed = 1;
+		} else
+			mozilla_failed = mozilla_finish(moz, state_dir, s, crlite,
+			    sizeof(crlite), onecrl, sizeof(onecrl)) == -1;
+	}
 	ret = st.tl.failed > 0 || mozilla_failed ? 1 :
 	    dir_failed ? EXIT_DIRECTORY_FAILED : 0;
 	/* The summary: always with -v/default, with -q only on a failure. */
@@ -716,6 +727,7 @@ done:
 	free(f);
 	free(recs);
 	free(st.settled);
+	mozilla_free(moz);
 	store_close(s);
 	/* The directory's index this run attached (dir_index_attach()). */
 	dir_index_free(t.dir);

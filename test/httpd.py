@@ -42,6 +42,11 @@ connections are kept alive across requests (HTTP/1.1, RFC 9112 9.3).
 --log-times ends each log line with \tt=<seconds since the epoch> of the
 request's arrival (a benchmark's time to a first request).
 --tls-cert CERT --tls-key KEY: HTTPS with that certificate (PEM).
+--no-304 never answers 304: an origin (or a CDN) that ignores
+If-None-Match and If-Modified-Since sends every file whole.
+Remote Settings: a GET of /v1/buckets/.../changeset is answered by
+test/remotesettings.py's answer() (the changeset endpoint, _since and
+monitor/changes as the real server answers them).
 Content coding (RFC 9110 8.4): if ROOT/<path>.gz exists and the request's
 Accept-Encoding names gzip, its bytes are the body, sent as they are with
 Content-Encoding: gzip (a test may plant any gzip stream there, a bomb
@@ -202,7 +207,9 @@ class Handler(BaseHTTPRequestHandler):
         inm = self.headers.get("If-None-Match")
         ims = self.headers.get("If-Modified-Since")
         not_modified = False
-        if inm is not None:
+        if self.server.no_304:
+            pass
+        elif inm is not None:
             tags = [t.strip() for t in inm.split(",")]
             not_modified = "*" in tags or etag in tags or ("W/" + etag) in tags
         elif ims is not None:
@@ -316,6 +323,10 @@ class Handler(BaseHTTPRequestHandler):
                 return self._close()
             if ov == "slow":
                 return self._serve_file(path, slow=True)
+        if path.startswith("/v1/buckets/") and \
+                path.split("?", 1)[0].endswith("/changeset"):
+            import remotesettings  # test/remotesettings.py, beside this
+            return remotesettings.answer(self)
         return self._serve_file(path)
 
 
@@ -330,6 +341,7 @@ class Server(ThreadingHTTPServer):
     vhosts = False
     log_times = False
     tls = None          # an ssl.SSLContext: HTTPS (--tls-cert, --tls-key)
+    no_304 = False      # --no-304
 
     def get_request(self):
         sock, addr = super().get_request()
@@ -378,6 +390,7 @@ def main():
     ap.add_argument("--log-times", action="store_true")
     ap.add_argument("--tls-cert", default=None)
     ap.add_argument("--tls-key", default=None)
+    ap.add_argument("--no-304", action="store_true")
     a = ap.parse_args()
     if not a.bind.startswith("127."):
         ap.error("--bind: loopback (127.0.0.0/8) only")
@@ -388,6 +401,7 @@ def main():
     srv.connections = a.connections
     srv.vhosts = a.vhosts
     srv.log_times = a.log_times
+    srv.no_304 = a.no_304
     if a.tls_cert:
         srv.tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         srv.tls.load_cert_chain(a.tls_cert, a.tls_key)

@@ -162,7 +162,8 @@ gt() { date -u -d "@$(( $(now_epoch) + $1 ))" +%Y%m%d%H%M%SZ; }
 # ---------------------------------------------------------------- HTTP server
 # httpd_start [PORT]  -> HTTPD_PORT, BASE_URL, HTTPD_ROOT ($W/www), HTTPD_LOG
 # With HTTPD_MAX_AGE=N, files are served with Cache-Control: max-age=N;
-# with HTTPD_DELAY=SECONDS, every answer is held that long.
+# with HTTPD_DELAY=SECONDS, every answer is held that long; with
+# HTTPD_NO_304=1, no answer is a 304.
 httpd_start() {
     local port=${1:-0} i
     HTTPD_ROOT=$W/www; HTTPD_LOG=$W/httpd.log
@@ -171,7 +172,7 @@ httpd_start() {
     rm -f "$W/httpd.port"
     python3 "$TESTDIR/httpd.py" --root "$HTTPD_ROOT" --port-file "$W/httpd.port" \
         --log "$HTTPD_LOG" --port "$port" ${HTTPD_MAX_AGE:+--max-age "$HTTPD_MAX_AGE"} \
-        ${HTTPD_DELAY:+--delay "$HTTPD_DELAY"} \
+        ${HTTPD_DELAY:+--delay "$HTTPD_DELAY"} ${HTTPD_NO_304:+--no-304} \
         2>>"$W/httpd.err" &
     HTTPD_PID=$!
     bg_register "$HTTPD_PID"

@@ -40,6 +40,23 @@ Options, each spoiling one thing for a test:
                        Firefox's dump (services/settings/dumps) has them
   --onecrl-forge       one bit of OneCRL's signature flipped
 
+Each run keeps what the real server keeps between versions: a record
+unchanged since the last run keeps its last_modified, a record gone
+becomes a tombstone {"id", "last_modified", "deleted": true} in
+<changeset>.tombstones, and v1/buckets/monitor/collections/changes/
+entries.json gets each collection's timestamp.  test/httpd.py hands every
+GET of a .../changeset path to answer() below, which serves the changeset
+endpoint as mozilla/remote-settings' changes plugin does (kinto-remote-
+settings changes/views.py get_changeset): _expected required (400
+without it); with _since=T (quoted or not) only the records and
+tombstones whose last_modified is greater than T, sorted by last_modified
+descending, the metadata and timestamp whole; monitor/changes lists
+{"id", "bucket", "collection", "last_modified", "host"} per collection,
+those newer than _since, its timestamp the greatest of all.  A test makes
+the server have no monitor/changes with changeset.status (httpd.py), and
+serves a stale changeset by copying an older one (and its tombstones) in
+place: monitor/changes, kept apart, still says what was published.
+
 Standard library plus python3-cryptography.
 """
 import base64
@@ -55,6 +72,7 @@ from cryptography.hazmat.primitives.asymmetric.utils import \
     decode_dss_signature
 
 COLLECTIONS = "v1/buckets/security-state/collections/"
+MONITOR = "v1/buckets/monitor/collections/changes/"
 CHANGESET = COLLECTIONS + "cert-revocations/changeset"
 ONECRL = COLLECTIONS + "onecrl/changeset"
 
@@ -123,6 +141,40 @@ def collection(base, cid, signatures, records, ts):
     return doc
 
 
+def previous(path):
+    """The changeset at path and its tombstones, as the last run wrote
+    them: (timestamp, {id: record}, [tombstones]); nothing: 0, {}, []."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+        with open(path + ".tombstones", encoding="utf-8") as f:
+            dead = json.load(f)
+    except (OSError, ValueError):
+        return 0, {}, []
+    return doc["timestamp"], {r["id"]: r for r in doc["changes"]}, dead
+
+
+def carry(records, path, ts):
+    """Records as the server would hold them after this run: an unchanged
+    record keeps the last run's (and its last_modified), a new or changed
+    one is modified after the last run's timestamp; the records gone are
+    tombstoned.  Returns the tombstones."""
+    prev_ts, prev, dead = previous(path)
+    strip = lambda r: {k: v for k, v in r.items()
+                       if k not in ("last_modified", "effectiveTimestamp")}
+    for k, r in enumerate(records):
+        old = prev.get(r["id"])
+        if old is not None and strip(old) == strip(r):
+            records[k] = old
+        elif r.get("last_modified", 0) <= prev_ts:
+            r["last_modified"] = min(prev_ts + 1 + k, ts)
+    ids = {r["id"] for r in records}
+    dead = [d for d in dead if d["id"] not in ids]
+    dead += [{"id": i, "last_modified": ts, "deleted": True}
+             for i in prev if i not in ids]
+    return dead
+
+
 def spec(text):
     rid, rest = text.split("=", 1)
     path, _, parent = rest.partition(":")
@@ -159,6 +211,7 @@ def main(argv):
         rid, path, parent = spec(c)
         records.append(record(rid, path, parent, "compat", ts, False))
         files.append((rid, path))
+    dead = carry(records, os.path.join(out, CHANGESET), ts)
     signature = sign(key, records, ts)
     forged = forge(signature)
     signatures = [signature]
@@ -181,11 +234,15 @@ def main(argv):
     write(os.path.join(out, "v1", "index"), json.dumps(root).encode())
     write(os.path.join(out, CHANGESET),
           json.dumps(changeset, indent=1, ensure_ascii=False).encode())
+    ids = {r["id"] for r in records}
+    write(os.path.join(out, CHANGESET + ".tombstones"),
+          json.dumps([d for d in dead if d["id"] not in ids]).encode())
     onecrl = []
     for path in opts["--onecrl"]:
         with open(path, encoding="utf-8") as f:
             doc = json.load(f)
         onecrl += doc["data"] if isinstance(doc, dict) else doc
+    dead = carry(onecrl, os.path.join(out, ONECRL), ts)
     signature = sign(key, onecrl, ts)
     if opts["--onecrl-forge"]:
         signature = forge(signature)
@@ -193,6 +250,11 @@ def main(argv):
     write(os.path.join(out, ONECRL), json.dumps(
         collection(base, "onecrl", [signature], onecrl, ts),
         indent=1, ensure_ascii=False).encode())
+    write(os.path.join(out, ONECRL + ".tombstones"), json.dumps(dead).encode())
+    os.makedirs(os.path.join(out, MONITOR), exist_ok=True)
+    write(os.path.join(out, MONITOR, "entries.json"), json.dumps(
+        {"security-state/cert-revocations": ts,
+         "security-state/onecrl": ts}).encode())
     shutil.copyfile(chain, os.path.join(out, "chains", "onecrl.pem"))
     for rid, path in files:
         with open(path, "rb") as f:
@@ -202,6 +264,67 @@ def main(argv):
         write(os.path.join(out, "attachments", "crlite",
                            os.path.basename(path)), body)
     return 0
+
+
+def since_of(query):
+    """_since=T or "T" (views.py QuotedTimestamp); None when absent."""
+    v = query.get("_since", [None])[0]
+    return None if v is None else int(v.strip('"'))
+
+
+def monitor_doc(root, since):
+    with open(os.path.join(root, MONITOR, "entries.json")) as f:
+        ts = json.load(f)
+    entries = [{"id": hashlib.sha256(k.encode()).hexdigest()[:32],
+                "bucket": k.split("/")[0], "collection": k.split("/")[1],
+                "last_modified": v, "host": ""} for k, v in ts.items()]
+    newer = [e for e in entries if since is None or e["last_modified"] > since]
+    return {"metadata": {"bucket": "monitor"},
+            "timestamp": max(ts.values()),
+            "changes": sorted(newer, key=lambda e: -e["last_modified"])}
+
+
+def collection_doc(path, since):
+    with open(path, encoding="utf-8") as f:
+        doc = json.load(f)
+    if since is not None:
+        try:
+            with open(path + ".tombstones", encoding="utf-8") as f:
+                dead = json.load(f)
+        except OSError:
+            dead = []
+        doc["changes"] = sorted(
+            [r for r in doc["changes"] + dead if r["last_modified"] > since],
+            key=lambda r: -r["last_modified"])
+    return doc
+
+
+def answer(h):
+    """Serve GET h.path (a .../changeset URL) for test/httpd.py's handler h,
+    as the changeset endpoint does; the file of a collection must exist."""
+    import urllib.parse
+    path, _, qs = h.path.partition("?")
+    query = urllib.parse.parse_qs(qs)
+    if "_expected" not in query:
+        return h._simple(400, b'{"message": "_expected is required"}\n')
+    try:
+        since = since_of(query)
+    except ValueError:
+        return h._simple(400, b'{"message": "bad _since"}\n')
+    if path.startswith("/" + MONITOR):
+        doc = monitor_doc(h.server.root, since)
+    else:
+        fs = h._fs_path(path)
+        if fs is None or not os.path.isfile(fs):
+            return h._simple(404, b"not found\n")
+        doc = collection_doc(fs, since)
+    body = json.dumps(doc, indent=1, ensure_ascii=False).encode()
+    h.send_response(200)
+    h.send_header("Content-Type", "application/json")
+    h.send_header("Content-Length", str(len(body)))
+    h.end_headers()
+    h.wfile.write(body)
+    h._log(200, len(body))
 
 
 def write(path, body):

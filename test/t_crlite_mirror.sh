@@ -85,11 +85,22 @@ assert_grep "file 20260625-0-default.delta: the attachment's SHA-256 is not the 
 cmp -s "$STATE/crlite/set" "$W/set.before" || fail "set changed"
 case_ok "a file not as the manifest says keeps the set"
 
+cp "$W/cc/main.v3" "$W/mirror/crlite/20260625-0-default.delta"
 manifest
 assert_exit 0 tls_cc update
 assert_grep 'crlite: 3 filters installed \(1 fetched' "$W/last.err"
 [ "$(ls "$STATE/crlite" | wc -l)" = 4 ] || { ls "$STATE/crlite"; fail "the replaced delta kept"; }
 case_ok "a changed delta replaces the old one"
+
+# no rollback: a last delta covering less recent certificates (to 1.1 s,
+# the set in force to 2.5 s) is refused, the newer set kept
+cp "$STATE/crlite/set" "$W/set.before"
+cp "$W/cc/delta.v3" "$W/mirror/crlite/20260625-0-default.delta"
+manifest
+assert_exit 1 tls_cc update
+assert_grep "crlite: the set's newest filter covers certificates up to 1970-01-01T00:00:01Z, the set in force up to 1970-01-01T00:00:02Z: refused" "$W/last.err"
+cmp -s "$STATE/crlite/set" "$W/set.before" || fail "set changed"
+case_ok "an older set refused (no rollback)"
 
 # a manifest of five files of 60 MiB: refused before any is downloaded
 python3 -c 'import json,sys; json.dump({"files": [{"filename": "f%d.delta" % i,

@@ -5,8 +5,8 @@
 # chain made with the openssl CLI (P-384 root, intermediate, end-entity
 # for onecrl.content-signature.mozilla.org with the code signing usage)
 # whose root the configuration pins.  update installs the three filters
-# and STATE/crlite/set names them; a second update asks conditionally and
-# downloads nothing; a forged signature, a wrong attachment hash, a delta
+# and STATE/crlite/set names them; a second update asks monitor/changes
+# only and downloads nothing; a forged signature, a wrong attachment hash, a delta
 # whose parent is missing, a truncated attachment, a record the signature
 # does not cover, no signature, a chain to another root, an end-entity
 # without the code signing usage or for another signer each leave the set
@@ -74,7 +74,8 @@ assert_exit 0 cc update
 assert_grep 'crlite: 3 filters installed \(3 fetched' "$W/last.err"
 expect_set "$W/full1.filter" "$W/delta1.filter" "$W/delta2.filter"
 # the set, its filters and OneCRL (the server's collection is empty here)
-[ "$(ls "$STATE/crlite" | wc -l)" = 5 ] || { ls "$STATE/crlite"; fail "files besides the set's"; }
+# (and the two collections' last verified changesets)
+[ "$(ls "$STATE/crlite" | wc -l)" = 7 ] || { ls "$STATE/crlite"; fail "files besides the set's"; }
 assert_not_grep 'delta3' "$HTTPD_LOG"
 assert_exit 0 cc status
 assert_grep '^crlite source=remote-settings filters=3 issuers=1 .*in_use=yes' "$W/last.out"
@@ -87,15 +88,16 @@ grep -qx 'crlcache_crlite_filters 3' "$W/prom" && grep -qx 'crlcache_crlite_in_u
     { cat "$W/prom"; fail "status --prometheus: crlite"; }
 case_ok "full filter and two deltas installed"
 
-# 2. nothing new: one conditional request, answered 304, nothing downloaded
+# 2. nothing new: monitor/changes (asked since its last answer) lists
+#    nothing, nothing else is asked
 cp "$STATE/crlite/set" "$W/set.before"
 n0=$(grep -vc /onecrl/ "$HTTPD_LOG")
 assert_exit 0 cc update
-assert_grep 'crlite not modified \(3 filters, 0 bytes fetched\)' "$W/last.err"
+assert_grep 'crlite unchanged \(3 filters, 0 bytes fetched\)' "$W/last.err"
 grep -v /onecrl/ "$HTTPD_LOG" >"$W/crlite.log"
-only_request "$W/crlite.log" "$n0" 'changeset\?_expected=0 304.*inm="'
-cmp -s "$STATE/crlite/set" "$W/set.before" || fail "set rewritten on a 304"
-case_ok "second update: conditional, nothing downloaded"
+only_request "$W/crlite.log" "$n0" 'monitor/collections/changes/changeset\?_expected=0&_since=[0-9]+ 200'
+cmp -s "$STATE/crlite/set" "$W/set.before" || fail "set rewritten unchanged"
+case_ok "second update: monitor/changes only, nothing downloaded"
 
 # 3. each spoilt collection keeps the set in force, says why, exits 1
 spoilt() {      # spoilt NAME MESSAGE-RE OPTIONS...
@@ -105,7 +107,7 @@ spoilt() {      # spoilt NAME MESSAGE-RE OPTIONS...
     if [ "$rc" = 1 ] && grep -Eq "crlite: .*$re.*; the set in force is kept" "$W/$name.err" &&
         grep -q 'crlite failed, the set in force kept' "$W/$name.err" &&
         cmp -s "$STATE/crlite/set" "$W/set.before" &&
-        [ "$(ls "$STATE/crlite" | wc -l)" = 5 ]; then
+        [ "$(ls "$STATE/crlite" | wc -l)" = 7 ]; then
         case_ok "$name"
     else
         cat "$W/$name.err" >&2; ls "$STATE/crlite" >&2
@@ -129,16 +131,16 @@ EE=ee-noeku spoilt no-code-signing "certificate 0 of the chain does not allow co
     "${BASE3[@]}" "$D3"
 EE=ee-cn spoilt other-signer "the certificate is not for $CS_SIGNER" "${BASE3[@]}" "$D3"
 assert_exit 2 cc status
-assert_grep 'changeset\?_expected=0 failing .*error=content signature: the certificate is not for' "$W/last.out"
+assert_grep 'cert-revocations/changeset failing .*error=content signature: the certificate is not for' "$W/last.out"
 
 # 4. a third delta, then a new full filter supersedes: old files removed.
-#    The failures forgot the validators: the changeset is asked whole.
+#    The failures kept the changeset held: asked with _since it.
 #    A bad signature listed before the good one (a key rotating) is fine.
 publish "${BASE3[@]}" "$D3" --rotating
 n0=$(wc -l <"$HTTPD_LOG")
 assert_exit 0 cc update
-tail -n +$((n0 + 1)) "$HTTPD_LOG" | grep -Eq 'changeset\?_expected=0 200.*inm=-.*ims=-' ||
-    fail "after a failure the changeset was asked conditionally"
+tail -n +$((n0 + 1)) "$HTTPD_LOG" | grep -Eq 'cert-revocations/changeset\?_expected=[0-9]+&_since=[0-9]+ 200' ||
+    fail "after a failure the changeset was not asked with _since"
 assert_grep 'crlite: 4 filters installed \(1 fetched' "$W/last.err"
 expect_set "$W/full1.filter" "$W/delta1.filter" "$W/delta2.filter" "$W/delta3.filter"
 case_ok "a third delta added"
@@ -153,6 +155,6 @@ publish "${BASE3[@]}" "$D3" F2="$W/full2.filter" D21="$W/delta21.filter:F2"
 assert_exit 0 cc update
 assert_grep 'crlite: 2 filters installed \(2 fetched' "$W/last.err"
 expect_set "$W/full2.filter" "$W/delta21.filter"
-[ "$(ls "$STATE/crlite" | wc -l)" = 4 ] || { ls "$STATE/crlite"; fail "superseded files kept"; }
+[ "$(ls "$STATE/crlite" | wc -l)" = 6 ] || { ls "$STATE/crlite"; fail "superseded files kept"; }
 case_ok "a new full filter supersedes; the old files removed"
 finish

@@ -12,7 +12,8 @@
 #   - openssl verify and s_client -verify_return_error under the provider
 #     refuse the chains through A and B saying OneCRL, and accept the one
 #     through C; crlcache check says revoked (OneCRL) for A and B;
-#   - a second update asks conditionally; a forged signature keeps the
+#   - a second update asks monitor/changes only (it lists no change),
+#     not the collection; a forged signature keeps the
 #     file in force, says why and exits 1, and A is still refused; a
 #     damaged file is refused whole by the provider (said), not used.
 . "$(dirname "$0")/lib.sh"
@@ -84,13 +85,16 @@ check_is 'revoked \(OneCRL, listed by subject and key\)' 1 "$PKI/intB/cert.pem"
 check_is 'unknown' 2 "$PKI/intC/cert.pem"
 case_ok "crlcache check: revoked (OneCRL) for A and B, not for C"
 
-# 3. nothing new: asked conditionally; a forged signature keeps the file
+# 3. nothing new: monitor/changes lists no change, the collection is not
+#    asked; a forged signature keeps the file
 cp "$STATE/crlite/onecrl" "$W/onecrl.before"
 n0=$(wc -l <"$HTTPD_LOG")
 assert_exit 0 cc update
-assert_grep 'onecrl not modified' "$W/last.err"
-tail -n +$((n0 + 1)) "$HTTPD_LOG" | grep -Eq '/onecrl/changeset\?_expected=0 304' ||
-    fail "the second update did not ask OneCRL conditionally"
+assert_grep 'onecrl unchanged' "$W/last.err"
+tail -n +$((n0 + 1)) "$HTTPD_LOG" | grep -Eq 'monitor/collections/changes/changeset\?_expected=0&_since=' ||
+    fail "the second update did not ask monitor/changes since its last answer"
+! tail -n +$((n0 + 1)) "$HTTPD_LOG" | grep -q '/onecrl/changeset' ||
+    fail "the second update asked OneCRL though nothing changed"
 publish --onecrl-forge
 cc update >"$W/forged.out" 2>"$W/forged.err"; rc=$?
 [ "$rc" = 1 ] && grep -Eq 'onecrl: content signature: does not verify.*; the list in force is kept' "$W/forged.err" &&

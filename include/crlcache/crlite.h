@@ -30,6 +30,15 @@
  *	          40 u8  CRLC_CRLITE_FULL or CRLC_CRLITE_DELTA; 7 zero bytes
  *	         the full filter first, then its deltas from oldest to newest
  *	     last 8: u64 CRLCSUM64 of every byte before it (<crlcache/hash.h>)
+ *	  - with the Remote Settings source, CRLC_CRLITE_RS_HELD, mode 0644,
+ *	    replaced whole after the set is installed: the last verified
+ *	    changeset of the collection, as canonical JSON {"changes":
+ *	    [records], "metadata": {"signature", "signatures"}, "timestamp":
+ *	    T}.  T, which the content signature covers, is the timestamp in
+ *	    force: a changeset older than T is refused (no rollback), one
+ *	    of T is the one in force; its records are what an answer to
+ *	    _since=T is merged with (the fetcher's rsclient.h).  Lost, the
+ *	    collection is asked whole and no older one can be told apart.
  *	Integers are big-endian, as in the index.  Files in the directory
  *	that the set does not name are the fetcher's to remove: a reader
  *	that opened the previous set keeps its open files.
@@ -59,6 +68,7 @@
 #define CRLC_CRLITE_DIR			"crlite"
 #define CRLC_CRLITE_SET_NAME		"set"
 #define CRLC_CRLITE_FILTER_SUFFIX	".filter"
+#define CRLC_CRLITE_RS_HELD		"cert-revocations.json"
 #define CRLC_CRLITE_MAGIC		"CRLCLITE"
 #define CRLC_CRLITE_MAGIC_LEN		8
 #define CRLC_CRLITE_VERSION		1u

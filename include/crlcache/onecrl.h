@@ -59,6 +59,13 @@
 #include <crlcache/tbs.h>
 
 #define CRLC_ONECRL_NAME	"onecrl"
+/*
+ * Beside it, the last verified changeset of the collection (as
+ * CRLC_CRLITE_RS_HELD for cert-revocations, <crlcache/crlite.h>): the
+ * records an answer to _since is merged with.  The timestamp in force is
+ * the greater of its and the file's: an older changeset is refused.
+ */
+#define CRLC_ONECRL_RS_HELD	"onecrl.json"
 #define CRLC_ONECRL_MAGIC	"CRLCOCRL"
 #define CRLC_ONECRL_MAGIC_LEN	8
 #define CRLC_ONECRL_VERSION	1u

@@ -1,0 +1,71 @@
+/*
+ * The CRLite and OneCRL step of `update` (DESIGN 4a), off the state
+ * lock: what is in force read under the lock, every transfer made and
+ * verified without it (a hint run is never kept waiting by a server of
+ * Mozilla's or a mirror, and each source within fetch_budget()), then
+ * the results installed under the lock again.
+ *
+ * Copyright the crlcache authors. Licensed under the Apache License 2.0.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "crlitesrc.h"
+#include "mozilla.h"
+#include "onecrl.h"
+
+struct mozilla_run {
+	struct rs_monitor mon;
+	struct crlite_run crlite;
+	struct onecrl_run onecrl;
+};
+
+struct mozilla_run *
+mozilla_begin(const char *state_dir, const struct conf *conf, struct store *s)
+{
+	struct mozilla_run *m = xcalloc(1, sizeof(*m));
+
+	(void)crlite_begin(&m->crlite, state_dir, conf, s, &m->mon);
+	(void)onecrl_begin(&m->onecrl, state_dir, conf, &m->mon);
+	return m;
+}
+
+void
+mozilla_fetch(struct mozilla_run *m, const char *state_dir,
+    const struct conf *conf)
+{
+	struct rs_client rc;
+
+	if (conf->crlite != NULL) {
+		rs_client_init(&rc, state_dir, conf);
+		if (rs_poll(&rc, &m->mon) == -1)
+			logx(1, "remote settings: %s; each collection is asked "
+			    "with _since", rc.err);
+	}
+	crlite_fetch(&m->crlite);
+	onecrl_fetch(&m->onecrl);
+}
+
+int
+mozilla_finish(struct mozilla_run *m, const char *state_dir, struct store *s,
+    char *crlite, size_t crlitelen, char *onecrl, size_t onecrllen)
+{
+	int failed;
+
+	failed = (crlite_finish(&m->crlite, s, crlite, crlitelen) == -1) |
+	    (onecrl_finish(&m->onecrl, s, onecrl, onecrllen) == -1);
+	/* A collection that failed is listed by the next poll again. */
+	if (!failed)
+		rs_poll_done(state_dir, &m->mon);
+	return failed ? -1 : 0;
+}
+
+void
+mozilla_free(struct mozilla_run *m)
+{
+	if (m == NULL)
+		return;
+	crlite_free(&m->crlite);
+	onecrl_free(&m->onecrl);
+	free(m);
+}

@@ -1,0 +1,39 @@
+/*
+ * The CRLite and OneCRL step of `update` (mozilla.c), in three steps so
+ * that no transfer is made under the state lock:
+ *
+ *	m = mozilla_begin(state_dir, conf, s);		under the lock
+ *	(the lock released)
+ *	mozilla_fetch(m, state_dir, conf);		no lock: the network
+ *	(the lock taken again)
+ *	failed = mozilla_finish(m, ...) == -1;		under it: install
+ *	mozilla_free(m);
+ *
+ * A run that cannot take the lock again frees m: nothing is installed.
+ *
+ * Copyright the crlcache authors. Licensed under the Apache License 2.0.
+ */
+#ifndef CRLCACHE_MOZILLA_H
+#define CRLCACHE_MOZILLA_H
+
+#include <stddef.h>
+
+struct conf;
+struct store;
+struct mozilla_run;
+
+struct mozilla_run *mozilla_begin(const char *state_dir,
+	    const struct conf *conf, struct store *s);
+void	 mozilla_fetch(struct mozilla_run *m, const char *state_dir,
+	    const struct conf *conf);
+/*
+ * 0, or -1 when a source failed (what is in force kept); crlite and
+ * onecrl get phrases for update's summary line ("" when not configured).
+ */
+int	 mozilla_finish(struct mozilla_run *m, const char *state_dir,
+	    struct store *s, char *crlite, size_t crlitelen, char *onecrl,
+	    size_t onecrllen);
+/* NULL is fine. */
+void	 mozilla_free(struct mozilla_run *m);
+
+#endif /* CRLCACHE_MOZILLA_H */
