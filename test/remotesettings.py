@@ -41,10 +41,13 @@ Options, each spoiling one thing for a test:
   --onecrl-forge       one bit of OneCRL's signature flipped
 
 Each run keeps what the real server keeps between versions: a record
-unchanged since the last run keeps its last_modified, a record gone
-becomes a tombstone {"id", "last_modified", "deleted": true} in
+unchanged since the last run keeps its last_modified, a new or changed
+one gets one after the last run's timestamp (none after TIMESTAMP), a
+record gone becomes a tombstone {"id", "last_modified", "deleted": true} in
 <changeset>.tombstones, and v1/buckets/monitor/collections/changes/
-entries.json gets each collection's timestamp.  test/httpd.py hands every
+entries.json gets each collection's timestamp: cert-revocations gets
+TIMESTAMP (each run is its new version, spoilt or not), onecrl keeps the
+last run's when its records did not change.  test/httpd.py hands every
 GET of a .../changeset path to answer() below, which serves the changeset
 endpoint as mozilla/remote-settings' changes plugin does (kinto-remote-
 settings changes/views.py get_changeset): _expected required (400
@@ -52,7 +55,9 @@ without it); with _since=T (quoted or not) only the records and
 tombstones whose last_modified is greater than T, sorted by last_modified
 descending, the metadata and timestamp whole; monitor/changes lists
 {"id", "bucket", "collection", "last_modified", "host"} per collection,
-those newer than _since, its timestamp the greatest of all.  A test makes
+those newer than _since, its timestamp the greatest of all.  Answers
+carry ETag and Last-Modified of the timestamp and, as a CDN in front
+may, answer 304 to a request that has them (unless httpd.py --no-304).  A test makes
 the server have no monitor/changes with changeset.status (httpd.py), and
 serves a stale changeset by copying an older one (and its tombstones) in
 place: monitor/changes, kept apart, still says what was published.
@@ -60,6 +65,7 @@ place: monitor/changes, kept apart, still says what was published.
 Standard library plus python3-cryptography.
 """
 import base64
+import email.utils
 import hashlib
 import json
 import os
@@ -158,21 +164,25 @@ def carry(records, path, ts):
     """Records as the server would hold them after this run: an unchanged
     record keeps the last run's (and its last_modified), a new or changed
     one is modified after the last run's timestamp; the records gone are
-    tombstoned.  Returns the tombstones."""
+    tombstoned; no record is newer than ts.  Returns the tombstones and
+    the last run's timestamp when nothing changed (else None)."""
     prev_ts, prev, dead = previous(path)
     strip = lambda r: {k: v for k, v in r.items()
                        if k not in ("last_modified", "effectiveTimestamp")}
+    same = bool(prev) and len(prev) == len(records)
     for k, r in enumerate(records):
         old = prev.get(r["id"])
         if old is not None and strip(old) == strip(r):
             records[k] = old
-        elif r.get("last_modified", 0) <= prev_ts:
+            continue
+        same = False
+        if not prev_ts < r.get("last_modified", 0) <= ts:
             r["last_modified"] = min(prev_ts + 1 + k, ts)
     ids = {r["id"] for r in records}
     dead = [d for d in dead if d["id"] not in ids]
     dead += [{"id": i, "last_modified": ts, "deleted": True}
              for i in prev if i not in ids]
-    return dead
+    return dead, prev_ts if same else None
 
 
 def spec(text):
@@ -211,7 +221,7 @@ def main(argv):
         rid, path, parent = spec(c)
         records.append(record(rid, path, parent, "compat", ts, False))
         files.append((rid, path))
-    dead = carry(records, os.path.join(out, CHANGESET), ts)
+    dead, _ = carry(records, os.path.join(out, CHANGESET), ts)
     signature = sign(key, records, ts)
     forged = forge(signature)
     signatures = [signature]
@@ -242,19 +252,20 @@ def main(argv):
         with open(path, encoding="utf-8") as f:
             doc = json.load(f)
         onecrl += doc["data"] if isinstance(doc, dict) else doc
-    dead = carry(onecrl, os.path.join(out, ONECRL), ts)
-    signature = sign(key, onecrl, ts)
+    dead, kept = carry(onecrl, os.path.join(out, ONECRL), ts)
+    ts_onecrl = kept or ts
+    signature = sign(key, onecrl, ts_onecrl)
     if opts["--onecrl-forge"]:
         signature = forge(signature)
     os.makedirs(os.path.join(out, os.path.dirname(ONECRL)), exist_ok=True)
     write(os.path.join(out, ONECRL), json.dumps(
-        collection(base, "onecrl", [signature], onecrl, ts),
+        collection(base, "onecrl", [signature], onecrl, ts_onecrl),
         indent=1, ensure_ascii=False).encode())
     write(os.path.join(out, ONECRL + ".tombstones"), json.dumps(dead).encode())
     os.makedirs(os.path.join(out, MONITOR), exist_ok=True)
     write(os.path.join(out, MONITOR, "entries.json"), json.dumps(
         {"security-state/cert-revocations": ts,
-         "security-state/onecrl": ts}).encode())
+         "security-state/onecrl": ts_onecrl}).encode())
     shutil.copyfile(chain, os.path.join(out, "chains", "onecrl.pem"))
     for rid, path in files:
         with open(path, "rb") as f:
@@ -318,10 +329,29 @@ def answer(h):
         if fs is None or not os.path.isfile(fs):
             return h._simple(404, b"not found\n")
         doc = collection_doc(fs, since)
+    # validators of the collection's timestamp, as a CDN in front keeps
+    # them; honoured unless --no-304
+    etag = '"%d"' % doc["timestamp"]
+    lastmod = email.utils.formatdate(doc["timestamp"] // 1000, usegmt=True)
+    ims = h.headers.get("If-Modified-Since")
+    fresh = h.headers.get("If-None-Match") == etag
+    try:
+        fresh = fresh or (ims is not None and doc["timestamp"] // 1000 <=
+                          email.utils.parsedate_to_datetime(ims).timestamp())
+    except (TypeError, ValueError, IndexError, OverflowError):
+        pass
+    if fresh and not h.server.no_304:
+        h.send_response(304)
+        h.send_header("ETag", etag)
+        h.send_header("Last-Modified", lastmod)
+        h.end_headers()
+        return h._log(304)
     body = json.dumps(doc, indent=1, ensure_ascii=False).encode()
     h.send_response(200)
     h.send_header("Content-Type", "application/json")
     h.send_header("Content-Length", str(len(body)))
+    h.send_header("ETag", etag)
+    h.send_header("Last-Modified", lastmod)
     h.end_headers()
     h.wfile.write(body)
     h._log(200, len(body))

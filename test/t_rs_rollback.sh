@@ -3,7 +3,8 @@
 # both collections (CRLite: a full filter and a delta; OneCRL: one
 # intermediate by issuer and serial) is published, then version 2 (a
 # second delta; a second intermediate by subject and key) and installed.
-# A third version is published (monitor/changes says so), but the way to
+# A third version is published (monitor/changes says so; OneCRL adds a
+# third intermediate), but the way to
 # the server replays version 1's changesets, validly signed (a stale
 # cache): update refuses both, naming both timestamps, exits 1, and the
 # set of three filters and the two OneCRL entries stay in force.  The
@@ -15,11 +16,13 @@ python3 -c 'import cryptography' 2>/dev/null || skip "python3-cryptography not i
 httpd_start
 cs_chain
 pki_root root "/CN=Rollback Root/O=crlcache tests"
-for c in A B; do pki_ca "int$c" root "/CN=Rollback Int $c/O=crlcache tests" keytype=ec; done
+for c in A B C; do pki_ca "int$c" root "/CN=Rollback Int $c/O=crlcache tests" keytype=ec; done
 python3 "$TESTDIR/onecrl_ref.py" records "$W/onecrl1.json" --serial "$PKI/intA/cert.pem" ||
     fail "onecrl_ref.py"
 python3 "$TESTDIR/onecrl_ref.py" records "$W/onecrl2.json" --serial "$PKI/intA/cert.pem" \
     --key "$PKI/intB/cert.pem" || fail "onecrl_ref.py"
+python3 "$TESTDIR/onecrl_ref.py" records "$W/onecrl3.json" --serial "$PKI/intA/cert.pem" \
+    --key "$PKI/intB/cert.pem" --serial "$PKI/intC/cert.pem" || fail "onecrl_ref.py"
 python3 "$TESTDIR/clubcard_build.py" suite "$W/cc" >/dev/null || fail "clubcard_build.py"
 COLL=$HTTPD_ROOT/v1/buckets/security-state/collections
 TS=1760000000000
@@ -69,7 +72,7 @@ refused() {     # refused NAME: exit 1, both collections refused, said
     in_force || { cat "$W/status.out" >&2; case_fail "$1" "rolled back"; return; }
     case_ok "$1"
 }
-publish "$W/onecrl2.json" "${V2[@]}"
+publish "$W/onecrl3.json" "${V2[@]}"
 replay
 refused "a replayed version 1 refused, version 2 kept, exit 1"
 mkdir -p "$HTTPD_ROOT/v1/buckets/monitor/collections/changes"
@@ -79,8 +82,9 @@ grep -q "cert-revocations/changeset?_expected=0&_since=$T2 200" "$HTTPD_LOG" ||
     fail "without monitor/changes the collection was not asked with _since"
 
 rm "$HTTPD_ROOT/v1/buckets/monitor/collections/changes/changeset.status"
-publish "$W/onecrl2.json" "${V2[@]}" D3="$W/cc/delta.v4:D2"
+publish "$W/onecrl3.json" "${V2[@]}" D3="$W/cc/delta.v4:D2"
 assert_exit 0 cc update
 assert_grep 'crlite: 4 filters installed \(1 fetched' "$W/last.err"
+assert_grep 'onecrl: 3 entries installed' "$W/last.err"
 case_ok "the newest version installed once served"
 finish
