@@ -5,17 +5,24 @@
  *
  * Copyright the crlcache authors. Licensed under the Apache License 2.0.
  *
- * One run, whatever the source (crlite_rs.c, crlite_mirror.c):
+ * One run, whatever the source (crlite_rs.c, crlite_mirror.c,
+ * crlite_upki.c), in three steps (crlitesrc.h): what is in force read
+ * under the state lock, steps 1 to 3 without it, within the source's
+ * budget (fetch_budget()), step 4 under it again:
  *   1. GET the index document, with If-None-Match and If-Modified-Since
  *      from the last run that installed a set when that set is on disk
- *      whole.  A 304: nothing else is asked.
+ *      whole.  A 304: nothing else is asked.  (Remote Settings asks its
+ *      collection as rsclient.c does: source.index.)
  *   2. The source reads it (verifying what it must) into the list of
  *      filters: the full filter, then its deltas, each with the size and
  *      SHA-256 its source vouches for.
  *   3. Each filter is taken from disk when the file of its SHA-256 is
  *      there and is it, else downloaded from the source's base URL; each
  *      must have its size and SHA-256 and parse (crlc_clubcard_parse()).
- *   4. The set is installed (crliteset.c), unless it is the one in force.
+ *   4. The set is installed (crliteset.c), unless it is the one in force
+ *      or older than it (Remote Settings: the collection's signed
+ *      timestamp; an upki mirror or cache: the newest certificate time
+ *      the filters cover), as a run that installed meanwhile left it.
  * Any failure keeps the set in force, and forgets the index document's
  * validators, so that the next run asks for all of it again.
  */

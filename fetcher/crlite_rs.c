@@ -7,15 +7,14 @@
  *
  * One run (`crlite = SERVER`, e.g. https://firefox.settings.services.
  * mozilla.com/v1):
- *   1. GET SERVER/buckets/security-state/collections/cert-revocations/
- *      changeset?_expected=0, conditionally (If-None-Match and
- *      If-Modified-Since from the last run that installed a set; the
- *      changeset endpoint and its _expected cache-busting parameter are
- *      Remote Settings' client specification, "cache busting").  A 304:
- *      nothing else is asked.
+ *   1. The collection cert-revocations of the bucket security-state,
+ *      asked only when monitor/changes lists it changed, with _since the
+ *      changeset held, and merged with it (rsclient.c); a changeset
+ *      older than the one in force is refused.  Without a set of this
+ *      source whole on disk it is asked whole.
  *   2. The changeset {"metadata": {"signature": {"x5u", "signature"}},
- *      "changes": [records], "timestamp": N} is read whole (json.c);
- *      its content signature is verified (contentsig.c) over the
+ *      "changes": [records], "timestamp": N}, merged, is read whole
+ *      (json.c); its content signature is verified (contentsig.c) over the
  *      canonical JSON of {"data": records sorted by id, each without an
  *      "attachment" that is null, "last_modified": "N"}, as Firefox's
  *      RemoteSettingsClient and application-services' remote_settings
@@ -37,6 +36,8 @@
  *      (crlc_clubcard_parse()) before the set is installed.
  * The x5u chain and the attachments come from URLs the network named:
  * fetched as learned URLs (public addresses only, allow_private_urls).
+ * The merged changeset is kept (CRLC_CRLITE_RS_HELD) once the set is
+ * installed (crlite.c).
  */
 #include <stdio.h>
 #include <stdlib.h>

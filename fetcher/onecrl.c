@@ -6,12 +6,12 @@
  *
  * Copyright the crlcache authors. Licensed under the Apache License 2.0.
  *
- * One run:
- *   1. GET SERVER/buckets/security-state/collections/onecrl/changeset?
- *      _expected=0, conditionally (the validators of the last run that
- *      installed the file, when the file is there and reads whole).  A
- *      304: nothing else is done.
- *   2. The changeset is read and its content signature verified: by
+ * One run, its transfers without the state lock (onecrl.h):
+ *   1. The collection, asked only when monitor/changes lists it changed,
+ *      with _since the changeset held, and merged with it (rsclient.c); a
+ *      changeset older than the one in force (this file's timestamp, or
+ *      the held changeset's) is refused.
+ *   2. The changeset's content signature is verified (rschangeset.c): by
  *      onecrl.content-signature.mozilla.org under crlite_root, the signer
  *      Firefox's RemoteSecuritySettings.sys.mjs names for this collection
  *      and for cert-revocations alike (SECURITY_STATE_SIGNER).
@@ -27,7 +27,9 @@
  *      this.  A record with neither pair, or a value that does not
  *      decode, is left out alone (counted, said once): the others still
  *      stand.
- *   4. The file is written whole and renamed into place.
+ *   4. Under the lock, unless a run installed a newer one meanwhile: the
+ *      file is written whole and renamed into place, then the merged
+ *      changeset kept beside it (CRLC_ONECRL_RS_HELD).
  * Any failure, a signature that does not verify, or a changeset in which
  * no record is usable keeps the file in force.
  */

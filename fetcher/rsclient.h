@@ -29,7 +29,8 @@
  *   3. A changeset whose timestamp (inside the signed bytes) is older
  *      than the one in force is refused: no rollback.  The same
  *      timestamp: unchanged.
- * Every request is bounded by the client's deadline (RS_BUDGET_*).
+ * Every request is bounded by the client's deadline (fetch_budget()),
+ * and a changeset's x5u chain is asked of RS_X5U_TRIES URLs at most.
  */
 #ifndef CRLCACHE_RSCLIENT_H
 #define CRLCACHE_RSCLIENT_H
@@ -41,17 +42,6 @@
 #include "rschangeset.h"
 
 #define RS_BUCKET		"security-state"
-/*
- * The time one source (monitor/changes, CRLite, OneCRL) of a run may
- * spend on the network: RS_BUDGET_TRANSFERS transfers of `timeout`
- * (the root document, the changeset, an x5u chain, a filter), at most
- * RS_BUDGET_MAX_S: a stalling server delays a run by minutes, not by
- * `timeout` for each of its URLs.  Retries share the budget; their
- * backoff (fetch.c) may add a few seconds.
- */
-#define RS_BUDGET_TRANSFERS	4
-#define RS_BUDGET_MAX_S		300
-
 /* A URL the client builds: the server (1024 at most), a path, two numbers. */
 #define RS_URL_MAX		(1024 + 256)
 
@@ -88,7 +78,7 @@ struct rs_collection {
 	struct rs_changeset cs;		/* doc read: its records, timestamp */
 };
 
-/* A client whose deadline is RS_BUDGET_* from now. */
+/* A client whose deadline is fetch_budget() from now. */
 void	 rs_client_init(struct rs_client *rc, const char *state_dir,
 	    const struct conf *conf);
 int	 rs_fail(struct rs_client *rc, const char *fmt, ...)
