@@ -32,6 +32,8 @@ Options, each spoiling one thing for a test:
                        the good one (as while Mozilla rotates its key);
                        metadata.signature is the first, as the server writes
   --no-signature       neither metadata.signature nor metadata.signatures
+  --x5u-spread N       metadata.signatures lists N bad signatures, each with
+                       its own x5u URL (chains/onecrl-K.pem, the same chain)
   --unsigned ID=FILE   a record added after signing
   --wrong-hash ID      that record's signed SHA-256 is not its file's
   --truncate ID        its attachment served one byte short
@@ -130,15 +132,17 @@ def forge(signature):
     return base64.urlsafe_b64encode(bytes(raw)).decode().rstrip("=")
 
 
-def collection(base, cid, signatures, records, ts):
+def collection(base, cid, signatures, records, ts, spread=False):
+    chain = lambda k: "/chains/onecrl-%d.pem" % k if spread else \
+        "/chains/onecrl.pem"
     doc = {
         "metadata": {
             "bucket": "security-state",
             "id": cid,
             # the server's form (mozilla/remote-settings signer/updater.py)
-            "signatures": [{"x5u": base + "/chains/onecrl.pem",
+            "signatures": [{"x5u": base + chain(k),
                             "signature": v, "mode": "p384ecdsa"}
-                           for v in signatures],
+                           for k, v in enumerate(signatures)],
         },
         "changes": records,
         "timestamp": ts,
@@ -198,7 +202,8 @@ def main(argv):
     out, base, keyfile, chain, ts = argv[1:6]
     ts = int(ts)
     opts = {"--forge": False, "--rotating": False, "--no-signature": False,
-            "--onecrl-forge": False, "--unsigned": [], "--wrong-hash": [],
+            "--onecrl-forge": False, "--x5u-spread": [],
+            "--unsigned": [], "--wrong-hash": [],
             "--truncate": [], "--compat": [], "--onecrl": []}
     specs = []
     args = iter(argv[6:])
@@ -229,11 +234,15 @@ def main(argv):
         signatures = [forged]
     elif opts["--rotating"]:
         signatures = [forged, signature]
+    spread = int(opts["--x5u-spread"][-1]) if opts["--x5u-spread"] else 0
+    if spread:
+        signatures = [forged] * spread
     for u in opts["--unsigned"]:
         rid, path, parent = spec(u)
         records.append(record(rid, path, parent, "default", ts, False))
         files.append((rid, path))
-    changeset = collection(base, "cert-revocations", signatures, records, ts)
+    changeset = collection(base, "cert-revocations", signatures, records, ts,
+                           spread > 0)
     if opts["--no-signature"]:
         del changeset["metadata"]["signature"], changeset["metadata"]["signatures"]
     for d in ("v1", os.path.dirname(CHANGESET), "chains", "attachments/crlite"):
@@ -267,6 +276,8 @@ def main(argv):
         {"security-state/cert-revocations": ts,
          "security-state/onecrl": ts_onecrl}).encode())
     shutil.copyfile(chain, os.path.join(out, "chains", "onecrl.pem"))
+    for k in range(spread):
+        shutil.copyfile(chain, os.path.join(out, "chains", "onecrl-%d.pem" % k))
     for rid, path in files:
         with open(path, "rb") as f:
             body = f.read()

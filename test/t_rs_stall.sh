@@ -9,7 +9,9 @@
 #      and the full run ends within 3 x (8 + 3) s, exit 1, the set kept;
 #   2. six new deltas trickle a byte every half second: the full run
 #      ends within the same bound (every filter one `timeout` after the
-#      other would take 6 x 3 attempts x 2 s and the backoff), exit 1.
+#      other would take 6 x 3 attempts x 2 s and the backoff), exit 1;
+#   3. the changeset's unsigned metadata lists 8 signatures, each with
+#      its own x5u URL, none good: 2 of the URLs are asked, not 8.
 . "$(dirname "$0")/lib.sh"
 need_crlcache
 python3 -c 'import cryptography' 2>/dev/null || skip "python3-cryptography not installed"
@@ -69,4 +71,11 @@ done
 publish "${specs[@]}"
 for i in 1 2 3 4 5 6; do echo slow >"$HTTPD_ROOT/attachments/crlite/slow$i.filter.status"; done
 stalled "six trickling attachments: the full run bounded"
+
+publish "${V1[@]}" D2="$W/cc/main.v3:D1" --x5u-spread 8
+n0=$(wc -l <"$HTTPD_LOG")
+assert_exit 1 cc update
+asked=$(tail -n +$((n0 + 1)) "$HTTPD_LOG" | grep -o 'GET /chains/onecrl-[0-9]*\.pem' | sort -u | wc -l)
+[ "$asked" = 2 ] && case_ok "8 x5u URLs listed: 2 asked" ||
+    case_fail "x5u URLs" "$asked of 8 asked"
 finish
