@@ -1083,10 +1083,10 @@ int	 verdict_read(const char *state_dir, struct verdict *v);
  * refusals.c, the refusal spool (<crlcache/refusal.h>): make it when
  * missing and remove what is older than CRLC_REFUSALS_KEEP, after a
  * command that wrote the state; print the newest refusals (status
- * --refusals), 0 or -1.
+ * --refusals), as text or (json) a JSON array, 0 or -1.
  */
 void	 refusals_tend(const char *state_dir);
-int	 refusals_print(const char *state_dir, FILE *out);
+int	 refusals_print(const char *state_dir, FILE *out, int json);
 /* After a command that wrote the state: its verdict, as status sees it. */
 void	 status_leave_verdict(const char *state_dir, int64_t grace);
 

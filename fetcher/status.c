@@ -645,7 +645,8 @@ status_report(const char *state_dir, FILE *out, void *arg)
 	if (a->refused)
 		return dir_refused_print(state_dir, out) == 0 ? 0 : 4;
 	if (a->refusals)
-		return refusals_print(state_dir, out) == 0 ? 0 : 4;
+		return refusals_print(state_dir, out, a->fmt == OUT_JSON) == 0 ?
+		    0 : 4;
 	if (index_open(state_dir, path, sizeof(path), &idx, 1) == -1) {
 		/* What reads JSON gets JSON; the reason is on stderr. */
 		if (a->fmt == OUT_JSON) {
