@@ -36,7 +36,7 @@
 struct refusal {
 	int64_t	 when;		/* birth, else status change (spool_entry) */
 	uid_t	 uid;
-	size_t	 rank;		/* newer files of the same writer */
+	size_t	 key;		/* refusals_pick()'s: writer, then turn */
 	char	 name[NAME_MAX + 1];
 };
 
@@ -79,7 +79,6 @@ spool_entry(DIR *d, const struct dirent *de, struct refusal *r)
 	r->when = (int64_t)(sx.stx_mask & STATX_BTIME ? sx.stx_btime.tv_sec :
 	    sx.stx_ctime.tv_sec);
 	r->uid = sx.stx_uid;
-	r->rank = 0;
 	memcpy(r->name, de->d_name, len + 1);
 	return 0;
 }
@@ -118,25 +117,14 @@ cmp_when(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-/* By writer, each writer's newest first. */
+/* By key, the newest first within one. */
 static int
-cmp_writer(const void *a, const void *b)
+cmp_key(const void *a, const void *b)
 {
 	const struct refusal *x = a, *y = b;
 
-	if (x->uid != y->uid)
-		return (x->uid > y->uid) - (x->uid < y->uid);
-	return cmp_when(b, a);
-}
-
-/* In turns across writers: every writer's newest, then its next... */
-static int
-cmp_turn(const void *a, const void *b)
-{
-	const struct refusal *x = a, *y = b;
-
-	if (x->rank != y->rank)
-		return (x->rank > y->rank) - (x->rank < y->rank);
+	if (x->key != y->key)
+		return (x->key > y->key) - (x->key < y->key);
 	return cmp_when(b, a);
 }
 
@@ -152,10 +140,15 @@ refusals_pick(struct refusal *v, size_t n)
 	size_t i;
 
 	if (n > CRLC_REFUSALS_SHOWN) {
-		qsort(v, n, sizeof(*v), cmp_writer);
+		/* Each writer's files together, its newest first... */
+		for (i = 0; i < n; i++)
+			v[i].key = v[i].uid;
+		qsort(v, n, sizeof(*v), cmp_key);
+		/* ...then in turns: how many newer ones its writer has. */
+		v[0].key = 0;
 		for (i = 1; i < n; i++)
-			v[i].rank = v[i].uid == v[i - 1].uid ? v[i - 1].rank + 1 : 0;
-		qsort(v, n, sizeof(*v), cmp_turn);
+			v[i].key = v[i].uid == v[i - 1].uid ? v[i - 1].key + 1 : 0;
+		qsort(v, n, sizeof(*v), cmp_key);
 		n = CRLC_REFUSALS_SHOWN;
 	}
 	qsort(v, n, sizeof(*v), cmp_when);

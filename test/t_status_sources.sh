@@ -13,12 +13,13 @@
 need_crlcache
 httpd_start
 std_pki
+rev1_crl
+serve "$W/int.crl" int.crl
+# the CA whose CRL is imported by hand
 pki_ca other root "/CN=Other Int/O=crlcache tests"
 pki_leaf o1 other "/CN=o1.test"
 pki_revoke other "$PKI/o1.pem"
 pki_gencrl other "$W/other.crl"
-rev1_crl
-serve "$W/int.crl" int.crl
 
 SHIPPED=$TESTDIR/../etc/crlcache.conf
 NOROUTE=http://127.0.0.1:$(closed_port)
