@@ -713,7 +713,8 @@ cmd_update(const struct cmd_ctx *c, int argc, char **argv)
 	/* What a full run lists is every source there is, when all was read. */
 	complete = !hints_only && st.tl.exports == 0 && !st.tl.enrol_failed &&
 	    dir_failed == refresh_failed;
-	listed_keys(&urls, &learned, &listed);
+	if (!hints_only)
+		listed_keys(&urls, &learned, &listed);
 	n = urls.n + learned.n;
 	if (n == 0 && !hints_only)
 		logx(1, "update: no CRL URL configured or learned");
