@@ -323,6 +323,7 @@ crlite_begin(struct crlite_run *run, const char *state_dir,
 	if ((have = crlite_set_read(state_dir, &run->cur, why,
 	    sizeof(why))) == -1)
 		logx(0, "crlite: %s; a new set is fetched", why);
+	run->in_force = have == 0;
 	run->have = have == 0 && run->cur.source == run->src->kind &&
 	    set_on_disk(state_dir, &run->cur);
 	/* Ask conditionally only when what it gave last time is installed. */
@@ -369,11 +370,15 @@ crlite_finish(struct crlite_run *run, struct store *s, char *what,
 		return 0;
 	if (run->r == 1 || (run->r == 0 && run->col.doc != NULL))
 		run->r = install(run);
-	source_note(s, run->index_url, f, run->r == -1 ? run->err : NULL);
+	/* Remote Settings: no HTTP status says the outcome, the run does. */
+	source_note(s, run->index_url, f, run->src->index == NULL ? f->status :
+	    run->r == 0 ? 304 : 200, run->r == -1 ? run->err : NULL);
 	crlite_tally_add(run->state_dir, run->src->kind, run->bytes);
 	if (run->r == -1) {
-		logx(0, "crlite: %s; the set in force is kept", run->err);
-		snprintf(what, whatlen, "crlite failed, the set in force kept");
+		logx(0, "crlite: %s; %s", run->err, run->in_force ?
+		    "the set in force is kept" : "no set in force yet");
+		snprintf(what, whatlen, "crlite failed, %s", run->in_force ?
+		    "the set in force kept" : "no set in force yet");
 	} else if (run->r == 0)
 		snprintf(what, whatlen, "crlite %s (%zu filters, %llu bytes "
 		    "fetched)", f->not_modified ? "not modified" : "unchanged",

@@ -86,6 +86,7 @@ struct crlite_run {
 	uint64_t	 bytes;		/* fetched this run */
 	size_t		 fetched;	/* filters downloaded */
 	struct crlite_set cur;		/* in force when the run began */
+	int		 in_force;	/* a set was in force (any source) */
 	int		 have;		/* cur is of this source, on disk */
 	struct fetch	 f;		/* the index document */
 	char		*validator[2];	/* f's ETag and Last-Modified */

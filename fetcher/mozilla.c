@@ -46,18 +46,16 @@ mozilla_fetch(struct mozilla_run *m, const char *state_dir,
 	onecrl_fetch(&m->onecrl);
 }
 
-int
+void
 mozilla_finish(struct mozilla_run *m, const char *state_dir, struct store *s,
-    char *crlite, size_t crlitelen, char *onecrl, size_t onecrllen)
+    char *crlite, size_t crlitelen, int *crlite_failed, char *onecrl,
+    size_t onecrllen, int *onecrl_failed)
 {
-	int failed;
-
-	failed = (crlite_finish(&m->crlite, s, crlite, crlitelen) == -1) |
-	    (onecrl_finish(&m->onecrl, s, onecrl, onecrllen) == -1);
+	*crlite_failed = crlite_finish(&m->crlite, s, crlite, crlitelen) == -1;
+	*onecrl_failed = onecrl_finish(&m->onecrl, s, onecrl, onecrllen) == -1;
 	/* A collection that failed is listed by the next poll again. */
-	if (!failed)
+	if (!*crlite_failed && !*onecrl_failed)
 		rs_poll_done(state_dir, &m->mon);
-	return failed ? -1 : 0;
 }
 
 void

@@ -6,7 +6,7 @@
  *	(the lock released)
  *	mozilla_fetch(m, state_dir, conf);		no lock: the network
  *	(the lock taken again)
- *	failed = mozilla_finish(m, ...) == -1;		under it: install
+ *	mozilla_finish(m, ...);				under it: install
  *	mozilla_free(m);
  *
  * A run that cannot take the lock again frees m: nothing is installed.
@@ -27,12 +27,13 @@ struct mozilla_run *mozilla_begin(const char *state_dir,
 void	 mozilla_fetch(struct mozilla_run *m, const char *state_dir,
 	    const struct conf *conf);
 /*
- * 0, or -1 when a source failed (what is in force kept); crlite and
- * onecrl get phrases for update's summary line ("" when not configured).
+ * Install what was fetched; *crlite_failed and *onecrl_failed say which
+ * source failed (what is in force kept); crlite and onecrl get phrases
+ * for update's summary line ("" when not configured).
  */
-int	 mozilla_finish(struct mozilla_run *m, const char *state_dir,
-	    struct store *s, char *crlite, size_t crlitelen, char *onecrl,
-	    size_t onecrllen);
+void	 mozilla_finish(struct mozilla_run *m, const char *state_dir,
+	    struct store *s, char *crlite, size_t crlitelen, int *crlite_failed,
+	    char *onecrl, size_t onecrllen, int *onecrl_failed);
 /* NULL is fine. */
 void	 mozilla_free(struct mozilla_run *m);
 

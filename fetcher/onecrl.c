@@ -288,10 +288,13 @@ onecrl_finish(struct onecrl_run *o, struct store *s, char *what,
 	if (o->r == 1)
 		o->r = settle(o);
 	rs_collection_url(o->conf, RS_ONECRL, key, sizeof(key));
-	source_note(s, key, NULL, o->r == -1 ? o->rc.err : NULL);
+	source_note(s, key, NULL, o->r == 0 ? 304 : 200, o->r == -1 ?
+	    o->rc.err : NULL);
 	if (o->r == -1) {
-		logx(0, "onecrl: %s; the list in force is kept", o->rc.err);
-		snprintf(what, whatlen, "onecrl failed, the list in force kept");
+		logx(0, "onecrl: %s; %s", o->rc.err, o->col.in_force != 0 ?
+		    "the list in force is kept" : "no list in force yet");
+		snprintf(what, whatlen, "onecrl failed, %s", o->col.in_force !=
+		    0 ? "the list in force kept" : "no list in force yet");
 	} else if (o->r == 0)
 		snprintf(what, whatlen, "onecrl unchanged");
 	else
