@@ -53,8 +53,12 @@ mozilla_finish(struct mozilla_run *m, const char *state_dir, struct store *s,
 {
 	*crlite_failed = crlite_finish(&m->crlite, s, crlite, crlitelen) == -1;
 	*onecrl_failed = onecrl_finish(&m->onecrl, s, onecrl, onecrllen) == -1;
-	/* A collection that failed is listed by the next poll again. */
-	if (!*crlite_failed && !*onecrl_failed)
+	/*
+	 * A collection that failed, or came older than listed, is listed by
+	 * the next poll again.
+	 */
+	if (!*crlite_failed && !*onecrl_failed && !m->crlite.col.behind &&
+	    !m->onecrl.col.behind)
 		rs_poll_done(state_dir, &m->mon);
 }
 

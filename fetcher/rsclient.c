@@ -442,6 +442,8 @@ rs_collection_fetch(struct rs_client *rc, const struct rs_monitor *m,
 		logx(1, "%s: %s; asked whole", cids[col->which], rc->err);
 		r = ask(rc, col, listed, NULL, in_force, &unverified);
 	}
+	col->behind = r != -1 && listed > (r == 1 ? col->cs.timestamp :
+	    in_force);
 	held_free(&h);
 	return r;
 }

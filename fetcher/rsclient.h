@@ -73,6 +73,9 @@ struct rs_collection {
 					   held changeset's counts too */
 	int		 whole;		/* set by the caller: ask it whole
 					   (what it gave is lost on disk) */
+	int		 behind;	/* the answer is older than what
+					   monitor/changes listed (a cache):
+					   the poll's cursor stays */
 	char		*doc;		/* the verified collection, merged */
 	size_t		 len;
 	struct rs_changeset cs;		/* doc read: its records, timestamp */
