@@ -11,7 +11,9 @@
  *      changeset?_expected=0[&_since=CURSOR]: {"timestamp": T,
  *      "changes": [{"bucket", "collection", "last_modified"}, ...]},
  *      with _since only the collections changed after CURSOR (the T of
- *      the last poll after which every collection was settled).  Not
+ *      the last poll after which every collection was settled, kept in
+ *      STATE_DIR/work/rs.monitor: decimal milliseconds and a newline;
+ *      lost, the whole list is asked once).  Not
  *      signed: it can hold an update back (a freeze), never roll one
  *      back, and a collection it lists older than the one in force is
  *      refused.  A server without it (any failure): each collection is
