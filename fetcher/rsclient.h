@@ -13,10 +13,9 @@
  *      with _since only the collections changed after CURSOR (the T of
  *      the last poll after which every collection was settled, kept in
  *      STATE_DIR/work/rs.monitor: decimal milliseconds and a newline;
- *      lost, the whole list is asked once).  Not
- *      signed: it can hold an update back (a freeze), never roll one
- *      back, and a collection it lists older than the one in force is
- *      refused.  A server without it (any failure): each collection is
+ *      lost, the whole list is asked once).  Not signed: it can hold an
+ *      update back (a freeze), never roll one back, and a collection it
+ *      lists older than the one in force is refused.  A server without it (any failure): each collection is
  *      asked with _since, which costs a small answer each run.
  *   2. rs_collection_fetch(): a collection listed newer than the one
  *      held, or not held: GET SERVER/buckets/security-state/collections/
@@ -26,8 +25,8 @@
  *      merged with the records held (the last verified changeset), and
  *      the content signature, which is over the whole collection, is
  *      verified on the merged set (rschangeset.c).  A merged set that
- *      does not verify is asked once more whole, as Firefox's
- *      RemoteSettingsClient does.
+ *      does not verify is asked once more whole: the records held may
+ *      be what is wrong.
  *   3. A changeset whose timestamp (inside the signed bytes) is older
  *      than the one in force is refused: no rollback.  The same
  *      timestamp: unchanged.
