@@ -205,7 +205,7 @@ void
 print_onecrl(FILE *out, enum out_format fmt, const char *state_dir,
     int64_t now)
 {
-	char dir[PATH_MAX], why[CRLC_ONECRL_WHY_LEN], *shown;
+	char dir[PATH_MAX], why[CRLC_ONECRL_WHY_LEN] = "", *shown;
 	struct crlc_onecrl_info info;
 	struct crlc_onecrl *o;
 	int64_t ts;
