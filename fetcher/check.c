@@ -144,19 +144,24 @@ issuer_key(STACK_OF(X509) *certs, X509 *x, uint8_t hash[CRLC_HASH_LEN],
 
 /*
  * The CRLite set's answer for t, issued by issuer (NULL: not known),
- * with the newest SCT time (ms) its filter covers.
+ * with the newest SCT time (ms) its filter covers; a set stale at the
+ * time checked says "revoked" only (<crlcache/crlite.h> FRESHNESS).
  */
 static enum crlc_clubcard_answer
 crlite_answer(const struct crlc_crliteset *set, X509 *issuer,
-    const struct crlc_tbs *t, uint64_t *newest)
+    const struct crlc_tbs *t, int64_t at, uint64_t *newest)
 {
 	uint8_t spki[CRLC_SCT_HASH_LEN];
+	enum crlc_clubcard_answer a;
 
 	*newest = 0;
 	if (set == NULL || issuer == NULL || t->sct_list.len == 0 ||
 	    cert_spki_hash(issuer, spki) == -1)
 		return CRLC_CLUBCARD_NOT_COVERED;
-	return crlc_crliteset_ask(set, spki, &t->serial, &t->sct_list, newest);
+	a = crlc_crliteset_ask(set, spki, &t->serial, &t->sct_list, newest);
+	if (a == CRLC_CLUBCARD_GOOD && at >= crlc_crliteset_stale_at(set))
+		a = CRLC_CLUBCARD_NOT_COVERED;
+	return a;
 }
 
 /*
@@ -197,7 +202,7 @@ check_one(struct crlc_index *idx, const struct crlc_crliteset *set,
 		    "possible date (RFC 5280 4.1.2.5)");
 		goto done;
 	}
-	crlite = crlite_answer(set, issuer_key(certs, x, hash, &ik), &t,
+	crlite = crlite_answer(set, issuer_key(certs, x, hash, &ik), &t, now,
 	    &newest);
 	if (crlc_index_lookup(idx, &t, &ik, now, grace, &v) == -1) {
 		logx(0, "check: index lookup failed");
@@ -329,6 +334,11 @@ check_all(const char *state_dir, FILE *out, void *arg)
 	    CRLC_CRLITE_DIR) < sizeof(path) &&
 	    crlc_crliteset_open(path, &set, why, sizeof(why)) == -1)
 		logx(0, "check: CRLite data in %s not used: %s", path, why);
+	if (set != NULL && at_or_now(a->at) >= crlc_crliteset_stale_at(set)) {
+		format_time(crlc_crliteset_stale_at(set), why, sizeof(why));
+		logx(0, "check: CRLite data in %s stale since %s: only its "
+		    "revocations count, the CRLs answer the rest", path, why);
+	}
 	if (crlc_onecrl_open(path, &onecrl, why, sizeof(why)) == -1)
 		logx(0, "check: OneCRL data in %s not used: %s", path, why);
 	for (i = 0; i < sk_X509_num(a->certs); i++) {

@@ -18,6 +18,15 @@
  *	were hinted (the enrolment keeps them), and only for CRLITE_CATCHUP
  *	after the last one: by then the filters answer for it.
  *
+ * A STALE SET
+ *	A set past its stale_at (<crlcache/crlite.h> FRESHNESS) restricts
+ *	nothing: every enrolled issuer has all its CRLs fetched, as without
+ *	CRLite, from the first run that finds it stale.  The enrolments it
+ *	held stay: an issuer the set answered for counts as met until the
+ *	set's stale_at (crl_fresh_held()), since the provider leaves no hint
+ *	for a certificate CRLite answers, and only hints renew an enrolment
+ *	(enrolment.c); from then on the provider hints again.
+ *
  * THE ADMINISTRATOR'S CHOICE
  *	crl_fresh = all keeps every enrolled issuer on all its CRLs, as
  *	without CRLite (revocations within the hour, not within a day);
@@ -28,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <openssl/x509.h>
 
@@ -47,7 +57,7 @@ int
 crl_fresh_load(struct crl_fresh *cf, const char *state_dir,
     const struct conf *conf)
 {
-	char path[PATH_MAX], why[CRLC_CRLITESET_WHY_LEN];
+	char path[PATH_MAX], why[CRLC_CRLITESET_WHY_LEN], when[32];
 	STACK_OF(X509) *certs = NULL;
 	size_t i;
 	int j, ret = -1;
@@ -63,7 +73,14 @@ crl_fresh_load(struct crl_fresh *cf, const char *state_dir,
 		    "every enrolled issuer are fetched", path, why);
 		return 0;
 	}
-	if (cf->set == NULL || cf->all || conf->crl_fresh.n == 0)
+	if (cf->set != NULL && (int64_t)time(NULL) >=
+	    crlc_crliteset_stale_at(cf->set)) {
+		cf->stale = 1;
+		format_time(crlc_crliteset_stale_at(cf->set), when, sizeof(when));
+		logx(0, "enroll: CRLite data in %s stale since %s: the CRLs of "
+		    "every enrolled issuer are fetched", path, when);
+	}
+	if (cf->set == NULL || cf->stale || cf->all || conf->crl_fresh.n == 0)
 		return 0;
 	if ((certs = sk_X509_new_null()) == NULL)
 		goto done;
@@ -103,7 +120,7 @@ crl_fresh_want(const struct crl_fresh *cf, const struct enrolled *en,
 {
 	uint8_t spki[CRLC_HASH_LEN];
 
-	if (cf->set == NULL || cf->all ||
+	if (cf->set == NULL || cf->stale || cf->all ||
 	    cert_spki_hash(en->issuer, spki) == -1 ||
 	    !crlc_crliteset_enrolls(cf->set, spki) ||
 	    (cf->keys.n > 0 && bsearch(spki, cf->keys.v, cf->keys.n,
@@ -111,6 +128,18 @@ crl_fresh_want(const struct crl_fresh *cf, const struct enrolled *en,
 		return CRL_WANT_ALL;
 	return en->last_seen >= now - CRLITE_CATCHUP ? CRL_WANT_HINTED :
 	    CRL_WANT_NONE;
+}
+
+int64_t
+crl_fresh_held(const struct crl_fresh *cf, const struct enrolled *en)
+{
+	uint8_t spki[CRLC_HASH_LEN];
+
+	if (cf == NULL || cf->set == NULL ||
+	    cert_spki_hash(en->issuer, spki) == -1 ||
+	    !crlc_crliteset_enrolls(cf->set, spki))
+		return 0;
+	return crlc_crliteset_stale_at(cf->set);
 }
 
 void

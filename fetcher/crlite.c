@@ -33,6 +33,7 @@
 #include <time.h>
 
 #include <crlcache/clubcard.h>
+#include <crlcache/crliteset.h>
 #include <crlcache/hash.h>
 
 #include "crlitesrc.h"
@@ -305,6 +306,30 @@ configured(const struct conf *conf)
 	return conf->crlite != NULL ? &crlite_remote_settings : NULL;
 }
 
+/*
+ * Append to update's phrase how fresh the set in force now is
+ * (<crlcache/crlite.h> FRESHNESS): past its stale_at, CRLs answer.
+ */
+static void
+say_freshness(const char *state_dir, char *what, size_t whatlen)
+{
+	struct crlite_set set;
+	char err[ERRLEN], when[32];
+	size_t used = strlen(what);
+	int64_t stale_at;
+
+	if (crlite_set_read(state_dir, &set, err, sizeof(err)) != 0)
+		return;
+	stale_at = crlc_crlite_stale_at(set.installed, set.newest);
+	format_time(stale_at, when, sizeof(when));
+	if ((int64_t)time(NULL) >= stale_at)
+		snprintf(what + used, whatlen - used, "; CRLite data stale "
+		    "since %s: its good answers unused, CRLs answer", when);
+	else
+		snprintf(what + used, whatlen - used, "; CRLite data fresh "
+		    "until %s", when);
+}
+
 int
 crlite_begin(struct crlite_run *run, const char *state_dir,
     const struct conf *conf, struct store *s, const struct rs_monitor *mon)
@@ -377,8 +402,9 @@ crlite_finish(struct crlite_run *run, struct store *s, char *what,
 	if (run->r == -1) {
 		logx(0, "crlite: %s; %s", run->err, run->in_force ?
 		    "the set in force is kept" : "no set in force yet");
-		snprintf(what, whatlen, "crlite failed, %s", run->in_force ?
-		    "the set in force kept" : "no set in force yet");
+		snprintf(what, whatlen, "crlite failed (%s), %s", run->err,
+		    run->in_force ? "the set in force kept" :
+		    "no set in force yet");
 	} else if (run->r == 0)
 		snprintf(what, whatlen, "crlite %s (%zu filters, %llu bytes "
 		    "fetched)", f->not_modified ? "not modified" : "unchanged",
@@ -387,6 +413,7 @@ crlite_finish(struct crlite_run *run, struct store *s, char *what,
 		snprintf(what, whatlen, "crlite: %zu filters installed (%zu "
 		    "fetched, %llu bytes)", run->nwant, run->fetched,
 		    (unsigned long long)run->bytes);
+	say_freshness(run->state_dir, what, whatlen);
 	crlite_free(run);
 	return run->r == -1 ? -1 : 0;
 }

@@ -24,8 +24,9 @@
 
 #define MANIFEST_NAME		"manifest.json"
 /*
- * The manifest: about 150 bytes a file, CRLC_CRLITE_FILTERS_MAX files at
- * most: 64 KiB is room enough, and its values a few per file.
+ * The manifest: about 150 bytes a file, CRLC_CRLITE_FILTERS_MAX (128)
+ * files at most, 19 KiB: 64 KiB is room enough, and its values a few
+ * per file (under 1,000 of 4096).
  */
 #define MANIFEST_MAX		((size_t)64 << 10)
 #define MANIFEST_VALUES		4096

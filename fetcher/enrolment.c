@@ -382,13 +382,15 @@ done:
 }
 
 size_t
-enrolment_expire(struct enrolment *e, int64_t before)
+enrolment_expire(struct enrolment *e, int64_t before,
+    const struct crl_fresh *cf)
 {
 	size_t i, n = 0, dropped = 0;
 	char name[256];
 
 	for (i = 0; i < e->n; i++) {
-		if (e->v[i].last_seen >= before) {
+		if (e->v[i].last_seen >= before ||
+		    crl_fresh_held(cf, &e->v[i]) >= before) {
 			e->v[n++] = e->v[i];
 			continue;
 		}
@@ -489,8 +491,6 @@ enrolment_learn(const char *state_dir, const struct conf *conf,
 		    "refreshed, %zu refused, %zu wait", tl.scanned, tl.taken,
 		    e->hints_taken, e->hints_refused, tl.waiting);
 	}
-	if (conf->enroll == ENROLL_SEEN)
-		enrolment_expire(e, now - conf->seen_expiry);
 	return enrolment_save(state_dir, e);
 }
 

@@ -1063,13 +1063,19 @@ struct enrolled *enrolment_find(const struct enrolment *e,
 int	 enrolment_prove(struct enrolment *e, X509 *cert, const struct trust *t,
 	    const struct conf *conf, size_t *aia_budget, int64_t now, char *why,
 	    size_t whylen);
-/* Drop issuers last met before `before`; how many. */
-size_t	 enrolment_expire(struct enrolment *e, int64_t before);
+struct crl_fresh;
+/*
+ * Drop issuers last met before `before`, an issuer the CRLite set of cf
+ * (NULL: none) answered for counting as met until crl_fresh_held();
+ * how many.
+ */
+size_t	 enrolment_expire(struct enrolment *e, int64_t before,
+	    const struct crl_fresh *cf);
 /* Remove the URLs of the sorted list from every issuer's; how many. */
 size_t	 enrolment_prune(struct enrolment *e, const struct strlist *urls);
 /*
  * The hint step of `update`: drain the spool, prove each hint into e
- * (enroll = none only empties the spool), expire, save.  0 or -1.
+ * (enroll = none only empties the spool), save.  0 or -1.
  */
 int	 enrolment_learn(const char *state_dir, const struct conf *conf,
 	    const struct trust *t, struct enrolment *e);
@@ -1083,6 +1089,7 @@ void	 enrolment_failed(const char *state_dir, struct enrolment *e);
 struct crlc_crliteset;
 struct crl_fresh {
 	struct crlc_crliteset	*set;	/* the set in force, NULL: none */
+	int			 stale;	/* set is past its stale_at: no say */
 	int			 all;	/* crl_fresh = all */
 	struct fpset		 keys;	/* crl_fresh = FILE: their keys */
 };
@@ -1099,6 +1106,12 @@ int	 crl_fresh_load(struct crl_fresh *cf, const char *state_dir,
 	    const struct conf *conf);
 enum crl_want crl_fresh_want(const struct crl_fresh *cf,
 	    const struct enrolled *en, int64_t now);
+/*
+ * Until when the set in force (fresh or stale) answered for en's issuer
+ * in place of its CRLs (its stale_at), or 0: a time its enrolment counts
+ * as met, since those answers leave no hint that would renew it.
+ */
+int64_t	 crl_fresh_held(const struct crl_fresh *cf, const struct enrolled *en);
 void	 crl_fresh_free(struct crl_fresh *cf);
 
 /* subcommands: main.c runs them through its table */

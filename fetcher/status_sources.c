@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include <crlcache/crliteset.h>
 #include <crlcache/index.h>
 #include <crlcache/onecrl.h>
 
@@ -149,9 +150,9 @@ print_crlite(FILE *out, enum out_format fmt, const char *state_dir,
 	struct crlite_info ci;
 	struct crlite_tally tl;
 	const char *src;
-	char nt[32], it[32];
-	int64_t newest;
-	int have, damaged, tallied, r;
+	char nt[32], it[32], st[32];
+	int64_t newest, stale_at;
+	int have, damaged, tallied, stale, r;
 
 	have = (r = crlite_info(state_dir, &ci)) == 0;
 	damaged = r == -1;	/* a set file that is not one: why says */
@@ -163,13 +164,18 @@ print_crlite(FILE *out, enum out_format fmt, const char *state_dir,
 	newest = (int64_t)(ci.set.newest / 1000);
 	format_time(newest, nt, sizeof(nt));
 	format_time(ci.set.installed, it, sizeof(it));
+	/* <crlcache/crlite.h> FRESHNESS: past it, only its revocations count */
+	stale_at = crlc_crlite_stale_at(ci.set.installed, ci.set.newest);
+	stale = have && now >= stale_at;
+	format_time(stale_at, st, sizeof(st));
 	if (fmt == OUT_TEXT) {
 		fprintf(out, "crlite source=%s filters=%zu issuers=%zu", src,
 		    ci.set.n, ci.issuers);
 		if (have)
 			fprintf(out, " newest=%s age=%llds installed=%s "
-			    "in_use=%s", nt, (long long)(now - newest), it,
-			    ci.usable ? "yes" : "no");
+			    "in_use=%s %s=%s", nt, (long long)(now - newest), it,
+			    ci.usable ? "yes" : "no", stale ? "stale_since" :
+			    "fresh_until", st);
 		if (damaged)
 			fputs(" in_use=no", out);
 		if ((have && !ci.usable) || damaged)
@@ -180,20 +186,25 @@ print_crlite(FILE *out, enum out_format fmt, const char *state_dir,
 		fprintf(out, ",\n  \"crlite\": {\"source\": \"%s\", "
 		    "\"filters\": %zu, \"issuers\": %zu, \"newest\": %lld, "
 		    "\"age_seconds\": %lld, \"installed\": %lld, \"in_use\": "
-		    "%s, \"fetched_last_run\": %llu, \"fetched_total\": %llu}",
+		    "%s, \"stale\": %s, \"fresh_until\": %lld, "
+		    "\"fetched_last_run\": %llu, \"fetched_total\": %llu}",
 		    src, ci.set.n, ci.issuers, have ? (long long)newest : 0,
 		    have ? (long long)(now - newest) : 0,
 		    (long long)ci.set.installed, have && ci.usable ? "true" :
-		    "false", (unsigned long long)tl.bytes,
+		    "false", stale ? "true" : "false",
+		    have ? (long long)stale_at : 0, (unsigned long long)tl.bytes,
 		    (unsigned long long)tl.total);
 	} else
 		fprintf(out, "crlcache_crlite_filters %zu\n"
 		    "crlcache_crlite_issuers %zu\n"
 		    "crlcache_crlite_newest_timestamp_seconds %lld\n"
 		    "crlcache_crlite_in_use %d\n"
+		    "crlcache_crlite_stale %d\n"
+		    "crlcache_crlite_fresh_until_timestamp_seconds %lld\n"
 		    "crlcache_crlite_fetched_bytes{source=\"%s\"} %llu\n",
 		    ci.set.n, ci.issuers, have ? (long long)newest : 0,
-		    have && ci.usable, src, (unsigned long long)tl.bytes);
+		    have && ci.usable, stale, have ? (long long)stale_at : 0,
+		    src, (unsigned long long)tl.bytes);
 }
 
 

@@ -703,6 +703,10 @@ cmd_update(const struct cmd_ctx *c, int argc, char **argv)
 	if (conf->enroll != ENROLL_NONE && en.n > 0 &&
 	    crl_fresh_load(&fresh, state_dir, conf) == -1)
 		st.tl.fresh_failed = 1;
+	/* After the set is read: what it answered for counts as met. */
+	if (conf->enroll == ENROLL_SEEN && enrolment_expire(&en, (int64_t)
+	    time(NULL) - conf->seen_expiry, &fresh) > 0)
+		(void)enrolment_save(state_dir, &en);
 	enrolled_sources(conf, dir_enrolled(&dir, conf, &en, since), &en,
 	    &fresh, &t, since, &urls, &learned, &vouched);
 	crl_fresh_free(&fresh);

@@ -29,6 +29,7 @@
 
 struct crlc_crliteset {
 	size_t			 n;
+	int64_t			 stale_at;	/* from the header */
 	uint8_t			*buf[CRLC_CRLITE_FILTERS_MAX];
 	size_t			 len[CRLC_CRLITE_FILTERS_MAX];
 	struct crlc_clubcard	*cc[CRLC_CRLITE_FILTERS_MAX];
@@ -190,6 +191,8 @@ crlc_crliteset_open(const char *dir, struct crlc_crliteset **out, char *why,
 		crlc_refuse(why, whylen, "out of memory");
 		goto done;
 	}
+	set->stale_at = crlc_crlite_stale_at((int64_t)crlc_get_u64(b + 16),
+	    crlc_get_u64(b + 24));
 	for (i = 0; i < n; i++) {
 		set->n = i + 1;
 		if (load_filter(set, i, dfd, &dsb, b + CRLC_CRLITE_HDR_LEN +
@@ -267,4 +270,18 @@ crlc_crliteset_enrolls(const struct crlc_crliteset *set,
 		if (crlc_clubcard_enrolls(set->cc[i], issuer_spki))
 			return 1;
 	return 0;
+}
+
+int64_t
+crlc_crlite_stale_at(int64_t installed, uint64_t newest)
+{
+	int64_t data = (int64_t)(newest / 1000);
+
+	return (data < installed ? data : installed) + CRLC_CRLITE_FRESH_MAX;
+}
+
+int64_t
+crlc_crliteset_stale_at(const struct crlc_crliteset *set)
+{
+	return set->stale_at;
 }

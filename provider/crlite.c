@@ -23,13 +23,20 @@
  *
  *	The generations are pinned with pins.c, as snapshot.c pins the
  *	index: a query pins the current one without a lock.
+ *
+ * FRESHNESS
+ *	A set past its stale_at (<crlcache/crlite.h> FRESHNESS) answers
+ *	"revoked" still, but its "good" is no answer: the certificate is
+ *	the CRLs' as if no filter covered it (hinted, waited for).
  */
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <syslog.h>
+#include <time.h>
 
 #include <crlcache/crlite.h>
 #include <crlcache/crliteset.h>
@@ -44,6 +51,7 @@ struct crlc_crlite {
 	/* The refresher's own: the set file's identity, the last reason. */
 	struct crlc_seen	 seen;
 	uint64_t		 last_why;
+	atomic_llong		 stale_said;	/* the stale_at last said */
 };
 
 static void
@@ -122,6 +130,26 @@ refresh(void *arg)
 	crlc_pins_publish(&c->pins, slot, set);
 }
 
+/* A stale set's "good" is not covered; said once per stale set. */
+static enum crlc_clubcard_answer
+fresh_only(struct crlc_crlite *c, const struct crlc_crliteset *set,
+    enum crlc_clubcard_answer a)
+{
+	int64_t stale_at = crlc_crliteset_stale_at(set);
+	char when[CRLC_TIME_TEXT_MAX];
+
+	/* time(): the vDSO, no system call */
+	if (a != CRLC_CLUBCARD_GOOD || (int64_t)time(NULL) < stale_at)
+		return a;
+	if (atomic_exchange(&c->stale_said, stale_at) != stale_at) {
+		crlc_time_text(stale_at, when, sizeof(when));
+		crlc_log(c->log, LOG_WARNING, "CRLite data in %s stale since "
+		    "%s (no newer set installed): its \"good\" answers are not "
+		    "used, revocation is checked with CRLs", c->dir, when);
+	}
+	return CRLC_CLUBCARD_NOT_COVERED;
+}
+
 enum crlc_clubcard_answer
 crlc_crlite_check(struct crlc_crlite *c, const struct crlc_tbs *cert,
     struct crlc_key *key, uint64_t *newest)
@@ -139,8 +167,8 @@ crlc_crlite_check(struct crlc_crlite *c, const struct crlc_tbs *cert,
 	crlc_pins_refresh(&c->pins, refresh, c);
 	if ((pin = crlc_pins_acquire(&c->pins)) == NULL)
 		return a;
-	a = crlc_crliteset_ask(pin->obj, spki, &cert->serial, &cert->sct_list,
-	    newest);
+	a = fresh_only(c, pin->obj, crlc_crliteset_ask(pin->obj, spki,
+	    &cert->serial, &cert->sct_list, newest));
 	crlc_pin_release(pin);
 	return a;
 }

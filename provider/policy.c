@@ -25,7 +25,6 @@
 /* Text sizes for messages; longer serials and names are cut. */
 #define SERIAL_TEXT_MAX	(2 * CRLC_SERIAL_MAX + 1)
 #define NAME_TEXT_MAX	512
-#define TIME_TEXT_MAX	32
 
 void
 crlc_raise(struct crlc_prov *prov, const char *file, int line,
@@ -79,8 +78,8 @@ done:
 	X509_NAME_free(xn);
 }
 
-static void
-time_text(int64_t t, char *buf, size_t size)
+void
+crlc_time_text(int64_t t, char *buf, size_t size)
 {
 	time_t tt = (time_t)t;
 	struct tm tm;
@@ -142,7 +141,7 @@ report(struct crlc_prov *prov, const struct crlc_tbs *cert,
     const struct crlc_verdict *v, int deny)
 {
 	char serial[SERIAL_TEXT_MAX], issuer[NAME_TEXT_MAX];
-	char when[TIME_TEXT_MAX], next[TIME_TEXT_MAX], dp[NAME_TEXT_MAX + 96];
+	char when[CRLC_TIME_TEXT_MAX], next[CRLC_TIME_TEXT_MAX], dp[NAME_TEXT_MAX + 96];
 	/* the log line after its head and verb: a serial, two names, why */
 	char detail[SERIAL_TEXT_MAX + 2 * NAME_TEXT_MAX + 160];
 	const char *head = NULL;
@@ -154,7 +153,7 @@ report(struct crlc_prov *prov, const struct crlc_tbs *cert,
 	name_text(&cert->issuer, issuer, sizeof(issuer));
 	switch (v->state) {
 	case CRLC_REVOKED:
-		time_text(v->revoked_at, when, sizeof(when));
+		crlc_time_text(v->revoked_at, when, sizeof(when));
 		snprintf(detail, sizeof(detail), "serial=%s issuer=%s, revoked "
 		    "%s reason %s", serial, issuer, when,
 		    crlc_reason_name(v->reason));
@@ -166,7 +165,7 @@ report(struct crlc_prov *prov, const struct crlc_tbs *cert,
 		break;
 	case CRLC_STALE:
 		/* no nextUpdate: stale from thisUpdate on (crlc_crl_due) */
-		time_text(crlc_crl_due(v->this_update, v->next_update), next,
+		crlc_time_text(crlc_crl_due(v->this_update, v->next_update), next,
 		    sizeof(next));
 		snprintf(detail, sizeof(detail), "serial=%s issuer=%s, CRL %s "
 		    "%s; run `crlcache update`", serial, issuer,
@@ -213,12 +212,12 @@ report_crlite(struct crlc_prov *prov, const struct crlc_tbs *cert,
     uint64_t newest)
 {
 	char serial[SERIAL_TEXT_MAX], issuer[NAME_TEXT_MAX];
-	char when[TIME_TEXT_MAX];
+	char when[CRLC_TIME_TEXT_MAX];
 	int enforce = prov->conf.mode == CRLC_MODE_ENFORCE;
 
 	serial_text(&cert->serial, serial, sizeof(serial));
 	name_text(&cert->issuer, issuer, sizeof(issuer));
-	time_text((int64_t)(newest / 1000), when, sizeof(when));
+	crlc_time_text((int64_t)(newest / 1000), when, sizeof(when));
 	crlc_log(prov->conf.log, LOG_WARNING, "certificate is revoked "
 	    "(CRLite, %s): serial=%s issuer=%s, in the CRLite filter of %s",
 	    enforce ? "refused" : "audit, allowed", serial, issuer, when);

@@ -300,6 +300,9 @@ void	crlc_log(enum crlc_log target, int prio, const char *fmt, ...)
  */
 int	crlc_policy_check(struct crlc_prov *prov, const uint8_t *der,
 	    size_t len, const uint8_t *sig, size_t siglen, struct crlc_key *key);
+/* A time (s) as 2026-06-24T12:50:24Z for messages; 0: "(none)". */
+#define CRLC_TIME_TEXT_MAX	32
+void	crlc_time_text(int64_t t, char *buf, size_t size);
 void	crlc_raise(struct crlc_prov *prov, const char *file, int line,
 	    const char *func, int reason, const char *fmt, ...)
 	    __attribute__((format(printf, 6, 7)));
@@ -458,7 +461,8 @@ struct crlc_crlite	*crlc_store_crlite(struct crlc_store *store);
  * read at the first certificate with SCTs (see there).  _new: NULL only
  * when out of memory.  crlc_crlite_check(): the set's answer for cert,
  * verified by key (its issuer's), CRLC_CLUBCARD_NOT_COVERED when it has
- * none (no SCT, no usable set, a key whose SPKI is not rebuilt);
+ * none (no SCT, no usable set, a key whose SPKI is not rebuilt) and
+ * when a stale set says good (<crlcache/crlite.h> FRESHNESS);
  * *newest the newest SCT time (ms) the answering filter covers.  No
  * allocation, system call or lock, but when the set file is due a look
  * (CRLC_RECHECK_MS) and on the first use.

@@ -54,6 +54,20 @@
  *	alone would call good what the full filter revoked).  A filter's
  *	answer counts only for a certificate with an SCT inside its coverage.
  *
+ * FRESHNESS
+ *	The set's data time is min(newest / 1000, installed): the newest
+ *	SCT time its filters cover, which a stale server cannot make
+ *	younger by serving old filters again, and never later than the
+ *	install (a filter dated in the future vouches for nothing longer).
+ *	From CRLC_CRLITE_FRESH_MAX after it (crlc_crlite_stale_at()) the set
+ *	is stale: its "good" answers no longer count and every reader
+ *	behaves as if no filter covered the certificate (the provider hints
+ *	and may wait, the fetcher fetches the CRLs of every enrolled issuer,
+ *	`check` falls to the CRLs); its "revoked" answers still count (a
+ *	revocation is never undone).  So whatever fails at the source, a
+ *	revocation its filters do not show goes unseen at most
+ *	CRLC_CRLITE_FRESH_MAX and one `update` run after the data's time.
+ *
  * WHAT IS INSTALLED
  *	The fetcher installs a set only when every filter in it is verified
  *	against its source's authentication (Remote Settings: the content
@@ -76,11 +90,25 @@
 #define CRLC_CRLITE_REC_LEN		48
 #define CRLC_CRLITE_TRAILER_LEN		8
 /*
- * Filters in a set: Mozilla keeps a full filter and the deltas since it
- * (two a day, a full filter every few days: under 20); 64 leaves room
- * and bounds what a reader opens.
+ * Filters in a set.  Mozilla's publisher (mozilla/crlite
+ * moz_kinto_publisher/main.py, CHANNELS: the "default" channel's
+ * max_filter_age_days = 45) publishes a delta at each of its two runs a
+ * day and a new full filter only once the current one is 45 days old: a
+ * set is one full filter and up to 2 x 45 = 90 deltas, 91 filters, the
+ * day before a new full filter.  128 leaves 37 for extra runs (a re-run,
+ * a late full filter: 18 more days at two a day) and bounds what a
+ * reader opens: 128 descriptors and records, a set file of 6,192 bytes.
  */
-#define CRLC_CRLITE_FILTERS_MAX		64u
+#define CRLC_CRLITE_FILTERS_MAX		128u
+/*
+ * How long a set vouches "good" after its data's time (see FRESHNESS):
+ * Mozilla publishes every 12 hours, each filter covering the CT logs up
+ * to some hours before (the delta of run 20260624-1: up to 12:50 UTC
+ * that day), and `update` runs hourly: a healthy host's data is at most
+ * about a day old (CRLite runs 12 to 36 hours behind the CAs).  A day
+ * of slack on top, for a late or missed publication.
+ */
+#define CRLC_CRLITE_FRESH_MAX		(2 * 86400)
 #define CRLC_CRLITE_FULL		0u
 #define CRLC_CRLITE_DELTA		1u
 #define CRLC_CRLITE_SRC_REMOTE_SETTINGS	1u	/* content-signed collection */

@@ -62,4 +62,14 @@ enum crlc_clubcard_answer crlc_crliteset_ask(const struct crlc_crliteset *set,
 int	crlc_crliteset_enrolls(const struct crlc_crliteset *set,
 	    const uint8_t issuer_spki[CRLC_SCT_HASH_LEN]);
 
+/*
+ * When a set whose header says installed (s) and newest (ms) stops
+ * vouching "good": CRLC_CRLITE_FRESH_MAX after min(newest / 1000,
+ * installed) (<crlcache/crlite.h> FRESHNESS).  A set that covers no
+ * SCT (newest 0) is stale from the epoch on.
+ */
+int64_t	crlc_crlite_stale_at(int64_t installed, uint64_t newest);
+/* crlc_crlite_stale_at() of an open set's header.  No system call. */
+int64_t	crlc_crliteset_stale_at(const struct crlc_crliteset *set);
+
 #endif /* CRLCACHE_CRLITESET_H */
