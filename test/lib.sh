@@ -833,13 +833,13 @@ requests_for() { grep -c -- "$1" "$HTTPD_LOG" 2>/dev/null || true; }
 # $CS_SIGNER, with the code signing usage) and $W/cs/chain.pem, and sets
 # CS_ROOT_FP, the root's SHA-256 fingerprint for crlite_root.
 CS_SIGNER=onecrl.content-signature.mozilla.org
-cs_cert() {     # cs_cert NAME SUBJECT ISSUER|- EXTENSIONS
+cs_cert() {     # cs_cert NAME SUBJECT ISSUER|- EXTENSIONS  (CS_DAYS: validity)
     local n=$1 subj=$2 iss=$3 ext=$4
     openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-384 \
         -out "$W/cs/$n.key" 2>/dev/null || fail "genpkey $n"
     printf '%s\n' "[x]" "$ext" >"$W/cs/$n.ext"
     if [ "$iss" = - ]; then
-        openssl req -new -x509 -key "$W/cs/$n.key" -subj "$subj" -days 30 \
+        openssl req -new -x509 -key "$W/cs/$n.key" -subj "$subj" -days "${CS_DAYS:-30}" \
             -sha384 -extensions x -config <(printf '%s\n' "[req]" \
             "distinguished_name=dn" "[dn]" "[x]" "$ext") \
             -out "$W/cs/$n.pem" 2>/dev/null || fail "root $n"
@@ -847,7 +847,7 @@ cs_cert() {     # cs_cert NAME SUBJECT ISSUER|- EXTENSIONS
         openssl req -new -key "$W/cs/$n.key" -subj "$subj" \
             -out "$W/cs/$n.csr" 2>/dev/null &&
         openssl x509 -req -in "$W/cs/$n.csr" -CA "$W/cs/$iss.pem" \
-            -CAkey "$W/cs/$iss.key" -CAcreateserial -days 20 -sha384 \
+            -CAkey "$W/cs/$iss.key" -CAcreateserial -days "${CS_DAYS:-20}" -sha384 \
             -extfile "$W/cs/$n.ext" -extensions x -out "$W/cs/$n.pem" \
             2>/dev/null || fail "cert $n"
     fi

@@ -8,9 +8,13 @@
 # on_unknown = deny (no CRL covers it: only the filter can say good); the
 # GTS Root R3 site's leaf, whose SCTs are past the filter's coverage, is
 # left to the CRLs (unknown: refused under on_unknown = deny).  The leaves
-# have expired: checked at 2026-06-25 (--at, -attime).
+# have expired: checked at 2026-06-25 (--at, -attime; the provider, which
+# judges the filter's freshness by its own clock, under faketime).  At
+# today's date the filter is long stale (include/crlcache/crlite.h
+# FRESHNESS): its revocation still counts, its good does not.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_provider.sh"
+command -v faketime >/dev/null || skip "faketime not installed (test/deps.sh installs it)"
 SITES=$DATA/crlite/sites
 AT=2026-06-25T00:00:00Z
 ATTIME=$(date -u -d "$AT" +%s)
@@ -38,9 +42,10 @@ case_ok "check: the GTS Root R3 site's leaf, outside the coverage, is the CRLs' 
 
 # openssl verify under the provider: the leaf's signature is verified with
 # its issuer's key, which the provider hashes (SPKI) itself
-vfy() {  # vfy SITE [--set K=V]...
+vfy() {  # vfy SITE [--set K=V]...  (FAKE_AT: the provider's clock, "" for now)
     local s=$1; shift
-    px --set on_unknown=deny "$@" -- openssl verify -partial_chain -attime "$ATTIME" \
+    TZ=UTC px --set on_unknown=deny "$@" -- faketime -f "${FAKE_AT-@2026-06-25 00:00:00}" \
+        openssl verify -partial_chain -attime "$ATTIME" \
         -CAfile "$W/$s.issuer.pem" "$W/$s.leaf.pem" >"$W/v.out" 2>&1
 }
 vfy gts-root-r1 && { cat "$W/v.out"; fail "the revoked leaf verified"; }
@@ -61,4 +66,16 @@ case_ok "verify: the GTS Root R3 site's leaf (not covered) falls to on_unknown"
 vfy gts-root-r1 --set mode=audit || { cat "$W/v.out"; fail "audit refused"; }
 assert_grep 'certificate is revoked \(CRLite, audit, allowed\)' "$W/v.out"
 case_ok "verify: mode = audit logs the CRLite revocation and allows"
+
+# today: the filter of 2026-06-24 is stale; revoked still counts, good not
+FAKE_AT=+0 vfy gts-root-r1 && { cat "$W/v.out"; fail "a stale filter's revocation did not count"; }
+assert_grep 'certificate is revoked \(CRLite, refused\)' "$W/v.out"
+FAKE_AT=+0 vfy digicert-p384-g5 && { cat "$W/v.out"; fail "a stale filter's good answered"; }
+assert_grep 'CRLite data in .* stale since 2026-06-26T12:50:24Z' "$W/v.out"
+assert_grep 'revocation status unknown \(refused\)' "$W/v.out"
+case_ok "verify: a stale filter's revocation is refused, its good left to the CRLs (unknown)"
+check_is 'unknown' 2 --chain "$W/digicert-p384-g5.issuer.pem" "$W/digicert-p384-g5.leaf.pem"
+assert_not_grep 'CRLite' "$W/check.out"
+assert_grep 'CRLite data in .* stale since 2026-06-26T12:50:24Z' "$W/check.err"
+case_ok "check: today the filter is stale; its good leaf is the CRLs' (unknown)"
 finish

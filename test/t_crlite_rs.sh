@@ -105,7 +105,7 @@ spoilt() {      # spoilt NAME MESSAGE-RE OPTIONS...
     publish "$@"
     cc update >"$W/$name.out" 2>"$W/$name.err"; rc=$?
     if [ "$rc" = 1 ] && grep -Eq "crlite: .*$re.*; the set in force is kept" "$W/$name.err" &&
-        grep -q 'crlite failed, the set in force kept' "$W/$name.err" &&
+        grep -Eq 'crlite failed \(.*\), the set in force kept' "$W/$name.err" &&
         cmp -s "$STATE/crlite/set" "$W/set.before" &&
         [ "$(ls "$STATE/crlite" | wc -l)" = 7 ]; then
         case_ok "$name"
