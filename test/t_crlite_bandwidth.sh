@@ -12,7 +12,8 @@
 # and `crlcache check` answers for the young leaf from that partition.
 # crl_fresh = FILE (crlite's certificate) and crl_fresh = all put crlite
 # back on all its partitions; two days past the hint (faketime), a full
-# update fetches none of crlite's CRLs.
+# update fetches every CRL of crlite's CA while the filter is stale and
+# none of them once a fresh set is installed.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_provider.sh"
 PARTS=6
@@ -119,15 +120,30 @@ assert_exit 1 cc update
 grep -q "crl_fresh" "$W/last.err" && case_ok "an unreadable crl_fresh file: said, the run fails, every CRL fetched" \
     || { cat "$W/last.err"; case_fail fresh-missing "no word of crl_fresh"; }
 
-# Two days on, nothing hinted since: no CRL of CRLite's CA.
+# Two days on, nothing hinted since.  The filter's data (to 12 hours
+# ago) is stale by then (include/crlcache/crlite.h FRESHNESS): every
+# partition of CRLite's CA, as without CRLite.  With a set as fresh as
+# Mozilla's would be: no CRL of CRLite's CA.
 write_conf "${base_conf[@]}"
 if command -v faketime >/dev/null; then
-    : >"$HTTPD_LOG"
+    late() {
+        : >"$HTTPD_LOG"
+        NO_FAKE_STAT=1 DONT_FAKE_MONOTONIC=1 faketime -f +50h \
+            "$CRLCACHE" -c "$CONF" --state-dir "$STATE" update >"$W/late.out" 2>&1 \
+            || { cat "$W/late.out"; fail "update two days on"; }
+    }
+    late
+    [ "$(parts_fetched crlite)" = "$PARTS" ] && [ "$(parts_fetched plain)" = "$PARTS" ] &&
+        grep -q 'CRLite data .* stale since' "$W/late.out" \
+        && case_ok "two days on, the set stale: all $PARTS partitions of CRLite's CA fetched again" \
+        || { cat "$W/late.out"; case_fail stale "crlite $(parts_fetched crlite), plain $(parts_fetched plain)"; }
+    "$PY" "$TESTDIR/crlite_pki.py" filter "$W/late.filter" 4 "$LOG_A:$LOW:$((NOW_MS + 44 * 3600000))" \
+        "$PKI/crlite/cert.pem" "$PKI/old.pem=good" || fail "filter build"
     NO_FAKE_STAT=1 DONT_FAKE_MONOTONIC=1 faketime -f +50h \
-        "$CRLCACHE" -c "$CONF" --state-dir "$STATE" update >"$W/late.out" 2>&1 \
-        || { cat "$W/late.out"; fail "update two days on"; }
+        "$PY" "$TESTDIR/crlite_set.py" "$STATE" "$W/late.filter" || fail "crlite_set.py"
+    late
     [ "$(parts_fetched crlite)" = 0 ] && [ "$(parts_fetched plain)" = "$PARTS" ] \
-        && case_ok "two days after the last hint: none of CRLite's CA's CRLs fetched" \
+        && case_ok "two days after the last hint, a fresh set: none of CRLite's CA's CRLs fetched" \
         || case_fail late "crlite $(parts_fetched crlite), plain $(parts_fetched plain)"
 else
     note "faketime not installed: the two-day case not tested"

@@ -84,19 +84,31 @@ for p in range(last + 1):
     crlite_pki.pad(raw, os.path.join(out, name + ".filter"), size)
     os.remove(raw)
 EOF
-# publish P: the collection after publication P (12 hours apart): the
-# newest full filter and its deltas
-publish() {
-    local p=$1 f=0 k specs parent
-    [ "$p" -lt 92 ] || f=92
-    specs=("F$f=$W/f/F$f.filter"); parent=F$f
-    for ((k = f + 1; k <= p; k++)); do
-        specs+=("D$k=$W/f/D$k.filter:$parent"); parent=D$k
-    done
-    rm -rf "$HTTPD_ROOT/attachments"
-    python3 "$TESTDIR/remotesettings.py" "$HTTPD_ROOT" "$BASE_URL" "$W/cs/ee.key" \
-        "$W/cs/chain.pem" $(( (T0 + p * 12 * H) * 1000 )) "${specs[@]}" || fail "remotesettings.py"
-}
+# Every publication's changeset at once (remotesettings.py, in one
+# process: its start-up dominated the replay), the attachments of all
+# under the server's root; publish P serves changeset P: the newest full
+# filter and its deltas, 12 hours after P - 1.
+"$PY" - "$TESTDIR" "$HTTPD_ROOT" "$BASE_URL" "$W/cs/ee.key" "$W/cs/chain.pem" \
+    "$W/f" "$W/pub" "$T0" "$LAST_PUB" <<'EOF' || fail "changesets"
+import os, sys
+sys.path.insert(0, sys.argv[1])
+import remotesettings
+root, base, key, chain, f, pub = sys.argv[2:8]
+t0, last = int(sys.argv[8]), int(sys.argv[9])
+os.makedirs(pub, exist_ok=True)
+for p in range(last + 1):
+    full = 0 if p < 92 else 92
+    specs, parent = ["F%d=%s/F%d.filter" % (full, f, full)], "F%d" % full
+    for k in range(full + 1, p + 1):
+        specs.append("D%d=%s/D%d.filter:%s" % (k, f, k, parent))
+        parent = "D%d" % k
+    if remotesettings.main(["remotesettings.py", root, base, key, chain,
+                            str((t0 + p * 12 * 3600) * 1000)] + specs) != 0:
+        sys.exit(1)
+    os.replace(os.path.join(root, remotesettings.CHANGESET),
+               os.path.join(pub, "%d.json" % p))
+EOF
+publish() { serve "$W/pub/$1.json" v1/buckets/security-state/collections/cert-revocations/changeset; }
 base_conf=("anchor = $PKI/root/cert.pem" "untrusted = $PKI/ca/cert.pem"
     "allow_private_urls = yes" "url = $BASE_URL/root.crl" "crlite_root = $CS_ROOT_FP")
 write_conf "${base_conf[@]}" "crlite = $BASE_URL/v1/"
