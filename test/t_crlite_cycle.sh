@@ -18,7 +18,8 @@
 #   - from day 50 the server is unreachable (a closed port): update exits
 #     1 naming the cause, and once the last set's data is two days old
 #     (include/crlcache/crlite.h FRESHNESS) it says the set is stale,
-#     `status` says stale_since and the CA's CRL is fetched again: a leaf
+#     `status` says stale_since and the CA's CRL (its enrolment kept past
+#     seen_expiry) is fetched again: a leaf
 #     the CA revoked on day 51 (in its CRL only) is refused within the
 #     bound plus one run, its good leaf accepted from the CRL.
 . "$(dirname "$0")/lib.sh"
@@ -197,15 +198,21 @@ serve "$W/ca.crl" ca.crl
 # the last set's data: day 49 hour 6; stale two days later, day 51 hour 6
 STALE_H=$((51 * 24 + 6))
 RUN_H=6                 # the replay's runs from here on, 6 hours apart
-refused_at=""
+refused_at="" ca_fetched_at=""
 for ((h = 51 * 24 + 1; h <= STALE_H + 2 * RUN_H; h += RUN_H)); do
+    n=$(wc -l <"$HTTPD_LOG")
     update_at "$h"
+    [ -n "$ca_fetched_at" ] || ! tail -n +$((n + 1)) "$HTTPD_LOG" | grep -q 'GET /ca\.crl' ||
+        ca_fetched_at=$h
     v=$(verdict "$h" r51)
     if [ "$v" = "revoked verify-refused" ]; then refused_at=$h; break; fi
 done
 [ -n "$refused_at" ] && [ "$refused_at" -le $((STALE_H + RUN_H)) ] &&
     case_ok "r51, revoked by its CA on day 51, refused at hour $((refused_at - 51 * 24)) of day 51 (stale from hour 6, runs every $RUN_H h)" ||
     { cat "$W/u.out" "$W/check.out" "$W/verify.out"; case_fail day51 "not refused by hour $((STALE_H + 2 * RUN_H - 51 * 24)) of day 51 (last: '$v')"; }
+[ "$ca_fetched_at" = "$refused_at" ] &&
+    case_ok "the CA's CRL fetched first by the run past the bound (enrolled on day 0, never hinted since)" ||
+    case_fail ca-crl "first fetched at hour ${ca_fetched_at:-none}, refused at ${refused_at:-none}"
 grep -Eq 'crlite failed \(.*\), the set in force kept; CRLite data stale since' "$W/u.out" &&
     case_ok "update names the cause and says the set is stale" ||
     { cat "$W/u.out"; case_fail update-stale "no cause or no stale"; }
@@ -217,4 +224,5 @@ grep -qx 'crlcache_crlite_stale 1' "$W/prom" &&
     case_ok "status --prometheus: crlcache_crlite_stale 1" || { cat "$W/prom"; case_fail prom-stale "not 1"; }
 expect "$h" good 'good verify-ok' "stale: the good leaf accepted from its CA's CRL"
 expect "$h" r40 'revoked (CRLite) verify-refused' "stale: the filters' revocations still count"
+note "$LAST_PUB publications and $((LAST_PUB + 5)) updates replayed in ${SECONDS}s"
 finish
