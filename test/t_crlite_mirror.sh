@@ -6,8 +6,9 @@
 # update asks for the manifest conditionally and downloads nothing; the
 # mirror's certificate not trusted, or a file whose SHA-256 is not the
 # manifest's, leave the set in force and exit 1; so does a manifest whose
-# files add up to more than 256 MiB, before any is downloaded; an http://
-# mirror is refused by the configuration.
+# files add up to more than 256 MiB, before any is downloaded; a full
+# filter with the 91 deltas of Mozilla's 45 days is installed, 129 files
+# are refused; an http:// mirror is refused by the configuration.
 . "$(dirname "$0")/lib.sh"
 need_crlcache
 
@@ -101,6 +102,37 @@ assert_exit 1 tls_cc update
 assert_grep "crlite: the set's newest filter covers certificates up to 1970-01-01T00:00:01Z, the set in force up to 1970-01-01T00:00:02Z: refused" "$W/last.err"
 cmp -s "$STATE/crlite/set" "$W/set.before" || fail "set changed"
 case_ok "an older set refused (no rollback)"
+
+# Mozilla's whole cycle: the full filter and the 91 deltas of its 45
+# days (include/crlcache/crlite.h), the deltas as recent as the set in
+# force (no rollback); 129 files are past the bound
+cycle() {   # cycle N: a manifest of the full filter and N - 1 deltas
+    python3 - "$TESTDIR" "$W/mirror/crlite" "$W/cc/main.v4" "$1" <<'EOF'
+import hashlib, json, os, sys
+sys.path.insert(0, sys.argv[1])
+import crlite_pki
+d, delta, n = sys.argv[2], sys.argv[3], int(sys.argv[4])
+names = ["20260624-0-default.filter"]
+for i in range(1, n):     # distinct deltas: padded by i words
+    names.append("cycle-%03d-default.delta" % i)
+    crlite_pki.pad(delta, os.path.join(d, names[-1]), os.path.getsize(delta) + 8 * i)
+files = []
+for name in names:
+    body = open(os.path.join(d, name), "rb").read()
+    files.append({"filename": name, "size": len(body),
+                  "hash": hashlib.sha256(body).hexdigest()})
+json.dump({"files": files}, open(os.path.join(d, "manifest.json"), "w"))
+EOF
+}
+cycle 92
+assert_exit 0 tls_cc update
+assert_grep 'crlite: 92 filters installed \(91 fetched' "$W/last.err"
+assert_exit 0 cc status
+assert_grep '^crlite source=mirror filters=92 .*in_use=yes' "$W/last.out"
+cycle 129
+assert_exit 1 tls_cc update
+assert_grep 'crlite: manifest: no list of 1 to 128 files; the set in force is kept' "$W/last.err"
+case_ok "a full filter and 91 deltas (a 45-day cycle) installed; 129 files refused"
 
 # a manifest of five files of 60 MiB: refused before any is downloaded
 python3 -c 'import json,sys; json.dump({"files": [{"filename": "f%d.delta" % i,
