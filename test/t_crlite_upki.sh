@@ -5,7 +5,8 @@
 # place.  update copies the three into the state; run again it changes
 # nothing; a delta upki adds is taken; an index naming a filter out of
 # range, an unsafe name, a filter that does not parse and a filter gone
-# missing each keep the set in force and exit 1.
+# missing each keep the set in force and exit 1; a full filter and the 91
+# deltas of Mozilla's 45 days are taken, 129 filters refused.
 . "$(dirname "$0")/lib.sh"
 need_crlcache
 python3 "$TESTDIR/clubcard_build.py" suite "$W/cc" >/dev/null || fail "clubcard_build.py"
@@ -87,4 +88,27 @@ index 20260624-0.filter 20260624-1.delta 20260625-0.delta 20260626-0.delta
 assert_exit 0 cc update
 assert_grep 'crlite: 4 filters installed \(1 fetched' "$W/last.err"
 case_ok "a delta upki added is taken"
+
+# Mozilla's whole cycle: the full filter and the 91 deltas of its 45
+# days (include/crlcache/crlite.h); 129 files are past the bound
+cycle() {   # cycle N: the full filter and N - 1 deltas, distinct by padding
+    local names=(20260624-0.filter) i
+    python3 - "$TESTDIR" "$W/cc/delta.v4" "$U" "$1" <<'EOF' || fail "deltas"
+import os, sys
+sys.path.insert(0, sys.argv[1])
+import crlite_pki
+delta, u, n = sys.argv[2], sys.argv[3], int(sys.argv[4])
+for i in range(1, n):
+    crlite_pki.pad(delta, os.path.join(u, "c%03d.delta" % i), os.path.getsize(delta) + 8 * i)
+EOF
+    for ((i = 1; i < $1; i++)); do names+=("$(printf 'c%03d.delta' "$i")"); done
+    index "${names[@]}"
+}
+cycle 92
+assert_exit 0 cc update
+assert_grep 'crlite: 92 filters installed \(91 fetched' "$W/last.err"
+cp "$STATE/crlite/set" "$W/set.before"
+cycle 129
+kept cycle-129 'index.bin: 129 filters, not 1 to 128'
+case_ok "a full filter and 91 deltas (a 45-day cycle) taken; 129 refused"
 finish
