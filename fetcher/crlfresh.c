@@ -25,7 +25,8 @@
  *	held stay: an issuer the set answered for counts as met until the
  *	set's stale_at (crl_fresh_held()), since the provider leaves no hint
  *	for a certificate CRLite answers, and only hints renew an enrolment
- *	(enrolment.c); from then on the provider hints again.
+ *	(enrolment.c); from then on its certificates hint again, as any
+ *	the index cannot answer.
  *
  * THE ADMINISTRATOR'S CHOICE
  *	crl_fresh = all keeps every enrolled issuer on all its CRLs, as
@@ -77,7 +78,7 @@ crl_fresh_load(struct crl_fresh *cf, const char *state_dir,
 	    crlc_crliteset_stale_at(cf->set)) {
 		cf->stale = 1;
 		format_time(crlc_crliteset_stale_at(cf->set), when, sizeof(when));
-		logx(0, "enroll: CRLite data in %s stale since %s: the CRLs of "
+		logx(1, "enroll: CRLite data in %s stale since %s: the CRLs of "
 		    "every enrolled issuer are fetched", path, when);
 	}
 	if (cf->set == NULL || cf->stale || cf->all || conf->crl_fresh.n == 0)
