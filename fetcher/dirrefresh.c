@@ -33,6 +33,7 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
+#include <crlcache/crliteset.h>
 #include <crlcache/hash.h>
 #include <crlcache/version.h>
 
@@ -143,8 +144,8 @@ state_find(const struct dir_state *st, const char *src)
 /*
  * Time between refreshes when ccadb_refresh is not set.  A refresh costs
  * what changed of some 35 MB of reports (13.6 MB gzip-coded), and the
- * records report changes daily.  While a CRLite set is in force and a
- * CRLite source configured, the directory's partition lists serve only
+ * records report changes daily.  While a fresh CRLite set is in force
+ * and a CRLite source configured, the directory's partition lists serve only
  * the CAs the filters do not cover (crlfresh.c), its certificates prove
  * hints, which a new CA's caIssuers URLs do too (aia.c), and its new
  * intermediates' revocations come from their issuers' CRLs: a month
@@ -158,6 +159,7 @@ refresh_every(const struct conf *conf, const char *state_dir)
 {
 	struct crlite_set s;
 	char err[ERRLEN];
+	int stale;
 
 	if (conf->ccadb_refresh != 0)
 		return conf->ccadb_refresh;
@@ -165,8 +167,11 @@ refresh_every(const struct conf *conf, const char *state_dir)
 	    conf->crlite_upki_dir == NULL) ||
 	    crlite_set_read(state_dir, &s, err, sizeof(err)) != 0)
 		return DIR_REFRESH_DEFAULT;
+	/* a stale set covers no CA (<crlcache/crlite.h> FRESHNESS) */
+	stale = (int64_t)time(NULL) >= crlc_crlite_stale_at(s.installed,
+	    s.newest);
 	crlite_set_free(&s);
-	return DIR_REFRESH_CRLITE;
+	return stale ? DIR_REFRESH_DEFAULT : DIR_REFRESH_CRLITE;
 }
 
 /* Is a refresh due: the sources changed, or the last one is old enough? */

@@ -93,8 +93,8 @@ assert_grep 'directory: 3 reports \(2 not modified\), 9 rows, 3 entries' "$W/las
 check_is revoked 1 "$PKI/p2.pem"
 case_ok "conditional GET, at most every ccadb_refresh"
 
-# 2b. the period without ccadb_refresh: a day; a month while a CRLite
-#     set is in force and a CRLite source configured (the source is an
+# 2b. the period without ccadb_refresh: a day; a month while a fresh
+#     CRLite set is in force and a CRLite source configured (the source is an
 #     upki cache that is not there: that run's CRLite part fails, exit 1).
 #     On a copy of the state and configuration: the rest goes on as before.
 if command -v faketime >/dev/null; then
@@ -107,14 +107,24 @@ if command -v faketime >/dev/null; then
     }
     n=$(asked); later +2d
     [ "$LATER_RC" = 0 ] && [ "$(asked)" -gt "$n" ] || { cat "$W/later.out"; fail "no refresh two days on"; }
+    # Mozilla's real filter of 2026-06-24: stale (include/crlcache/crlite.h
+    # FRESHNESS), it covers no CA: daily still
     python3 "$TESTDIR/crlite_set.py" "$W/state2" "$DATA/crlite/20260624-1-default.filter.delta" \
         || fail "crlite_set.py"
     echo "crlite_upki_dir = $W/no-upki" >>"$W/conf2"
     n=$(asked); later +4d
+    [ "$LATER_RC" = 1 ] && [ "$(asked)" -gt "$n" ] || { cat "$W/later.out"; fail "not refreshed daily with a stale CRLite set"; }
+    # a set covering the logs to five days on, installed then: fresh a day on
+    python3 "$TESTDIR/crlite_pki.py" filter "$W/fresh.filter" 4 \
+        "$(printf 'a1%.0s' $(seq 32)):0:$(( ($(now_epoch) + 5 * 86400) * 1000 ))" \
+        "$PKI/root/cert.pem" "$PKI/full/cert.pem=good" || fail "crlite_pki.py"
+    NO_FAKE_STAT=1 DONT_FAKE_MONOTONIC=1 faketime -f +5d \
+        python3 "$TESTDIR/crlite_set.py" "$W/state2" "$W/fresh.filter" || fail "crlite_set.py"
+    n=$(asked); later +6d
     [ "$LATER_RC" = 1 ] && [ "$(asked)" = "$n" ] || { cat "$W/later.out"; fail "refreshed within the month CRLite allows"; }
-    later +32d
+    later +36d
     [ "$(asked)" -gt "$n" ] || { cat "$W/later.out"; fail "no refresh a month on with CRLite"; }
-    case_ok "without ccadb_refresh: refreshed daily, monthly with a CRLite set in force"
+    case_ok "without ccadb_refresh: refreshed daily, monthly with a fresh CRLite set in force, daily with a stale one"
 else
     note "faketime not installed: the refresh period not tested"
 fi
