@@ -210,7 +210,7 @@ done
 [ -n "$refused_at" ] && [ "$refused_at" -le $((STALE_H + RUN_H)) ] &&
     case_ok "r51, revoked by its CA on day 51, refused at hour $((refused_at - 51 * 24)) of day 51 (stale from hour 6, runs every $RUN_H h)" ||
     { cat "$W/u.out" "$W/check.out" "$W/verify.out"; case_fail day51 "not refused by hour $((STALE_H + 2 * RUN_H - 51 * 24)) of day 51 (last: '$v')"; }
-[ "$ca_fetched_at" = "$refused_at" ] &&
+[ -n "$ca_fetched_at" ] && [ "$ca_fetched_at" = "$refused_at" ] &&
     case_ok "the CA's CRL fetched first by the run past the bound (enrolled on day 0, never hinted since)" ||
     case_fail ca-crl "first fetched at hour ${ca_fetched_at:-none}, refused at ${refused_at:-none}"
 grep -Eq 'crlite failed \(.*\), the set in force kept; CRLite data stale since' "$W/u.out" &&
