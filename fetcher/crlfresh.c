@@ -68,8 +68,12 @@ crl_fresh_load(struct crl_fresh *cf, const char *state_dir,
 	if ((size_t)snprintf(path, sizeof(path), "%s/%s", state_dir,
 	    CRLC_CRLITE_DIR) >= sizeof(path))
 		return -1;
-	/* A set that cannot be read: every issuer as without CRLite. */
+	/*
+	 * A set that cannot be read: every issuer as without CRLite, and
+	 * none expires (whom it answered for is not known this run).
+	 */
 	if (crlc_crliteset_open(path, &cf->set, why, sizeof(why)) == -1) {
+		cf->unread = 1;
 		logx(0, "enroll: CRLite data in %s not used: %s; the CRLs of "
 		    "every enrolled issuer are fetched", path, why);
 		return 0;
@@ -136,6 +140,8 @@ crl_fresh_held(const struct crl_fresh *cf, const struct enrolled *en)
 {
 	uint8_t spki[CRLC_HASH_LEN];
 
+	if (cf != NULL && cf->unread)
+		return INT64_MAX;
 	if (cf == NULL || cf->set == NULL ||
 	    cert_spki_hash(en->issuer, spki) == -1 ||
 	    !crlc_crliteset_enrolls(cf->set, spki))

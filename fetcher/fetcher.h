@@ -1090,6 +1090,7 @@ struct crlc_crliteset;
 struct crl_fresh {
 	struct crlc_crliteset	*set;	/* the set in force, NULL: none */
 	int			 stale;	/* set is past its stale_at: no say */
+	int			 unread;	/* a set refused: expire none */
 	int			 all;	/* crl_fresh = all */
 	struct fpset		 keys;	/* crl_fresh = FILE: their keys */
 };
@@ -1110,6 +1111,7 @@ enum crl_want crl_fresh_want(const struct crl_fresh *cf,
  * Until when the set in force (fresh or stale) answered for en's issuer
  * in place of its CRLs (its stale_at), or 0: a time its enrolment counts
  * as met, since those answers leave no hint that would renew it.
+ * INT64_MAX when the set could not be read.
  */
 int64_t	 crl_fresh_held(const struct crl_fresh *cf, const struct enrolled *en);
 void	 crl_fresh_free(struct crl_fresh *cf);
