@@ -94,10 +94,11 @@
  * moz_kinto_publisher/main.py, CHANNELS: the "default" channel's
  * max_filter_age_days = 45) publishes a delta at each of its two runs a
  * day and a new full filter only once the current one is 45 days old: a
- * set is one full filter and up to 2 x 45 = 90 deltas, 91 filters, the
- * day before a new full filter.  128 leaves 37 for extra runs (a re-run,
- * a late full filter: 18 more days at two a day) and bounds what a
- * reader opens: 128 descriptors and records, a set file of 6,192 bytes.
+ * set is one full filter and about 2 x 45 = 90 deltas the day before a
+ * new full filter (92 filters in test/t_crlite_cycle.sh's replay, whose
+ * new full filter comes on day 46).  128 leaves over 35 for extra runs
+ * (a re-run, a late full filter: 17 more days at two a day) and bounds
+ * what a reader opens: 128 files and records, a set file of 6,192 bytes.
  */
 #define CRLC_CRLITE_FILTERS_MAX		128u
 /*
