@@ -21,7 +21,9 @@
 #     `status` says stale_since and the CA's CRL (its enrolment kept past
 #     seen_expiry) is fetched again: a leaf
 #     the CA revoked on day 51 (in its CRL only) is refused within the
-#     bound plus one run, its good leaf accepted from the CRL.
+#     bound plus one run, its good leaf accepted from the CRL;
+#   - day 85: a set that cannot be read expires no enrolment; read, the
+#     CA is dropped 30 days (seen_expiry) after the set went stale.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_provider.sh"
 command -v faketime >/dev/null || skip "faketime not installed (test/deps.sh installs it)"
@@ -224,5 +226,19 @@ grep -qx 'crlcache_crlite_stale 1' "$W/prom" &&
     case_ok "status --prometheus: crlcache_crlite_stale 1" || { cat "$W/prom"; case_fail prom-stale "not 1"; }
 expect "$h" good 'good verify-ok' "stale: the good leaf accepted from its CA's CRL"
 expect "$h" r40 'revoked (CRLite) verify-refused' "stale: the filters' revocations still count"
-note "$LAST_PUB publications and $((LAST_PUB + 5)) updates replayed in ${SECONDS}s"
+
+# Day 85, 30 days (seen_expiry) past the set's stale_at, nothing met
+# since: a set that cannot be read expires no enrolment (whom it answered
+# for is not known); read again, the CA is dropped.
+cp "$STATE/crlite/set" "$W/set.good"; printf 'x' >>"$STATE/crlite/set"
+update_at $((85 * 24))
+grep -q '^issuer ' "$STATE/work/enrolled" &&
+    case_ok "day 85, the set unreadable: the CA still enrolled" ||
+    { cat "$W/u.out"; case_fail unread-held "the CA dropped"; }
+cp "$W/set.good" "$STATE/crlite/set"
+update_at $((85 * 24))
+! grep -q '^issuer ' "$STATE/work/enrolled" && grep -q 'not met since before the seen_expiry' "$W/u.out" &&
+    case_ok "day 85, the set read: the CA dropped, 30 days after the set went stale" ||
+    { cat "$W/u.out"; case_fail stale-expiry "the CA kept"; }
+note "$LAST_PUB publications and $((LAST_PUB + 7)) updates replayed in ${SECONDS}s"
 finish

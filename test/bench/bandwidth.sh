@@ -97,6 +97,10 @@ ROOT_CRL_ENTRIES=2
 FULL_FILTER_BYTES=6000000
 DELTA_BYTES=175000
 DELTA_HOURS="6 18"
+# The month's runs (below) each find the day's delta, its coverage a day
+# on: the set stays fresh (include/crlcache/crlite.h FRESHNESS: a stale
+# one would put the directory back on daily refreshes), as Mozilla's does.
+MONTH_DELTA_HOURS=$(seq -s ' ' 48 24 $((MONTH_DAYS * 24)))
 # Leaves too new for the filters: CA:partition (- for a complete CRL).
 YOUNG="R10:17 E5:77 C4:-"
 
@@ -215,17 +219,18 @@ echo "directory reports: $(cat "$HTTPD_ROOT"/ccadb/*.csv | wc -c) bytes," \
 python3 "$ROOT/test/crlite_pki.py" filter filters.v4 4 "$LOG_A:$LOW:$HIGH" "${filter_args[@]}" ||
     fail "filter"
 python3 "$ROOT/test/crlite_pki.py" pad filters.v4 full.filter "$FULL_FILTER_BYTES" || fail "pad"
-for d in $DELTA_HOURS; do
-	python3 "$ROOT/test/crlite_pki.py" filter "d$d.v4" 4 "$LOG_A:$LOW:$((HIGH + d * 60000))" \
+for d in $DELTA_HOURS $MONTH_DELTA_HOURS; do
+	cov=$((HIGH + d * 60000)); [ "$d" -lt 48 ] || cov=$((HIGH + d * 3600000))
+	python3 "$ROOT/test/crlite_pki.py" filter "d$d.v4" 4 "$LOG_A:$LOW:$cov" \
 	    "${filter_args[@]}" || fail "delta filter"
 	python3 "$ROOT/test/crlite_pki.py" pad "d$d.v4" "delta$d.filter" "$DELTA_BYTES" || fail "pad"
 done
-cs_chain
+CS_DAYS=90 cs_chain     # the month below outlives the default 20 days
 CS_FP=$(openssl x509 -in "$W/cs/root.pem" -noout -fingerprint -sha256 | cut -d= -f2)
 # publish_crlite HOUR: the collection as it stands at HOUR
 publish_crlite() {
 	local specs=(F=full.filter) parent=F d
-	for d in $DELTA_HOURS; do
+	for d in $DELTA_HOURS $MONTH_DELTA_HOURS; do
 		[ "$d" -le "$1" ] || break
 		specs+=("D$d=delta$d.filter:$parent"); parent=D$d
 	done
@@ -293,6 +298,7 @@ done
 # only what the directory costs; CRLite off refreshes daily (the day).
 for ((d = 2; d <= MONTH_DAYS; d++)); do
 	touch "$HTTPD_ROOT/ccadb/records.csv"{,.gz} "$HTTPD_ROOT/ccadb/pems-$((year - year % 10)).csv"{,.gz}
+	publish_crlite $((d * 24))
 	counted on month update_at on $((d * 24))
 done
 
