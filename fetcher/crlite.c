@@ -321,6 +321,7 @@ say_freshness(const char *state_dir, char *what, size_t whatlen)
 	if (crlite_set_read(state_dir, &set, err, sizeof(err)) != 0)
 		return;
 	stale_at = crlc_crlite_stale_at(set.installed, set.newest);
+	crlite_set_free(&set);
 	format_time(stale_at, when, sizeof(when));
 	if ((int64_t)time(NULL) >= stale_at)
 		snprintf(what + used, whatlen - used, "; CRLite data stale "
