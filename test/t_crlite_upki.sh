@@ -91,9 +91,10 @@ case_ok "a delta upki added is taken"
 
 # Mozilla's whole cycle: the full filter and the 91 deltas of its 45
 # days (include/crlcache/crlite.h); 129 files are past the bound
-cycle() {   # cycle N: the full filter and N - 1 deltas, distinct by padding
+cycle() {   # cycle N: the full filter and N - 1 deltas (as recent as the set
+            # in force: no rollback), distinct by padding
     local names=(20260624-0.filter) i
-    python3 - "$TESTDIR" "$W/cc/delta.v4" "$U" "$1" <<'EOF' || fail "deltas"
+    python3 - "$TESTDIR" "$W/cc/main.v4" "$U" "$1" <<'EOF' || fail "deltas"
 import os, sys
 sys.path.insert(0, sys.argv[1])
 import crlite_pki
