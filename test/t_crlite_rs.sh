@@ -73,8 +73,9 @@ publish "${BASE3[@]}" --compat C1="$W/delta3.filter"
 assert_exit 0 cc update
 assert_grep 'crlite: 3 filters installed \(3 fetched' "$W/last.err"
 expect_set "$W/full1.filter" "$W/delta1.filter" "$W/delta2.filter"
-# the set, its filters and OneCRL (the server's collection is empty here)
-[ "$(ls "$STATE/crlite" | wc -l)" = 5 ] || { ls "$STATE/crlite"; fail "files besides the set's"; }
+# the set, its filters, its lookup file and OneCRL (the server's
+# collection is empty here)
+[ "$(ls "$STATE/crlite" | wc -l)" = 6 ] || { ls "$STATE/crlite"; fail "files besides the set's"; }
 assert_not_grep 'delta3' "$HTTPD_LOG"
 assert_exit 0 cc status
 assert_grep '^crlite source=remote-settings filters=3 issuers=1 .*in_use=yes' "$W/last.out"
