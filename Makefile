@@ -137,7 +137,7 @@ BENCH_ROWS = test/bench/.rows
 BENCH_JSON = test/bench/results.json
 # The Web PKI scale data sets (scale.sh, webpki.sh) are kept between runs in
 # CRLCACHE_BENCH_CACHE, by default test/bench/.cache.
-BENCH_SCRIPTS = handshake verify process hint firstcontact ingest index_open scale webpki directory bandwidth
+BENCH_SCRIPTS = handshake verify process crlite hint firstcontact ingest index_open scale webpki directory bandwidth
 bench-run: all
 	@rm -f $(BENCH_ROWS)
 	@set -e; for b in $(BENCH_SCRIPTS); do \

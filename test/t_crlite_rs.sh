@@ -106,7 +106,7 @@ spoilt() {      # spoilt NAME MESSAGE-RE OPTIONS...
     if [ "$rc" = 1 ] && grep -Eq "crlite: .*$re.*; the set in force is kept" "$W/$name.err" &&
         grep -q 'crlite failed, the set in force kept' "$W/$name.err" &&
         cmp -s "$STATE/crlite/set" "$W/set.before" &&
-        [ "$(ls "$STATE/crlite" | wc -l)" = 5 ]; then
+        [ "$(ls "$STATE/crlite" | wc -l)" = 6 ]; then
         case_ok "$name"
     else
         cat "$W/$name.err" >&2; ls "$STATE/crlite" >&2
@@ -154,6 +154,7 @@ publish "${BASE3[@]}" "$D3" F2="$W/full2.filter" D21="$W/delta21.filter:F2"
 assert_exit 0 cc update
 assert_grep 'crlite: 2 filters installed \(2 fetched' "$W/last.err"
 expect_set "$W/full2.filter" "$W/delta21.filter"
-[ "$(ls "$STATE/crlite" | wc -l)" = 4 ] || { ls "$STATE/crlite"; fail "superseded files kept"; }
+# the set, its two filters, its lookup file and OneCRL
+[ "$(ls "$STATE/crlite" | wc -l)" = 5 ] || { ls "$STATE/crlite"; fail "superseded files kept"; }
 case_ok "a new full filter supersedes; the old files removed"
 finish

@@ -123,11 +123,12 @@
 #define CRLC_CRLITE_REC_LEN		48
 #define CRLC_CRLITE_TRAILER_LEN		8
 /*
- * Filters in a set: Mozilla keeps a full filter and the deltas since it
- * (two a day, a full filter every few days: under 20); 64 leaves room
- * and bounds what a reader opens.
+ * Filters in a set: Mozilla keeps a full filter and the deltas since it,
+ * two a day; a cycle may run past 44 days (89 filters); 128 leaves room.
+ * A reader's cost does not grow with it but for 16 bytes a log and
+ * filter in the lookup file's head.
  */
-#define CRLC_CRLITE_FILTERS_MAX		64u
+#define CRLC_CRLITE_FILTERS_MAX		128u
 /*
  * The filters' bytes a set may name: Mozilla's full filter and 90 days
  * of deltas are about 25 MB (2026); ten times that bounds what the
