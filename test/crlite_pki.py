@@ -24,8 +24,8 @@ clubcard filters that speak for those leaves (test/clubcard_build.py).
       COUNT version 4 filters OUT.1 .. OUT.COUNT, each enrolling the
       issuers of A and of B (none in both) with their answers, B's
       columns after A's (and 256 zero bits, so that no row of A's reads
-      B's bits), covering A's and B's logs, the first log's low moved
-      back by the filter's number: distinct filters of A's structure that
+      B's bits), covering A's and B's logs, one log's low moved back
+      by the filter's number: distinct filters of A's structure that
       also speak for B's issuers (the benchmark's deltas)
 
 Standard library and the openssl CLI only.
@@ -161,7 +161,8 @@ def merge(a_path, b_path, out, count):
     logs.update({log: (lo, hi) for log, lo, hi in a["coverage"]})
     for n in range(1, int(count) + 1):
         cov = [(log, lo, hi) for log, (lo, hi) in sorted(logs.items())]
-        cov[0] = (cov[0][0], cov[0][1] - n, cov[0][2])
+        k = next(i for i, c in enumerate(cov) if c[1] > int(count))
+        cov[k] = (cov[k][0], cov[k][1] - n, cov[k][2])
         card = dict(coverage=cov, blocks=blocks, columns=cols,
                     exact=a["exact"] | (b["exact"] << eshift))
         with open("%s.%d" % (out, n), "wb") as f:

@@ -5,7 +5,7 @@
  *   crlite_lookup DELTA DIR N
  *
  * DIR/crlite gets a set of N filters, each Mozilla's real delta DELTA
- * (test/data/crlite) with its first coverage entry's low moved back by
+ * (test/data/crlite) with its first coverage entry's high moved on by
  * its place (distinct bytes, the same answers), and the set's lookup
  * file written by lib/crlitelookup.c, as the fetcher writes it.  Rows
  * (test/bench/common.sh bench_rows), median of batches:
@@ -112,8 +112,8 @@ make_set(const uint8_t *delta, size_t len, const char *dir, size_t n,
 		if ((v = malloc(len)) == NULL)
 			exit(2);
 		memcpy(v, delta, len);
-		/* version 4: the first coverage entry's low at 36 */
-		crlc_put_u64(v + 36, crlc_get_u64(v + 36) - i);
+		/* version 4: the first coverage entry's high at 44 */
+		crlc_put_u64(v + 44, crlc_get_u64(v + 44) + i);
 		if (crlc_clubcard_parse(v, len, &cc[i], why, sizeof(why)) != 0) {
 			fprintf(stderr, "%s\n", why);
 			exit(2);
