@@ -189,20 +189,32 @@ same_set(const struct crlite_set *a, const struct crlite_set *b)
 	return 1;
 }
 
-/* Does the set listed pass CRLITE_SET_MAX_BYTES? */
+/*
+ * Does the set listed pass CRLC_CRLITE_SET_MAX_BYTES (checked before any
+ * download: an unsigned mirror could list 128 filters of 64 MiB), or
+ * name a filter twice (readers refuse such a set)?
+ */
 static int
-too_large(struct crlite_run *run)
+set_refused(struct crlite_run *run)
 {
 	uint64_t total = 0;
-	size_t i;
+	size_t i, k;
 
-	for (i = 0; i < run->nwant; i++)
+	for (i = 0; i < run->nwant; i++) {
 		total += run->want[i].size;	/* each at most 64 MiB */
-	if (total <= CRLITE_SET_MAX_BYTES)
+		for (k = 0; k < i; k++)
+			if (memcmp(run->want[i].hash, run->want[k].hash,
+			    CRLC_HASH_LEN) == 0) {
+				crlite_fail(run, "%s: the filter of %s again",
+				    run->want[i].name, run->want[k].name);
+				return 1;
+			}
+	}
+	if (total <= CRLC_CRLITE_SET_MAX_BYTES)
 		return 0;
 	crlite_fail(run, "a set of %llu bytes, more than %llu",
 	    (unsigned long long)total,
-	    (unsigned long long)CRLITE_SET_MAX_BYTES);
+	    (unsigned long long)CRLC_CRLITE_SET_MAX_BYTES);
 	return 1;
 }
 
@@ -216,7 +228,7 @@ settle(struct crlite_run *run, const struct fetch *f,
 	int ret = -1;
 
 	memset(&set, 0, sizeof(set));
-	if (run->src->plan(run, f->body, f->len) == -1 || too_large(run))
+	if (run->src->plan(run, f->body, f->len) == -1 || set_refused(run))
 		return -1;
 	set.source = run->src->kind;
 	set.installed = (int64_t)time(NULL);

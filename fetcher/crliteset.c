@@ -374,7 +374,8 @@ crlite_tally_add(const char *state_dir, unsigned source, uint64_t bytes)
 int
 crlite_info(const char *state_dir, struct crlite_info *ci)
 {
-	char why[CRLC_CLUBCARD_WHY_LEN];
+	char why[CRLC_CRLITESET_WHY_LEN], path[PATH_MAX];
+	struct crlc_crliteset *set = NULL;
 	struct crlc_clubcard_info info;
 	struct crlc_clubcard *cc;
 	uint8_t *body;
@@ -405,5 +406,13 @@ crlite_info(const char *state_dir, struct crlite_info *ci)
 		crlc_clubcard_free(cc);
 		free(body);
 	}
+	/* and as the readers see it: the set with its lookup file */
+	crlite_path(path, sizeof(path), state_dir, NULL);
+	if (ci->usable && crlc_crliteset_open(path, &set, why,
+	    sizeof(why)) != 0) {
+		snprintf(ci->why, sizeof(ci->why), "%s", why);
+		ci->usable = 0;
+	}
+	crlc_crliteset_free(set);
 	return 0;
 }

@@ -544,7 +544,12 @@ part_member(const struct crlc_crliteset *set, const struct entry *en,
 	unsigned rank = hdr[12], inv = hdr[13] != 0;
 	int r;
 
-	if (hdr[14] > 63 || hdr[15] > 63)
+	/*
+	 * upki-revocation: Exception<1..2^8-1> exceptions<0..2^16-1>; so
+	 * the scan below reads a bounded number of bytes, whatever X says.
+	 */
+	if (hdr[14] > 63 || hdr[15] > 63 || crlc_get_u32(hdr + 32) > UINT16_MAX ||
+	    x > (uint64_t)crlc_get_u32(hdr + 32) * (1 + UINT8_MAX))
 		return -1;
 	if (am == 0)
 		return (int)inv;

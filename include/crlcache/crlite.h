@@ -132,7 +132,7 @@
 /*
  * The filters' bytes a set may name: Mozilla's full filter and 90 days
  * of deltas are about 25 MB (2026); ten times that bounds what the
- * fetcher downloads and keeps.
+ * fetcher downloads, holds before it installs, and keeps.
  */
 #define CRLC_CRLITE_SET_MAX_BYTES	((uint64_t)256 << 20)
 #define CRLC_CRLITE_FULL		0u
