@@ -51,6 +51,18 @@ done
 assert_exit 0 cc status
 assert_grep '^crlite source=upki-dir filters=3 .*in_use=yes' "$W/last.out"
 case_ok "three filters from the upki cache"
+# The lookup file the fetcher wrote (lib/crlitelookup.c) is the one
+# test/crlite_set.py writes apart from the same filters, but for the set's
+# checksum (bytes 16 to 24: the sets differ in their install time).
+python3 "$TESTDIR/crlite_set.py" "$W/apart" "$U/20260624-0.filter" "$U/20260624-1.delta" \
+    "$U/20260625-0.delta" || fail "crlite_set.py"
+python3 - "$STATE"/crlite/*.lookup "$W"/apart/crlite/*.lookup <<'EOF' || fail "the lookup files differ"
+import sys
+a, b = (bytearray(open(p, "rb").read()) for p in sys.argv[1:3])
+a[16:24] = b[16:24] = bytes(8)
+sys.exit(a != b or len(a) < 2000)
+EOF
+case_ok "the fetcher's lookup file is the one written apart ($(stat -c %s "$W"/apart/crlite/*.lookup) bytes)"
 
 cp "$STATE/crlite/set" "$W/set.before"
 assert_exit 0 cc update
