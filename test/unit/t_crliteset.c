@@ -6,6 +6,7 @@
  *
  * Copyright the crlcache authors. Licensed under the Apache License 2.0.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -208,6 +209,34 @@ check_answers(struct crlc_crliteset *set, int strict)
 	    CRLC_CLUBCARD_NOT_COVERED);
 }
 
+/* Threads asking one set at once: the first asks fill its slots. */
+static void *
+asker(void *set)
+{
+	int i;
+
+	for (i = 0; i < 50; i++)
+		check_answers(set, 1);
+	return NULL;
+}
+
+static void
+threads_ask(void)
+{
+	struct crlc_crliteset *set;
+	pthread_t t[4];
+	size_t i;
+
+	CHECK(crlc_crliteset_open(sub, &set, NULL, 0) == 0);
+	if (set == NULL)
+		return;
+	for (i = 0; i < 4; i++)
+		CHECK(pthread_create(&t[i], NULL, asker, set) == 0);
+	for (i = 0; i < 4; i++)
+		pthread_join(t[i], NULL);
+	crlc_crliteset_free(set);
+}
+
 static void
 refused_n(size_t n, void (*spoil)(uint8_t *), int resum, const char *why_part)
 {
@@ -351,6 +380,7 @@ main(void)
 		CHECK(filters == 1 && bytes < DELTA_LEN / 4);
 		crlc_crliteset_free(set);
 	}
+	threads_ask();
 	for (i = 0; i < sizeof(spoilt) / sizeof(spoilt[0]); i++)
 		refused_n(spoilt[i].n, spoilt[i].spoil, spoilt[i].resum,
 		    spoilt[i].why);
