@@ -9,14 +9,18 @@
  * reader has it mapped: a mapping would then fault (SIGBUS) in every
  * process that verifies certificates.  So nothing is mapped: the set
  * file and the lookup file's head are read whole at open; then each
- * issuer a process meets costs one pread(2) of its record (its part of
- * every filter), held in private memory within CRLITESET_HELD_MAX
- * (lib/crliteset.c) until the set is freed, so that later lookups of
- * the issuer make no system call.  A record too large to hold is read a
- * few words at a time at each lookup.  What a reader holds is at most
- * CRLC_CRLITE_LOOKUP_HEAD_MAX + CRLC_CRLITESET_HELD_MAX bytes and a few
- * KiB, whatever the files say; a file truncated or rewritten after the
- * open costs the lookups that read it (NOT_COVERED), never a fault.
+ * issuer a process meets costs a few pread(2) calls (its entry by a
+ * binary search, then its record: its part of every filter) into
+ * private memory, held until the set is freed within
+ * CRLC_CRLITESET_HELD_MAX in all, so that later lookups of the issuer
+ * make no system call.  A record too large to hold (over 64 KiB) is
+ * held as its part headers, its rows read a few words a filter at each
+ * lookup; an issuer met once the bound is reached is read anew at each
+ * lookup.  What a reader holds is at most CRLC_CRLITE_LOOKUP_HEAD_MAX +
+ * CRLC_CRLITESET_HELD_MAX bytes, 4 KiB of slots and, during a lookup, one
+ * record of at most 64 KiB, whatever the files say; a file truncated or
+ * rewritten after the open costs the lookups that read it
+ * (NOT_COVERED), never a fault.
  */
 #ifndef CRLCACHE_CRLITESET_H
 #define CRLCACHE_CRLITESET_H
