@@ -19,6 +19,7 @@
  * Any failure keeps the set in force, and forgets the index document's
  * validators, so that the next run asks for all of it again.
  */
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,7 @@
 #include <time.h>
 
 #include <crlcache/clubcard.h>
+#include <crlcache/crliteset.h>
 #include <crlcache/hash.h>
 
 #include "crlitesrc.h"
@@ -282,12 +284,16 @@ crlite_record_source(struct crlite_run *run, struct store *s, struct fetch *f,
 }
 
 /*
- * Is every filter of the set in force on disk as it names it?  If not,
- * the index document is asked for whole, and the missing filters downloaded.
+ * Is every filter of the set in force on disk as it names it, and its
+ * lookup file there for readers (a set installed by an earlier version
+ * has none)?  If not, the index document is asked for whole, the missing
+ * filters downloaded, and the set installed anew.
  */
 static int
 set_on_disk(const char *state_dir, const struct crlite_set *cur)
 {
+	char path[PATH_MAX], why[CRLC_CRLITESET_WHY_LEN];
+	struct crlc_crliteset *set;
 	uint8_t *body;
 	size_t i;
 
@@ -299,6 +305,13 @@ set_on_disk(const char *state_dir, const struct crlite_set *cur)
 		}
 		free(body);
 	}
+	snprintf(path, sizeof(path), "%s/%s", state_dir, CRLC_CRLITE_DIR);
+	if (crlc_crliteset_open(path, &set, why, sizeof(why)) != 0) {
+		logx(0, "crlite: the set in force cannot be read (%s); "
+		    "installed anew", why);
+		return 0;
+	}
+	crlc_crliteset_free(set);
 	return 1;
 }
 

@@ -70,6 +70,17 @@ assert_grep 'crlite unchanged \(3 filters' "$W/last.err"
 cmp -s "$STATE/crlite/set" "$W/set.before" || fail "set rewritten"
 case_ok "read again: nothing changed"
 
+# a set without its lookup file (as an earlier version installed it):
+# readers refuse it, so the next update installs it anew, nothing fetched
+rm -f "$STATE"/crlite/*.lookup
+assert_exit 0 cc update
+assert_grep 'crlite: the set in force cannot be read \(.*\.lookup: No such file or directory\); installed anew' "$W/last.err"
+assert_grep 'crlite: 3 filters installed \(0 fetched, 0 bytes\)' "$W/last.err"
+assert_exit 0 cc status
+assert_grep '^crlite source=upki-dir filters=3 .*in_use=yes' "$W/last.out"
+case_ok "a set without its lookup file installed anew"
+cp "$STATE/crlite/set" "$W/set.before"
+
 # kept: the set in force, the run exit 1 and say why
 kept() {        # kept NAME MESSAGE-RE
     cc update >"$W/$1.out" 2>"$W/$1.err"; rc=$?
