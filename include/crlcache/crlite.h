@@ -28,21 +28,20 @@
  *	          32 u64 size of the filter in bytes (at most
  *	             CRLC_CLUBCARD_MAX_LEN)
  *	          40 u8  CRLC_CRLITE_FULL or CRLC_CRLITE_DELTA; 7 zero bytes
- *	         the full filter first, then its deltas from oldest to newest
+ *	         the full filter first, then its deltas from oldest to newest,
+ *	         each filter named once, their sizes adding up to at most
+ *	         CRLC_CRLITE_SET_MAX_BYTES
  *	     last 8: u64 CRLCSUM64 of every byte before it (<crlcache/hash.h>)
- *	Integers are big-endian, as in the index.  Files in the directory
- *	that the set does not name are the fetcher's to remove: a reader
- *	that opened the previous set keeps its open files.
- *
- *	The set names each filter once, the full filter first, then the
- *	deltas; the sizes add up to at most CRLC_CRLITE_SET_MAX_BYTES.
- *
  *	  - the lookup file of the set, named by the 16 lowercase hex
  *	    digits of the set file's checksum (its last 8 bytes) followed
- *	    by CRLC_CRLITE_LOOKUP_SUFFIX, mode 0644, written (durably)
- *	    before the set file: the filters' bytes that a lookup needs,
- *	    laid out by issuer, so that a reader reads one issuer's part of
- *	    every filter with one pread(2) (LOOKUP FILE below).
+ *	    by CRLC_CRLITE_LOOKUP_SUFFIX, mode 0644, written durably before
+ *	    the set file: the filters' bytes that a lookup needs, laid out
+ *	    by issuer, so that a reader reads one issuer's part of every
+ *	    filter at once (LOOKUP FILE below).
+ *	Integers are big-endian, as in the index.  Files in the directory
+ *	that the set does not name (but its lookup file) are the
+ *	fetcher's to remove: a reader that opened the previous set keeps its
+ *	open files.
  *
  * LOOKUP FILE
  *	Written by the fetcher from the filters it verified (their size
@@ -108,7 +107,10 @@
  *	signature of the collection and each attachment's size and SHA-256;
  *	an upki mirror: its manifest over HTTPS; a local upki cache: its
  *	own files, read as they are), parses, and the deltas chain from the
- *	full filter; any failure keeps the set in force.
+ *	full filter, and its lookup file is written; any failure keeps the
+ *	set in force.  A set in force that readers cannot open (its lookup
+ *	file missing, as a set of an earlier version's) is installed anew
+ *	by the next update.
  */
 #ifndef CRLCACHE_CRLITE_H
 #define CRLCACHE_CRLITE_H
