@@ -129,6 +129,23 @@ hexin(const char *hex, uint8_t *out, size_t *len)
 			exit(2);
 }
 
+/* Two of test/data/crlite/sites.txt: GTS Root R1 (revoked), DigiCert G5. */
+static const struct {
+	const char *issuer, *serial, *scts[2];
+	enum crlc_clubcard_answer want;
+} sites[] = {
+	{ "39d4a59900fd356261e046dc387071921ca03f0352c00f50f757a8ba77db7281",
+	  "00fa43623b0dc703c81053fc646bec3a20",
+	  { "cb38f715897c84a1445f5bc1ddfbc96ef29a59cd470a690585b0cb14c31458e7",
+	    "d76d7d10d1a7f577c2c7e95fd700bff982c9335a65e1d0b3017317c0c8c56977" },
+	  CRLC_CLUBCARD_REVOKED },
+	{ "2ec39da83170de0a28fc6f238de10fc5ef89489eda169d51179221e3fd99bc56",
+	  "0e46f9db5bb19eee8e45f2dcdc260cca",
+	  { "c2317e574519a345ee7f38deb29041ebc7c2215a22bf7fd5b5ad769ad90e52cd",
+	    "d76d7d10d1a7f577c2c7e95fd700bff982c9335a65e1d0b3017317c0c8c56977" },
+	  CRLC_CLUBCARD_GOOD },
+};
+
 /*
  * Mozilla's answers (test/data/crlite/SOURCES): one revoked, one good;
  * strict 0: asked, whatever the answers.
@@ -140,21 +157,6 @@ check_answers(struct crlc_crliteset *set, int strict)
 	struct crlc_span sp, list;
 	size_t n, i;
 	uint64_t newest;
-	static const struct {
-		const char *issuer, *serial, *scts[2];
-		enum crlc_clubcard_answer want;
-	} sites[] = {
-		{ "39d4a59900fd356261e046dc387071921ca03f0352c00f50f757a8ba77db7281",
-		  "00fa43623b0dc703c81053fc646bec3a20",
-		  { "cb38f715897c84a1445f5bc1ddfbc96ef29a59cd470a690585b0cb14c31458e7",
-		    "d76d7d10d1a7f577c2c7e95fd700bff982c9335a65e1d0b3017317c0c8c56977" },
-		  CRLC_CLUBCARD_REVOKED },
-		{ "2ec39da83170de0a28fc6f238de10fc5ef89489eda169d51179221e3fd99bc56",
-		  "0e46f9db5bb19eee8e45f2dcdc260cca",
-		  { "c2317e574519a345ee7f38deb29041ebc7c2215a22bf7fd5b5ad769ad90e52cd",
-		    "d76d7d10d1a7f577c2c7e95fd700bff982c9335a65e1d0b3017317c0c8c56977" },
-		  CRLC_CLUBCARD_GOOD },
-	};
 	static const uint64_t when[] = { 1782115694558ull, 1781427700554ull };
 	size_t k;
 
@@ -305,35 +307,84 @@ lookup_refused(uint64_t total, uint64_t for_sum, off_t cut, const char *part)
  * lengths, rows), or the file cut short: answers may be anything, but
  * every read stays inside the file and memory (ASan) and nothing faults.
  */
+/* Where site k's record's part headers are in the lookup file b. */
+static size_t
+site_parts(const uint8_t *b, size_t len, size_t k, size_t *n)
+{
+	uint8_t issuer[32];
+	size_t i, u = crlc_get_u32(b + 28), at, head = len;
+
+	hexin(sites[k].issuer, issuer, &i);
+	for (at = 0; at + 32 <= len; at++)	/* the table: after the head */
+		if (memcmp(b + at, issuer, 32) == 0 && at >= CRLC_CRLITE_LOOKUP_LOGS_AT) {
+			head = at;
+			break;
+		}
+	if (head == len || u == 0 || head + 48 > len)
+		exit(2);
+	*n = crlc_get_u32(b + head + 44);
+	return (size_t)crlc_get_u64(b + head + 32);
+}
+
+/*
+ * Bytes of the lookup file changed (before the open: anywhere; after:
+ * past the head, which is read at open), in the issuer table, in the
+ * two sites' part headers or anywhere, or the file cut short after the
+ * open: answers may be anything, but every read stays inside the file
+ * and memory (ASan) and nothing faults.
+ */
 static void
 lookup_damaged(uint64_t total)
 {
 	char lname[CRLC_CRLITE_LOOKUP_NAME_LEN], path[256];
+	static uint8_t b[1 << 20];
 	struct crlc_crliteset *set;
-	struct stat sb;
-	uint8_t byte;
-	size_t filters, bytes, head;
-	unsigned seed = 1, k;
+	size_t filters, bytes, len, at, n, where;
+	unsigned seed = 1, k, v;
 	FILE *f;
 
 	crlc_crlite_lookup_name(total, lname, sizeof(lname));
 	snprintf(path, sizeof(path), "%s/%s", sub, lname);
-	for (k = 0; k < 300; k++) {
+	for (k = 0; k < 600; k++) {
 		write_lookup(total, total, 1);
-		CHECK(crlc_crliteset_open(sub, &set, NULL, 0) == 0);
-		if (set == NULL)
-			return;
-		crlc_crliteset_size(set, &filters, &head);
-		if (stat(path, &sb) != 0 || (f = fopen(path, "r+b")) == NULL)
+		if ((f = fopen(path, "rb")) == NULL ||
+		    (len = fread(b, 1, sizeof(b), f)) == 0 || fclose(f) != 0)
 			exit(2);
 		seed = seed * 1103515245u + 12345u;
-		/* past the head: the head is read at open */
-		CHECK(fseek(f, (long)(head + seed % (unsigned)(sb.st_size -
-		    (off_t)head)), SEEK_SET) == 0);
-		byte = (uint8_t)(seed >> 16);
-		CHECK(fwrite(&byte, 1, 1, f) == 1 && fclose(f) == 0);
-		if (k % 10 == 0)
-			CHECK(truncate(path, (off_t)(seed % (unsigned)sb.st_size)) == 0);
+		v = seed >> 8;
+		switch (k % 3) {
+		case 0:		/* a byte of a site's part headers */
+			at = site_parts(b, len, k % 2, &n);
+			where = at + v % (n * CRLC_CRLITE_LOOKUP_PART_LEN + 1);
+			break;
+		case 1:		/* a byte of the issuer table */
+			at = site_parts(b, len, k % 2, &n);
+			where = CRLC_CRLITE_LOOKUP_LOGS_AT + v % (len -
+			    CRLC_CRLITE_LOOKUP_LOGS_AT);
+			break;
+		default:	/* anywhere */
+			where = v % len;
+		}
+		if (where >= len)
+			where = len - 1;
+		b[where] = (uint8_t)(k & 4 ? seed >> 24 : (k & 8 ? 0xff : 0));
+		if (k % 4 == 0) {
+			/* before the open: refused, or read as it is */
+			write_file(path, b, len, 0644);
+			if (crlc_crliteset_open(sub, &set, NULL, 0) != 0)
+				continue;
+		} else {
+			CHECK(crlc_crliteset_open(sub, &set, NULL, 0) == 0);
+			if (set == NULL)
+				return;
+			crlc_crliteset_size(set, &filters, &bytes);
+			if (where < bytes)	/* the head, read: past it */
+				where = bytes + where % (len - bytes);
+			b[where] ^= 0x5a;
+			write_file(path, b, len, 0644);
+			if (k % 10 == 1)
+				CHECK(truncate(path, (off_t)(seed % len)) == 0);
+		}
 		check_answers(set, 0);
 		crlc_crliteset_size(set, &filters, &bytes);
 		CHECK(bytes <= CRLC_CRLITE_LOOKUP_HEAD_MAX + CRLC_CRLITESET_HELD_MAX);
