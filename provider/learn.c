@@ -13,8 +13,9 @@
  *	yet), or for one the fetcher can prove, which the learning marker
  *	(<crlcache/hint.h>) says: its key is an anchor of the fetcher's, or
  *	the same thread verified its certificate just before under such a
- *	key, or under a key so proven in turn (chain.c).  Never for a self-signed certificate, never for an
- *	issuer the marker says the fetcher proved and could not cover.
+ *	key, or under a key so proven in turn (chain.c).  Never for a
+ *	self-signed certificate, never for an issuer the marker says the
+ *	fetcher proved and could not cover.
  *	Without a live marker (cron alone, hints = off, learn_wait = 0, a
  *	watcher that stopped) nothing waits; a hint is still left, so that
  *	the next full update learns the issuer, unless it is self-signed or
@@ -35,7 +36,7 @@
  *	can prove but not cover costs at most that, whatever it sends.  An
  *	issuer forgotten after others took its slot may be waited for again,
  *	within the budget.  No lock is held while waiting.
-
+ *
  * COST
  *	None on a covered certificate's path.  The marker is read (open,
  *	fstat, a binary search by pread, close) once per new issuer and
