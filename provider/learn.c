@@ -192,14 +192,15 @@ budget_take(long long ms, long long whole, long long now)
 }
 
 long long
-crlc_learn_deadline(const struct crlc_conf *conf, uint64_t fp, long long chain)
+crlc_learn_deadline(const struct crlc_conf *conf, uint64_t fp,
+    long long chain_end)
 {
 	long long now = crlc_mono_ms(), end;
 
 	/* Below a link that waited: what is left of its wait, no more. */
 	end = now + conf->learn_wait;
-	if (chain != 0 && chain < end)
-		end = chain;
+	if (chain_end != 0 && chain_end < end)
+		end = chain_end;
 	if (conf->learn_wait == 0 || end <= now ||
 	    atomic_exchange(&learn_slots[fp % LEARN_SLOTS], fp) == fp ||
 	    budget_take(end - now, conf->learn_wait, now) == -1)

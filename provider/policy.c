@@ -433,20 +433,21 @@ lookup(struct crlc_prov *prov, const struct crlc_tbs *cert,
 /*
  * An issuer the index does not cover, just hinted, that the fetcher can
  * learn: wait, bounded, for the fast run to publish what covers cert
- * (learn.c says whether and how long; chain: the deadline of a wait
- * above it in its chain, 0 for none), and answer from the new index.
+ * (learn.c says whether and how long; chain_end: the deadline of a
+ * wait above it in its chain, 0 for none), and answer from the new index.
  * Returns the deadline it waited to, 0 when it did not wait.
  */
 static long long
 learn(struct crlc_prov *prov, const struct crlc_tbs *cert,
-    const struct crlc_issuer_key *ik, long long chain, struct crlc_verdict *v)
+    const struct crlc_issuer_key *ik, long long chain_end,
+    struct crlc_verdict *v)
 {
 	char issuer[NAME_TEXT_MAX];
 	struct crlc_verdict nv;
 	long long start = crlc_mono_ms(), deadline;
 
 	if ((deadline = crlc_learn_deadline(&prov->conf,
-	    issuer_key_fingerprint(cert, ik), chain)) == 0)
+	    issuer_key_fingerprint(cert, ik), chain_end)) == 0)
 		return 0;
 	while (v->state == CRLC_UNKNOWN && crlc_mono_ms() < deadline) {
 		crlc_learn_pause(deadline);
@@ -481,7 +482,7 @@ learn_issuer(struct crlc_prov *prov, const struct crlc_tbs *cert,
 {
 	int short_lived = val->applies && val->short_lived;
 	enum crlc_learn l;
-	long long chain;
+	long long chain_end;
 
 	if (prov->conf.spool[0] == '\0' || (short_lived &&
 	    v->state == CRLC_UNKNOWN &&
@@ -489,12 +490,12 @@ learn_issuer(struct crlc_prov *prov, const struct crlc_tbs *cert,
 	    !first_sighting(&hinted_issuers, issuer_fingerprint(cert)))
 		return 0;
 	l = crlc_learnable(&prov->conf, cert, ik->hash,
-	    v->state != CRLC_UNKNOWN || v->issuer_held, &chain);
+	    v->state != CRLC_UNKNOWN || v->issuer_held, &chain_end);
 	if (l == CRLC_LEARN_NO || !hint(prov, cert, tbs, sig))
 		return 0;
 	if (l != CRLC_LEARN_WAIT || v->state != CRLC_UNKNOWN || short_lived)
 		return 0;
-	return learn(prov, cert, ik, chain, v);
+	return learn(prov, cert, ik, chain_end, v);
 }
 
 /*

@@ -354,7 +354,7 @@ void	crlc_refusal_note(const char *index, const char *fmt, ...)
  * thread's chain, 0 when none waited.
  * crlc_learn_deadline(): the CLOCK_MONOTONIC_COARSE deadline in ms of
  * the wait for the issuer of fingerprint fp, learn_wait from now or
- * chain (not 0: a link above waited) when that is sooner; 0 for none:
+ * chain_end (not 0: a link above waited) when that is sooner; 0 for none:
  * the issuer was claimed before in this process, the chain's time is
  * spent, or the budget has no room.
  * crlc_learn_pause(): sleep until the next look at the index, never past
@@ -366,7 +366,7 @@ enum crlc_learn	crlc_learnable(const struct crlc_conf *conf,
 		    const struct crlc_tbs *cert, const uint8_t *key, int held,
 		    long long *chain_deadline);
 long long	crlc_learn_deadline(const struct crlc_conf *conf, uint64_t fp,
-		    long long chain);
+		    long long chain_end);
 void		crlc_learn_pause(long long deadline);
 void		crlc_learn_done(long long deadline);
 
