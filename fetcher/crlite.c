@@ -247,6 +247,9 @@ crlite_record_source(struct crlite_run *run, struct store *s, struct fetch *f,
 	rec.last_attempt = (int64_t)time(NULL);
 	rec.http_status = f->status;
 	rec.fresh_until = 0;
+	/* The configuration names it: its failure is the run's (status). */
+	rec.origin = CRLC_SRC_ORIGIN_CONFIGURED;
+	source_history(&rec, ok);
 	if (ok) {
 		rec.last_success = rec.last_attempt;
 		if (!f->not_modified) {
@@ -313,7 +316,7 @@ crlite_update(const char *state_dir, const struct conf *conf,
 	struct source_rec rec;
 	struct fetch f;
 	char why[ERRLEN];
-	int have, r = -1;
+	int have, in_force, r = -1;
 
 	what[0] = '\0';
 	memset(&run, 0, sizeof(run));
@@ -325,6 +328,7 @@ crlite_update(const char *state_dir, const struct conf *conf,
 	run.src->index_url(conf, run.index_url, sizeof(run.index_url));
 	if ((have = crlite_set_read(state_dir, &cur, why, sizeof(why))) == -1)
 		logx(0, "crlite: %s; a new set is fetched", why);
+	in_force = have == 0;
 	have = have == 0 && cur.source == run.src->kind &&
 	    set_on_disk(state_dir, &cur);
 	/* Ask conditionally only when what it gave last time is installed. */
@@ -346,8 +350,10 @@ crlite_update(const char *state_dir, const struct conf *conf,
 	crlite_record_source(&run, s, &f, r != -1);
 	crlite_tally_add(state_dir, run.src->kind, run.bytes);
 	if (r == -1) {
-		logx(0, "crlite: %s; the set in force is kept", run.err);
-		snprintf(what, whatlen, "crlite failed, the set in force kept");
+		logx(0, "crlite: %s; %s", run.err, in_force ?
+		    "the set in force is kept" : "no set in force yet");
+		snprintf(what, whatlen, "crlite failed, %s", in_force ?
+		    "the set in force kept" : "no set in force yet");
 	} else if (r == 0)
 		snprintf(what, whatlen, "crlite %s (%zu filters, %llu bytes "
 		    "fetched)", f.not_modified ? "not modified" : "unchanged",

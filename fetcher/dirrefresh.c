@@ -668,8 +668,12 @@ directory_refresh(const char *state_dir, const struct conf *conf,
 		old.r = NULL;
 		old.n = 0;
 		st.error = xstrdup(err);
-		logx(0, "directory: refresh failed: %s; keeping the directory "
-		    "of %lld entries", err, old.entries);
+		if (old.built != 0)
+			logx(0, "directory: refresh failed: %s; keeping the "
+			    "directory of %lld entries", err, old.entries);
+		else
+			logx(0, "directory: refresh failed: %s; none built "
+			    "yet", err);
 	}
 	if (dir_state_write(state_dir, &st) == -1)
 		ret = -1;

@@ -391,6 +391,23 @@ int	 store_foreach_source(const char *state_dir,
 	    int (*fn)(const char *url, const struct source_rec *, void *),
 	    void *arg);
 /*
+ * After a full run (DESIGN 4): the sources it listed (keys: redacted,
+ * sorted; asked or waiting) or asked beside them (CRLite, OneCRL: a
+ * record put through s) are counted by source_state(), those asked beside
+ * by outcome; with prune, the record of every other source is removed,
+ * but a pruned proposed URL's (its history spaces its retries).  So a
+ * source taken out of the configuration no longer counts anywhere; the
+ * CRLs it fed stay until they expire.  -1 when the records could not be
+ * walked or changed.
+ */
+struct source_count {
+	size_t	 n, failing, retrying;	/* counted: status's figures */
+	size_t	 beside_changed, beside_same, beside_failed;
+	size_t	 removed;
+};
+int	 store_tend_sources(struct store *s, const struct strlist *listed,
+	    int prune, struct source_count *c);
+/*
  * proposed.c: the URLs that proven certificates proposed: back-off and
  * pruning.  Whether a failure of a URL of that origin fails the run (and
  * `status`); its name; rec's history after a fetch (rec->last_attempt
@@ -402,6 +419,15 @@ void	 source_history(struct source_rec *rec, int ok);
 int	 proposed_pruned(const struct source_rec *rec);
 int	 proposed_waits(const struct conf *conf, const struct source_rec *rec,
 	    int hints_only, int64_t now);
+/*
+ * What `status` and update's summary make of a record, as of its last
+ * attempt: left out (a pruned proposed URL), ok, failing (the run's
+ * failure) or retrying (a proposed URL's own); its failures in a row, at
+ * least 1 when its last attempt failed.
+ */
+enum source_state { SOURCE_PRUNED, SOURCE_OK, SOURCE_FAILING, SOURCE_RETRYING };
+enum source_state source_state(const struct source_rec *rec);
+uint32_t source_failures(const struct source_rec *rec);
 /* crlhash.c: the "crlhash" record of a "crl" record: its CRLs' SHA-256 */
 struct crlc_crl_info;
 void	 crl_record_hash(const struct crlc_crl_info *r,
@@ -1061,10 +1087,10 @@ int	 verdict_read(const char *state_dir, struct verdict *v);
  * refusals.c, the refusal spool (<crlcache/refusal.h>): make it when
  * missing and remove what is older than CRLC_REFUSALS_KEEP, after a
  * command that wrote the state; print the newest refusals (status
- * --refusals), 0 or -1.
+ * --refusals), as text or (json) a JSON array, 0 or -1.
  */
 void	 refusals_tend(const char *state_dir);
-int	 refusals_print(const char *state_dir, FILE *out);
+int	 refusals_print(const char *state_dir, FILE *out, int json);
 /* After a command that wrote the state: its verdict, as status sees it. */
 void	 status_leave_verdict(const char *state_dir, int64_t grace);
 

@@ -270,7 +270,7 @@ onecrl_update(const char *state_dir, const struct conf *conf,
 	struct source_rec rec;
 	struct fetch f;
 	size_t listed = 0, skipped = 0;
-	int r = -1;
+	int r = -1, in_force;
 
 	what[0] = '\0';
 	if (conf->crlite == NULL)
@@ -281,8 +281,8 @@ onecrl_update(const char *state_dir, const struct conf *conf,
 	run.conf = conf;
 	snprintf(run.index_url, sizeof(run.index_url), "%s%s", conf->crlite,
 	    ONECRL_CHANGESET_PATH);
-	if (store_get_source(s, run.index_url, &rec) == 0 &&
-	    installed(state_dir)) {
+	in_force = installed(state_dir);
+	if (store_get_source(s, run.index_url, &rec) == 0 && in_force) {
 		f.etag = rec.etag;
 		f.last_modified = rec.last_modified;
 	}
@@ -293,8 +293,10 @@ onecrl_update(const char *state_dir, const struct conf *conf,
 	source_rec_free(&rec);
 	crlite_record_source(&run, s, &f, r != -1);
 	if (r == -1) {
-		logx(0, "onecrl: %s; the list in force is kept", run.err);
-		snprintf(what, whatlen, "onecrl failed, the list in force kept");
+		logx(0, "onecrl: %s; %s", run.err, in_force ?
+		    "the list in force is kept" : "no list in force yet");
+		snprintf(what, whatlen, "onecrl failed, %s", in_force ?
+		    "the list in force kept" : "no list in force yet");
 	} else if (r == 1)
 		snprintf(what, whatlen, "onecrl not modified");
 	else

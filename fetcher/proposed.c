@@ -106,3 +106,21 @@ proposed_waits(const struct conf *conf, const struct source_rec *rec,
 	 * nothing back. */
 	return rec->last_attempt > now - wait && rec->last_attempt < now + wait;
 }
+
+enum source_state
+source_state(const struct source_rec *rec)
+{
+	if (proposed_pruned(rec))
+		return SOURCE_PRUNED;
+	if (rec->error == NULL)
+		return SOURCE_OK;
+	return source_origin_counts(rec->origin, 0) ? SOURCE_FAILING :
+	    SOURCE_RETRYING;
+}
+
+uint32_t
+source_failures(const struct source_rec *rec)
+{
+	/* Records of earlier writers hold an error but no history. */
+	return rec->error != NULL && rec->failures == 0 ? 1 : rec->failures;
+}

@@ -5,12 +5,15 @@
  * Copyright the crlcache authors. Licensed under the Apache License 2.0.
  *
  * Everything in the spool is hostile input: any local user may create a
- * file there and write what it likes in it.  So only the owner and the
- * time of a file, which the kernel sets, are believed; each line is
- * shown with the account that wrote it, escaped, and no more than
- * CRLC_REFUSAL_MAX bytes of it; no link is followed, no entry but a
- * regular file is opened, and a listing stops at CRLC_REFUSALS_SCAN
- * entries.
+ * file there and write what it likes in it, and set its mtime to any
+ * date (utimensat(2)).  So only the owner and the birth time of a file
+ * are believed, which the kernel sets and no owner can change (its
+ * status-change time where the filesystem keeps no birth time, which an
+ * owner can only bring to now); each line is shown with the account that
+ * wrote it, escaped, and no more than CRLC_REFUSAL_MAX bytes of it; no
+ * link is followed, no entry but a regular file is opened, and a listing
+ * stops at CRLC_REFUSALS_SCAN entries.  The lines shown are taken in
+ * turns across writers, so that no user's files crowd out another's.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -27,11 +30,13 @@
 #include <crlcache/refusal.h>
 
 #include "fetcher.h"
+#include "status.h"
 
 /* One file of the spool, as listed. */
 struct refusal {
-	int64_t	 mtime;
+	int64_t	 when;		/* birth, else status change (spool_entry) */
 	uid_t	 uid;
+	size_t	 key;		/* refusals_pick()'s: writer, then turn */
 	char	 name[NAME_MAX + 1];
 };
 
@@ -52,19 +57,28 @@ spool_opendir(const char *state_dir)
 	return d;
 }
 
-/* A regular file with the spool's suffix: its owner and time in r. */
+/*
+ * A regular file with the spool's suffix: its owner and time in r.  The
+ * time is its birth (statx(2) STATX_BTIME), which no call sets; where the
+ * filesystem keeps none, its status change, which every change of the
+ * file moves to now and none sets back or ahead.
+ */
 static int
 spool_entry(DIR *d, const struct dirent *de, struct refusal *r)
 {
 	size_t len = strlen(de->d_name), slen = strlen(CRLC_REFUSAL_SUFFIX);
-	struct stat sb;
+	struct statx sx;
 
 	if (len <= slen || strcmp(de->d_name + len - slen,
-	    CRLC_REFUSAL_SUFFIX) != 0 || fstatat(dirfd(d), de->d_name, &sb,
-	    AT_SYMLINK_NOFOLLOW) == -1 || !S_ISREG(sb.st_mode))
+	    CRLC_REFUSAL_SUFFIX) != 0 || statx(dirfd(d), de->d_name,
+	    AT_SYMLINK_NOFOLLOW | AT_STATX_DONT_SYNC, STATX_TYPE | STATX_UID |
+	    STATX_CTIME | STATX_BTIME, &sx) == -1 ||
+	    !(sx.stx_mask & STATX_TYPE) || !S_ISREG(sx.stx_mode) ||
+	    !(sx.stx_mask & STATX_UID) || !(sx.stx_mask & STATX_CTIME))
 		return -1;
-	r->mtime = (int64_t)sb.st_mtime;
-	r->uid = sb.st_uid;
+	r->when = (int64_t)(sx.stx_mask & STATX_BTIME ? sx.stx_btime.tv_sec :
+	    sx.stx_ctime.tv_sec);
+	r->uid = sx.stx_uid;
 	memcpy(r->name, de->d_name, len + 1);
 	return 0;
 }
@@ -87,17 +101,58 @@ refusals_tend(const char *state_dir)
 		return;
 	while (n++ < CRLC_REFUSALS_SCAN && (de = readdir(d)) != NULL)
 		if (spool_entry(d, de, &r) == 0 &&
-		    r.mtime < now - CRLC_REFUSALS_KEEP)
+		    r.when < now - CRLC_REFUSALS_KEEP)
 			(void)unlinkat(dirfd(d), r.name, 0);
 	closedir(d);
 }
 
+/* Oldest first; the name breaks ties, so that an order is one order. */
 static int
-cmp_mtime(const void *a, const void *b)
+cmp_when(const void *a, const void *b)
 {
 	const struct refusal *x = a, *y = b;
 
-	return (x->mtime > y->mtime) - (x->mtime < y->mtime);
+	if (x->when != y->when)
+		return (x->when > y->when) - (x->when < y->when);
+	return strcmp(x->name, y->name);
+}
+
+/* By key, the newest first within one. */
+static int
+cmp_key(const void *a, const void *b)
+{
+	const struct refusal *x = a, *y = b;
+
+	if (x->key != y->key)
+		return (x->key > y->key) - (x->key < y->key);
+	return cmp_when(b, a);
+}
+
+/*
+ * The CRLC_REFUSALS_SHOWN of v[0..n) that are shown to v[0..), oldest
+ * first; their count.  Taken in turns across writers, newest first:
+ * every writer's newest before any writer's second, so that a user who
+ * writes any number of files, however dated, hides no other's.
+ */
+static size_t
+refusals_pick(struct refusal *v, size_t n)
+{
+	size_t i;
+
+	if (n > CRLC_REFUSALS_SHOWN) {
+		/* Each writer's files together, its newest first... */
+		for (i = 0; i < n; i++)
+			v[i].key = v[i].uid;
+		qsort(v, n, sizeof(*v), cmp_key);
+		/* ...then in turns: how many newer ones its writer has. */
+		v[0].key = 0;
+		for (i = 1; i < n; i++)
+			v[i].key = v[i].uid == v[i - 1].uid ? v[i - 1].key + 1 : 0;
+		qsort(v, n, sizeof(*v), cmp_key);
+		n = CRLC_REFUSALS_SHOWN;
+	}
+	qsort(v, n, sizeof(*v), cmp_when);
+	return n;
 }
 
 /* The first line of one file, at most CRLC_REFUSAL_MAX bytes, escaped. */
@@ -124,45 +179,76 @@ refusal_line(DIR *d, const char *name)
 	return safe_text(buf);
 }
 
+/* One refusal shown: text, or a JSON object (every string escaped). */
+static void
+print_one(FILE *out, int json, size_t nth, const struct refusal *r,
+    const char *line)
+{
+	struct passwd *pw = getpwuid(r->uid);
+	/* An account name is the administrator's, but no less escaped. */
+	char when[32], *user = safe_text(pw != NULL ? pw->pw_name : "?");
+
+	if (!json) {
+		format_time(r->when, when, sizeof(when));
+		fprintf(out, "refusal %s uid=%lu(%s) %s\n", when,
+		    (unsigned long)r->uid, user, line);
+	} else {
+		fprintf(out, "%s\n  {\"time\": %lld, \"uid\": %lu, \"user\": ",
+		    nth > 0 ? "," : "", (long long)r->when,
+		    (unsigned long)r->uid);
+		if (pw != NULL)
+			status_json_str(out, user, strlen(user));
+		else
+			fputs("null", out);
+		fputs(", \"line\": ", out);
+		status_json_str(out, line, strlen(line));
+		fputc('}', out);
+	}
+	free(user);
+}
+
 int
-refusals_print(const char *state_dir, FILE *out)
+refusals_print(const char *state_dir, FILE *out, int json)
 {
 	struct refusal *v = xcalloc(CRLC_REFUSALS_SCAN, sizeof(*v));
 	struct dirent *de;
-	struct passwd *pw;
-	char when[32], *line;
-	size_t n = 0, seen = 0, i;
+	char *line;
+	size_t n = 0, seen = 0, shown, printed = 0, i;
 	int missing;
 	DIR *d;
 
 	if ((d = spool_opendir(state_dir)) == NULL) {
 		missing = errno == ENOENT;
-		fprintf(out, "no refusals noted: %s/%s %s\n", state_dir,
-		    CRLC_REFUSALS_DIR, missing ? "is made by the next update" :
-		    strerror(errno));
+		if (json) {
+			fputs("[]\n", out);
+			logx(missing ? 1 : 0, "no refusals noted: %s/%s %s",
+			    state_dir, CRLC_REFUSALS_DIR, missing ? "is made by "
+			    "the next update" : strerror(errno));
+		} else
+			fprintf(out, "no refusals noted: %s/%s %s\n", state_dir,
+			    CRLC_REFUSALS_DIR, missing ? "is made by the next "
+			    "update" : strerror(errno));
 		free(v);
 		return missing ? 0 : -1;
 	}
 	while (seen++ < CRLC_REFUSALS_SCAN && (de = readdir(d)) != NULL)
 		if (spool_entry(d, de, &v[n]) == 0)
 			n++;
-	qsort(v, n, sizeof(*v), cmp_mtime);
-	if (n > CRLC_REFUSALS_SHOWN)
-		fprintf(out, "refusals: the newest %d of %zu shown\n",
-		    CRLC_REFUSALS_SHOWN, n);
+	shown = refusals_pick(v, n);
+	if (n > shown && !json)
+		fprintf(out, "refusals: %zu of %zu shown, taken in turns across "
+		    "their writers, the newest of each first\n", shown, n);
+	if (json)
+		fputc('[', out);
 	/* Oldest first, as a log reads; the writer is the file's owner. */
-	for (i = n > CRLC_REFUSALS_SHOWN ? n - CRLC_REFUSALS_SHOWN : 0; i < n;
-	    i++) {
-		if ((line = refusal_line(d, v[i].name)) == NULL)
-			continue;
-		format_time(v[i].mtime, when, sizeof(when));
-		pw = getpwuid(v[i].uid);
-		fprintf(out, "refusal %s uid=%lu(%s) %s\n", when,
-		    (unsigned long)v[i].uid, pw != NULL ? pw->pw_name : "?",
-		    line);
-		free(line);
-	}
-	if (n == 0)
+	for (i = 0; i < shown; i++)
+		if ((line = refusal_line(d, v[i].name)) != NULL) {
+			print_one(out, json, printed++, &v[i], line);
+			free(line);
+		}
+	if (json)
+		fputs(printed > 0 ? "\n]\n" : "]\n", out);
+	else if (n == 0)
 		fputs("no refusals noted\n", out);
 	closedir(d);
 	free(v);

@@ -157,6 +157,80 @@ done:
 	return ret;
 }
 
+/* One record of store_tend_sources(): counted, or its key to remove. */
+static void
+tend_one(const char *key, const struct source_rec *rec,
+    const struct strlist *listed, const struct strlist *asked,
+    struct strlist *gone, struct source_count *c)
+{
+	enum source_state st = source_state(rec);
+	int in_list = strlist_listed(listed, key);
+	int beside = !in_list && strlist_listed(asked, key);
+
+	if (!in_list && !beside) {
+		if (st != SOURCE_PRUNED)
+			strlist_add(gone, key);
+		return;
+	}
+	if (st == SOURCE_PRUNED)
+		return;
+	c->n++;
+	c->failing += st == SOURCE_FAILING;
+	c->retrying += st == SOURCE_RETRYING;
+	if (beside && st != SOURCE_OK)
+		c->beside_failed++;
+	else if (beside && rec->http_status == 304)
+		c->beside_same++;
+	else if (beside)
+		c->beside_changed++;
+}
+
+int
+store_tend_sources(struct store *s, const struct strlist *listed, int prune,
+    struct source_count *c)
+{
+	struct strlist gone = { NULL, 0 };
+	char key[CRLC_KEY_MAX + 1];
+	struct source_rec rec;
+	MDB_cursor *cur = NULL;
+	MDB_txn *txn;
+	MDB_val k, v;
+	size_t i;
+	int rc;
+
+	memset(c, 0, sizeof(*c));
+	strlist_uniq(&s->asked);
+	if (read_begin(s, &txn) != 0)
+		return -1;
+	if ((rc = mdb_cursor_open(txn, s->source, &cur)) == 0)
+		for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0;
+		    rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+			if (k.mv_size > CRLC_KEY_MAX ||
+			    source_decode(&v, &rec) == -1)
+				continue;
+			memcpy(key, k.mv_data, k.mv_size);
+			key[k.mv_size] = '\0';
+			tend_one(key, &rec, listed, &s->asked, &gone, c);
+			source_rec_free(&rec);
+		}
+	mdb_cursor_close(cur);
+	read_end(s, txn);
+	rc = rc == MDB_NOTFOUND ? 0 : -1;
+	/* Removed after the walk: a batch commit ends its cursor. */
+	for (i = 0; rc == 0 && prune && i < gone.n; i++) {
+		k.mv_size = strlen(gone.v[i]);
+		k.mv_data = gone.v[i];
+		if (batch_begin(s) != 0 ||
+		    mdb_del(s->batch, s->source, &k, NULL) != 0 ||
+		    batch_add(s, 1) != 0)
+			rc = -1;
+		else
+			c->removed++;
+	}
+	strlist_free(&gone);
+	return rc;
+}
+
 int
 store_put_source(struct store *s, const char *url, const struct source_rec *rec)
 {
@@ -207,6 +281,8 @@ store_put_source(struct store *s, const char *url, const struct source_rec *rec)
 		rc = batch_add(s, 1);
 	/* The put read the record's pages in the map (fault-around). */
 	map_read(s);
+	if (rc == 0)
+		strlist_add(&s->asked, key);
 	free(h);
 	free(key);
 	free(error);

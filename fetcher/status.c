@@ -31,12 +31,14 @@ struct status_walk {
 	size_t		 crls, stale;	/* CRLs, of them stale */
 	size_t		 sources, failing;	/* sources, of them failing */
 	size_t		 retrying;	/* proposed URLs failing (proposed.c) */
+	int		 hints_unread;	/* the last run could not read them */
 	size_t		 n;		/* items printed in the current list */
 };
 
 /* What the summary line and the exit status say. */
 struct summary {
 	size_t		 crls, stale, sources, failing, retrying;
+	int		 hints_unread;	/* failing too, but no source */
 	int		 readable;	/* the working index: sources etc. */
 	int		 dir_failing;	/* the directory's last refresh failed */
 	int		 from_verdict;	/* not readable: the last run's counts */
@@ -227,21 +229,22 @@ static int
 print_source(const char *raw_url, const struct source_rec *r, void *arg)
 {
 	struct status_walk *w = arg;
+	enum source_state state = source_state(r);
 	int erred = r->error != NULL;
-	int failing = erred && source_origin_counts(r->origin, 0);
+	int failing = state == SOURCE_FAILING;
+	unsigned long failures = (unsigned long)source_failures(r);
 	/* Learned URLs and error texts quoting servers: network text. */
 	char ls[32], fails[32] = "", *url, *error;
 
-	if (proposed_pruned(r))
+	if (state == SOURCE_PRUNED)
 		return 0;
 	url = safe_text(raw_url);
 	error = erred ? safe_text(r->error) : NULL;
 	w->sources++;
 	w->failing += failing;
-	w->retrying += erred && !failing;
-	if (erred && !failing)
-		snprintf(fails, sizeof(fails), " failures=%lu",
-		    (unsigned long)r->failures);
+	w->retrying += state == SOURCE_RETRYING;
+	if (erred)
+		snprintf(fails, sizeof(fails), " failures=%lu", failures);
 	switch (w->fmt) {
 	case OUT_TEXT:
 		format_time(r->last_success, ls, sizeof(ls));
@@ -257,7 +260,7 @@ print_source(const char *raw_url, const struct source_rec *r, void *arg)
 		    "\"failures\": %lu, \"last_attempt\": %lld, "
 		    "\"last_success\": %lld, \"http_status\": %ld, \"error\": ",
 		    source_origin_name(r->origin), failing ? "true" : "false",
-		    (unsigned long)r->failures, (long long)r->last_attempt,
+		    failures, (long long)r->last_attempt,
 		    (long long)r->last_success, r->http_status);
 		if (erred)
 			status_json_str(w->out, error, strlen(error));
@@ -273,7 +276,7 @@ print_source(const char *raw_url, const struct source_rec *r, void *arg)
 		status_prom_str(w->out, url, strlen(url));
 		fprintf(w->out, "} %d\ncrlcache_source_failures{url=", failing);
 		status_prom_str(w->out, url, strlen(url));
-		fprintf(w->out, "} %lu\n", (unsigned long)r->failures);
+		fprintf(w->out, "} %lu\n", failures);
 		break;
 	}
 	free(url);
@@ -459,7 +462,7 @@ print_coverage(struct status_walk *w, struct crlc_index *idx,
 	for (i = 0; i < en.n; i++)
 		print_issuer(w, idx, &en.v[i], &errors, &cv);
 	/* A run that could not read the hints learns nothing: failing. */
-	w->failing |= en.hints_failed != 0;
+	w->hints_unread = en.hints_failed != 0;
 	format_time(en.hints_failed, failed, sizeof(failed));
 	if (w->fmt == OUT_TEXT)
 		fprintf(w->out, "coverage met=%zu covered=%zu uncovered=%zu "
@@ -489,7 +492,7 @@ print_status(FILE *out, enum out_format fmt, const char *path,
     struct crlc_index *idx, const char *state_dir, int64_t now, int64_t grace,
     struct summary *sum)
 {
-	struct status_walk w = { out, fmt, now, grace, 0, 0, 0, 0, 0, 0 };
+	struct status_walk w = { out, fmt, now, grace, 0, 0, 0, 0, 0, 0, 0 };
 	struct crlc_stats st;
 	int64_t created = crlc_index_created(idx);
 	/* the file's age, on the clock whatever --at says */
@@ -554,16 +557,18 @@ print_status(FILE *out, enum out_format fmt, const char *path,
 		fprintf(out, ",\n  \"sources_readable\": %s,\n  \"stale\": %s,\n"
 		    "  \"failing\": %s,\n  \"directory_failing\": %s\n}\n",
 		    have_sources ? "true" : "false", w.stale ? "true" : "false",
-		    w.failing ? "true" : "false", dir_failing ? "true" : "false");
+		    w.failing || w.hints_unread ? "true" : "false",
+		    dir_failing ? "true" : "false");
 	else if (fmt == OUT_PROM)
 		fprintf(out, "crlcache_stale %d\ncrlcache_failing %d\n"
 		    "crlcache_directory_failing %d\n", w.stale > 0,
-		    w.failing > 0, dir_failing);
+		    w.failing > 0 || w.hints_unread, dir_failing);
 	sum->crls = w.crls;
 	sum->stale = w.stale;
 	sum->sources = w.sources;
 	sum->failing = w.failing;
 	sum->retrying = w.retrying;
+	sum->hints_unread = w.hints_unread;
 	sum->readable = have_sources;
 	sum->dir_failing = dir_failing;
 	sum->from_verdict = from_verdict;
@@ -576,7 +581,7 @@ summary_exit(const struct summary *sum)
 {
 	if (sum->stale > 0)
 		return STATUS_STALE;
-	if (sum->failing > 0)
+	if (sum->failing > 0 || sum->hints_unread)
 		return STATUS_SOURCES_FAILING;
 	return sum->dir_failing ? EXIT_DIRECTORY_FAILED : 0;
 }
@@ -599,6 +604,8 @@ print_summary(FILE *out, const struct summary *sum)
 		    sum->failing - sum->retrying, sum->sources);
 		if (sum->retrying > 0)
 			fprintf(out, ", %zu retrying", sum->retrying);
+		if (sum->hints_unread)
+			fputs(", hints unread", out);
 		fprintf(out, ", directory %s",
 		    sum->dir_failing ? "failing" : "ok");
 	}
@@ -638,7 +645,8 @@ status_report(const char *state_dir, FILE *out, void *arg)
 	if (a->refused)
 		return dir_refused_print(state_dir, out) == 0 ? 0 : 4;
 	if (a->refusals)
-		return refusals_print(state_dir, out) == 0 ? 0 : 4;
+		return refusals_print(state_dir, out, a->fmt == OUT_JSON) == 0 ?
+		    0 : 4;
 	if (index_open(state_dir, path, sizeof(path), &idx, 1) == -1) {
 		/* What reads JSON gets JSON; the reason is on stderr. */
 		if (a->fmt == OUT_JSON) {

@@ -201,6 +201,7 @@ store_close(struct store *s)
 	if (s->lockfd != -1)
 		close(s->lockfd);
 	free(s->dir);
+	strlist_free(&s->asked);
 	free(s);
 }
 

@@ -40,6 +40,7 @@ struct store {
 	MDB_txn		*batch;
 	size_t		 batch_writes;	/* since it began */
 	int		 unsynced;	/* a commit left its meta page unsynced */
+	struct strlist	 asked;		/* source keys recorded since opened */
 };
 
 /* work.c: its transactions */

@@ -310,6 +310,9 @@ store_open_waiting(struct store **s, const char *state_dir, int wait,
 struct tally {
 	size_t	updated, unchanged, failed;
 	size_t	url_failed;	/* failures that are the URL's, not the run's */
+	size_t	exports;	/* CCADB exports not read */
+	int	enrol_failed;	/* the hints could not be read */
+	int	fresh_failed;	/* crl_fresh's files could not be read */
 };
 
 /* Ingest one finished transfer and record the outcome for its source. */
@@ -506,6 +509,27 @@ url_origin(const struct fetch *f, const struct strlist *vouched)
 }
 
 /*
+ * The source records of what a run listed (store_tend_sources()): every
+ * URL of urls and learned, as the records are keyed.
+ */
+static void
+listed_keys(const struct strlist *urls, const struct strlist *learned,
+    struct strlist *keys)
+{
+	const struct strlist *from[] = { urls, learned };
+	size_t i, j;
+	char *key;
+
+	for (j = 0; j < 2; j++)
+		for (i = 0; i < from[j]->n; i++) {
+			key = redact_userinfo(from[j]->v[i]);
+			strlist_add(keys, key);
+			free(key);
+		}
+	strlist_uniq(keys);
+}
+
+/*
  * The pruned URLs (proposed.c) out of every issuer's list, so that no
  * run asks them again unless a certificate proposes them anew.
  */
@@ -517,6 +541,71 @@ prune_enrolled(const char *state_dir, struct enrolment *en,
 	if (pruned->n > 0 && enrolment_prune(en, pruned) > 0 &&
 	    enrolment_save(state_dir, en) == -1)
 		logx(0, "enroll: cannot record the pruned URLs");
+}
+
+/* What update's last line says (man/crlcache.1 update). */
+struct outcome {
+	const struct tally *tl;
+	struct source_count sc;	/* a full run's (store_tend_sources()) */
+	size_t		 n;	/* a hint run's: the sources it asked */
+	int		 full;
+	int		 crlite_failed, onecrl_failed;
+	int		 dir_failed;
+	unsigned long long gen;
+	int		 published;
+	const char	*crlite, *onecrl;
+};
+
+/*
+ * The summary: the sources status counts, what failed by name, and
+ * whether a directory was there to keep; logged at level 0 when ret says
+ * the run failed, so that -q still says why.
+ */
+static void
+say_summary(const char *state_dir, int ret, const struct outcome *o)
+{
+	const struct tally *tl = o->tl;
+	struct dir_state ds;
+	char *line = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if ((f = open_memstream(&line, &len)) == NULL)
+		return;
+	fprintf(f, "update: %zu sources, %zu updated, %zu unchanged, %zu "
+	    "failed", o->full ? o->sc.n : o->n, tl->updated +
+	    o->sc.beside_changed, tl->unchanged + o->sc.beside_same,
+	    tl->failed + o->sc.beside_failed);
+	if (o->crlite_failed || o->onecrl_failed) {
+		fputs(" (", f);
+		if (tl->failed > 0)
+			fprintf(f, "%zu CRL URLs, ", tl->failed);
+		fprintf(f, "%s%s%s)", o->crlite_failed ? "CRLite" : "",
+		    o->crlite_failed && o->onecrl_failed ? ", " : "",
+		    o->onecrl_failed ? "OneCRL" : "");
+	}
+	if (tl->url_failed > 0)
+		fprintf(f, ", %zu proposed URLs failing (their failure, not "
+		    "the run's: retried later)", tl->url_failed);
+	if (tl->exports > 0)
+		fprintf(f, "; %zu CCADB exports not read", tl->exports);
+	if (tl->enrol_failed)
+		fputs("; the hints not read: explicit sources only", f);
+	if (tl->fresh_failed)
+		fputs("; crl_fresh files not read: every CRL fetched", f);
+	if (o->dir_failed) {
+		memset(&ds, 0, sizeof(ds));
+		fprintf(f, "; warning: issuer directory not refreshed (CCADB), "
+		    "%s", directory_info(state_dir, &ds) == 0 && ds.built != 0 ?
+		    "the previous one kept" : "none built yet");
+		dir_state_free(&ds);
+	}
+	fprintf(f, "; generation %llu%s%s%s%s%s", o->gen, o->published ? "" :
+	    " (unchanged)", o->crlite[0] != '\0' ? "; " : "", o->crlite,
+	    o->onecrl[0] != '\0' ? "; " : "", o->onecrl);
+	if (fclose(f) == 0)
+		logx(ret != 0 ? 0 : 1, "%s", line);
+	free(line);
 }
 
 /*
@@ -533,7 +622,7 @@ update_run(const struct cmd_ctx *c, int force, int hints_only,
 	const struct conf *conf = c->conf;
 	struct strlist urls = { NULL, 0 }, learned = { NULL, 0 };
 	struct strlist fromnet = { NULL, 0 }, vouched = { NULL, 0 };
-	struct strlist pruned = { NULL, 0 };
+	struct strlist pruned = { NULL, 0 }, listed = { NULL, 0 };
 	struct trust t = { 0 };
 	struct lazy_dir dir;
 	struct enrolment en;
@@ -542,16 +631,17 @@ update_run(const struct cmd_ctx *c, int force, int hints_only,
 	struct fetch *f = NULL;
 	struct source_rec *recs = NULL;
 	struct settling st;
+	struct outcome o;
 	char err[ERRLEN], crlite[ERRLEN] = "", onecrl[ERRLEN] = "";
 	uint64_t gen = 0;
 	int64_t since = 0;
 	int64_t now, due = 0;
-	size_t i, n = 0, kept, first, dir_failed = 0;
-	int found, held, ca, ret = 4;
-	int mozilla_failed = 0;
+	size_t i, n = 0, kept, first, dir_failed = 0, refresh_failed = 0;
+	int found, held, ca, ret = 4, complete;
 
 	memset(&en, 0, sizeof(en));
 	memset(&st, 0, sizeof(st));
+	memset(&o, 0, sizeof(o));
 	memset(&dir, 0, sizeof(dir));
 	dir.state_dir = state_dir;
 	dir.t = &t;
@@ -574,9 +664,9 @@ update_run(const struct cmd_ctx *c, int force, int hints_only,
 	/* Under the lock: the directory lives in the working directory. */
 	/* Counted apart from the sources: the previous directory serves. */
 	if (!hints_only && directory_refresh(state_dir, conf, &t, force) == -1)
-		dir_failed = 1;
+		dir_failed = refresh_failed = 1;
 	if (!hints_only && gather_urls(conf, &t, &urls, &fromnet,
-	    &st.tl.failed) == -1)
+	    &st.tl.exports) == -1)
 		goto done;
 	strlist_uniq(&urls);
 	add_learned(&fromnet, &urls, &learned, &vouched);
@@ -598,13 +688,13 @@ update_run(const struct cmd_ctx *c, int force, int hints_only,
 		logx(0, "update: enrolment from hints failed; explicit sources "
 		    "only this run");
 		enrolment_failed(state_dir, &en);
-		st.tl.failed++;
+		st.tl.enrol_failed = 1;
 	}
 	/* The filters are read only when an enrolled issuer is asked about. */
 	memset(&fresh, 0, sizeof(fresh));
 	if (conf->enroll != ENROLL_NONE && en.n > 0 &&
 	    crl_fresh_load(&fresh, state_dir, conf) == -1)
-		st.tl.failed++;
+		st.tl.fresh_failed = 1;
 	enrolled_sources(conf, dir_enrolled(&dir, conf, &en, since), &en,
 	    &fresh, &t, since, &urls, &learned, &vouched);
 	crl_fresh_free(&fresh);
@@ -612,9 +702,14 @@ update_run(const struct cmd_ctx *c, int force, int hints_only,
 	if (hints_only)
 		keep_configured(conf, &urls, &learned);
 	strlist_uniq(&learned);
+	/* What a full run lists is every source there is, when all was read. */
+	complete = !hints_only && st.tl.exports == 0 && !st.tl.enrol_failed &&
+	    dir_failed == refresh_failed;
+	if (!hints_only)
+		listed_keys(&urls, &learned, &listed);
 	n = urls.n + learned.n;
 	if (n == 0 && !hints_only)
-		logx(1, "update: no sources configured");
+		logx(1, "update: no CRL URL configured or learned");
 	f = xcalloc(n + 1, sizeof(*f));
 	recs = xcalloc(n + 1, sizeof(*recs));
 	for (i = 0; i < n; i++) {
@@ -681,25 +776,31 @@ update_run(const struct cmd_ctx *c, int force, int hints_only,
 	}
 	learn_refused(state_dir, &t, &en);
 	/* DESIGN 4a: CRLite and OneCRL beside the CRLs; a failure keeps each. */
-	if (!hints_only)
-		mozilla_failed = (crlite_update(state_dir, conf, s, crlite,
-		    sizeof(crlite)) == -1) | (onecrl_update(state_dir, conf, s,
-		    onecrl, sizeof(onecrl)) == -1);
-	ret = st.tl.failed > 0 || mozilla_failed ? 1 :
+	if (!hints_only) {
+		o.crlite_failed = crlite_update(state_dir, conf, s, crlite,
+		    sizeof(crlite)) == -1;
+		o.onecrl_failed = onecrl_update(state_dir, conf, s, onecrl,
+		    sizeof(onecrl)) == -1;
+	}
+	/* The sources status counts: this run's, the others' records gone. */
+	o.full = !hints_only && store_tend_sources(s, &listed, complete,
+	    &o.sc) == 0;
+	if (o.sc.removed > 0)
+		logx(1, "update: the records of %zu sources no longer listed "
+		    "removed", o.sc.removed);
+	ret = st.tl.failed > 0 || st.tl.exports > 0 || st.tl.enrol_failed ||
+	    st.tl.fresh_failed || o.crlite_failed || o.onecrl_failed ? 1 :
 	    dir_failed ? EXIT_DIRECTORY_FAILED : 0;
 	/* The summary: always with -v/default, with -q only on a failure. */
-	if (st.tl.url_failed > 0)
-		snprintf(err, sizeof(err), ", %zu proposed URLs failing (their "
-		    "failure, not the run's: retried later)", st.tl.url_failed);
-	logx(ret != 0 ? 0 : 1, "update: %zu sources, %zu updated, "
-	    "%zu unchanged, %zu failed%s%s; generation %llu%s%s%s%s%s", n,
-	    st.tl.updated, st.tl.unchanged, st.tl.failed,
-	    st.tl.url_failed > 0 ? err : "", dir_failed ?
-	    "; warning: issuer directory not refreshed (CCADB), the previous "
-	    "one kept" : "", (unsigned long long)
-	    (gen != 0 ? gen : t.index != NULL ? crlc_index_generation(t.index) : 0),
-	    gen != 0 ? "" : " (unchanged)", crlite[0] != '\0' ? "; " : "",
-	    crlite, onecrl[0] != '\0' ? "; " : "", onecrl);
+	o.tl = &st.tl;
+	o.n = n;
+	o.dir_failed = dir_failed != 0;
+	o.gen = (unsigned long long)(gen != 0 ? gen : t.index != NULL ?
+	    crlc_index_generation(t.index) : 0);
+	o.published = gen != 0;
+	o.crlite = crlite;
+	o.onecrl = onecrl;
+	say_summary(state_dir, ret, &o);
 done:
 	for (i = 0; f != NULL && i < n; i++) {
 		fetch_free(&f[i]);
@@ -721,6 +822,7 @@ done:
 	strlist_free(&fromnet);
 	strlist_free(&vouched);
 	strlist_free(&pruned);
+	strlist_free(&listed);
 	return ret;
 }
 

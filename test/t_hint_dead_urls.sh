@@ -105,7 +105,7 @@ note "5. a configured URL that fails: update exits 1, status 2"
 
 # 6. A source record of the layout before the history (format.h "source":
 #    no fresh-until, no history) is still read: its failure is listed and
-#    counts (origin unknown), and the next run adds the history.
+#    counts (origin unknown, one failure), and the next run adds the history.
 if command -v mdb_dump >/dev/null && command -v mdb_load >/dev/null; then
     mdb_dump -s source "$STATE/work" >"$W/source.dump" || fail "mdb_dump"
     python3 - "$W/source.dump" "$W/source.old" <<'PY' || fail "cannot rewrite the record"
@@ -128,7 +128,7 @@ PY
     python3 -c '
 import json, sys
 s = [s for s in json.load(open(sys.argv[1]))["sources"] if s["url"].endswith("/missing.crl")]
-assert len(s) == 1 and s[0]["origin"] == "unknown" and s[0]["failing"] and s[0]["failures"] == 0, s
+assert len(s) == 1 and s[0]["origin"] == "unknown" and s[0]["failing"] and s[0]["failures"] == 1, s   # failing: at least one failure
 ' "$W/last.out" || fail "a record of the earlier layout is not read as such"
     assert_exit 1 cc update
     assert_exit 2 cc status --json

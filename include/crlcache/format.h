@@ -624,8 +624,13 @@
  *		A publish finding none (or one of another length) hashes the
  *		value itself.
  *
- *   "source"	one record per configured URL, for `status` and for
- *		conditional GET.  PRIVATE: only the working environment
+ *   "source"	one record per source URL the last full run listed (a
+ *		CRL URL, the CRLite index, OneCRL's changeset), for `status`
+ *		and for conditional GET.  A full run that read everything its
+ *		list is made from removes the records of the URLs it no
+ *		longer lists, but a pruned proposed URL's (its history spaces
+ *		its retries): what the configuration no longer names counts
+ *		nowhere, the CRLs it fed stay until they expire.  PRIVATE: only the working environment
  *		(STATE_DIR/work/, mode 0700) holds it; a publish leaves it
  *		out, since the published file is world-readable and the URLs
  *		and error texts are not for every local user.  Files

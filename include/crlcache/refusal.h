@@ -29,10 +29,14 @@
  *
  *	The reader trusts nothing in a file but its owner and its time, which
  *	the kernel sets: each line is shown with the uid that wrote it, so
- *	that no user can pass a line off as another's program; it reads at
+ *	that no user can pass a line off as another's program.  The time is
+ *	the file's birth (statx(2) STATX_BTIME), which no call sets, or where
+ *	the filesystem keeps none its status change, which no call sets back
+ *	or ahead; never its mtime, which its owner sets at will.  It reads at
  *	most CRLC_REFUSALS_SCAN entries, CRLC_REFUSAL_MAX bytes of each, and
- *	shows the newest CRLC_REFUSALS_SHOWN.  The fetcher removes files
- *	older than CRLC_REFUSALS_KEEP seconds.
+ *	shows CRLC_REFUSALS_SHOWN taken in turns across writers, the newest
+ *	of each first, so that no user's files hide another's.  The fetcher
+ *	removes files born more than CRLC_REFUSALS_KEEP seconds ago.
  */
 #ifndef CRLCACHE_REFUSAL_H
 #define CRLCACHE_REFUSAL_H
