@@ -78,6 +78,8 @@ test/unit/t_%: test/unit/t_%.c test/unit/check.h test/unit/wfile.h test/unit/der
 test/unit/t_keycache: provider/keycache.c
 # t_pins builds provider/pins.c in.
 test/unit/t_pins: provider/pins.c
+# t_learn builds provider/chain.c and learn.c in.
+test/unit/t_learn: provider/chain.c provider/learn.c
 # t_at builds fetcher/at.c in.
 test/unit/t_at: fetcher/at.c fetcher/fetcher.h
 # t_header builds fetcher/header.c in.
