@@ -71,7 +71,7 @@ provider/crlcache.so: $(PROV_OBJS) lib/libcrlcache.a provider/crlcache.map
 
 # Unit tests: each test/unit/t_X.c links the library sources directly,
 # built with ASan+UBSan.
-test/unit/t_%: test/unit/t_%.c test/unit/check.h test/unit/wfile.h test/unit/derbuf.h test/unit/topdir.h test/unit/xcalloc.h $(LIB_SRCS) $(HDRS)
+test/unit/t_%: test/unit/t_%.c test/unit/check.h test/unit/wfile.h test/unit/derbuf.h test/unit/topdir.h test/unit/xcalloc.h test/unit/tmpdir.h $(LIB_SRCS) $(HDRS)
 	$(CC) -std=c11 -D_GNU_SOURCE -DCRLCACHE_VERSION='"$(VERSION)"' $(WARN) -Iinclude $(PKG_CFLAGS) $(SAN) \
 	    -o $@ $< $(LIB_SRCS) $(PKG_LIBS)
 # t_keycache builds provider/keycache.c in.

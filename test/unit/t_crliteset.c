@@ -18,6 +18,7 @@
 #include <crlcache/hash.h>
 
 #include "check.h"
+#include "tmpdir.h"
 #include "wfile.h"
 
 #define DELTA		"test/data/crlite/20260624-1-default.filter.delta"
@@ -26,7 +27,7 @@
 #define SET_LEN		(CRLC_CRLITE_HDR_LEN + CRLC_CRLITE_REC_LEN + \
 			 CRLC_CRLITE_TRAILER_LEN)
 
-static char dir[64], sub[96];
+static char dir[TMPDIR_PATH_MAX], sub[TMPDIR_PATH_MAX + 16];
 static uint8_t name[CRLC_HASH_LEN];
 
 /* The set naming the delta once; spoil(b) changes it before the sum. */
@@ -34,7 +35,7 @@ static void
 write_set(void (*spoil)(uint8_t *), int resum)
 {
 	uint8_t b[SET_LEN] = { 0 }, *rec = b + CRLC_CRLITE_HDR_LEN;
-	char path[128];
+	char path[400];
 
 	memcpy(b, CRLC_CRLITE_MAGIC, CRLC_CRLITE_MAGIC_LEN);
 	crlc_put_u32(b + 8, CRLC_CRLITE_VERSION);
@@ -195,7 +196,7 @@ main(void)
 {
 	static uint8_t data[DELTA_LEN + 1];
 	struct crlc_crliteset *set;
-	char why[CRLC_CRLITESET_WHY_LEN], path[256], hex[2 * CRLC_HASH_LEN + 1];
+	char why[CRLC_CRLITESET_WHY_LEN], path[400], hex[2 * CRLC_HASH_LEN + 1];
 	size_t i, filters, bytes;
 	FILE *f;
 
@@ -205,9 +206,7 @@ main(void)
 	crlc_sha256(data, DELTA_LEN, name);
 	for (i = 0; i < CRLC_HASH_LEN; i++)
 		snprintf(hex + 2 * i, 3, "%02x", name[i]);
-	snprintf(dir, sizeof(dir), "/tmp/t_crliteset.XXXXXX");
-	if (mkdtemp(dir) == NULL)
-		return 2;
+	snprintf(dir, sizeof(dir), "%s", tmpdir_make("t_crliteset"));
 	snprintf(sub, sizeof(sub), "%s/%s", dir, CRLC_CRLITE_DIR);
 	/* nothing installed: nothing to say */
 	CHECK(crlc_crliteset_open(sub, &set, why, sizeof(why)) == 1 && set == NULL);
@@ -237,8 +236,5 @@ main(void)
 	CHECK(crlc_crliteset_open(sub, &set, why, sizeof(why)) == -1 &&
 	    strstr(why, "directory is writable") != NULL);
 
-	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
-	if (system(path) != 0)
-		return 2;
 	return check_result();
 }
