@@ -6,8 +6,9 @@
 # (apt-get build-dep on the unpacked .dsc), built by dpkg-buildpackage -B
 # as a user that is not root (nobody: Rules-Requires-Root: no).  Per
 # release, in one throwaway overlay of its root (test/inroot.sh):
-#   1. DEB_BUILD_OPTIONS=nocheck with the nocheck profile's Build-Depends
-#      (python3 <!nocheck> is not installed): builds, runs no unit test;
+#   1. DEB_BUILD_OPTIONS=nocheck and the nocheck build profile, as a
+#      buildd asked for it builds (python3 <!nocheck> is not installed):
+#      builds, runs no unit test;
 #   2. the unit tests at build time (dh_auto_test: make check-unit) with
 #      every Build-Depends: builds, every unit test passes, no test
 #      leaves a file in /tmp; blhc, where installed, finds every compile
@@ -51,19 +52,20 @@ apt-get update -q >"$out/apt.log" 2>&1 || { cat "$out/apt.log" >&2; exit 1; }
 install -d -o nobody -g nogroup /build
 cd /build
 as_nobody dpkg-source -x "/pkg/$dsc" src >/dev/null
-build() {   # build NAME DEB_BUILD_OPTIONS [apt-get build-dep option...]
-    name=$1 opts=$2; shift 2
-    apt-get build-dep -y -q "$@" ./src >"$out/builddep-$name.log" 2>&1 ||
+build() {   # build NAME DEB_BUILD_OPTIONS DEB_BUILD_PROFILES
+    name=$1 opts=$2 profiles=$3
+    apt-get build-dep -y -q ${profiles:+-P "$profiles"} ./src >"$out/builddep-$name.log" 2>&1 ||
         { cat "$out/builddep-$name.log" >&2; echo "build-dep ($name) failed" >&2; return 1; }
     dpkg-query -W -f '${Package}\n' >"$out/installed-$name"
-    as_nobody sh -c 'cd src && DEB_BUILD_OPTIONS="$1" dpkg-buildpackage -us -uc -B' sh "$opts" \
+    as_nobody sh -c 'cd src && DEB_BUILD_OPTIONS="$1" DEB_BUILD_PROFILES="$2" \
+        dpkg-buildpackage -us -uc -B' sh "$opts" "$profiles" \
         >"$out/build-$name.log" 2>&1 || { tail -40 "$out/build-$name.log" >&2; echo "$name build failed" >&2; return 1; }
     ls /build/*.deb >"$out/debs-$name"
     rm -f /build/*.deb /build/*.ddeb /build/*.changes /build/*.buildinfo
 }
 ls -A /tmp >"$out/tmp-before"
-build nocheck "nocheck parallel=2" -P nocheck
-build check "parallel=2"
+build nocheck "nocheck parallel=2" nocheck
+build check "parallel=2" ""
 ls -A /tmp >"$out/tmp-after"
 EOF
 chmod 755 "$W/pkg/build.sh"
