@@ -74,12 +74,15 @@ provider/crlcache.so: $(PROV_OBJS) lib/libcrlcache.a provider/crlcache.map
 	    -Wl,--version-script=provider/crlcache.map \
 	    -o $@ $(PROV_OBJS) lib/libcrlcache.a $(CRYPTO_LIBS) -lpthread
 
-# Unit tests: each test/unit/t_X.c links the library sources directly,
-# built with ASan+UBSan (SAN, after the packager's flags: its -O1 wins)
-# and the packager's CPPFLAGS, CFLAGS and LDFLAGS, as the programs are.
-test/unit/t_%: test/unit/t_%.c test/unit/check.h test/unit/wfile.h test/unit/derbuf.h test/unit/topdir.h test/unit/xcalloc.h test/unit/tmpdir.h $(LIB_SRCS) $(HDRS)
-	$(CC) -std=c11 -D_GNU_SOURCE -DCRLCACHE_VERSION='"$(VERSION)"' $(WARN) -Iinclude $(PKG_CFLAGS) \
-	    $(CPPFLAGS) $(CFLAGS) $(SAN) $(LDFLAGS) -o $@ $< $(LIB_SRCS) $(PKG_LIBS)
+# Unit tests: each test/unit/t_X.c is built with ASan+UBSan (SAN, after
+# the packager's flags: its -O1 wins) and with the library's sources, so
+# that they are instrumented too; with SAN= (debian/rules) it links the
+# library the programs link, built once.  The flags are the programs':
+# ours and the packager's CPPFLAGS, CFLAGS and LDFLAGS.
+UNIT_LIB = $(if $(strip $(SAN)),$(LIB_SRCS),lib/libcrlcache.a)
+test/unit/t_%: test/unit/t_%.c test/unit/check.h test/unit/wfile.h test/unit/derbuf.h test/unit/topdir.h test/unit/xcalloc.h test/unit/tmpdir.h $(UNIT_LIB) $(HDRS)
+	$(CC) -std=c11 -D_GNU_SOURCE -DCRLCACHE_VERSION='"$(VERSION)"' $(WARN) $(HARDEN) -Iinclude \
+	    $(PKG_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(SAN) -pie $(LDHARDEN) $(LDFLAGS) -o $@ $< $(UNIT_LIB) $(PKG_LIBS)
 # t_keycache builds provider/keycache.c in.
 test/unit/t_keycache: provider/keycache.c
 # t_pins builds provider/pins.c in.
