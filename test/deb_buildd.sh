@@ -24,6 +24,7 @@
 # Debian 13 stage of CI): the host's run builds in both releases.
 # Root only; the roots come from the host's Debian mirror.
 . "$(dirname "$0")/lib.sh"
+: "${SUITE:?deb_buildd.sh: set SUITE (a Debian suite) before sourcing}"
 [ "$(id -u)" -eq 0 ] || skip "makes a Debian root: run as root"
 [ -f /.mkroot-done ] && skip "inside a root of test/mkroot.sh: the host's run builds in both releases"
 for t in dpkg-source mmdebstrap; do

@@ -102,7 +102,7 @@ for f in /usr/bin/crlcache "$MODDIR/crlcache.so" "$SNIPPET" /etc/crlcache/crlcac
 done
 grep -q "^$STATEDIR" "$W/contents" && fail "the package ships $STATEDIR (postinst makes it)"
 # README.Debian (what install switches on; nothing enforced until enable) and NEWS.md
-grep -qx /usr/share/doc/crlcache/README.Debian "$W/contents" || fail "the package lacks README.Debian"
+grep -Eqx '/usr/share/doc/crlcache/README\.Debian(\.gz)?' "$W/contents" || fail "the package lacks README.Debian"
 grep -Eqx '/usr/share/doc/crlcache/NEWS\.md(\.gz)?' "$W/contents" || fail "the package lacks NEWS.md"
 dpkg-deb --ctrl-tarfile "$DEB" | tar -xOf - ./conffiles >"$W/conffiles"
 for f in /etc/crlcache/crlcache.conf "$SNIPPET" /etc/cron.d/crlcache; do
