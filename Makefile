@@ -20,15 +20,20 @@ CRYPTO_LIBS := $(shell pkg-config --libs libcrypto 2>/dev/null)
 # warning a newer compiler adds does not fail it.
 WERROR	?= -Werror -Werror=missing-prototypes -Werror=implicit-function-declaration
 WARN	 = -Wall -Wextra -Wmissing-prototypes -Wshadow -Wstrict-prototypes $(WERROR)
-# Our fortify level only where the packager's flags name none: a second,
-# different -D_FORTIFY_SOURCE (Ubuntu's =3) is a "redefined" warning.
+# Our hardening only where the packager's flags (dpkg-buildflags with
+# hardening=+all) have none of the kind: a second, different
+# -D_FORTIFY_SOURCE (Ubuntu's =3) is a "redefined" warning, and a flag
+# given twice is noise in every command of the build log (blhc).
+comma	:= ,
 FORTIFY	 = $(if $(findstring _FORTIFY_SOURCE,$(CPPFLAGS) $(CFLAGS)),,-D_FORTIFY_SOURCE=2)
-HARDEN	 = -fstack-protector-strong $(FORTIFY) -fPIC
+SSP	 = $(if $(findstring -fstack-protector,$(CFLAGS)),,-fstack-protector-strong)
+HARDEN	 = $(SSP) $(FORTIFY) -fPIC
 CFLAGS	?= -O2 -g
 # CPPFLAGS and LDFLAGS: the packager's (dpkg-buildflags), after ours.
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -DCRLCACHE_VERSION='"$(VERSION)"' $(WARN) $(HARDEN) -Iinclude \
 	     $(PKG_CFLAGS) $(CPPFLAGS) $(CFLAGS)
-LDHARDEN = -Wl,-z,relro,-z,now
+LDHARDEN = $(if $(findstring relro,$(LDFLAGS)),,-Wl$(comma)-z$(comma)relro) \
+	   $(if $(findstring -z$(comma)now,$(LDFLAGS)),,-Wl$(comma)-z$(comma)now)
 # Sanitizer build of the unit tests (make check).
 SAN	 = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 	   -fno-sanitize-recover=all
@@ -69,11 +74,15 @@ provider/crlcache.so: $(PROV_OBJS) lib/libcrlcache.a provider/crlcache.map
 	    -Wl,--version-script=provider/crlcache.map \
 	    -o $@ $(PROV_OBJS) lib/libcrlcache.a $(CRYPTO_LIBS) -lpthread
 
-# Unit tests: each test/unit/t_X.c links the library sources directly,
-# built with ASan+UBSan.
-test/unit/t_%: test/unit/t_%.c test/unit/check.h test/unit/wfile.h test/unit/derbuf.h test/unit/topdir.h test/unit/xcalloc.h $(LIB_SRCS) $(HDRS)
-	$(CC) -std=c11 -D_GNU_SOURCE -DCRLCACHE_VERSION='"$(VERSION)"' $(WARN) -Iinclude $(PKG_CFLAGS) $(SAN) \
-	    -o $@ $< $(LIB_SRCS) $(PKG_LIBS)
+# Unit tests: each test/unit/t_X.c is built with ASan+UBSan (SAN, after
+# the packager's flags: its -O1 wins) and with the library's sources, so
+# that they are instrumented too; with SAN= (debian/rules) it links the
+# library the programs link, built once.  The flags are the programs':
+# ours and the packager's CPPFLAGS, CFLAGS and LDFLAGS.
+UNIT_LIB = $(if $(strip $(SAN)),$(LIB_SRCS),lib/libcrlcache.a)
+test/unit/t_%: test/unit/t_%.c test/unit/check.h test/unit/wfile.h test/unit/derbuf.h test/unit/topdir.h test/unit/xcalloc.h test/unit/tmpdir.h $(UNIT_LIB) $(HDRS)
+	$(CC) -std=c11 -D_GNU_SOURCE -DCRLCACHE_VERSION='"$(VERSION)"' $(WARN) $(HARDEN) -Iinclude \
+	    $(PKG_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(SAN) -pie $(LDHARDEN) $(LDFLAGS) -o $@ $< $(UNIT_LIB) $(PKG_LIBS)
 # t_keycache builds provider/keycache.c in.
 test/unit/t_keycache: provider/keycache.c
 # t_pins builds provider/pins.c in.

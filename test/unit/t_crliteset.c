@@ -19,6 +19,7 @@
 #include <crlcache/hash.h>
 
 #include "check.h"
+#include "tmpdir.h"
 #include "wfile.h"
 
 #define DELTA		"test/data/crlite/20260624-1-default.filter.delta"
@@ -27,7 +28,7 @@
 #define SET_LEN		(CRLC_CRLITE_HDR_LEN + CRLC_CRLITE_REC_LEN + \
 			 CRLC_CRLITE_TRAILER_LEN)
 
-static char dir[64], sub[96];
+static char dir[TMPDIR_PATH_MAX], sub[TMPDIR_PATH_MAX + 16];
 static uint8_t name[CRLC_HASH_LEN];
 static struct crlc_clubcard *delta;
 
@@ -38,7 +39,7 @@ write_lookup(uint64_t sum, uint64_t for_sum, size_t n)
 	const struct crlc_clubcard *cc[8] = { delta, delta, delta, delta,
 	    delta, delta, delta, delta };
 	char why[CRLC_CRLITESET_WHY_LEN], lname[CRLC_CRLITE_LOOKUP_NAME_LEN],
-	    path[256];
+	    path[400];
 	uint8_t *out;
 	size_t len;
 
@@ -62,7 +63,7 @@ write_set_n(size_t n, void (*spoil)(uint8_t *), int resum)
 	    CRLC_CRLITE_TRAILER_LEN] = { 0 }, *rec;
 	size_t i, len = CRLC_CRLITE_HDR_LEN + n * CRLC_CRLITE_REC_LEN +
 	    CRLC_CRLITE_TRAILER_LEN;
-	char path[128];
+	char path[400];
 	uint64_t total;
 
 	memcpy(b, CRLC_CRLITE_MAGIC, CRLC_CRLITE_MAGIC_LEN);
@@ -285,7 +286,7 @@ lookup_refused(uint64_t total, uint64_t for_sum, off_t cut, const char *part)
 {
 	struct crlc_crliteset *set;
 	char why[CRLC_CRLITESET_WHY_LEN], lname[CRLC_CRLITE_LOOKUP_NAME_LEN],
-	    path[256];
+	    path[400];
 
 	write_lookup(total, for_sum, 1);
 	crlc_crlite_lookup_name(total, lname, sizeof(lname));
@@ -336,7 +337,7 @@ site_parts(const uint8_t *b, size_t len, size_t k, size_t *n)
 static void
 lookup_damaged(uint64_t total)
 {
-	char lname[CRLC_CRLITE_LOOKUP_NAME_LEN], path[256];
+	char lname[CRLC_CRLITE_LOOKUP_NAME_LEN], path[400];
 	static uint8_t b[1 << 20];
 	struct crlc_crliteset *set;
 	size_t filters, bytes, len, at, n, where;
@@ -397,7 +398,7 @@ main(void)
 {
 	static uint8_t data[DELTA_LEN + 1];
 	struct crlc_crliteset *set;
-	char why[CRLC_CRLITESET_WHY_LEN], path[256], hex[2 * CRLC_HASH_LEN + 1];
+	char why[CRLC_CRLITESET_WHY_LEN], path[400], hex[2 * CRLC_HASH_LEN + 1];
 	size_t i, filters, bytes;
 	uint64_t total;
 	FILE *f;
@@ -408,9 +409,7 @@ main(void)
 	crlc_sha256(data, DELTA_LEN, name);
 	for (i = 0; i < CRLC_HASH_LEN; i++)
 		snprintf(hex + 2 * i, 3, "%02x", name[i]);
-	snprintf(dir, sizeof(dir), "/tmp/t_crliteset.XXXXXX");
-	if (mkdtemp(dir) == NULL)
-		return 2;
+	snprintf(dir, sizeof(dir), "%s", tmpdir_make("t_crliteset"));
 	snprintf(sub, sizeof(sub), "%s/%s", dir, CRLC_CRLITE_DIR);
 	/* nothing installed: nothing to say */
 	CHECK(crlc_crliteset_open(sub, &set, why, sizeof(why)) == 1 && set == NULL);
@@ -452,8 +451,5 @@ main(void)
 	    strstr(why, "directory is writable") != NULL);
 
 	crlc_clubcard_free(delta);
-	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
-	if (system(path) != 0)
-		return 2;
 	return check_result();
 }
