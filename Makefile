@@ -20,22 +20,27 @@ CRYPTO_LIBS := $(shell pkg-config --libs libcrypto 2>/dev/null)
 # warning a newer compiler adds does not fail it.
 WERROR	?= -Werror -Werror=missing-prototypes -Werror=implicit-function-declaration
 WARN	 = -Wall -Wextra -Wmissing-prototypes -Wshadow -Wstrict-prototypes $(WERROR)
-# Our fortify level only where the packager's flags name none: a second,
-# different -D_FORTIFY_SOURCE (Ubuntu's =3) is a "redefined" warning.
+# Our hardening only where the packager's flags (dpkg-buildflags with
+# hardening=+all) have none of the kind: a second, different
+# -D_FORTIFY_SOURCE (Ubuntu's =3) is a "redefined" warning, and a flag
+# given twice is noise in every command of the build log (blhc).
+comma	:= ,
 FORTIFY	 = $(if $(findstring _FORTIFY_SOURCE,$(CPPFLAGS) $(CFLAGS)),,-D_FORTIFY_SOURCE=2)
-HARDEN	 = -fstack-protector-strong $(FORTIFY) -fPIC
+SSP	 = $(if $(findstring -fstack-protector,$(CFLAGS)),,-fstack-protector-strong)
+HARDEN	 = $(SSP) $(FORTIFY) -fPIC
 CFLAGS	?= -O2 -g
 # CPPFLAGS and LDFLAGS: the packager's (dpkg-buildflags), after ours.
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE -DCRLCACHE_VERSION='"$(VERSION)"' $(WARN) $(HARDEN) -Iinclude \
 	     $(PKG_CFLAGS) $(CPPFLAGS) $(CFLAGS)
-LDHARDEN = -Wl,-z,relro,-z,now
+LDHARDEN = $(if $(findstring relro,$(LDFLAGS)),,-Wl$(comma)-z$(comma)relro) \
+	   $(if $(findstring -z$(comma)now,$(LDFLAGS)),,-Wl$(comma)-z$(comma)now)
 # Sanitizer build of the unit tests (make check).
 SAN	 = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 	   -fno-sanitize-recover=all
 
 LIB_SRCS  = lib/tbs.c lib/index.c lib/indexopen.c lib/indexpage.c lib/indexwrite.c lib/hash.c lib/name.c lib/validity.c lib/addr.c \
 	    lib/dpname.c lib/fstype.c lib/point.c lib/civil.c lib/reasons.c \
-	    lib/clubcard.c lib/sct.c lib/crliteset.c lib/statefile.c lib/onecrl.c
+	    lib/clubcard.c lib/sct.c lib/crliteset.c lib/crlitelookup.c lib/statefile.c lib/onecrl.c
 # $(sort): byte order whatever the locale (glob(3) sorts by LC_COLLATE, and
 # the link order is the binary's layout: crlite_upki.c and crliteset.c
 # change places between C and en_US).
@@ -69,15 +74,21 @@ provider/crlcache.so: $(PROV_OBJS) lib/libcrlcache.a provider/crlcache.map
 	    -Wl,--version-script=provider/crlcache.map \
 	    -o $@ $(PROV_OBJS) lib/libcrlcache.a $(CRYPTO_LIBS) -lpthread
 
-# Unit tests: each test/unit/t_X.c links the library sources directly,
-# built with ASan+UBSan.
-test/unit/t_%: test/unit/t_%.c test/unit/check.h test/unit/wfile.h test/unit/derbuf.h test/unit/topdir.h test/unit/xcalloc.h $(LIB_SRCS) $(HDRS)
-	$(CC) -std=c11 -D_GNU_SOURCE -DCRLCACHE_VERSION='"$(VERSION)"' $(WARN) -Iinclude $(PKG_CFLAGS) $(SAN) \
-	    -o $@ $< $(LIB_SRCS) $(PKG_LIBS)
+# Unit tests: each test/unit/t_X.c is built with ASan+UBSan (SAN, after
+# the packager's flags: its -O1 wins) and with the library's sources, so
+# that they are instrumented too; with SAN= (debian/rules) it links the
+# library the programs link, built once.  The flags are the programs':
+# ours and the packager's CPPFLAGS, CFLAGS and LDFLAGS.
+UNIT_LIB = $(if $(strip $(SAN)),$(LIB_SRCS),lib/libcrlcache.a)
+test/unit/t_%: test/unit/t_%.c test/unit/check.h test/unit/wfile.h test/unit/derbuf.h test/unit/topdir.h test/unit/xcalloc.h test/unit/tmpdir.h $(UNIT_LIB) $(HDRS)
+	$(CC) -std=c11 -D_GNU_SOURCE -DCRLCACHE_VERSION='"$(VERSION)"' $(WARN) $(HARDEN) -Iinclude \
+	    $(PKG_CFLAGS) $(CPPFLAGS) $(CFLAGS) $(SAN) -pie $(LDHARDEN) $(LDFLAGS) -o $@ $< $(UNIT_LIB) $(PKG_LIBS)
 # t_keycache builds provider/keycache.c in.
 test/unit/t_keycache: provider/keycache.c
 # t_pins builds provider/pins.c in.
 test/unit/t_pins: provider/pins.c
+# t_learn builds provider/chain.c and learn.c in.
+test/unit/t_learn: provider/chain.c provider/learn.c
 # t_at builds fetcher/at.c in.
 test/unit/t_at: fetcher/at.c fetcher/fetcher.h
 # t_header builds fetcher/header.c in.
@@ -137,7 +148,7 @@ BENCH_ROWS = test/bench/.rows
 BENCH_JSON = test/bench/results.json
 # The Web PKI scale data sets (scale.sh, webpki.sh) are kept between runs in
 # CRLCACHE_BENCH_CACHE, by default test/bench/.cache.
-BENCH_SCRIPTS = handshake verify process hint firstcontact ingest index_open scale webpki directory bandwidth
+BENCH_SCRIPTS = handshake verify process crlite hint firstcontact ingest index_open scale webpki directory bandwidth
 bench-run: all
 	@rm -f $(BENCH_ROWS)
 	@set -e; for b in $(BENCH_SCRIPTS); do \

@@ -148,7 +148,7 @@ issuer_key(STACK_OF(X509) *certs, X509 *x, uint8_t hash[CRLC_HASH_LEN],
  * time checked says "revoked" only (<crlcache/crlite.h> FRESHNESS).
  */
 static enum crlc_clubcard_answer
-crlite_answer(const struct crlc_crliteset *set, X509 *issuer,
+crlite_answer(struct crlc_crliteset *set, X509 *issuer,
     const struct crlc_tbs *t, int64_t at, uint64_t *newest)
 {
 	uint8_t spki[CRLC_SCT_HASH_LEN];
@@ -173,7 +173,7 @@ crlite_answer(const struct crlc_crliteset *set, X509 *issuer,
  * cover it, a revocation or staleness still count.
  */
 static int
-check_one(struct crlc_index *idx, const struct crlc_crliteset *set,
+check_one(struct crlc_index *idx, struct crlc_crliteset *set,
     const struct crlc_onecrl *onecrl, STACK_OF(X509) *certs, X509 *x,
     int64_t at, int64_t grace, int sent_along, enum crlc_state *st)
 {

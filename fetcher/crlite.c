@@ -26,6 +26,7 @@
  * Any failure keeps the set in force, and forgets the index document's
  * validators, so that the next run asks for all of it again.
  */
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -186,20 +187,32 @@ same_set(const struct crlite_set *a, const struct crlite_set *b)
 	return 1;
 }
 
-/* Does the set listed pass CRLITE_SET_MAX_BYTES? */
+/*
+ * Does the set listed pass CRLC_CRLITE_SET_MAX_BYTES (checked before any
+ * download: an unsigned mirror could list 128 filters of 64 MiB), or
+ * name a filter twice (readers refuse such a set)?
+ */
 static int
-too_large(struct crlite_run *run)
+set_refused(struct crlite_run *run)
 {
 	uint64_t total = 0;
-	size_t i;
+	size_t i, k;
 
-	for (i = 0; i < run->nwant; i++)
+	for (i = 0; i < run->nwant; i++) {
 		total += run->want[i].size;	/* each at most 64 MiB */
-	if (total <= CRLITE_SET_MAX_BYTES)
+		for (k = 0; k < i; k++)
+			if (memcmp(run->want[i].hash, run->want[k].hash,
+			    CRLC_HASH_LEN) == 0) {
+				crlite_fail(run, "%s: the filter of %s again",
+				    run->want[i].name, run->want[k].name);
+				return 1;
+			}
+	}
+	if (total <= CRLC_CRLITE_SET_MAX_BYTES)
 		return 0;
 	crlite_fail(run, "a set of %llu bytes, more than %llu",
 	    (unsigned long long)total,
-	    (unsigned long long)CRLITE_SET_MAX_BYTES);
+	    (unsigned long long)CRLC_CRLITE_SET_MAX_BYTES);
 	return 1;
 }
 
@@ -211,7 +224,7 @@ static int
 settle(struct crlite_run *run, const uint8_t *body, size_t len)
 {
 	if ((body != NULL && run->src->plan(run, body, len) == -1) ||
-	    too_large(run))
+	    set_refused(run))
 		return -1;
 	run->set.source = run->src->kind;
 	if (gather(run, &run->set) == -1)
@@ -272,12 +285,16 @@ install(struct crlite_run *run)
 }
 
 /*
- * Is every filter of the set in force on disk as it names it?  If not,
- * the index document is asked for whole, and the missing filters downloaded.
+ * Is every filter of the set in force on disk as it names it, and its
+ * lookup file there for readers (a set installed by an earlier version
+ * has none)?  If not, the index document is asked for whole, the missing
+ * filters downloaded, and the set installed anew.
  */
 static int
 set_on_disk(const char *state_dir, const struct crlite_set *cur)
 {
+	char path[PATH_MAX], why[CRLC_CRLITESET_WHY_LEN];
+	struct crlc_crliteset *set;
 	uint8_t *body;
 	size_t i;
 
@@ -289,6 +306,13 @@ set_on_disk(const char *state_dir, const struct crlite_set *cur)
 		}
 		free(body);
 	}
+	snprintf(path, sizeof(path), "%s/%s", state_dir, CRLC_CRLITE_DIR);
+	if (crlc_crliteset_open(path, &set, why, sizeof(why)) != 0) {
+		logx(0, "crlite: the set in force cannot be read (%s); "
+		    "installed anew", why);
+		return 0;
+	}
+	crlc_crliteset_free(set);
 	return 1;
 }
 

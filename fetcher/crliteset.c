@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include <crlcache/clubcard.h>
+#include <crlcache/crliteset.h>
 #include <crlcache/hash.h>
 #include <crlcache/onecrl.h>
 
@@ -66,57 +67,28 @@ int
 crlite_set_read(const char *state_dir, struct crlite_set *s, char *err,
     size_t errlen)
 {
-	char path[PATH_MAX], why[ERRLEN];
-	uint8_t *buf = NULL;
-	const uint8_t *r;
-	size_t len, i;
-	int ret = -1;
+	struct crlc_crliteset_file file;
+	char path[PATH_MAX], why[CRLC_CRLITESET_WHY_LEN];
+	size_t i;
+	int r;
 
 	memset(s, 0, sizeof(*s));
-	crlite_path(path, sizeof(path), state_dir, CRLC_CRLITE_SET_NAME);
-	if (read_state_file(path, SET_MAX_LEN, &buf, &len, why,
-	    sizeof(why)) == -1) {
-		if (access(path, F_OK) == -1 && errno == ENOENT)
-			return 1;
-		snprintf(err, errlen, "%s: %s", path, why);
-		return -1;
+	crlite_path(path, sizeof(path), state_dir, NULL);
+	if ((r = crlc_crliteset_read(path, &file, why, sizeof(why))) != 0) {
+		if (r == -1)
+			snprintf(err, errlen, "%s: %s", path, why);
+		return r;
 	}
-	if (len < CRLC_CRLITE_HDR_LEN + CRLC_CRLITE_TRAILER_LEN ||
-	    memcmp(buf, CRLC_CRLITE_MAGIC, CRLC_CRLITE_MAGIC_LEN) != 0 ||
-	    crlc_get_u32(buf + 8) != CRLC_CRLITE_VERSION) {
-		snprintf(err, errlen, "%s: not a CRLite set of version %u",
-		    path, CRLC_CRLITE_VERSION);
-		goto done;
+	s->installed = file.installed;
+	s->newest = file.newest;
+	s->source = file.source;
+	for (i = 0; i < file.n; i++) {
+		memcpy(s->f[i].hash, file.f[i].hash, CRLC_HASH_LEN);
+		s->f[i].size = file.f[i].size;
+		s->f[i].kind = file.f[i].kind;
 	}
-	s->n = crlc_get_u32(buf + 12);
-	if (s->n == 0 || s->n > CRLC_CRLITE_FILTERS_MAX || len !=
-	    CRLC_CRLITE_HDR_LEN + s->n * CRLC_CRLITE_REC_LEN +
-	    CRLC_CRLITE_TRAILER_LEN || crlc_get_u64(buf + len - 8) !=
-	    crlc_sum64(buf, len - CRLC_CRLITE_TRAILER_LEN)) {
-		snprintf(err, errlen, "%s: damaged (length or checksum)", path);
-		s->n = 0;
-		goto done;
-	}
-	s->installed = (int64_t)crlc_get_u64(buf + 16);
-	s->newest = crlc_get_u64(buf + 24);
-	s->source = crlc_get_u32(buf + 32);
-	for (i = 0; i < s->n; i++) {
-		r = buf + CRLC_CRLITE_HDR_LEN + i * CRLC_CRLITE_REC_LEN;
-		memcpy(s->f[i].hash, r, CRLC_HASH_LEN);
-		s->f[i].size = crlc_get_u64(r + 32);
-		s->f[i].kind = r[40];
-		if (s->f[i].kind != (i == 0 ? CRLC_CRLITE_FULL :
-		    CRLC_CRLITE_DELTA)) {
-			snprintf(err, errlen, "%s: filter %zu is not a %s",
-			    path, i, i == 0 ? "full filter" : "delta");
-			s->n = 0;
-			goto done;
-		}
-	}
-	ret = 0;
-done:
-	free(buf);
-	return ret;
+	s->n = file.n;
+	return 0;
 }
 
 int
@@ -183,9 +155,9 @@ write_filter(const char *state_dir, const struct crlite_filter *f,
 	return 0;
 }
 
-/* Is name one of s's filters? */
+/* Is name one of s's filters, or its lookup file (named lookup)? */
 static int
-named(const struct crlite_set *s, const char *name)
+named(const struct crlite_set *s, const char *lookup, const char *name)
 {
 	char want[2 * CRLC_HASH_LEN + 16];
 	size_t i;
@@ -196,14 +168,15 @@ named(const struct crlite_set *s, const char *name)
 			return 1;
 	}
 	return strcmp(name, CRLC_CRLITE_SET_NAME) == 0 ||
-	    strcmp(name, CRLC_ONECRL_NAME) == 0 ||
+	    strcmp(name, lookup) == 0 || strcmp(name, CRLC_ONECRL_NAME) == 0 ||
 	    strcmp(name, CRLC_CRLITE_RS_HELD) == 0 ||
 	    strcmp(name, CRLC_ONECRL_RS_HELD) == 0;
 }
 
 /* Remove what s does not name: superseded filters, stray temporaries. */
 static void
-remove_superseded(const char *state_dir, const struct crlite_set *s)
+remove_superseded(const char *state_dir, const struct crlite_set *s,
+    const char *lookup)
 {
 	char path[PATH_MAX];
 	struct dirent *de;
@@ -218,7 +191,7 @@ remove_superseded(const char *state_dir, const struct crlite_set *s)
 		return;
 	}
 	while ((de = readdir(d)) != NULL) {
-		if (de->d_name[0] == '.' || named(s, de->d_name))
+		if (de->d_name[0] == '.' || named(s, lookup, de->d_name))
 			continue;
 		if (unlinkat(dfd, de->d_name, 0) == 0)
 			logx(2, "crlite: removed %s (superseded)", de->d_name);
@@ -226,12 +199,63 @@ remove_superseded(const char *state_dir, const struct crlite_set *s)
 	closedir(d);
 }
 
+/*
+ * The lookup file of s, whose set file's checksum is sum, from its
+ * filters (each read back and checked against its record when s does
+ * not hold its bytes), written durably as *name.
+ */
+static int
+write_lookup(const char *state_dir, const struct crlite_set *s, uint64_t sum,
+    char *name, size_t namelen, char *err, size_t errlen)
+{
+	struct crlc_clubcard *cc[CRLC_CRLITE_FILTERS_MAX] = { NULL };
+	uint8_t *own[CRLC_CRLITE_FILTERS_MAX] = { NULL }, *out = NULL;
+	const uint8_t *body;
+	char path[PATH_MAX], tmp[PATH_MAX], why[CRLC_CRLITESET_WHY_LEN];
+	size_t i, len;
+	int ret = -1;
+
+	crlc_crlite_lookup_name(sum, name, namelen);
+	for (i = 0; i < s->n; i++) {
+		if ((body = s->f[i].body) == NULL &&
+		    crlite_file_read(state_dir, &s->f[i], &own[i]) == -1) {
+			snprintf(err, errlen, "filter %zu: missing or not the "
+			    "file the set names", i);
+			goto done;
+		}
+		if (crlc_clubcard_parse(body != NULL ? body : own[i],
+		    (size_t)s->f[i].size, &cc[i], why, sizeof(why)) == -1) {
+			snprintf(err, errlen, "filter %zu: %s", i, why);
+			goto done;
+		}
+	}
+	if (crlc_crlite_lookup_build((const struct crlc_clubcard *const *)cc,
+	    s->n, sum, &out, &len, why, sizeof(why)) == -1) {
+		snprintf(err, errlen, "the lookup file: %s", why);
+		goto done;
+	}
+	crlite_path(path, sizeof(path), state_dir, name);
+	if (write_temp(path, out, len, 0644, (uid_t)-1, (gid_t)-1, tmp,
+	    sizeof(tmp)) == -1 || rename_durably(tmp, path) == -1) {
+		snprintf(err, errlen, "%s: cannot write", path);
+		goto done;
+	}
+	ret = 0;
+done:
+	for (i = 0; i < s->n; i++) {
+		crlc_clubcard_free(cc[i]);
+		free(own[i]);
+	}
+	free(out);
+	return ret;
+}
+
 int
 crlite_set_install(const char *state_dir, const struct crlite_set *s,
     char *err, size_t errlen)
 {
 	uint8_t buf[SET_MAX_LEN], *r;
-	char path[PATH_MAX];
+	char path[PATH_MAX], lookup[CRLC_CRLITE_LOOKUP_NAME_LEN];
 	size_t i, len;
 
 	if (s->n == 0 || s->n > CRLC_CRLITE_FILTERS_MAX) {
@@ -259,13 +283,17 @@ crlite_set_install(const char *state_dir, const struct crlite_set *s,
 	}
 	len = CRLC_CRLITE_HDR_LEN + s->n * CRLC_CRLITE_REC_LEN;
 	crlc_put_u64(buf + len, crlc_sum64(buf, len));
+	/* the lookup file before the set that names it (its checksum) */
+	if (write_lookup(state_dir, s, crlc_get_u64(buf + len), lookup,
+	    sizeof(lookup), err, errlen) == -1)
+		return -1;
 	len += CRLC_CRLITE_TRAILER_LEN;
 	crlite_path(path, sizeof(path), state_dir, CRLC_CRLITE_SET_NAME);
 	if (replace_file(path, buf, len, 0644, (uid_t)-1, (gid_t)-1) == -1) {
 		snprintf(err, errlen, "%s: cannot write", path);
 		return -1;
 	}
-	remove_superseded(state_dir, s);
+	remove_superseded(state_dir, s, lookup);
 	return 0;
 }
 
@@ -348,7 +376,8 @@ crlite_tally_add(const char *state_dir, unsigned source, uint64_t bytes)
 int
 crlite_info(const char *state_dir, struct crlite_info *ci)
 {
-	char why[CRLC_CLUBCARD_WHY_LEN];
+	char why[CRLC_CRLITESET_WHY_LEN], path[PATH_MAX];
+	struct crlc_crliteset *set = NULL;
 	struct crlc_clubcard_info info;
 	struct crlc_clubcard *cc;
 	uint8_t *body;
@@ -379,5 +408,13 @@ crlite_info(const char *state_dir, struct crlite_info *ci)
 		crlc_clubcard_free(cc);
 		free(body);
 	}
+	/* and as the readers see it: the set with its lookup file */
+	crlite_path(path, sizeof(path), state_dir, NULL);
+	if (ci->usable && crlc_crliteset_open(path, &set, why,
+	    sizeof(why)) != 0) {
+		snprintf(ci->why, sizeof(ci->why), "%s", why);
+		ci->usable = 0;
+	}
+	crlc_crliteset_free(set);
 	return 0;
 }

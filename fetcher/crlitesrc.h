@@ -19,14 +19,6 @@
 /* URLs the sources build: a configured base and a path of 512 at most. */
 #define CRLITE_URL_MAX		1024
 #define CRLITE_PATH_MAX		512
-/*
- * The bytes of one set, all its filters together: Mozilla's full filter
- * is about 6 MB and its deltas about 175 KB each (2026), 22 MB with the
- * 90 deltas of the day before a new full filter; 256 MiB is over 10
- * times that, and bounds what a run holds in memory before it installs
- * (an unsigned mirror could otherwise list 128 filters of 64 MiB).
- */
-#define CRLITE_SET_MAX_BYTES	((uint64_t)256 << 20)
 /* A filter's name in messages: "record ID" or "file NAME". */
 #define CRLITE_NAME_MAX		96
 

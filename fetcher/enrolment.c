@@ -12,7 +12,9 @@
  * issuer directory, the anchors and the issuers enrolled before (which
  * serve as intermediates too), or fetched from the certificate's
  * caIssuers URL (RFC 5280 4.2.2.1), with the certificates above it
- * (aia.c), and then held to the same proof.  The
+ * (aia.c), and then held to the same proof; a hinted CA certificate once
+ * proven is an intermediate of the hints after it in the run (the link
+ * below it of a chain met for the first time: update.c).  The
  * CRL URLs come from the directory entry of the issuer and from the CRL
  * distribution points of proven certificates: the latter were chosen by
  * whoever issued the certificate, so they are fetched as guarded URLs
@@ -60,6 +62,11 @@
 #define MAX_CERT	(64 * 1024)
 /* One line: an issuer certificate in base64 (a third more) and times. */
 #define MAX_LINE	(96 * 1024)
+/*
+ * Hinted CA certificates kept for the next rounds of update --hints:
+ * more than the never-met chains whose first handshakes one run answers.
+ */
+#define CAS_KEPT_MAX	64
 
 static void
 enrolled_free(struct enrolled *en)
@@ -455,9 +462,25 @@ learn_one(struct enrolment *e, X509 *x, const struct trust *t,
 	return rc;
 }
 
+/*
+ * A proven hint that is a CA certificate: its path to an anchor is
+ * proven (RFC 5280 6.1), so it is an intermediate of the proofs after it
+ * in this run, and of the next rounds' (cas, when not NULL).
+ */
+static void
+keep_ca(const struct trust *t, X509 *x, STACK_OF(X509) *cas)
+{
+	if (X509_check_ca(x) == 0)
+		return;
+	(void)certpool_add(t->pool, x);
+	if (cas != NULL && sk_X509_num(cas) < CAS_KEPT_MAX && X509_up_ref(x) &&
+	    !sk_X509_push(cas, x))
+		X509_free(x);
+}
+
 int
 enrolment_learn(const char *state_dir, const struct conf *conf,
-    const struct trust *t, struct enrolment *e)
+    const struct trust *t, struct enrolment *e, STACK_OF(X509) *cas)
 {
 	struct hint_queue *q;
 	struct hint_tally tl;
@@ -477,8 +500,10 @@ enrolment_learn(const char *state_dir, const struct conf *conf,
 		rc = conf->enroll == ENROLL_NONE ? -1 :
 		    learn_one(e, x, t, conf, &aia_run, aia_writer, now);
 		refused += rc == -1;
-		if (rc == 0)
+		if (rc == 0) {
 			cert_crl_urls(x, &e->hinted_dps);
+			keep_ca(t, x, cas);
+		}
 		hints_settle(q, rc == 1);
 		X509_free(x);
 	}

@@ -976,6 +976,8 @@ struct hint_tally {
 int	 hints_prepare(const char *state_dir);
 /* Is a hint waiting (in the spool, or a drain left by the last run)? */
 int	 hints_waiting(const char *state_dir);
+/* Does one come within ms (hints_waiting() every HINTS_FOLLOW_POLL_MS)? */
+int	 hints_follow(const char *state_dir, long ms);
 /* The live spool for listing (no symlink followed), or NULL and errno. */
 DIR	*hints_opendir(const char *state_dir);
 /* hint.c */
@@ -1075,10 +1077,12 @@ size_t	 enrolment_expire(struct enrolment *e, int64_t before,
 size_t	 enrolment_prune(struct enrolment *e, const struct strlist *urls);
 /*
  * The hint step of `update`: drain the spool, prove each hint into e
- * (enroll = none only empties the spool), save.  0 or -1.
+ * (enroll = none only empties the spool), save.  0 or -1.  A
+ * hinted CA certificate proven joins t's pool, and cas (NULL: not kept;
+ * at most CAS_KEPT_MAX), for the next rounds of update --hints.
  */
 int	 enrolment_learn(const char *state_dir, const struct conf *conf,
-	    const struct trust *t, struct enrolment *e);
+	    const struct trust *t, struct enrolment *e, STACK_OF(X509) *cas);
 /* The hints could not be read this run: said by status until they are. */
 void	 enrolment_failed(const char *state_dir, struct enrolment *e);
 

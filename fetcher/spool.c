@@ -62,6 +62,11 @@
  * the live spool is taken in place.
  */
 #define HINT_JUNK_MAX	16
+/*
+ * How often hints_follow() looks at the spool: the provider's own pace
+ * while it waits (provider/learn.c), one listing of a near empty spool.
+ */
+#define HINTS_FOLLOW_POLL_MS	10
 
 /* Remove an entry of dfd: a file, or an empty directory. */
 int
@@ -485,4 +490,19 @@ hints_waiting(const char *state_dir)
 		any = strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0;
 	closedir(d);
 	return any;
+}
+
+int
+hints_follow(const char *state_dir, long ms)
+{
+	struct timespec ts = { 0, HINTS_FOLLOW_POLL_MS * 1000000L };
+	long waited;
+
+	for (waited = 0;; waited += HINTS_FOLLOW_POLL_MS) {
+		if (hints_waiting(state_dir))
+			return 1;
+		if (waited >= ms)
+			return 0;
+		(void)nanosleep(&ts, NULL);
+	}
 }

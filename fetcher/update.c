@@ -607,16 +607,18 @@ say_summary(const char *state_dir, int ret, const struct outcome *o)
 	free(line);
 }
 
-int
-cmd_update(const struct cmd_ctx *c, int argc, char **argv)
+/*
+ * One run: force (--refresh-directory) refreshes the directory whatever
+ * its age; hints_only is update --hints.  cas: the CA certificates the
+ * hints of the runs before proved (intermediates of this run's proofs),
+ * and those of this run's appended; NULL: none kept.  Its exit status.
+ */
+static int
+update_run(const struct cmd_ctx *c, int force, int hints_only,
+    STACK_OF(X509) *cas)
 {
 	const char *state_dir = c->state_dir;
 	const struct conf *conf = c->conf;
-	static const struct option opts[] = {
-		{ "refresh-directory", no_argument, NULL, 'r' },
-		{ "hints", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct strlist urls = { NULL, 0 }, learned = { NULL, 0 };
 	struct strlist fromnet = { NULL, 0 }, vouched = { NULL, 0 };
 	struct strlist pruned = { NULL, 0 }, listed = { NULL, 0 };
@@ -635,7 +637,7 @@ cmd_update(const struct cmd_ctx *c, int argc, char **argv)
 	int64_t since = 0;
 	int64_t now, due = 0;
 	size_t i, n = 0, kept, first, dir_failed = 0, refresh_failed = 0;
-	int ch, found, held, force = 0, hints_only = 0, ret = 4, complete;
+	int found, held, ca, ret = 4, complete;
 
 	memset(&en, 0, sizeof(en));
 	memset(&st, 0, sizeof(st));
@@ -646,20 +648,10 @@ cmd_update(const struct cmd_ctx *c, int argc, char **argv)
 	dir.failed = &dir_failed;
 	t.widen = dir_widen;
 	t.widen_arg = &dir;
-	while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		if (ch == 'r')
-			force = 1;
-		else if (ch == 'h')
-			hints_only = 1;
-		else
-			return 4;
-	}
-	if (optind != argc || (force && hints_only)) {
-		logx(0, "usage: crlcache update [--refresh-directory | --hints]");
-		return 4;
-	}
 	if (trust_load(&t, &conf->anchors, &conf->untrusted, &conf->cas) == -1)
 		goto done;
+	for (ca = 0; ca < sk_X509_num(cas); ca++)
+		(void)certpool_add(t.pool, sk_X509_value(cas, ca));
 	if (store_open_waiting(&s, state_dir, hints_only, err,
 	    sizeof(err)) == -1) {
 		logx(0, "%s", err);
@@ -692,7 +684,7 @@ cmd_update(const struct cmd_ctx *c, int argc, char **argv)
 		(void)dir_need(&dir, "hints");
 	/* Hints are proven against what is published: no revoked issuer. */
 	if (hints_prepare(state_dir) == -1 ||
-	    enrolment_learn(state_dir, conf, &t, &en) == -1) {
+	    enrolment_learn(state_dir, conf, &t, &en, cas) == -1) {
 		logx(0, "update: enrolment from hints failed; explicit sources "
 		    "only this run");
 		enrolment_failed(state_dir, &en);
@@ -846,5 +838,64 @@ done:
 	strlist_free(&vouched);
 	strlist_free(&pruned);
 	strlist_free(&listed);
+	return ret;
+}
+
+/*
+ * update --hints: rounds after the first.  A chain of CAs no program met
+ * before is hinted link by link from its anchor down, each link once the
+ * run before answered the one above it (provider/learn.c: the chain's
+ * verifications wait within one learn_wait): so a run that proved a CA
+ * certificate looks at the spool for FOLLOW_MS after it published, and
+ * a hint there (the link below) starts another round at once, with the
+ * CA certificates proven so far as intermediates, rather than after the
+ * service's hold (crlcache-hints.service), when the wait is over.
+ * FOLLOW_ROUNDS: a leaf under the three intermediates of the deepest Web
+ * PKI paths (aia.c) is its chain's fourth hint.  FOLLOW_MS: more than a
+ * program takes to see a publish (provider/learn.c looks every 10 ms),
+ * verify the next certificate and leave its hint, on a loaded host.
+ */
+#define FOLLOW_ROUNDS	3
+#define FOLLOW_MS	500
+
+int
+cmd_update(const struct cmd_ctx *c, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "refresh-directory", no_argument, NULL, 'r' },
+		{ "hints", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	STACK_OF(X509) *cas = NULL;
+	int ch, force = 0, hints_only = 0, round, proven, rc, ret = 0;
+
+	while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		if (ch == 'r')
+			force = 1;
+		else if (ch == 'h')
+			hints_only = 1;
+		else
+			return 4;
+	}
+	if (optind != argc || (force && hints_only)) {
+		logx(0, "usage: crlcache update [--refresh-directory | --hints]");
+		return 4;
+	}
+	if (hints_only && (cas = sk_X509_new_null()) == NULL)
+		return 4;
+	for (round = 0;; round++) {
+		proven = sk_X509_num(cas);
+		rc = update_run(c, force, hints_only, cas);
+		/* The first failure is the run's exit status. */
+		if (ret == 0)
+			ret = rc;
+		if (!hints_only || rc == 4 || round == FOLLOW_ROUNDS ||
+		    sk_X509_num(cas) == proven ||
+		    !hints_follow(c->state_dir, FOLLOW_MS))
+			break;
+		logx(2, "update: a hint below the CA certificates just proven; "
+		    "another round");
+	}
+	sk_X509_pop_free(cas, X509_free);
 	return ret;
 }

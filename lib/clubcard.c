@@ -20,7 +20,7 @@
 #include <crlcache/hash.h>
 
 /* Schanck 2025 4.3 and upki-revocation "Clubcard Parameters": W = 4. */
-#define QUERY_LIMBS		4
+#define QUERY_LIMBS		CRLC_CLUBCARD_LIMBS
 /* log id, low, high: 48 bytes in both encodings */
 #define COVERAGE_ENTRY_LEN	(CRLC_SCT_HASH_LEN + 8 + 8)
 /* The most approximate columns: version 4's uint8 count. */
@@ -498,26 +498,58 @@ issuer_find(const struct crlc_clubcard *cc, const uint8_t *issuer)
 	return -1;
 }
 
-/*
- * The parity of the product of the 256 coefficients a with bits
- * [s, s + 256) of col: bit i is bit i % 64 of word i / 64, and bits past
- * the column's words are 0 (upki-revocation "Approximate filter").
- */
-static int
-column_odd(const struct crlc_clubcard *cc, const struct column *col,
-    uint64_t s, const uint64_t a[QUERY_LIMBS])
+uint64_t
+crlc_clubcard_word(const struct crlc_clubcard *cc, unsigned column, uint64_t i)
 {
-	uint64_t limb = s / 64, i, v, r = 0;
-	unsigned shift = (unsigned)(s % 64);
+	const struct column *col = column < cc->ncolumns ?
+	    &cc->columns[column] : &cc->exact;
 
-	for (i = limb; i < col->nwords && i < limb + QUERY_LIMBS; i++) {
-		v = load64(col->words + 8 * i, cc->wire->little) >> shift;
-		if (shift != 0 && i + 1 < col->nwords)
-			v |= load64(col->words + 8 * (i + 1),
-			    cc->wire->little) << (64 - shift);
-		r ^= v & a[i - limb];
+	return i < col->nwords ? load64(col->words + 8 * i, cc->wire->little) : 0;
+}
+
+int
+crlc_clubcard_window_odd(const uint64_t w[CRLC_CLUBCARD_WINDOW],
+    unsigned shift, const uint64_t a[CRLC_CLUBCARD_LIMBS])
+{
+	uint64_t v, r = 0;
+	unsigned i;
+
+	for (i = 0; i < CRLC_CLUBCARD_LIMBS; i++) {
+		v = w[i] >> shift;
+		if (shift != 0)
+			v |= w[i + 1] << (64 - shift);
+		r ^= v & a[i];
 	}
 	return __builtin_parityll(r);
+}
+
+/*
+ * The parity of the product of the 256 coefficients a with bits
+ * [s, s + 256) of column c: bit i is bit i % 64 of word i / 64, and bits
+ * past the column's words are 0 (upki-revocation "Approximate filter").
+ */
+static int
+column_odd(const struct crlc_clubcard *cc, unsigned c, uint64_t s,
+    const uint64_t a[QUERY_LIMBS])
+{
+	uint64_t w[CRLC_CLUBCARD_WINDOW];
+	unsigned i;
+
+	for (i = 0; i < CRLC_CLUBCARD_WINDOW; i++)
+		w[i] = crlc_clubcard_word(cc, c, s / 64 + i);
+	return crlc_clubcard_window_odd(w, (unsigned)(s % 64), a);
+}
+
+void
+crlc_clubcard_query_limbs(const struct crlc_clubcard_query *q,
+    uint64_t a[CRLC_CLUBCARD_LIMBS], uint64_t *t)
+{
+	unsigned c;
+
+	for (c = 0; c < QUERY_LIMBS; c++)
+		a[c] = load64(q->key + 8 * c, 1);
+	a[0] |= 1;
+	*t = a[QUERY_LIMBS - 1];
 }
 
 /*
@@ -542,21 +574,73 @@ member(const struct crlc_clubcard *cc, size_t i,
 	inv = (int)b.f[F_INVERTED];
 	if (b.f[F_APPROX_M] == 0)
 		return inv;
-	for (c = 0; c < QUERY_LIMBS; c++)
-		a[c] = load64(q->key + 8 * c, 1);
-	a[0] |= 1;
-	t = a[QUERY_LIMBS - 1];
+	crlc_clubcard_query_limbs(q, a, &t);
 	for (c = 0; c < b.f[F_RANK]; c++)
-		if (column_odd(cc, &cc->columns[c], b.f[F_APPROX_OFFSET] +
+		if (column_odd(cc, c, b.f[F_APPROX_OFFSET] +
 		    t % b.f[F_APPROX_M], a))
 			return inv;
 	/* clubcard 0.3: a modulus of 0 is taken as 1 */
 	m = b.f[F_EXACT_M] == 0 ? 1 : b.f[F_EXACT_M];
-	if (column_odd(cc, &cc->exact, b.f[F_EXACT_OFFSET] + t % m, a))
+	if (column_odd(cc, cc->ncolumns, b.f[F_EXACT_OFFSET] + t % m, a))
 		return inv;
 	if ((r = exception_find(&b, q->serial, q->serial_len)) != 0)
 		return r == 1 ? inv : -1;
 	return !inv;
+}
+
+int
+crlc_clubcard_block(const struct crlc_clubcard *cc, size_t i,
+    struct crlc_clubcard_block *out)
+{
+	struct block b;
+
+	if (i >= cc->nissuers || block_at(cc, i, &b) == -1)
+		return -1;
+	out->issuer = b.issuer;
+	out->approx_m = b.f[F_APPROX_M];
+	out->rank = (unsigned)b.f[F_RANK];
+	out->approx_offset = b.f[F_APPROX_OFFSET];
+	out->exact_m = b.f[F_EXACT_M];
+	out->exact_offset = b.f[F_EXACT_OFFSET];
+	out->inverted = (int)b.f[F_INVERTED];
+	out->nexceptions = (size_t)b.nexceptions;
+	return 0;
+}
+
+long
+crlc_clubcard_exceptions(const struct crlc_clubcard *cc, size_t i,
+    uint8_t *out, size_t outlen)
+{
+	struct cursor *c;
+	struct block b;
+	uint64_t k, n;
+	size_t len = 0;
+
+	if (i >= cc->nissuers || block_at(cc, i, &b) == -1)
+		return -1;
+	c = &b.exceptions;
+	for (k = 0; k < b.nexceptions; k++) {
+		if (get(c, c->wire->exception_len, UINT8_MAX, &n,
+		    "exception length") == -1 || n == 0 ||
+		    (uint64_t)(c->end - c->p) < n)
+			return -1;
+		if (out != NULL && len + 1 + n <= outlen) {
+			out[len] = (uint8_t)n;
+			memcpy(out + len + 1, c->p, (size_t)n);
+		}
+		len += 1 + (size_t)n;
+		c->p += n;
+	}
+	return (long)len;
+}
+
+void
+crlc_clubcard_log(const struct crlc_clubcard *cc, size_t i,
+    const uint8_t **log_id, uint64_t *low, uint64_t *high)
+{
+	*log_id = cc->coverage + i * COVERAGE_ENTRY_LEN;
+	*low = coverage_time(cc, i, 0);
+	*high = coverage_time(cc, i, 1);
 }
 
 int

@@ -2,7 +2,8 @@
  * The chain a thread is verifying: the last few certificates whose
  * signature it checked, so that a verification can tell whether its
  * issuer was itself verified, just before, under a key the fetcher can
- * prove (learn.c waits only for such an issuer).
+ * prove (learn.c waits only for such an issuer), and whether a link
+ * above it waited already (the chain's waits share that one deadline).
  *
  * Copyright the crlcache authors. Licensed under the Apache License 2.0.
  *
@@ -44,7 +45,7 @@
 struct chain_link {
 	uint8_t		issuer[CRLC_HASH_LEN];	/* key id that verified it */
 	int		has_issuer;
-	int		waited;			/* its verification waited */
+	long long	deadline;		/* of its wait; 0: none */
 	size_t		key_len;		/* 0: no link to its children */
 	uint8_t		key[CHAIN_KEY_MAX];	/* its subjectPublicKey bits */
 };
@@ -57,14 +58,15 @@ struct chain {
 static _Thread_local struct chain chain;
 
 void
-crlc_chain_note(const uint8_t *issuer, const struct crlc_span *spk, int waited)
+crlc_chain_note(const uint8_t *issuer, const struct crlc_span *spk,
+    long long deadline)
 {
 	struct chain_link *l = &chain.link[chain.next++ % CHAIN_LINKS];
 
 	l->has_issuer = issuer != NULL;
 	if (issuer != NULL)
 		memcpy(l->issuer, issuer, CRLC_HASH_LEN);
-	l->waited = waited;
+	l->deadline = deadline;
 	l->key_len = spk->len <= CHAIN_KEY_MAX ? spk->len : 0;
 	memcpy(l->key, spk->p, l->key_len);
 }
@@ -92,20 +94,23 @@ link_of(const uint8_t id[CRLC_HASH_LEN], unsigned *skip)
 
 enum crlc_chain
 crlc_chain_walk(const uint8_t key[CRLC_HASH_LEN],
-    int (*known)(const uint8_t id[CRLC_HASH_LEN], void *), void *arg)
+    int (*known)(const uint8_t id[CRLC_HASH_LEN], void *), void *arg,
+    long long *deadline)
 {
 	const struct chain_link *l;
 	const uint8_t *cur = key;
 	unsigned skip = 0, depth;
 
+	*deadline = 0;
 	/* Each step goes to an older link: at most CHAIN_LINKS of them. */
 	for (depth = 0; depth <= CHAIN_LINKS; depth++) {
 		if (known(cur, arg))
 			return CRLC_CHAIN_PROVABLE;
 		if ((l = link_of(cur, &skip)) == NULL)
 			return CRLC_CHAIN_UNPROVEN;
-		if (l->waited)
-			return CRLC_CHAIN_WAITED;
+		/* The nearest wait above: the ones above it share its end. */
+		if (*deadline == 0)
+			*deadline = l->deadline;
 		if (!l->has_issuer)
 			return CRLC_CHAIN_UNPROVEN;
 		cur = l->issuer;

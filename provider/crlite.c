@@ -8,18 +8,22 @@
  * LOADING
  *	Nothing is read until a certificate with embedded SCTs is verified
  *	(most programs that load the provider never verify one).  Then
- *	crlc_crliteset_open() reads every filter of the set whole into
- *	private memory and parses it: about 6 MB for Mozilla's full filter
- *	and its deltas, once per set generation and process, shared by its
- *	threads.  Not a mapping: the files belong to the state's owner, who
- *	could truncate one under a map and crash (SIGBUS) every process
- *	verifying certificates; memory of our own cannot change under us.
+ *	crlc_crliteset_open() reads the set file and the head of its lookup
+ *	file (about 100 KB for a full filter and 90 deltas); the filters
+ *	themselves are never read here.  The first lookup of an issuer reads
+ *	its record of the lookup file (its part of every filter) with one
+ *	pread(2), held for later lookups within CRLC_CRLITESET_HELD_MAX: a
+ *	process pays for the issuers it meets, not for the set, once per
+ *	set generation, shared by its threads.  Not a mapping: the files
+ *	belong to the state's owner, who could truncate one under a map and
+ *	crash (SIGBUS) every process verifying certificates; a read that
+ *	comes short costs that lookup (the CRLs answer), never a fault.
  *	The set file is looked at again at most every CRLC_RECHECK_MS, by
  *	one thread (others go on with the generation they have); a new one
- *	is read while the old one keeps answering.  A set that cannot be
+ *	is opened while the old one keeps answering.  A set that cannot be
  *	used is said once (each distinct reason) and CRLs answer alone,
- *	until the set file changes (a reread costs the whole set); a set
- *	refused after a good one keeps the good one.
+ *	until the set file changes; a set refused after a good one keeps
+ *	the good one.
  *
  *	The generations are pinned with pins.c, as snapshot.c pins the
  *	index: a query pins the current one without a lock.
@@ -126,7 +130,7 @@ refresh(void *arg)
 	c->last_why = 0;
 	crlc_crliteset_size(set, &filters, &bytes);
 	crlc_log(c->log, LOG_INFO, "CRLite data in %s: %zu filters, %zu "
-	    "bytes read", c->dir, filters, bytes);
+	    "bytes of it read", c->dir, filters, bytes);
 	crlc_pins_publish(&c->pins, slot, set);
 }
 

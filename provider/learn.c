@@ -13,8 +13,9 @@
  *	yet), or for one the fetcher can prove, which the learning marker
  *	(<crlcache/hint.h>) says: its key is an anchor of the fetcher's, or
  *	the same thread verified its certificate just before under such a
- *	key (chain.c).  Never for a self-signed certificate, never for an
- *	issuer the marker says the fetcher proved and could not cover.
+ *	key, or under a key so proven in turn (chain.c).  Never for a
+ *	self-signed certificate, never for an issuer the marker says the
+ *	fetcher proved and could not cover.
  *	Without a live marker (cron alone, hints = off, learn_wait = 0, a
  *	watcher that stopped) nothing waits; a hint is still left, so that
  *	the next full update learns the issuer, unless it is self-signed or
@@ -24,11 +25,15 @@
  *	Once per issuer and process: the first verification of an issuer
  *	claims it (a direct-mapped table, one atomic exchange: of two
  *	threads meeting it at once, one waits and the other answers at
- *	once); at most one wait per chain (chain.c: a link above this
- *	certificate waited); and within a budget per process: waiting may
- *	take at most a LEARN_SHARE-th of the process's time, with a burst of
- *	LEARN_BURST waits, so a peer that presents issuers the fetcher can
- *	prove but not cover costs at most that, whatever it sends.  An
+ *	once).  At most learn_wait per chain: a link whose chain above
+ *	waited already (chain.c) waits only for what is left of that wait,
+ *	so a chain of never-met CAs under an anchor is learned whole, link
+ *	by link from the anchor down (the fast run that answers a link
+ *	takes the hint of the link below in the same run), within one
+ *	learn_wait.  And within a budget per process: waiting may take at
+ *	most a LEARN_SHARE-th of the process's time, with a burst of
+ *	LEARN_BURST whole waits, so a peer that presents issuers the fetcher
+ *	can prove but not cover costs at most that, whatever it sends.  An
  *	issuer forgotten after others took its slot may be waited for again,
  *	within the budget.  No lock is held while waiting.
  *
@@ -60,8 +65,9 @@
 /*
  * The budget: waiting takes at most 1/30 of a process's time (2 s a
  * minute at the default learn_wait), two whole waits at once.  A wait
- * is charged whole when it starts and refunded what it did not use: an
- * answered one (about 0.1 s) costs a twentieth of a whole one.
+ * is charged all it may take when it starts (a link below one that
+ * waited: what is left of that wait) and refunded what it did not use:
+ * an answered one (about 0.1 s) costs a twentieth of a whole one.
  */
 #define LEARN_SHARE	30
 #define LEARN_BURST	2
@@ -136,22 +142,21 @@ is_anchor(const uint8_t id[CRLC_HASH_LEN], void *arg)
 
 enum crlc_learn
 crlc_learnable(const struct crlc_conf *conf, const struct crlc_tbs *cert,
-    const uint8_t *key, int held)
+    const uint8_t *key, int held, long long *chain_deadline)
 {
 	enum crlc_chain walk = CRLC_CHAIN_UNPROVEN;
 	enum crlc_learn ret;
 	struct marker m;
 	int saved = errno;
 
+	*chain_deadline = 0;
 	if (crlc_self_signed(cert, key))
 		return CRLC_LEARN_NO;
 	if (conf->learn_wait == 0 || marker_open(conf, &m) == -1)
 		return CRLC_LEARN_HINT;
 	if (key != NULL && m.n != 0)
-		walk = crlc_chain_walk(key, is_anchor, &m);
-	if (walk == CRLC_CHAIN_WAITED)
-		ret = CRLC_LEARN_HINT;
-	else if (held)
+		walk = crlc_chain_walk(key, is_anchor, &m, chain_deadline);
+	if (held)
 		ret = CRLC_LEARN_WAIT;
 	/*
 	 * Refused: proven before, not covered: hinted (a run may cover it
@@ -169,30 +174,38 @@ crlc_learnable(const struct crlc_conf *conf, const struct crlc_tbs *cert,
 	return ret;
 }
 
-/* Charge a whole wait of ms to the budget: 0, or -1 when it has no room. */
+/*
+ * Charge ms of waiting to the budget, whose burst is LEARN_BURST whole
+ * waits of whole ms: 0, or -1 when it has no room.
+ */
 static int
-budget_take(long long ms, long long now)
+budget_take(long long ms, long long whole, long long now)
 {
 	long long tat = atomic_load(&learn_tat), next;
 
 	do {
 		next = (tat > now ? tat : now) + ms * LEARN_SHARE;
-		if (next - now > LEARN_BURST * ms * LEARN_SHARE)
+		if (next - now > LEARN_BURST * whole * LEARN_SHARE)
 			return -1;
 	} while (!atomic_compare_exchange_weak(&learn_tat, &tat, next));
 	return 0;
 }
 
 long long
-crlc_learn_deadline(const struct crlc_conf *conf, uint64_t fp)
+crlc_learn_deadline(const struct crlc_conf *conf, uint64_t fp,
+    long long chain_end)
 {
-	long long now = crlc_mono_ms();
+	long long now = crlc_mono_ms(), end;
 
-	if (conf->learn_wait == 0 ||
+	/* Below a link that waited: what is left of its wait, no more. */
+	end = now + conf->learn_wait;
+	if (chain_end != 0 && chain_end < end)
+		end = chain_end;
+	if (conf->learn_wait == 0 || end <= now ||
 	    atomic_exchange(&learn_slots[fp % LEARN_SLOTS], fp) == fp ||
-	    budget_take(conf->learn_wait, now) == -1)
+	    budget_take(end - now, conf->learn_wait, now) == -1)
 		return 0;
-	return now + conf->learn_wait;
+	return end;
 }
 
 void

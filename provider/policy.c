@@ -432,19 +432,21 @@ lookup(struct crlc_prov *prov, const struct crlc_tbs *cert,
 /*
  * An issuer the index does not cover, just hinted, that the fetcher can
  * learn: wait, bounded, for the fast run to publish what covers cert
- * (learn.c says whether and how long), and answer from the new index.
- * Returns 1 when it waited.
+ * (learn.c says whether and how long; chain_end: the deadline of a
+ * wait above it in its chain, 0 for none), and answer from the new index.
+ * Returns the deadline it waited to, 0 when it did not wait.
  */
-static int
+static long long
 learn(struct crlc_prov *prov, const struct crlc_tbs *cert,
-    const struct crlc_issuer_key *ik, struct crlc_verdict *v)
+    const struct crlc_issuer_key *ik, long long chain_end,
+    struct crlc_verdict *v)
 {
 	char issuer[NAME_TEXT_MAX];
 	struct crlc_verdict nv;
 	long long start = crlc_mono_ms(), deadline;
 
 	if ((deadline = crlc_learn_deadline(&prov->conf,
-	    issuer_key_fingerprint(cert, ik))) == 0)
+	    issuer_key_fingerprint(cert, ik), chain_end)) == 0)
 		return 0;
 	while (v->state == CRLC_UNKNOWN && crlc_mono_ms() < deadline) {
 		crlc_learn_pause(deadline);
@@ -458,7 +460,7 @@ learn(struct crlc_prov *prov, const struct crlc_tbs *cert,
 	    "learn issuer=%s: %s", crlc_mono_ms() - start, issuer,
 	    v->state == CRLC_UNKNOWN ? "not covered in time, on_unknown "
 	    "decides" : "covered now, answered from the new index");
-	return 1;
+	return deadline;
 }
 
 /*
@@ -468,9 +470,10 @@ learn(struct crlc_prov *prov, const struct crlc_tbs *cert,
  * data come first: a short-lived certificate needs no CRL entry (BR
  * 4.9.1.1), so one without a distribution point, which no CRL but a
  * complete one could cover, is neither hinted nor waited for, and no
- * short-lived one is waited for.  Returns 1 when it waited.
+ * short-lived one is waited for.  Returns the deadline it waited to, 0
+ * when it did not wait.
  */
-static int
+static long long
 learn_issuer(struct crlc_prov *prov, const struct crlc_tbs *cert,
     const struct crlc_validity *val, const struct crlc_span *tbs,
     const struct crlc_span *sig, const struct crlc_issuer_key *ik,
@@ -478,6 +481,7 @@ learn_issuer(struct crlc_prov *prov, const struct crlc_tbs *cert,
 {
 	int short_lived = val->applies && val->short_lived;
 	enum crlc_learn l;
+	long long chain_end;
 
 	if (prov->conf.spool[0] == '\0' || (short_lived &&
 	    v->state == CRLC_UNKNOWN &&
@@ -485,12 +489,12 @@ learn_issuer(struct crlc_prov *prov, const struct crlc_tbs *cert,
 	    !first_sighting(&hinted_issuers, issuer_fingerprint(cert)))
 		return 0;
 	l = crlc_learnable(&prov->conf, cert, ik->hash,
-	    v->state != CRLC_UNKNOWN || v->issuer_held);
+	    v->state != CRLC_UNKNOWN || v->issuer_held, &chain_end);
 	if (l == CRLC_LEARN_NO || !hint(prov, cert, tbs, sig))
 		return 0;
 	if (l != CRLC_LEARN_WAIT || v->state != CRLC_UNKNOWN || short_lived)
 		return 0;
-	return learn(prov, cert, ik, v);
+	return learn(prov, cert, ik, chain_end, v);
 }
 
 /*
@@ -512,7 +516,7 @@ check_revocation(struct crlc_prov *prov, const struct crlc_tbs *cert,
 	enum crlc_clubcard_answer crlite;
 	enum crlc_onecrl_hit onecrl;
 	uint64_t newest;
-	int waited = 0;
+	long long waited = 0;
 
 	if (prov->store == NULL)
 		return 1;	/* pass-through */

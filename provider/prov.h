@@ -353,35 +353,42 @@ void	crlc_refusal_note(const char *index, const char *fmt, ...)
  * (self-signed, refused by the fetcher, or an issuer it cannot prove
  * while a live marker says which it can); CRLC_LEARN_HINT: a hint, no
  * wait; CRLC_LEARN_WAIT: a hint, and a wait can be answered.
+ * *chain_deadline: the deadline of the wait of a link above cert in the
+ * thread's chain, 0 when none waited.
  * crlc_learn_deadline(): the CLOCK_MONOTONIC_COARSE deadline in ms of
- * the wait for the issuer of fingerprint fp, or 0 for none: it was
- * claimed before in this process, or the budget has no room.
+ * the wait for the issuer of fingerprint fp, learn_wait from now or
+ * chain_end (not 0: a link above waited) when that is sooner; 0 for none:
+ * the issuer was claimed before in this process, the chain's time is
+ * spent, or the budget has no room.
  * crlc_learn_pause(): sleep until the next look at the index, never past
  * deadline.  crlc_learn_done(): the wait ended; its unused time goes
  * back to the budget.
  */
 enum crlc_learn { CRLC_LEARN_NO, CRLC_LEARN_HINT, CRLC_LEARN_WAIT };
 enum crlc_learn	crlc_learnable(const struct crlc_conf *conf,
-		    const struct crlc_tbs *cert, const uint8_t *key, int held);
-long long	crlc_learn_deadline(const struct crlc_conf *conf, uint64_t fp);
+		    const struct crlc_tbs *cert, const uint8_t *key, int held,
+		    long long *chain_deadline);
+long long	crlc_learn_deadline(const struct crlc_conf *conf, uint64_t fp,
+		    long long chain_end);
 void		crlc_learn_pause(long long deadline);
 void		crlc_learn_done(long long deadline);
 
 /*
  * chain.c: the thread's last verifications.  crlc_chain_note(): the
  * certificate whose subjectPublicKey bits are spk was verified by the
- * key of id issuer (NULL: not known); waited: its verification waited.
- * crlc_chain_walk(): from the key of id key up the links noted: PROVABLE
- * when known() says yes of a key on the way, WAITED when a link on the
- * way waited, else UNPROVEN.  crlc_self_signed(): cert's issuer is its
- * subject and key (may be NULL) is its own.
+ * key of id issuer (NULL: not known); deadline: that of its
+ * verification's wait, 0 when it did not wait.  crlc_chain_walk(): from
+ * the key of id key up the links noted: PROVABLE when known() says yes
+ * of a key on the way, else UNPROVEN; *deadline that of the nearest link
+ * on the way that waited, 0 when none did.  crlc_self_signed(): cert's
+ * issuer is its subject and key (may be NULL) is its own.
  */
-enum crlc_chain { CRLC_CHAIN_UNPROVEN, CRLC_CHAIN_PROVABLE, CRLC_CHAIN_WAITED };
+enum crlc_chain { CRLC_CHAIN_UNPROVEN, CRLC_CHAIN_PROVABLE };
 void		crlc_chain_note(const uint8_t *issuer,
-		    const struct crlc_span *spk, int waited);
+		    const struct crlc_span *spk, long long deadline);
 enum crlc_chain	crlc_chain_walk(const uint8_t key[CRLC_HASH_LEN],
 		    int (*known)(const uint8_t id[CRLC_HASH_LEN], void *),
-		    void *arg);
+		    void *arg, long long *deadline);
 int		crlc_self_signed(const struct crlc_tbs *cert, const uint8_t *key);
 
 /* How stale a long-running process may be after a publish. */

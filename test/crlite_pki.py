@@ -20,6 +20,13 @@ clubcard filters that speak for those leaves (test/clubcard_build.py).
       words (bits past a column's words read as 0: <crlcache/clubcard.h>
       "Not assumed"), so that OUT is at least BYTES long and answers as
       IN does: a filter of a full filter's size, for the cost of loading
+  crlite_pki.py merge A B OUT COUNT
+      COUNT version 4 filters OUT.1 .. OUT.COUNT, each enrolling the
+      issuers of A and of B (none in both) with their answers, B's
+      columns after A's (and 256 zero bits, so that no row of A's reads
+      B's bits), covering A's and B's logs, one log's low moved back
+      by the filter's number: distinct filters of A's structure that
+      also speak for B's issuers (the benchmark's deltas)
 
 Standard library and the openssl CLI only.
 """
@@ -131,9 +138,41 @@ def pad(src, out, size):
                 bytes(8 * extra))
 
 
+def merge(a_path, b_path, out, count):
+    with open(a_path, "rb") as f:
+        a = clubcard_build.decode(f.read())
+    with open(b_path, "rb") as f:
+        b = clubcard_build.decode(f.read())
+    assert not set(a["blocks"]) & set(b["blocks"])
+    width = max([c.bit_length() for c in a["columns"]] + [0])
+    shift = (width + 63) // 64 * 64 + 320
+    eshift = (a["exact"].bit_length() + 63) // 64 * 64 + 320
+    ncol = max(len(a["columns"]), len(b["columns"]))
+    cols = [(a["columns"][i] if i < len(a["columns"]) else 0) |
+            ((b["columns"][i] if i < len(b["columns"]) else 0) << shift)
+            for i in range(ncol)]
+    blocks = dict(a["blocks"])
+    for k, blk in b["blocks"].items():
+        blk = dict(blk)
+        blk["approx_offset"] += shift
+        blk["exact_offset"] += eshift
+        blocks[k] = blk
+    logs = {log: (lo, hi) for log, lo, hi in b["coverage"]}
+    logs.update({log: (lo, hi) for log, lo, hi in a["coverage"]})
+    for n in range(1, int(count) + 1):
+        cov = [(log, lo, hi) for log, (lo, hi) in sorted(logs.items())]
+        k = next(i for i, c in enumerate(cov) if c[1] > int(count))
+        cov[k] = (cov[k][0], cov[k][1] - n, cov[k][2])
+        card = dict(coverage=cov, blocks=blocks, columns=cols,
+                    exact=a["exact"] | (b["exact"] << eshift))
+        with open("%s.%d" % (out, n), "wb") as f:
+            f.write(clubcard_build.encode(card, 4))
+
+
 COMMANDS = {"sctext": (3, lambda a: print(sctext(a[2]))),
             "filter": (7, lambda a: build_filter(a[2], a[3], a[4], a[5:])),
-            "pad": (5, lambda a: pad(a[2], a[3], a[4]))}
+            "pad": (5, lambda a: pad(a[2], a[3], a[4])),
+            "merge": (6, lambda a: merge(a[2], a[3], a[4], a[5]))}
 
 
 def main(argv):

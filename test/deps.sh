@@ -9,7 +9,7 @@ PKGS="gcc libc6-dev make pkg-config libssl-dev liblmdb-dev libcurl4-openssl-dev
 openssl curl python3 valgrind procps util-linux e2fsprogs mandoc clang libclang-rt-dev
 python3-cryptography python3-cryptography-vectors xz-utils lmdb-utils bc systemd man-db time nodejs wget
 squid nginx-light build-essential debhelper dpkg-dev fakeroot lintian adduser
-mmdebstrap autopkgtest systemd-container faketime locales diffoscope-minimal iproute2"
+mmdebstrap autopkgtest systemd-container faketime locales diffoscope-minimal iproute2 blhc"
 # systemd.pc, where debian/rules reads the unit directory: in systemd-dev
 # from Debian 13 (--list makes a Debian 13 root), in systemd before.
 if [ "${1:-}" = --list ] || apt-cache show systemd-dev >/dev/null 2>&1; then

@@ -1,7 +1,9 @@
 #!/bin/sh
-# test/mkroot.sh SUITE [PACKAGE...] | --mirrors: a Debian root of SUITE (bookworm,
-# trixie...) with PACKAGEs, made by mmdebstrap from Debian's mirror, and
-# print its path.  The root is cached: the same suite and packages give the
+# test/mkroot.sh [--buildd] SUITE [PACKAGE...] | --mirrors: a Debian root of
+# SUITE (bookworm, trixie...) with PACKAGEs, made by mmdebstrap from Debian's
+# mirror, and print its path.  --buildd: mmdebstrap's buildd variant (what a
+# Debian build daemon starts from: Essential, apt and build-essential)
+# instead of the apt variant (Essential and apt).  The root is cached: the same suite and packages give the
 # same directory, built once (under a lock, so that tests running at once
 # wait for one build) and kept until removed by hand (rm -rf test/.roots).
 # Callers must not change it: test/inroot.sh runs a command on an overlay
@@ -17,7 +19,9 @@
 # owners and device files as they are in a real system).
 set -eu
 
-[ $# -ge 1 ] || { echo "usage: mkroot.sh SUITE [PACKAGE...]" >&2; exit 2; }
+variant=apt
+[ "${1:-}" != --buildd ] || { variant=buildd; shift; }
+[ $# -ge 1 ] || { echo "usage: mkroot.sh [--buildd] SUITE [PACKAGE...]" >&2; exit 2; }
 suite=$1; shift
 case $suite in --mirrors) ;; ''|*[!a-z0-9-]*) echo "mkroot.sh: bad suite name '$suite'" >&2; exit 2 ;; esac
 [ "$(id -u)" -eq 0 ] || { echo "mkroot.sh: run as root" >&2; exit 1; }
@@ -26,10 +30,12 @@ command -v mmdebstrap >/dev/null ||
 
 here=$(cd "$(dirname "$0")" && pwd)
 cache=${CRLCACHE_ROOTS:-$here/.roots}
-# The key: suite and sorted package list (order and repeats do not matter).
+# The key: suite and sorted package list (order and repeats do not matter);
+# the variant too, unless it is apt (the key the roots made before had).
 pkgs=$(printf '%s\n' "$@" | grep . | LC_ALL=C sort -u | tr '\n' ' ')
 key=$(printf '%s %s\n' "$suite" "$pkgs" | sha256sum | cut -c1-16)
 root=$cache/$suite-$key
+[ "$variant" = apt ] || root=$cache/$suite-$variant-$key
 mkdir -p "$cache"
 
 # The host's Debian archives: Label "Debian" (its suites and -updates) and
@@ -58,9 +64,9 @@ set -- "deb ${main%/} $suite main" "deb ${main%/} $suite-updates main"
 [ -z "$security" ] || set -- "$@" "deb ${security%/} $suite-security main"
 include=$(echo "$pkgs" | tr ' ' ',' | sed 's/,$//')
 start=$(date +%s)
-echo "mkroot.sh: building a $suite root with:${pkgs:+ $pkgs}" >&2
+echo "mkroot.sh: building a $suite $variant root with:${pkgs:+ $pkgs}" >&2
 # variant apt: Essential and apt, which a test needs to install a package.
-mmdebstrap --quiet --mode=root --variant=apt --format=directory \
+mmdebstrap --quiet --mode=root --variant="$variant" --format=directory \
     ${include:+--include="$include"} "$suite" "$root.tmp" "$@" >&2
 touch "$root.tmp/.mkroot-done"
 mv "$root.tmp" "$root"

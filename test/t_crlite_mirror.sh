@@ -90,7 +90,8 @@ cp "$W/cc/main.v3" "$W/mirror/crlite/20260625-0-default.delta"
 manifest
 assert_exit 0 tls_cc update
 assert_grep 'crlite: 3 filters installed \(1 fetched' "$W/last.err"
-[ "$(ls "$STATE/crlite" | wc -l)" = 4 ] || { ls "$STATE/crlite"; fail "the replaced delta kept"; }
+# the set, its three filters and its lookup file
+[ "$(ls "$STATE/crlite" | wc -l)" = 5 ] || { ls "$STATE/crlite"; fail "the replaced delta kept"; }
 case_ok "a changed delta replaces the old one"
 
 # no rollback: a last delta covering less recent certificates (to 1.1 s,
@@ -136,13 +137,22 @@ case_ok "a full filter and 91 deltas (a 45-day cycle) installed; 129 files refus
 
 # a manifest of five files of 60 MiB: refused before any is downloaded
 python3 -c 'import json,sys; json.dump({"files": [{"filename": "f%d.delta" % i,
-    "size": 60 << 20, "hash": "0" * 64} for i in range(5)]}, open(sys.argv[1], "w"))' \
+    "size": 60 << 20, "hash": "%064x" % i} for i in range(5)]}, open(sys.argv[1], "w"))' \
     "$W/mirror/crlite/manifest.json"
 n0=$(wc -l <"$W/tls.log")
 assert_exit 1 tls_cc update
 assert_grep 'crlite: a set of 314572800 bytes, more than 268435456; the set in force is kept' "$W/last.err"
 only_request "$W/tls.log" "$n0" '^GET /crlite/manifest\.json 200'
 case_ok "a set larger than 256 MiB refused unread"
+# a manifest naming one filter twice (readers refuse such a set): refused unread
+python3 -c 'import json,sys; json.dump({"files": [{"filename": "f%d.delta" % i,
+    "size": 1000, "hash": "0" * 64} for i in range(2)]}, open(sys.argv[1], "w"))' \
+    "$W/mirror/crlite/manifest.json"
+n0=$(wc -l <"$W/tls.log")
+assert_exit 1 tls_cc update
+assert_grep 'crlite: file f1\.delta: the filter of file f0\.delta again; the set in force is kept' "$W/last.err"
+only_request "$W/tls.log" "$n0" '^GET /crlite/manifest\.json 200'
+case_ok "a set naming one filter twice refused unread"
 
 write_conf "crlite_mirror = ${MIRROR/https:/http:}"
 assert_exit 4 cc update

@@ -73,9 +73,10 @@ publish "${BASE3[@]}" --compat C1="$W/delta3.filter"
 assert_exit 0 cc update
 assert_grep 'crlite: 3 filters installed \(3 fetched' "$W/last.err"
 expect_set "$W/full1.filter" "$W/delta1.filter" "$W/delta2.filter"
-# the set, its filters and OneCRL (the server's collection is empty here)
-# (and the two collections' last verified changesets)
-[ "$(ls "$STATE/crlite" | wc -l)" = 7 ] || { ls "$STATE/crlite"; fail "files besides the set's"; }
+# the set, its filters, its lookup file and OneCRL (the server's
+# collection is empty here), and the two collections' last verified
+# changesets
+[ "$(ls "$STATE/crlite" | wc -l)" = 8 ] || { ls "$STATE/crlite"; fail "files besides the set's"; }
 assert_not_grep 'delta3' "$HTTPD_LOG"
 assert_exit 0 cc status
 assert_grep '^crlite source=remote-settings filters=3 issuers=1 .*in_use=yes' "$W/last.out"
@@ -107,7 +108,7 @@ spoilt() {      # spoilt NAME MESSAGE-RE OPTIONS...
     if [ "$rc" = 1 ] && grep -Eq "crlite: .*$re.*; the set in force is kept" "$W/$name.err" &&
         grep -Eq 'crlite failed \(.*\), the set in force kept' "$W/$name.err" &&
         cmp -s "$STATE/crlite/set" "$W/set.before" &&
-        [ "$(ls "$STATE/crlite" | wc -l)" = 7 ]; then
+        [ "$(ls "$STATE/crlite" | wc -l)" = 8 ]; then
         case_ok "$name"
     else
         cat "$W/$name.err" >&2; ls "$STATE/crlite" >&2
@@ -155,6 +156,7 @@ publish "${BASE3[@]}" "$D3" F2="$W/full2.filter" D21="$W/delta21.filter:F2"
 assert_exit 0 cc update
 assert_grep 'crlite: 2 filters installed \(2 fetched' "$W/last.err"
 expect_set "$W/full2.filter" "$W/delta21.filter"
-[ "$(ls "$STATE/crlite" | wc -l)" = 6 ] || { ls "$STATE/crlite"; fail "superseded files kept"; }
+# the set, its two filters, its lookup file, OneCRL and the two changesets
+[ "$(ls "$STATE/crlite" | wc -l)" = 7 ] || { ls "$STATE/crlite"; fail "superseded files kept"; }
 case_ok "a new full filter supersedes; the old files removed"
 finish

@@ -15,10 +15,10 @@
 #     would call good) and a leaf without SCTs, both revoked by their
 #     CRL, go the CRL path as before: a hint, a wait, the fetcher learns
 #     their CA, and the handshake is refused from the CRL;
-#   - a process that read the filters goes on answering when a filter
-#     file is truncated and then rewritten under it (read into private
-#     memory: a map would fault); a new process refuses that set (said
-#     once) and falls back to the CRLs.
+#   - a process that read an issuer's record goes on answering when the
+#     set's lookup file is truncated and then rewritten under it (read
+#     into private memory: a map would fault); a new process refuses
+#     that set (said once) and falls back to the CRLs.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/lib_provider.sh"
 httpd_start
@@ -91,25 +91,26 @@ check_is 'good \(CRLite, filter' 0 --chain "$PKI/int/cert.pem" "$PKI/good.pem"
 check_is 'revoked \(CRLite, filter' 1 --chain "$PKI/int/cert.pem" "$PKI/rev.pem"
 case_ok "crlcache check answers from the filter"
 
-# 2. A running process keeps the filters it read: truncated, then
-#    rewritten, the file changes nothing in it (nor crashes it).
-FILTER=$STATE/crlite/$(sha256sum "$W/test.filter" | cut -d' ' -f1).filter
+# 2. A running process keeps the issuer's record it read: truncated,
+#    then rewritten, the lookup file changes nothing in it (nor crashes it).
+FILTER=$(echo "$STATE"/crlite/*.lookup)
+cp "$FILTER" "$W/lookup.before"
 tls_loop "$(srv_port good)" 4 --set on_unknown=deny
 sleep 1.2
 truncate -s 10 "$FILTER"
 sleep 1
-head -c "$(stat -c %s "$W/test.filter")" /dev/zero | tr '\0' '\377' >"$W/noise"
+head -c "$(stat -c %s "$W/lookup.before")" /dev/zero | tr '\0' '\377' >"$W/noise"
 dd if="$W/noise" of="$FILTER" conv=notrunc status=none
 wait "$TLS_LOOP_PID"; rc=$?
 ok=$(grep -c ' ok$' "$W/loop.out" || :)
 [ "$rc" = 0 ] && [ "$ok" -ge 10 ] && ! grep -qv ' ok$' "$W/loop.out" \
-    && case_ok "a running process goes on answering good ($ok handshakes) while its filter is truncated and rewritten" \
+    && case_ok "a running process goes on answering good ($ok handshakes) while the lookup file is truncated and rewritten" \
     || { cat "$W/loop.out" "$W/loop.err"; case_fail running "exit $rc, $ok ok"; }
 # A new process: that set is refused, said once, and the CRLs answer.
 cl_sclient "$(srv_port good)" 1.3 --set hints=off --set on_unknown=deny
 [ "$CLIENT_RC" != 0 ] && [ "$(grep -c 'CRLite data in .* not used' "$W/client.out")" = 1 ] \
     && grep -q 'revocation status unknown (refused)' "$W/client.out" \
-    && case_ok "a filter rewritten in place: refused ($(grep -o 'not used: [^;]*' "$W/client.out")), CRLs decide" \
+    && case_ok "a lookup file rewritten in place: refused ($(grep -o 'not used: [^;]*' "$W/client.out")), CRLs decide" \
     || { cat "$W/client.out"; case_fail rewritten "exit $CLIENT_RC"; }
 "$PY" "$TESTDIR/crlite_set.py" "$STATE" "$W/test.filter" "$DATA/crlite/20260624-1-default.filter.delta"
 

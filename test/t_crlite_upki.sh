@@ -52,12 +52,35 @@ done
 assert_exit 0 cc status
 assert_grep '^crlite source=upki-dir filters=3 .*in_use=yes' "$W/last.out"
 case_ok "three filters from the upki cache"
+# The lookup file the fetcher wrote (lib/crlitelookup.c) is the one
+# test/crlite_set.py writes apart from the same filters, but for the set's
+# checksum (bytes 16 to 24: the sets differ in their install time).
+python3 "$TESTDIR/crlite_set.py" "$W/apart" "$U/20260624-0.filter" "$U/20260624-1.delta" \
+    "$U/20260625-0.delta" || fail "crlite_set.py"
+python3 - "$STATE"/crlite/*.lookup "$W"/apart/crlite/*.lookup <<'EOF' || fail "the lookup files differ"
+import sys
+a, b = (bytearray(open(p, "rb").read()) for p in sys.argv[1:3])
+a[16:24] = b[16:24] = bytes(8)
+sys.exit(a != b or len(a) < 2000)
+EOF
+case_ok "the fetcher's lookup file is the one written apart ($(stat -c %s "$W"/apart/crlite/*.lookup) bytes)"
 
 cp "$STATE/crlite/set" "$W/set.before"
 assert_exit 0 cc update
 assert_grep 'crlite unchanged \(3 filters' "$W/last.err"
 cmp -s "$STATE/crlite/set" "$W/set.before" || fail "set rewritten"
 case_ok "read again: nothing changed"
+
+# a set without its lookup file (as an earlier version installed it):
+# readers refuse it, so the next update installs it anew, nothing fetched
+rm -f "$STATE"/crlite/*.lookup
+assert_exit 0 cc update
+assert_grep 'crlite: the set in force cannot be read \(.*\.lookup: No such file or directory\); installed anew' "$W/last.err"
+assert_grep 'crlite: 3 filters installed \(0 fetched, 0 bytes\)' "$W/last.err"
+assert_exit 0 cc status
+assert_grep '^crlite source=upki-dir filters=3 .*in_use=yes' "$W/last.out"
+case_ok "a set without its lookup file installed anew"
+cp "$STATE/crlite/set" "$W/set.before"
 
 # kept: the set in force, the run exit 1 and say why
 kept() {        # kept NAME MESSAGE-RE
@@ -82,7 +105,7 @@ kept missing "$U/20260627-0.delta: "
 # a set file damaged in the state: status says so, update installs anew
 printf 'x' >>"$STATE/crlite/set"
 cc status >"$W/s.out" 2>&1
-assert_grep '^crlite source=unknown filters=0 issuers=0 in_use=no why=".*set: damaged.* fetched_last_run=0 fetched_total=0$' "$W/s.out"
+assert_grep '^crlite source=unknown filters=0 issuers=0 in_use=no why=".*set: 3 filters in 193 bytes.* fetched_last_run=0 fetched_total=0$' "$W/s.out"
 cp "$W/cc/delta.v3" "$U/20260626-0.delta"
 index 20260624-0.filter 20260624-1.delta 20260625-0.delta 20260626-0.delta
 assert_exit 0 cc update

@@ -102,7 +102,7 @@ for f in /usr/bin/crlcache "$MODDIR/crlcache.so" "$SNIPPET" /etc/crlcache/crlcac
 done
 grep -q "^$STATEDIR" "$W/contents" && fail "the package ships $STATEDIR (postinst makes it)"
 # README.Debian (what install switches on; nothing enforced until enable) and NEWS.md
-grep -qx /usr/share/doc/crlcache/README.Debian "$W/contents" || fail "the package lacks README.Debian"
+grep -Eqx '/usr/share/doc/crlcache/README\.Debian(\.gz)?' "$W/contents" || fail "the package lacks README.Debian"
 grep -Eqx '/usr/share/doc/crlcache/NEWS\.md(\.gz)?' "$W/contents" || fail "the package lacks NEWS.md"
 dpkg-deb --ctrl-tarfile "$DEB" | tar -xOf - ./conffiles >"$W/conffiles"
 for f in /etc/crlcache/crlcache.conf "$SNIPPET" /etc/cron.d/crlcache; do
@@ -235,8 +235,8 @@ echo 'no_such_key = 1' >>/etc/crlcache/crlcache.conf
 assert_exit nonzero crlcache status
 dpkg_w -r crlcache >"$W/remove.log" || { cat "$W/remove.log" >&2; fail "dpkg -r"; }
 cmp -s "$CNF" "$W/openssl.cnf.enabled" || fail "dpkg -r changed $CNF (a maintainer script edited it)"
-[ "$(grep -c 'still loads the crlcache provider' "$W/remove.log")" = 1 ] ||
-    { cat "$W/remove.log" >&2; fail "the removal did not say once why the provider is absent"; }
+[ "$(grep -c "$CNF still loads the crlcache provider" "$W/remove.log")" = 1 ] ||
+    { cat "$W/remove.log" >&2; fail "the removal did not say once, naming $CNF, why the provider is absent"; }
 [ -e "$MODDIR/crlcache.so" ] && fail "dpkg -r left the module"
 [ -d "$STATEDIR" ] || fail "dpkg -r removed the state directory (purge does)"
 srv good

@@ -6,7 +6,10 @@
 # dpkg-buildflags gives them, Ubuntu's -D_FORTIFY_SOURCE=3 and a warning
 # the code does not keep clean (-Wconversion) among them: no -Werror,
 # the unit tests run at build time (dh_auto_test) and not with nocheck.
-# A developer build (make) keeps -Werror.  Not root: builds only.
+# A developer build (make) keeps -Werror.  README.Debian and the package
+# description name every host the shipped crlcache.conf contacts, and
+# README.Debian the directory's refresh period as the fetcher has it.
+# Not root: builds only.
 . "$(dirname "$0")/lib.sh"
 for t in dpkg-buildpackage dpkg-source dh; do
     command -v "$t" >/dev/null || skip "$t not installed (test/deps.sh installs it)"
@@ -30,6 +33,20 @@ for s in preinst postinst prerm postrm; do
     grep -Eq '^[[:space:]]*crlcache( +-c +[^ ]+)? +(enable|disable)' "$TOP/debian/$s" &&
         fail "debian/$s runs crlcache enable or disable"
 done
+# README.Debian and the description name every host the shipped
+# configuration contacts (the crlite and ccadb_* lines not commented out),
+# and README.Debian the directory's refresh while CRLite is in force as
+# fetcher/dirrefresh.c has it (DIR_REFRESH_CRLITE, in days)
+hosts=$(sed -n 's|^[a-z_]* *= *https://\([^/]*\)/.*|\1|p' "$TOP/etc/crlcache.conf" | sort -u)
+[ -n "$hosts" ] || fail "etc/crlcache.conf names no https host"
+for h in $hosts; do
+    grep -qF "$h" "$TOP/debian/README.Debian" || fail "README.Debian does not name $h, which crlcache.conf contacts"
+    grep -qF "$h" "$TOP/debian/control" || fail "the package description does not name $h, which crlcache.conf contacts"
+done
+days=$(sed -n 's/^#define DIR_REFRESH_CRLITE[[:space:]]*(\([0-9]*\) \* 86400)$/\1/p' "$TOP/fetcher/dirrefresh.c")
+[ -n "$days" ] || fail "no DIR_REFRESH_CRLITE in fetcher/dirrefresh.c"
+grep -q "every $days days" "$TOP/debian/README.Debian" ||
+    fail "README.Debian does not say the directory is refreshed every $days days while CRLite is in force"
 case_ok "source metadata"
 
 # 2. the .orig: make dist, without debian/

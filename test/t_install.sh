@@ -145,7 +145,9 @@ grep -A3 '^  crlcache$' "$W/last.out" | grep -q 'status: active' ||
 case_ok "installed pieces work"
 
 # 5. man pages: mandoc -Tlint clean (only "referenced manual not found",
-#    which depends on what the host has installed, is let through)
+#    which depends on what the host has installed, is let through), and
+#    no line troff cannot break at 80 columns (lintian's groff-message:
+#    man --warnings, as lintian runs it)
 if command -v mandoc >/dev/null; then
     for m in "$R/usr/share/man/man1/crlcache.1" "$R/usr/share/man/man5/crlcache.conf.5" \
         "$R/usr/share/man/man7/crlcache-provider.7"; do
@@ -153,6 +155,10 @@ if command -v mandoc >/dev/null; then
             grep -v -e 'referenced manual not found' -e 'mandoc\.db' >"$W/lint" || :
         [ -s "$W/lint" ] && { cat "$W/lint" >&2; fail "mandoc -Tlint: $m"; }
         mandoc -Tutf8 "$m" >/dev/null || fail "mandoc cannot render $m"
+        if command -v man >/dev/null; then
+            LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -E UTF-8 -l "$m" 2>"$W/troff" >/dev/null || :
+            [ -s "$W/troff" ] && { cat "$W/troff" >&2; fail "man --warnings at 80 columns: $m"; }
+        fi
     done
     case_ok "mandoc -Tlint"
 else

@@ -209,6 +209,51 @@ enum crlc_clubcard_answer crlc_clubcard_query_set(
 	    const struct crlc_clubcard *const *cc, size_t n,
 	    const struct crlc_clubcard_query *q, size_t *which);
 
+/*
+ * THE PARTS OF A FILTER, for a reader that lays them out anew
+ * (lib/crlitelookup.c, <crlcache/crlite.h> LOOKUP FILE).
+ */
+/* Schanck 2025 4.3 and upki-revocation "Clubcard Parameters": W = 4. */
+#define CRLC_CLUBCARD_LIMBS	4
+/* The words a row's 256 bits touch: four, and one more when unaligned. */
+#define CRLC_CLUBCARD_WINDOW	(CRLC_CLUBCARD_LIMBS + 1)
+
+/* Issuer i's block (in sorted order), as crlc_clubcard_parse() read it. */
+struct crlc_clubcard_block {
+	const uint8_t	*issuer;	/* 32 bytes, in the filter's buffer */
+	uint64_t	 approx_m, approx_offset, exact_m, exact_offset;
+	unsigned	 rank;		/* at most the filter's columns */
+	int		 inverted;
+	size_t		 nexceptions;
+};
+/* 0 and *out, or -1 when i is not an issuer of cc. */
+int	crlc_clubcard_block(const struct crlc_clubcard *cc, size_t i,
+	    struct crlc_clubcard_block *out);
+/*
+ * Issuer i's exceptions as { u8 len; serial[len] }...: the bytes they
+ * take (written to out when outlen holds them), -1 when i is none.
+ */
+long	crlc_clubcard_exceptions(const struct crlc_clubcard *cc, size_t i,
+	    uint8_t *out, size_t outlen);
+/*
+ * Word i of approximate column c, or of the exact column when c is at
+ * least the number of columns; 0 past the column's words.
+ */
+uint64_t crlc_clubcard_word(const struct crlc_clubcard *cc, unsigned c,
+	    uint64_t i);
+/* Coverage entry i (below crlc_clubcard_info() logs). */
+void	crlc_clubcard_log(const struct crlc_clubcard *cc, size_t i,
+	    const uint8_t **log_id, uint64_t *low, uint64_t *high);
+/* The query's 256 coefficients a and its row picker t (THE QUERY). */
+void	crlc_clubcard_query_limbs(const struct crlc_clubcard_query *q,
+	    uint64_t a[CRLC_CLUBCARD_LIMBS], uint64_t *t);
+/*
+ * The parity of a times the 256 bits from bit shift (0 to 63) of the
+ * words w (bit i: bit i % 64 of word i / 64).
+ */
+int	crlc_clubcard_window_odd(const uint64_t w[CRLC_CLUBCARD_WINDOW],
+	    unsigned shift, const uint64_t a[CRLC_CLUBCARD_LIMBS]);
+
 /* "not covered", "not enrolled", "good", "revoked". */
 const char *crlc_clubcard_answer_name(enum crlc_clubcard_answer a);
 

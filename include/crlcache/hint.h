@@ -60,9 +60,10 @@
  *	and nothing after them.  Kinds:
  *	  CRLC_LEARN_ANCHOR: a trust anchor of the fetcher.  A certificate
  *	     it signed, or one signed by a key whose certificate the same
- *	     thread verified under such a key just before (a chain verified
- *	     from its anchor down, as OpenSSL does), can be proven by the
- *	     fetcher.
+ *	     thread verified under such a key just before, or under a key so
+ *	     proven in turn (a chain verified from its anchor down, as
+ *	     OpenSSL does), can be proven by the fetcher: a hinted CA
+ *	     certificate it proved is an issuer of the hints after it.
  *	  CRLC_LEARN_REFUSED: the key of an issuer met and proven (enrolled)
  *	     of which the index holds no CRL (none could be had): no
  *	     verification waits for it until a run covers it.  Only a

@@ -6,6 +6,7 @@
  *
  * Copyright the crlcache authors. Licensed under the Apache License 2.0.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 #include <crlcache/hash.h>
 
 #include "check.h"
+#include "tmpdir.h"
 #include "wfile.h"
 
 #define DELTA		"test/data/crlite/20260624-1-default.filter.delta"
@@ -26,31 +28,70 @@
 #define SET_LEN		(CRLC_CRLITE_HDR_LEN + CRLC_CRLITE_REC_LEN + \
 			 CRLC_CRLITE_TRAILER_LEN)
 
-static char dir[64], sub[96];
+static char dir[TMPDIR_PATH_MAX], sub[TMPDIR_PATH_MAX + 16];
 static uint8_t name[CRLC_HASH_LEN];
+static struct crlc_clubcard *delta;
 
-/* The set naming the delta once; spoil(b) changes it before the sum. */
+/* The lookup file of the set whose checksum is sum, for n filters. */
 static void
-write_set(void (*spoil)(uint8_t *), int resum)
+write_lookup(uint64_t sum, uint64_t for_sum, size_t n)
 {
-	uint8_t b[SET_LEN] = { 0 }, *rec = b + CRLC_CRLITE_HDR_LEN;
-	char path[128];
+	const struct crlc_clubcard *cc[8] = { delta, delta, delta, delta,
+	    delta, delta, delta, delta };
+	char why[CRLC_CRLITESET_WHY_LEN], lname[CRLC_CRLITE_LOOKUP_NAME_LEN],
+	    path[400];
+	uint8_t *out;
+	size_t len;
+
+	if (n > 8 || crlc_crlite_lookup_build(cc, n, for_sum, &out, &len, why,
+	    sizeof(why)) != 0)
+		exit(2);
+	crlc_crlite_lookup_name(sum, lname, sizeof(lname));
+	snprintf(path, sizeof(path), "%s/%s", sub, lname);
+	write_file(path, out, len, 0644);
+	free(out);
+}
+
+/*
+ * The set naming the delta n times (1 to 8), and its lookup file; spoil(b)
+ * changes it before the sum (resum 0) or after.  Its checksum.
+ */
+static uint64_t
+write_set_n(size_t n, void (*spoil)(uint8_t *), int resum)
+{
+	uint8_t b[CRLC_CRLITE_HDR_LEN + 8 * CRLC_CRLITE_REC_LEN +
+	    CRLC_CRLITE_TRAILER_LEN] = { 0 }, *rec;
+	size_t i, len = CRLC_CRLITE_HDR_LEN + n * CRLC_CRLITE_REC_LEN +
+	    CRLC_CRLITE_TRAILER_LEN;
+	char path[400];
+	uint64_t total;
 
 	memcpy(b, CRLC_CRLITE_MAGIC, CRLC_CRLITE_MAGIC_LEN);
 	crlc_put_u32(b + 8, CRLC_CRLITE_VERSION);
-	crlc_put_u32(b + 12, 1);
+	crlc_put_u32(b + 12, (uint32_t)n);
 	crlc_put_u64(b + 24, DELTA_NEWEST);
 	crlc_put_u32(b + 32, CRLC_CRLITE_SRC_UPKI_DIR);
-	memcpy(rec, name, CRLC_HASH_LEN);
-	crlc_put_u64(rec + 32, DELTA_LEN);
-	rec[40] = CRLC_CRLITE_FULL;
+	for (i = 0; i < n; i++) {
+		rec = b + CRLC_CRLITE_HDR_LEN + i * CRLC_CRLITE_REC_LEN;
+		memcpy(rec, name, CRLC_HASH_LEN);
+		crlc_put_u64(rec + 32, DELTA_LEN);
+		rec[40] = i == 0 ? CRLC_CRLITE_FULL : CRLC_CRLITE_DELTA;
+	}
 	if (spoil != NULL && !resum)
 		spoil(b);
-	crlc_put_u64(b + SET_LEN - 8, crlc_sum64(b, SET_LEN - 8));
+	crlc_put_u64(b + len - 8, total = crlc_sum64(b, len - 8));
 	if (spoil != NULL && resum)
 		spoil(b);
 	snprintf(path, sizeof(path), "%s/%s", sub, CRLC_CRLITE_SET_NAME);
-	write_file(path, b, SET_LEN, 0644);
+	write_file(path, b, len, 0644);
+	write_lookup(total, total, n);
+	return total;
+}
+
+static uint64_t
+write_set(void (*spoil)(uint8_t *), int resum)
+{
+	return write_set_n(1, spoil, resum);
 }
 
 static void magic(uint8_t *b) { b[0] = 'X'; }
@@ -66,11 +107,19 @@ static void size_big(uint8_t *b)
 {
 	crlc_put_u64(b + CRLC_CRLITE_HDR_LEN + 32, CRLC_CLUBCARD_MAX_LEN + 1);
 }
-static void size_other(uint8_t *b)
+/* Five filters of other names, 64 MiB each. */
+static void
+huge(uint8_t *b)
 {
-	crlc_put_u64(b + CRLC_CRLITE_HDR_LEN + 32, DELTA_LEN - 1);
+	size_t i;
+
+	for (i = 0; i < 5; i++) {
+		b[CRLC_CRLITE_HDR_LEN + i * CRLC_CRLITE_REC_LEN] = (uint8_t)i;
+		crlc_put_u64(b + CRLC_CRLITE_HDR_LEN + i * CRLC_CRLITE_REC_LEN +
+		    32, CRLC_CLUBCARD_MAX_LEN);
+	}
 }
-static void other_name(uint8_t *b) { b[CRLC_CRLITE_HDR_LEN] ^= 1; }
+static void delta_first(uint8_t *b) { b[CRLC_CRLITE_HDR_LEN + 40] = CRLC_CRLITE_DELTA; }
 static void sum(uint8_t *b) { b[SET_LEN - 1] ^= 1; }
 
 static void
@@ -96,29 +145,34 @@ check_stale_at(void)
 	CHECK(crlc_crlite_stale_at(1782300000, 0) == CRLC_CRLITE_FRESH_MAX);
 }
 
-/* Mozilla's answers (test/data/crlite/SOURCES): one revoked, one good. */
+/* Two of test/data/crlite/sites.txt: GTS Root R1 (revoked), DigiCert G5. */
+static const struct {
+	const char *issuer, *serial, *scts[2];
+	enum crlc_clubcard_answer want;
+} sites[] = {
+	{ "39d4a59900fd356261e046dc387071921ca03f0352c00f50f757a8ba77db7281",
+	  "00fa43623b0dc703c81053fc646bec3a20",
+	  { "cb38f715897c84a1445f5bc1ddfbc96ef29a59cd470a690585b0cb14c31458e7",
+	    "d76d7d10d1a7f577c2c7e95fd700bff982c9335a65e1d0b3017317c0c8c56977" },
+	  CRLC_CLUBCARD_REVOKED },
+	{ "2ec39da83170de0a28fc6f238de10fc5ef89489eda169d51179221e3fd99bc56",
+	  "0e46f9db5bb19eee8e45f2dcdc260cca",
+	  { "c2317e574519a345ee7f38deb29041ebc7c2215a22bf7fd5b5ad769ad90e52cd",
+	    "d76d7d10d1a7f577c2c7e95fd700bff982c9335a65e1d0b3017317c0c8c56977" },
+	  CRLC_CLUBCARD_GOOD },
+};
+
+/*
+ * Mozilla's answers (test/data/crlite/SOURCES): one revoked, one good;
+ * strict 0: asked, whatever the answers.
+ */
 static void
-check_answers(const struct crlc_crliteset *set)
+check_answers(struct crlc_crliteset *set, int strict)
 {
 	uint8_t issuer[32], serial[20], ext[512], *p = ext;
 	struct crlc_span sp, list;
 	size_t n, i;
 	uint64_t newest;
-	static const struct {
-		const char *issuer, *serial, *scts[2];
-		enum crlc_clubcard_answer want;
-	} sites[] = {
-		{ "39d4a59900fd356261e046dc387071921ca03f0352c00f50f757a8ba77db7281",
-		  "00fa43623b0dc703c81053fc646bec3a20",
-		  { "cb38f715897c84a1445f5bc1ddfbc96ef29a59cd470a690585b0cb14c31458e7",
-		    "d76d7d10d1a7f577c2c7e95fd700bff982c9335a65e1d0b3017317c0c8c56977" },
-		  CRLC_CLUBCARD_REVOKED },
-		{ "2ec39da83170de0a28fc6f238de10fc5ef89489eda169d51179221e3fd99bc56",
-		  "0e46f9db5bb19eee8e45f2dcdc260cca",
-		  { "c2317e574519a345ee7f38deb29041ebc7c2215a22bf7fd5b5ad769ad90e52cd",
-		    "d76d7d10d1a7f577c2c7e95fd700bff982c9335a65e1d0b3017317c0c8c56977" },
-		  CRLC_CLUBCARD_GOOD },
-	};
 	static const uint64_t when[] = { 1782115694558ull, 1781427700554ull };
 	size_t k;
 
@@ -150,14 +204,19 @@ check_answers(const struct crlc_crliteset *set)
 		ext[3] = (uint8_t)(p - ext - 4);
 		list.p = ext;
 		list.len = (size_t)(p - ext);
-		CHECK(crlc_crliteset_ask(set, issuer, &sp, &list, &newest) ==
-		    sites[k].want && newest == DELTA_NEWEST);
+		CHECK((crlc_crliteset_ask(set, issuer, &sp, &list, &newest) ==
+		    sites[k].want && newest == DELTA_NEWEST) || !strict);
+		/* asked again: from what the first ask holds */
+		CHECK((crlc_crliteset_ask(set, issuer, &sp, &list, &newest) ==
+		    sites[k].want) || !strict);
 		/* The real issuers are enrolled; one bit off, none is. */
-		CHECK(crlc_crliteset_enrolls(set, issuer) == 1);
+		CHECK(crlc_crliteset_enrolls(set, issuer) == 1 || !strict);
 		issuer[31] ^= 1;
 		CHECK(crlc_crliteset_enrolls(set, issuer) == 0);
 		issuer[31] ^= 1;
 	}
+	if (!strict)
+		return;
 	CHECK(crlc_crliteset_enrolls(NULL, issuer) == 0);
 	/* no SCT list, a list that does not parse: no answer */
 	list.len = 0;
@@ -168,13 +227,41 @@ check_answers(const struct crlc_crliteset *set)
 	    CRLC_CLUBCARD_NOT_COVERED);
 }
 
+/* Threads asking one set at once: the first asks fill its slots. */
+static void *
+asker(void *set)
+{
+	int i;
+
+	for (i = 0; i < 50; i++)
+		check_answers(set, 1);
+	return NULL;
+}
+
 static void
-refused(void (*spoil)(uint8_t *), int resum, const char *why_part)
+threads_ask(void)
+{
+	struct crlc_crliteset *set;
+	pthread_t t[4];
+	size_t i;
+
+	CHECK(crlc_crliteset_open(sub, &set, NULL, 0) == 0);
+	if (set == NULL)
+		return;
+	for (i = 0; i < 4; i++)
+		CHECK(pthread_create(&t[i], NULL, asker, set) == 0);
+	for (i = 0; i < 4; i++)
+		pthread_join(t[i], NULL);
+	crlc_crliteset_free(set);
+}
+
+static void
+refused_n(size_t n, void (*spoil)(uint8_t *), int resum, const char *why_part)
 {
 	struct crlc_crliteset *set;
 	char why[CRLC_CRLITESET_WHY_LEN];
 
-	write_set(spoil, resum);
+	write_set_n(n, spoil, resum);
 	why[0] = '\0';
 	CHECK(crlc_crliteset_open(sub, &set, why, sizeof(why)) == -1 &&
 	    set == NULL);
@@ -186,32 +273,149 @@ refused(void (*spoil)(uint8_t *), int resum, const char *why_part)
 
 /* Each field spoilt, and the refusal it must give. */
 static const struct {
+	size_t		 n;		/* filters */
 	void		(*spoil)(uint8_t *);
 	int		 resum;		/* after the checksum: it fails */
 	const char	*why;
 } spoilt[] = {
-	{ magic, 0, "not a set of version 1" },
-	{ version, 0, "not a set of version 1" },
-	{ none, 0, "0 filters in 96 bytes" },
-	{ many, 0, "129 filters in 96 bytes" },
-	{ two, 0, "2 filters in 96 bytes" },
-	{ hdr_pad, 0, "1 filters in 96 bytes" },
-	{ kind, 0, "record 0 malformed (kind 2" },
-	{ rec_pad, 0, "record 0 malformed" },
-	{ size0, 0, "record 0 malformed (kind 0, 0 bytes)" },
-	{ size_big, 0, "record 0 malformed" },
-	{ size_other, 0, "176981 bytes, the set says 176980" },
-	{ other_name, 0, "No such file or directory" },
-	{ sum, 1, "checksum mismatch" },
+	{ 1, magic, 0, "not a set of version 1" },
+	{ 1, version, 0, "not a set of version 1" },
+	{ 1, none, 0, "0 filters in 96 bytes" },
+	{ 1, many, 0, "filters in 96 bytes" },
+	{ 1, two, 0, "2 filters in 96 bytes" },
+	{ 1, hdr_pad, 0, "1 filters in 96 bytes" },
+	{ 1, kind, 0, "record 0 malformed (kind 2" },
+	{ 1, rec_pad, 0, "record 0 malformed" },
+	{ 1, size0, 0, "record 0 malformed (kind 0, 0 bytes)" },
+	{ 1, size_big, 0, "record 0 malformed" },
+	{ 1, delta_first, 0, "record 0 malformed (kind 1" },
+	{ 1, sum, 1, "checksum mismatch" },
+	/* the state's owner naming one filter many times, or too much */
+	{ 2, NULL, 0, "record 1 names the filter of record 0 again" },
+	{ 5, huge, 0, "filters of more than 268435456 bytes" },
 };
+
+/* The lookup file spoilt: refused at open, with the reason given. */
+static void
+lookup_refused(uint64_t total, uint64_t for_sum, off_t cut, const char *part)
+{
+	struct crlc_crliteset *set;
+	char why[CRLC_CRLITESET_WHY_LEN], lname[CRLC_CRLITE_LOOKUP_NAME_LEN],
+	    path[400];
+
+	write_lookup(total, for_sum, 1);
+	crlc_crlite_lookup_name(total, lname, sizeof(lname));
+	snprintf(path, sizeof(path), "%s/%s", sub, lname);
+	if (cut >= 0)
+		CHECK(truncate(path, cut) == 0);
+	if (cut == -2)
+		CHECK(unlink(path) == 0);
+	why[0] = '\0';
+	CHECK(crlc_crliteset_open(sub, &set, why, sizeof(why)) == -1);
+	if (strstr(why, part) == NULL) {
+		fprintf(stderr, "wanted \"%s\" in \"%s\"\n", part, why);
+		CHECK(0);
+	}
+}
+
+/*
+ * Bytes of the lookup file changed after the open (a record's offsets,
+ * lengths, rows), or the file cut short: answers may be anything, but
+ * every read stays inside the file and memory (ASan) and nothing faults.
+ */
+/* Where site k's record's part headers are in the lookup file b. */
+static size_t
+site_parts(const uint8_t *b, size_t len, size_t k, size_t *n)
+{
+	uint8_t issuer[32];
+	size_t i, u = crlc_get_u32(b + 28), at, head = len;
+
+	hexin(sites[k].issuer, issuer, &i);
+	for (at = 0; at + 32 <= len; at++)	/* the table: after the head */
+		if (memcmp(b + at, issuer, 32) == 0 && at >= CRLC_CRLITE_LOOKUP_LOGS_AT) {
+			head = at;
+			break;
+		}
+	if (head == len || u == 0 || head + 48 > len)
+		exit(2);
+	*n = crlc_get_u32(b + head + 44);
+	return (size_t)crlc_get_u64(b + head + 32);
+}
+
+/*
+ * Bytes of the lookup file changed (before the open: anywhere; after:
+ * past the head, which is read at open), in the issuer table, in the
+ * two sites' part headers or anywhere, or the file cut short after the
+ * open: answers may be anything, but every read stays inside the file
+ * and memory (ASan) and nothing faults.
+ */
+static void
+lookup_damaged(uint64_t total)
+{
+	char lname[CRLC_CRLITE_LOOKUP_NAME_LEN], path[400];
+	static uint8_t b[1 << 20];
+	struct crlc_crliteset *set;
+	size_t filters, bytes, len, at, n, where;
+	unsigned seed = 1, k, v;
+	FILE *f;
+
+	crlc_crlite_lookup_name(total, lname, sizeof(lname));
+	snprintf(path, sizeof(path), "%s/%s", sub, lname);
+	for (k = 0; k < 600; k++) {
+		write_lookup(total, total, 1);
+		if ((f = fopen(path, "rb")) == NULL ||
+		    (len = fread(b, 1, sizeof(b), f)) == 0 || fclose(f) != 0)
+			exit(2);
+		seed = seed * 1103515245u + 12345u;
+		v = seed >> 8;
+		switch (k % 3) {
+		case 0:		/* a byte of a site's part headers */
+			at = site_parts(b, len, k % 2, &n);
+			where = at + v % (n * CRLC_CRLITE_LOOKUP_PART_LEN + 1);
+			break;
+		case 1:		/* a byte of the issuer table */
+			at = site_parts(b, len, k % 2, &n);
+			where = CRLC_CRLITE_LOOKUP_LOGS_AT + v % (len -
+			    CRLC_CRLITE_LOOKUP_LOGS_AT);
+			break;
+		default:	/* anywhere */
+			where = v % len;
+		}
+		if (where >= len)
+			where = len - 1;
+		b[where] = (uint8_t)(k & 4 ? seed >> 24 : (k & 8 ? 0xff : 0));
+		if (k % 4 == 0) {
+			/* before the open: refused, or read as it is */
+			write_file(path, b, len, 0644);
+			if (crlc_crliteset_open(sub, &set, NULL, 0) != 0)
+				continue;
+		} else {
+			CHECK(crlc_crliteset_open(sub, &set, NULL, 0) == 0);
+			if (set == NULL)
+				return;
+			crlc_crliteset_size(set, &filters, &bytes);
+			if (where < bytes)	/* the head, read: past it */
+				where = bytes + where % (len - bytes);
+			b[where] ^= 0x5a;
+			write_file(path, b, len, 0644);
+			if (k % 10 == 1)
+				CHECK(truncate(path, (off_t)(seed % len)) == 0);
+		}
+		check_answers(set, 0);
+		crlc_crliteset_size(set, &filters, &bytes);
+		CHECK(bytes <= CRLC_CRLITE_LOOKUP_HEAD_MAX + CRLC_CRLITESET_HELD_MAX);
+		crlc_crliteset_free(set);
+	}
+}
 
 int
 main(void)
 {
 	static uint8_t data[DELTA_LEN + 1];
 	struct crlc_crliteset *set;
-	char why[CRLC_CRLITESET_WHY_LEN], path[256], hex[2 * CRLC_HASH_LEN + 1];
+	char why[CRLC_CRLITESET_WHY_LEN], path[400], hex[2 * CRLC_HASH_LEN + 1];
 	size_t i, filters, bytes;
+	uint64_t total;
 	FILE *f;
 
 	if ((f = fopen(DELTA, "rb")) == NULL ||
@@ -220,9 +424,7 @@ main(void)
 	crlc_sha256(data, DELTA_LEN, name);
 	for (i = 0; i < CRLC_HASH_LEN; i++)
 		snprintf(hex + 2 * i, 3, "%02x", name[i]);
-	snprintf(dir, sizeof(dir), "/tmp/t_crliteset.XXXXXX");
-	if (mkdtemp(dir) == NULL)
-		return 2;
+	snprintf(dir, sizeof(dir), "%s", tmpdir_make("t_crliteset"));
 	snprintf(sub, sizeof(sub), "%s/%s", dir, CRLC_CRLITE_DIR);
 	/* nothing installed: nothing to say */
 	CHECK(crlc_crliteset_open(sub, &set, why, sizeof(why)) == 1 && set == NULL);
@@ -232,19 +434,30 @@ main(void)
 	snprintf(path, sizeof(path), "%s/%s%s", sub, hex, CRLC_CRLITE_FILTER_SUFFIX);
 	write_file(path, data, DELTA_LEN, 0644);
 
-	write_set(NULL, 0);
+	if (crlc_clubcard_parse(data, DELTA_LEN, &delta, why, sizeof(why)) != 0)
+		return 2;
+	total = write_set(NULL, 0);
 	CHECK(crlc_crliteset_open(sub, &set, why, sizeof(why)) == 0 && set != NULL);
 	if (set != NULL) {
+		check_answers(set, 1);
+		/* what the two issuers' records hold, not the filter */
 		crlc_crliteset_size(set, &filters, &bytes);
-		CHECK(filters == 1 && bytes == DELTA_LEN);
-		check_answers(set);
+		CHECK(filters == 1 && bytes < DELTA_LEN / 4);
 		/* installed 0 in write_set(): no data is younger than that */
 		CHECK(crlc_crliteset_stale_at(set) == CRLC_CRLITE_FRESH_MAX);
 		crlc_crliteset_free(set);
 	}
 	check_stale_at();
+	threads_ask();
 	for (i = 0; i < sizeof(spoilt) / sizeof(spoilt[0]); i++)
-		refused(spoilt[i].spoil, spoilt[i].resum, spoilt[i].why);
+		refused_n(spoilt[i].n, spoilt[i].spoil, spoilt[i].resum,
+		    spoilt[i].why);
+	total = write_set(NULL, 0);
+	lookup_refused(total, total, -2, ".lookup: No such file or directory");
+	lookup_refused(total, total ^ 1, -1, "not the lookup file of this set");
+	lookup_refused(total, total, 5000, "not the lookup file of this set");
+	lookup_refused(total, total, 40, "not a lookup file of version 1");
+	lookup_damaged(total);
 	/* a set writable by others than its owner */
 	write_set(NULL, 0);
 	snprintf(path, sizeof(path), "%s/%s", sub, CRLC_CRLITE_SET_NAME);
@@ -255,8 +468,6 @@ main(void)
 	CHECK(crlc_crliteset_open(sub, &set, why, sizeof(why)) == -1 &&
 	    strstr(why, "directory is writable") != NULL);
 
-	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
-	if (system(path) != 0)
-		return 2;
+	crlc_clubcard_free(delta);
 	return check_result();
 }

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "tmpdir.h"
 #include "topdir.h"
 #include <crlcache/format.h>
 #include <crlcache/hash.h>
@@ -184,11 +185,12 @@ state(struct crlc_index *idx, struct crlc_tbs t)
 int
 main(void)
 {
-	char dir[] = "/tmp/t_indirect.XXXXXX", path[600];
+	const char *dir = tmpdir_make("t_indirect");
+	char path[600];
 	uint8_t s1 = 0x01, s2 = 0x02, s5 = 0x05;
 	struct crlc_index *idx;
 
-	if (mkdtemp(dir) == NULL || chmod(dir, 0755) != 0)
+	if (chmod(dir, 0755) != 0)
 		return 2;
 	write_index(dir);
 	snprintf(path, sizeof(path), "%s/index.mdb", dir);
@@ -231,7 +233,5 @@ main(void)
 	CHECK(state(idx, cert(name_x, name_x, &s1, CRLC_DPN_NONE, NULL)) ==
 	    CRLC_GOOD);
 	crlc_index_close(idx);
-	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
-	(void)system(path);
 	return check_result();
 }

@@ -20,6 +20,7 @@
 #include <crlcache/onecrl.h>
 
 #include "check.h"
+#include "tmpdir.h"
 #include "wfile.h"
 
 #define NI	3
@@ -192,12 +193,14 @@ record_reader(void)
 static void
 file_reader(void)
 {
-	char dir[] = "/tmp/t_onecrl.XXXXXX", path[64], why[CRLC_ONECRL_WHY_LEN];
+	const char *dir = tmpdir_make("t_onecrl");
+	char path[600], target[600], why[CRLC_ONECRL_WHY_LEN];
 	struct crlc_onecrl *o = NULL;
 
-	if (mkdtemp(dir) == NULL || chmod(dir, 0755) != 0)
+	if (chmod(dir, 0755) != 0)
 		exit(2);
 	snprintf(path, sizeof(path), "%s/%s", dir, CRLC_ONECRL_NAME);
+	snprintf(target, sizeof(target), "%s/target", dir);
 	CHECK(crlc_onecrl_open(dir, &o, why, sizeof(why)) == 1 && o == NULL);
 	CHECK(crlc_onecrl_open("/nonexistent/x", &o, why, sizeof(why)) == 1);
 	build();
@@ -214,17 +217,16 @@ file_reader(void)
 	CHECK(crlc_onecrl_open(dir, &o, why, sizeof(why)) == -1 &&
 	    strstr(why, "writable by it alone") != NULL);
 	unlink(path);
-	write_file("/tmp/t_onecrl.target", file, LEN, 0644);
-	CHECK(symlink("/tmp/t_onecrl.target", path) == 0);
+	write_file(target, file, LEN, 0644);
+	CHECK(symlink(target, path) == 0);
 	CHECK(crlc_onecrl_open(dir, &o, why, sizeof(why)) == -1 && o == NULL);
 	unlink(path);
-	unlink("/tmp/t_onecrl.target");
+	unlink(target);
 	write_file(path, file, LEN, 0644);
 	CHECK(chmod(dir, 0777) == 0);
 	CHECK(crlc_onecrl_open(dir, &o, why, sizeof(why)) == -1 &&
 	    strstr(why, "writable by others") != NULL);
 	unlink(path);
-	rmdir(dir);
 }
 
 int

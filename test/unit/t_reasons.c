@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "tmpdir.h"
 #include "topdir.h"
 #include <crlcache/format.h>
 #include <crlcache/hash.h>
@@ -315,12 +316,11 @@ static void
 test_lookup(void)
 {
 	static const uint8_t sfx_other[3] = { 0x00, 0x01, 0xf8 };
-	char dir[] = "/tmp/t_reasons.XXXXXX", path[600];
+	const char *dir = tmpdir_make("t_reasons");
+	char path[600];
 	struct crlc_index *idx;
 	struct crlc_verdict v;
 
-	if (mkdtemp(dir) == NULL)
-		abort();
 	snprintf(path, sizeof(path), "%s/scope", dir);
 	if (mkdir(path, 0755) != 0)
 		abort();
@@ -367,9 +367,6 @@ test_lookup(void)
 	write_reasons_index(dir, 2);
 	set_reasons_field(dir, sfx_other, 0);
 	CHECK(page_refused(path));
-
-	snprintf(path, sizeof(path), "rm -rf %s", dir);
-	CHECK(system(path) == 0);
 }
 
 int
