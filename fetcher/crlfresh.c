@@ -81,7 +81,8 @@ crl_fresh_load(struct crl_fresh *cf, const char *state_dir,
 	if (cf->set != NULL && (int64_t)time(NULL) >=
 	    crlc_crliteset_stale_at(cf->set)) {
 		cf->stale = 1;
-		format_time(crlc_crliteset_stale_at(cf->set), when, sizeof(when));
+		format_time(crlc_crliteset_stale_at(cf->set), when,
+		    sizeof(when));
 		logx(1, "enroll: CRLite data in %s stale since %s: the CRLs of "
 		    "every enrolled issuer are fetched", path, when);
 	}

@@ -1093,8 +1093,8 @@ void	 enrolment_failed(const char *state_dir, struct enrolment *e);
 struct crlc_crliteset;
 struct crl_fresh {
 	struct crlc_crliteset	*set;	/* the set in force, NULL: none */
-	int			 stale;	/* set is past its stale_at: no say */
-	int			 unread;	/* a set refused: expire none */
+	int			 stale;	/* past its stale_at */
+	int			 unread;	/* refused: expire none */
 	int			 all;	/* crl_fresh = all */
 	struct fpset		 keys;	/* crl_fresh = FILE: their keys */
 };
@@ -1117,7 +1117,8 @@ enum crl_want crl_fresh_want(const struct crl_fresh *cf,
  * as met, since those answers leave no hint that would renew it.
  * INT64_MAX when the set could not be read.
  */
-int64_t	 crl_fresh_held(const struct crl_fresh *cf, const struct enrolled *en);
+int64_t	 crl_fresh_held(const struct crl_fresh *cf,
+	    const struct enrolled *en);
 void	 crl_fresh_free(struct crl_fresh *cf);
 
 /* subcommands: main.c runs them through its table */

@@ -173,9 +173,9 @@ print_crlite(FILE *out, enum out_format fmt, const char *state_dir,
 		    ci.set.n, ci.issuers);
 		if (have)
 			fprintf(out, " newest=%s age=%llds installed=%s "
-			    "in_use=%s %s=%s", nt, (long long)(now - newest), it,
-			    ci.usable ? "yes" : "no", stale ? "stale_since" :
-			    "fresh_until", st);
+			    "in_use=%s %s=%s", nt, (long long)(now - newest),
+			    it, ci.usable ? "yes" : "no", stale ?
+			    "stale_since" : "fresh_until", st);
 		if (damaged)
 			fputs(" in_use=no", out);
 		if ((have && !ci.usable) || damaged)
@@ -192,7 +192,8 @@ print_crlite(FILE *out, enum out_format fmt, const char *state_dir,
 		    have ? (long long)(now - newest) : 0,
 		    (long long)ci.set.installed, have && ci.usable ? "true" :
 		    "false", stale ? "true" : "false",
-		    have ? (long long)stale_at : 0, (unsigned long long)tl.bytes,
+		    have ? (long long)stale_at : 0,
+		    (unsigned long long)tl.bytes,
 		    (unsigned long long)tl.total);
 	} else
 		fprintf(out, "crlcache_crlite_filters %zu\n"

@@ -55,7 +55,7 @@ struct crlc_crlite {
 	/* The refresher's own: the set file's identity, the last reason. */
 	struct crlc_seen	 seen;
 	uint64_t		 last_why;
-	atomic_llong		 stale_said;	/* the stale_at last said */
+	atomic_llong		 stale_said;	/* stale_at last said */
 };
 
 static void

@@ -141,7 +141,8 @@ report(struct crlc_prov *prov, const struct crlc_tbs *cert,
     const struct crlc_verdict *v, int deny)
 {
 	char serial[SERIAL_TEXT_MAX], issuer[NAME_TEXT_MAX];
-	char when[CRLC_TIME_TEXT_MAX], next[CRLC_TIME_TEXT_MAX], dp[NAME_TEXT_MAX + 96];
+	char when[CRLC_TIME_TEXT_MAX], next[CRLC_TIME_TEXT_MAX];
+	char dp[NAME_TEXT_MAX + 96];
 	/* the log line after its head and verb: a serial, two names, why */
 	char detail[SERIAL_TEXT_MAX + 2 * NAME_TEXT_MAX + 160];
 	const char *head = NULL;
@@ -165,8 +166,8 @@ report(struct crlc_prov *prov, const struct crlc_tbs *cert,
 		break;
 	case CRLC_STALE:
 		/* no nextUpdate: stale from thisUpdate on (crlc_crl_due) */
-		crlc_time_text(crlc_crl_due(v->this_update, v->next_update), next,
-		    sizeof(next));
+		crlc_time_text(crlc_crl_due(v->this_update, v->next_update),
+		    next, sizeof(next));
 		snprintf(detail, sizeof(detail), "serial=%s issuer=%s, CRL %s "
 		    "%s; run `crlcache update`", serial, issuer,
 		    v->next_update ? "nextUpdate" :
