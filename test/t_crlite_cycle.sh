@@ -110,7 +110,7 @@ for line in sys.stdin:
                                str((t0 + p * 12 * 3600) * 1000)] + specs),
           flush=True)
 EOF
-coproc PUB { "$PY" -u "$W/publisher.py" "$TESTDIR" "$HTTPD_ROOT" "$BASE_URL" \
+coproc PUB { exec "$PY" -u "$W/publisher.py" "$TESTDIR" "$HTTPD_ROOT" "$BASE_URL" \
     "$W/cs/ee.key" "$W/cs/chain.pem" "$W/f" "$T0" 2>"$W/publisher.err"; }
 bg_register "$PUB_PID"
 publish() {
