@@ -156,7 +156,10 @@ if command -v mandoc >/dev/null; then
         [ -s "$W/lint" ] && { cat "$W/lint" >&2; fail "mandoc -Tlint: $m"; }
         mandoc -Tutf8 "$m" >/dev/null || fail "mandoc cannot render $m"
         if command -v man >/dev/null; then
-            LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -E UTF-8 -l "$m" 2>"$W/troff" >/dev/null || :
+            # "cannot adjust line" (groff 1.23: a justified line left
+            # short) is not lintian's concern; "cannot break line" is.
+            LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -E UTF-8 -l "$m" 2>&1 >/dev/null |
+                grep -v 'cannot adjust line' >"$W/troff" || :
             [ -s "$W/troff" ] && { cat "$W/troff" >&2; fail "man --warnings at 80 columns: $m"; }
         fi
     done
