@@ -31,6 +31,7 @@
 #include <crlcache/validity.h>
 
 #include "fetcher.h"
+#include "state.h"
 
 #define EXIT_ERROR	4
 /* check_one(): no CRL state, the line says what the filter said */
@@ -316,14 +317,15 @@ struct check_args {
  * to stdout; the exit code of `crlcache check`.
  */
 static int
-check_all(const char *state_dir, FILE *out, void *arg)
+check_all(struct state *st, FILE *out, void *arg)
 {
+	const char *state_dir = state_path(st);
 	const struct check_args *a = arg;
 	struct crlc_index *idx = NULL;
 	struct crlc_crliteset *set = NULL;
 	struct crlc_onecrl *onecrl = NULL;
 	char path[PATH_MAX], why[CRLC_CRLITESET_WHY_LEN];
-	enum crlc_state st, worst = CRLC_GOOD;
+	enum crlc_state verdict, worst = CRLC_GOOD;
 	X509 *x;
 	int i, ret = EXIT_ERROR;
 
@@ -352,10 +354,10 @@ check_all(const char *state_dir, FILE *out, void *arg)
 		}
 		/* TLS: the server's own certificate first (RFC 8446 4.4.2). */
 		if (check_one(idx, set, onecrl, a->certs, x, a->at, a->grace,
-		    a->server && i > 0, &st) == -1)
+		    a->server && i > 0, &verdict) == -1)
 			goto done;
-		if (severity(st) > severity(worst))
-			worst = st;
+		if (severity(verdict) > severity(worst))
+			worst = verdict;
 	}
 	ret = (int)worst;
 done:

@@ -635,7 +635,8 @@ struct state;
 struct cmd_ctx {
 	const struct conf *conf;
 	const char	*state_dir;	/* NULL for STATE_READS */
-	const struct state *state;	/* STATE_READS: for as_state_owner() */
+	struct state	*st;		/* STATE_WRITES: the opened state */
+	const char	*read_dir;	/* STATE_READS: for as_state_owner() */
 };
 /*
  * Started as root: for STATE_WRITES become the state's owner (or the
@@ -645,17 +646,17 @@ struct cmd_ctx {
 int	 state_enter(struct cmd_ctx *c, enum state_access access,
 	    const char *state_dir, int allow_root);
 /*
- * reader(state_dir, out, rarg) in a child running as the state's owner
+ * reader(st, out, rarg) in a child running as the state's owner
  * (when root calls for another account's state; as the caller otherwise,
  * in the caller's process when there is nothing to hand over): the only
- * code that sees the path of a STATE_READS command.  consume(in, carg)
+ * code that opens the state of a STATE_READS command (state.h).  consume(in, carg)
  * gets what reader writes to out; with consume NULL, out is stdout (a
  * child's stdout is copied to root's).  A child that sends nothing for 30 s
  * is killed (privs.c READER_STALL_MS).
  * Returns reader's exit code 0..254; -1 when the child could not be run,
  * failed, or consume returned -1.
  */
-int	 as_state_owner(const struct cmd_ctx *c, int (*reader)(const char *state_dir,
+int	 as_state_owner(const struct cmd_ctx *c, int (*reader)(struct state *st,
 	    FILE *out, void *arg), void *rarg,
 	    int (*consume)(FILE *in, void *arg), void *carg);
 /* A consume for as_state_owner(): copies everything to the FILE * arg. */

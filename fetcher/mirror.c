@@ -25,6 +25,7 @@
 #include <crlcache/index.h>
 
 #include "fetcher.h"
+#include "state.h"
 
 /* Files one run writes: every "crl" record of an index holding the
    whole Web PKI (~10,000 CA certificates, 128 partitions for the
@@ -318,8 +319,9 @@ mirror_crl(const struct crlc_crl_info *ci, void *arg)
  * 4 (no index).
  */
 static int
-mirror_read(const char *state_dir, FILE *out, void *arg)
+mirror_read(struct state *st, FILE *out, void *arg)
 {
+	const char *state_dir = state_path(st);
 	struct mirror_read rd = { out, NULL, 0 };
 	struct crlc_index *idx = NULL;
 	char path[PATH_MAX];

@@ -23,16 +23,13 @@
 #include <unistd.h>
 
 #include "fetcher.h"
+#include "state.h"
 
 #define CRLCACHE_USER	"crlcache"
 /* The exit code of a child that could not become the state's owner. */
 #define CHILD_FAILED	255
 
 /* What a STATE_READS command holds instead of the path: see as_state_owner(). */
-struct state {
-	const char	*dir;
-};
-
 /* Become uid/gid for good: no group kept, no way back to root. */
 static int
 switch_to(uid_t uid, gid_t gid)
@@ -166,16 +163,18 @@ state_enter(struct cmd_ctx *c, enum state_access access,
 	static struct state st;
 
 	c->state_dir = NULL;
-	c->state = NULL;
+	c->st = NULL;
+	c->read_dir = NULL;
 	switch (access) {
 	case STATE_WRITES:
-		if (become_owner(state_dir, allow_root) == -1)
+		if (become_owner(state_dir, allow_root) == -1 ||
+		    state_open(&st, state_dir) == -1)
 			return -1;
 		c->state_dir = state_dir;
+		c->st = &st;
 		break;
 	case STATE_READS:
-		st.dir = state_dir;
-		c->state = &st;
+		c->read_dir = state_dir;
 		break;
 	case STATE_NONE:
 		c->state_dir = state_dir;
@@ -383,8 +382,9 @@ reader_killed_say(const struct reader_pipe *rp, const char *dir)
 /* The child of as_state_owner(): the state's owner from here on. */
 static void
 reader_child(const char *dir, uid_t uid, gid_t gid, int fd, int to_stdout,
-    int (*reader)(const char *, FILE *, void *), void *rarg)
+    int (*reader)(struct state *, FILE *, void *), void *rarg)
 {
+	struct state st;
 	FILE *out = stdout;
 	int rc;
 
@@ -393,7 +393,10 @@ reader_child(const char *dir, uid_t uid, gid_t gid, int fd, int to_stdout,
 	if (to_stdout ? dup2(fd, STDOUT_FILENO) == -1 :
 	    (out = fdopen(fd, "w")) == NULL)
 		_exit(CHILD_FAILED);
-	rc = reader(dir, out, rarg);
+	if (state_open(&st, dir) == -1)
+		_exit(CHILD_FAILED);
+	rc = reader(&st, out, rarg);
+	state_close(&st);
 	if (rc < 0 || rc >= CHILD_FAILED)
 		rc = CHILD_FAILED;
 	if ((out == stdout ? fflush(out) : fclose(out)) != 0)
@@ -402,7 +405,7 @@ reader_child(const char *dir, uid_t uid, gid_t gid, int fd, int to_stdout,
 }
 
 int
-as_state_owner(const struct cmd_ctx *c, int (*reader)(const char *state_dir,
+as_state_owner(const struct cmd_ctx *c, int (*reader)(struct state *st,
     FILE *out, void *arg), void *rarg, int (*consume)(FILE *in, void *arg),
     void *carg)
 {
@@ -416,17 +419,22 @@ as_state_owner(const struct cmd_ctx *c, int (*reader)(const char *state_dir,
 	gid_t gid = 0;
 	FILE *in;
 
-	if (c->state == NULL) {
+	if (c->read_dir == NULL) {
 		logx(0, "internal error: a command reads the state it did "
 		    "not declare it reads");
 		return -1;
 	}
 	/* uid stays 0 where there is no account to switch to. */
-	if (geteuid() == 0 && state_owner(c->state->dir, &uid, &gid) == -1)
+	if (geteuid() == 0 && state_owner(c->read_dir, &uid, &gid) == -1)
 		return -1;
 	/* No switch to make and nothing to hand over: no process either. */
 	if (uid == 0 && consume == NULL) {
-		rc = reader(c->state->dir, stdout, rarg);
+		struct state st;
+
+		if (state_open(&st, c->read_dir) == -1)
+			return -1;
+		rc = reader(&st, stdout, rarg);
+		state_close(&st);
 		return rc < 0 || rc >= CHILD_FAILED ? -1 : rc;
 	}
 	/* The child's stdout, too, comes through root, under the deadlines. */
@@ -439,7 +447,7 @@ as_state_owner(const struct cmd_ctx *c, int (*reader)(const char *state_dir,
 		p[0] = p[1] = -1;
 	if (p[0] == -1 || (rp.pid = fork()) == -1) {
 		logx(0, "cannot start a process to read %s: %s",
-		    c->state->dir, strerror(errno));
+		    c->read_dir, strerror(errno));
 		if (p[0] != -1) {
 			close(p[0]);
 			close(p[1]);
@@ -448,7 +456,7 @@ as_state_owner(const struct cmd_ctx *c, int (*reader)(const char *state_dir,
 	}
 	if (rp.pid == 0) {
 		close(p[0]);
-		reader_child(c->state->dir, uid, gid, p[1], to_stdout, reader,
+		reader_child(c->read_dir, uid, gid, p[1], to_stdout, reader,
 		    rarg);
 	}
 	close(p[1]);
@@ -462,7 +470,7 @@ as_state_owner(const struct cmd_ctx *c, int (*reader)(const char *state_dir,
 		fclose(in);
 	}
 	if (reap(&rp, &status) == -1) {
-		reader_killed_say(&rp, c->state->dir);
+		reader_killed_say(&rp, c->read_dir);
 		return -1;
 	}
 	if (crc == -1 || !WIFEXITED(status) ||

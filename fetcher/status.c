@@ -21,6 +21,7 @@
 
 #include "crlite.h"
 #include "fetcher.h"
+#include "state.h"
 #include "status.h"
 
 struct status_walk {
@@ -630,8 +631,9 @@ struct status_args {
  * exit code of `crlcache status`.
  */
 static int
-status_report(const char *state_dir, FILE *out, void *arg)
+status_report(struct state *st, FILE *out, void *arg)
 {
+	const char *state_dir = state_path(st);
 	const struct status_args *a = arg;
 	struct crlc_index *idx;
 	struct summary sum;
