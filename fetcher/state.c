@@ -310,9 +310,10 @@ temp_at(int dfd, const char *base, mode_t mode, char *tmp, size_t tmplen)
 	return -1;
 }
 
-int
-state_replace(struct state *st, const char *name, const void *data,
-    size_t len, mode_t mode)
+/* state_replace(), the file's times set to ts (when not NULL) first. */
+static int
+replace(struct state *st, const char *name, const void *data, size_t len,
+    mode_t mode, const struct timespec ts[2])
 {
 	char tmp[STATE_NAME_MAX + 32];
 	const char *base;
@@ -325,7 +326,8 @@ state_replace(struct state *st, const char *name, const void *data,
 		goto done;
 	}
 	if (write(fd, data, len) != (ssize_t)len || fchmod(fd, mode) == -1 ||
-	    fsync(fd) == -1 || renameat(dfd, tmp, dfd, base) == -1) {
+	    (ts != NULL && futimens(fd, ts) == -1) || fsync(fd) == -1 ||
+	    renameat(dfd, tmp, dfd, base) == -1) {
 		logx(0, "%s/%s: %s", st->path, name, strerror(errno));
 		(void)unlinkat(dfd, tmp, 0);
 		goto done;
@@ -339,6 +341,13 @@ done:
 	if (owned)
 		close(dfd);
 	return ret;
+}
+
+int
+state_replace(struct state *st, const char *name, const void *data,
+    size_t len, mode_t mode)
+{
+	return replace(st, name, data, len, mode, NULL);
 }
 
 int
@@ -429,4 +438,11 @@ state_file_path(const struct state *st, const char *name, char *out,
 {
 	return (size_t)snprintf(out, len, "%s/%s", st->path, name) < len ?
 	    0 : -1;
+}
+
+int
+state_replace_timed(struct state *st, const char *name, const void *data,
+    size_t len, mode_t mode, const struct timespec ts[2])
+{
+	return replace(st, name, data, len, mode, ts);
 }
