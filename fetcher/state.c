@@ -114,8 +114,10 @@ subdir_fd(struct state *st, const char *dir, size_t len, int *owned)
 	int pfd, powned = 0, fd;
 
 	*owned = 0;
-	if (st->fd == -1) {
-		errno = ENOENT;
+	/* Empty: the directory may have been made since (state_open). */
+	if (st->fd == -1 && (st->path == NULL || open_top(st) == -1)) {
+		if (st->path == NULL)
+			errno = ENOENT;
 		return -1;
 	}
 	if (len == 0)

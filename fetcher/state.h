@@ -57,7 +57,8 @@ struct state {
 /*
  * Open the state directory path.  0, or -1 with the reason logged.  A
  * directory that does not exist yet is no error: the handle stays empty
- * (every operation fails with ENOENT) until state_create() makes it.
+ * (every operation fails with ENOENT) until state_create() makes it, or
+ * until an operation finds it made since.
  */
 int	 state_open(struct state *st, const char *path);
 /* Make the directory (0755) when the handle is empty.  0, or -1 logged. */
