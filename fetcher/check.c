@@ -319,7 +319,6 @@ struct check_args {
 static int
 check_all(struct state *st, FILE *out, void *arg)
 {
-	const char *state_dir = state_path(st);
 	const struct check_args *a = arg;
 	struct crlc_index *idx = NULL;
 	struct crlc_crliteset *set = NULL;
@@ -330,10 +329,10 @@ check_all(struct state *st, FILE *out, void *arg)
 	int i, ret = EXIT_ERROR;
 
 	(void)out;		/* stdout: as_state_owner() is given no consume */
-	if (index_open(state_dir, path, sizeof(path), &idx, 1) == -1)
+	if (index_open(state_path(st), path, sizeof(path), &idx, 1) == -1)
 		goto done;
-	if ((size_t)snprintf(path, sizeof(path), "%s/%s", state_dir,
-	    CRLC_CRLITE_DIR) < sizeof(path) &&
+	/* lib's readers take a directory path (shared with the provider). */
+	if (state_file_path(st, CRLC_CRLITE_DIR, path, sizeof(path)) == 0 &&
 	    crlc_crliteset_open(path, &set, why, sizeof(why)) == -1)
 		logx(0, "check: CRLite data in %s not used: %s", path, why);
 	if (set != NULL && at_or_now(a->at) >= crlc_crliteset_stale_at(set)) {
