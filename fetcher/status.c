@@ -101,6 +101,7 @@ ski_hex(const struct crlc_crl_info *ci, char *buf, size_t size)
 		snprintf(buf + 2 * i, size - 2 * i, "%02x", ci->ski.p[i]);
 }
 
+/* Over 60 lines: one CRL in the three formats, side by side. */
 static int
 print_crl(const struct crlc_crl_info *ci, void *arg)
 {
@@ -330,6 +331,7 @@ struct coverage {
 };
 
 /* One enrolled issuer: fresh, stale or unfetched, and why not. */
+/* Over 60 lines: one issuer in the three formats, side by side. */
 static void
 print_issuer(struct status_walk *w, struct crlc_index *idx,
     const struct enrolled *en, const struct strlist *errors,
@@ -455,6 +457,7 @@ print_coverage(struct status_walk *w, struct crlc_index *idx,
 	strlist_free(&errors);
 }
 
+/* Over 60 lines: the report's sections in order, in three formats. */
 static int
 print_status(FILE *out, enum out_format fmt, const char *path,
     struct crlc_index *idx, struct state *st, int64_t now, int64_t grace,

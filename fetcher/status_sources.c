@@ -49,6 +49,7 @@ directory_in_use(struct state *st, const struct dir_state *ds,
  * One line on the issuer directory, when update has ever tried to build
  * one.  1 when its last refresh failed, else 0.
  */
+/* Over 60 lines: the three formats side by side, to stay alike. */
 int
 print_directory(FILE *out, enum out_format fmt, struct state *st)
 {
@@ -146,6 +147,7 @@ crlite_last_tally(struct state *st, unsigned kind,
  * fetched: its filters, enrolled issuers, how fresh (the newest SCT time
  * its filters cover) and what its source's last run fetched.
  */
+/* Over 60 lines: the three formats side by side, to stay alike. */
 void
 print_crlite(FILE *out, enum out_format fmt, struct state *st,
     int64_t now)
