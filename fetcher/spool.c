@@ -223,30 +223,30 @@ private_dir(struct state *st, const char *name, mode_t mode)
 static int
 spool_create(struct state *st)
 {
-	const char *spool = state_path(st), *base;
+	const char *dir = state_path(st), *base;
 	struct stat sb;
 	int dfd, fd = -1, ret = -1;
 
 	if ((dfd = state_dirfd(st, HINTS_NAME, &base)) == -1 ||
 	    (mkdirat(dfd, base, 0700) == -1 && errno != EEXIST)) {
-		logx(0, "%s/%s: %s", spool, HINTS_NAME, strerror(errno));
+		logx(0, "%s/%s: %s", dir, HINTS_NAME, strerror(errno));
 		return -1;
 	}
 	/* Said before opening: another user's 1733 spool cannot be read. */
 	if (fstatat(dfd, base, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
 	    sb.st_uid != geteuid()) {
 		logx(0, "%s/%s belongs to uid %lu, not to this account: hints "
-		    "are not used until it is removed", spool, HINTS_NAME,
+		    "are not used until it is removed", dir, HINTS_NAME,
 		    (unsigned long)sb.st_uid);
 		return -1;
 	}
 	if ((fd = state_openat(st, HINTS_NAME, O_RDONLY | O_DIRECTORY,
 	    0)) == -1 || fstat(fd, &sb) == -1) {
-		logx(0, "%s/%s: %s", spool, HINTS_NAME, strerror(errno));
+		logx(0, "%s/%s: %s", dir, HINTS_NAME, strerror(errno));
 		goto done;
 	}
 	if (sb.st_uid != geteuid()) {
-		logx(0, "%s/%s: replaced while opened; not used", spool,
+		logx(0, "%s/%s: replaced while opened; not used", dir,
 		    HINTS_NAME);
 		goto done;
 	}
@@ -256,12 +256,12 @@ spool_create(struct state *st)
 	}
 	/* chown clears the setgid bit: the group first, then the mode. */
 	if (sb.st_gid != getegid() && fchown(fd, (uid_t)-1, getegid()) == -1) {
-		logx(0, "%s/%s: chown: %s", spool, HINTS_NAME, strerror(errno));
+		logx(0, "%s/%s: chown: %s", dir, HINTS_NAME, strerror(errno));
 		goto done;
 	}
 	/* mkdir's mode passes through the umask; sticky and setgid must not. */
 	if (fchmod(fd, SPOOL_MODE) == -1) {
-		logx(0, "%s/%s: chmod %o: %s%s", spool, HINTS_NAME, SPOOL_MODE,
+		logx(0, "%s/%s: chmod %o: %s%s", dir, HINTS_NAME, SPOOL_MODE,
 		    strerror(errno), errno == EPERM ? " (a sandbox that forbids "
 		    "the setgid bit: run crlcache publish outside it once)" : "");
 		goto done;
@@ -299,7 +299,7 @@ hints_prepare(struct state *st)
 static int
 spool_successor(struct state *st, char name[SPOOL_NEXT_LEN])
 {
-	const char *spool = state_path(st);
+	const char *dir = state_path(st);
 	uint8_t rnd[SPOOL_NEXT_RAND];
 	struct stat sb;
 	mode_t mask;
@@ -307,11 +307,11 @@ spool_successor(struct state *st, char name[SPOOL_NEXT_LEN])
 
 	if ((dfd = state_openat(st, HINTS_NAME, O_RDONLY | O_DIRECTORY,
 	    0)) == -1) {
-		logx(0, "%s/%s: %s", spool, HINTS_NAME, strerror(errno));
+		logx(0, "%s/%s: %s", dir, HINTS_NAME, strerror(errno));
 		return -1;
 	}
 	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd)) {
-		logx(0, "%s/%s: getrandom: %s", spool, HINTS_NAME,
+		logx(0, "%s/%s: getrandom: %s", dir, HINTS_NAME,
 		    strerror(errno));
 		goto done;
 	}
@@ -321,7 +321,7 @@ spool_successor(struct state *st, char name[SPOOL_NEXT_LEN])
 	made = mkdirat(dfd, name, SPOOL_MODE & ~(mode_t)S_ISGID) == 0;
 	(void)umask(mask);
 	if (!made) {
-		logx(0, "%s/%s/%s: %s", spool, HINTS_NAME, name,
+		logx(0, "%s/%s/%s: %s", dir, HINTS_NAME, name,
 		    strerror(errno));
 		goto done;
 	}
@@ -330,7 +330,7 @@ spool_successor(struct state *st, char name[SPOOL_NEXT_LEN])
 	    sb.st_uid != geteuid() || sb.st_gid != getegid() ||
 	    (sb.st_mode & 07777) != SPOOL_MODE) {
 		logx(0, "%s/%s: a new spool made in it is not mode %o of this "
-		    "account's group; hints are not used", spool, HINTS_NAME,
+		    "account's group; hints are not used", dir, HINTS_NAME,
 		    SPOOL_MODE);
 		goto done;
 	}
