@@ -114,10 +114,10 @@ subdir_fd(struct state *st, const char *dir, size_t len, int *owned)
 	int pfd, powned = 0, fd;
 
 	*owned = 0;
-	if (st->fd == -1) {
-		errno = ENOENT;
+	/* Made since state_open() (store_open makes it): opened now. */
+	if (st->fd == -1 && (st->path == NULL ? (errno = ENOENT, -1) :
+	    open_top(st)) == -1)
 		return -1;
-	}
 	if (len == 0)
 		return st->fd;
 	if ((s = find_subdir(st, dir, len)) != NULL)
@@ -429,4 +429,20 @@ state_file_path(const struct state *st, const char *name, char *out,
 {
 	return (size_t)snprintf(out, len, "%s/%s", st->path, name) < len ?
 	    0 : -1;
+}
+
+int
+state_exists(struct state *st, const char *name)
+{
+	struct stat sb;
+	const char *base;
+	int owned, dfd, rc, e;
+
+	if ((dfd = resolve(st, name, &base, &owned)) == -1)
+		return errno == ENOENT ? 0 : -1;
+	rc = fstatat(dfd, base, &sb, AT_SYMLINK_NOFOLLOW);
+	e = errno;
+	if (owned)
+		close(dfd);
+	return rc == 0 ? 1 : e == ENOENT ? 0 : -1;
 }

@@ -56,7 +56,8 @@ struct state {
 /*
  * Open the state directory path.  0, or -1 with the reason logged.  A
  * directory that does not exist yet is no error: the handle stays empty
- * (every operation fails with ENOENT) until state_create() makes it.
+ * (every operation fails with ENOENT) until the directory is there
+ * (state_create(), or store_open's mkdir), then opens it when next used.
  */
 int	 state_open(struct state *st, const char *path);
 /* Make the directory (0755) when the handle is empty.  0, or -1 logged. */
@@ -111,5 +112,10 @@ DIR	*state_list(struct state *st, const char *name);
  */
 int	 state_file_path(const struct state *st, const char *name, char *out,
 	    size_t len);
+/*
+ * Is there an entry name (a link not followed)?  1 yes, 0 no (it or a
+ * directory on the way does not exist), -1 another error with errno.
+ */
+int	 state_exists(struct state *st, const char *name);
 
 #endif /* CRLCACHE_FETCHER_STATE_H */
