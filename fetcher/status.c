@@ -490,9 +490,10 @@ print_coverage(struct status_walk *w, struct crlc_index *idx,
 
 static int
 print_status(FILE *out, enum out_format fmt, const char *path,
-    struct crlc_index *idx, const char *state_dir, int64_t now, int64_t grace,
+    struct crlc_index *idx, struct state *state, int64_t now, int64_t grace,
     struct summary *sum)
 {
+	const char *state_dir = state_path(state);
 	struct status_walk w = { out, fmt, now, grace, 0, 0, 0, 0, 0, 0, 0 };
 	struct crlc_stats st;
 	int64_t created = crlc_index_created(idx);
@@ -542,8 +543,8 @@ print_status(FILE *out, enum out_format fmt, const char *path,
 	have_sources = store_foreach_source(state_dir, print_source, &w) == 0;
 	if (fmt == OUT_JSON)
 		fputs("\n  ]", out);
-	dir_failing = print_directory(out, fmt, state_dir);
-	print_crlite(out, fmt, state_dir, w.now);
+	dir_failing = print_directory(out, fmt, state);
+	print_crlite(out, fmt, state, w.now);
 	print_onecrl(out, fmt, state_dir, w.now);
 	print_coverage(&w, idx, state_dir);
 	/* Who may not read them is given the verdict the last run left. */
@@ -645,7 +646,7 @@ status_report(struct state *st, FILE *out, void *arg)
 	memset(&sum, 0, sizeof(sum));
 	warn_network_fs(state_dir);
 	if (a->refused)
-		return dir_refused_print(state_dir, out) == 0 ? 0 : 4;
+		return dir_refused_print(st, out) == 0 ? 0 : 4;
 	if (a->refusals)
 		return refusals_print(state_dir, out, a->fmt == OUT_JSON) == 0 ?
 		    0 : 4;
@@ -664,7 +665,7 @@ status_report(struct state *st, FILE *out, void *arg)
 		crlc_index_close(idx);
 		return 4;
 	}
-	rc = print_status(to, a->fmt, path, idx, state_dir, a->now,
+	rc = print_status(to, a->fmt, path, idx, st, a->now,
 	    a->grace, &sum);
 	crlc_index_close(idx);
 	if (to != out && fclose(to) != 0)
@@ -683,8 +684,9 @@ status_report(struct state *st, FILE *out, void *arg)
 }
 
 void
-status_leave_verdict(const char *state_dir, int64_t grace)
+status_leave_verdict(struct state *st, int64_t grace)
 {
+	const char *state_dir = state_path(st);
 	struct crlc_index *idx;
 	struct summary sum;
 	struct verdict v;
@@ -695,7 +697,7 @@ status_leave_verdict(const char *state_dir, int64_t grace)
 		return;
 	memset(&sum, 0, sizeof(sum));
 	if ((sink = fopen("/dev/null", "w")) != NULL &&
-	    print_status(sink, OUT_TEXT, path, idx, state_dir,
+	    print_status(sink, OUT_TEXT, path, idx, st,
 	    (int64_t)time(NULL), grace, &sum) == 0 && sum.readable) {
 		v.sources = sum.sources;
 		v.failing = sum.failing;

@@ -12,6 +12,8 @@
 
 enum out_format { OUT_TEXT, OUT_JSON, OUT_PROM };
 
+struct state;
+
 /* JSON string body: quote, backslash and control characters escaped. */
 void	status_json_str(FILE *f, const char *s, size_t len);
 /* Prometheus label value: backslash, quote and newline escaped. */
@@ -21,9 +23,9 @@ void	status_prom_str(FILE *f, const char *s, size_t len);
  * The issuer directory's section (status_sources.c): 1 when its last
  * refresh failed, else 0.
  */
-int	print_directory(FILE *out, enum out_format fmt, const char *state_dir);
+int	print_directory(FILE *out, enum out_format fmt, struct state *state);
 /* The CRLite data's section, its age against now. */
-void	print_crlite(FILE *out, enum out_format fmt, const char *state_dir,
+void	print_crlite(FILE *out, enum out_format fmt, struct state *state,
 	    int64_t now);
 void	print_onecrl(FILE *out, enum out_format fmt, const char *state_dir,
 	    int64_t now);

@@ -23,7 +23,7 @@
  * directory that fails to load is not used at all).  why says why not.
  */
 static int
-directory_in_use(const char *state_dir, const struct dir_state *st,
+directory_in_use(struct state *state, const struct dir_state *st,
     char *why, size_t whylen)
 {
 	struct directory d;
@@ -33,7 +33,7 @@ directory_in_use(const char *state_dir, const struct dir_state *st,
 		snprintf(why, whylen, "never built");
 		return 0;
 	}
-	ok = directory_load(state_dir, &d, NULL, why, whylen) == 0 && d.built != 0;
+	ok = directory_load(state, &d, NULL, why, whylen) == 0 && d.built != 0;
 	if (ok)
 		why[0] = '\0';
 	else if (d.built == 0 && why[0] == '\0')
@@ -47,17 +47,17 @@ directory_in_use(const char *state_dir, const struct dir_state *st,
  * one.  1 when its last refresh failed, else 0.
  */
 int
-print_directory(FILE *out, enum out_format fmt, const char *state_dir)
+print_directory(FILE *out, enum out_format fmt, struct state *state)
 {
 	struct dir_state st;
 	char bt[32], why[ERRLEN] = "", *error = NULL, *notused = NULL;
 	int in_use, failing;
 	size_t i;
 
-	if (directory_info(state_dir, &st) == -1)
+	if (directory_info(state, &st) == -1)
 		return 0;
 	failing = st.error != NULL;
-	in_use = directory_in_use(state_dir, &st, why, sizeof(why));
+	in_use = directory_in_use(state, &st, why, sizeof(why));
 	/* They may quote a ccadb URL and a server's words. */
 	if (st.error != NULL)
 		error = safe_text(st.error);
@@ -119,7 +119,7 @@ print_directory(FILE *out, enum out_format fmt, const char *state_dir)
 
 /* The tally of source kind, or (0) of the source that ran last. */
 static int
-crlite_last_tally(const char *state_dir, unsigned kind,
+crlite_last_tally(struct state *state, unsigned kind,
     struct crlite_tally *tl)
 {
 	struct crlite_tally t;
@@ -130,7 +130,7 @@ crlite_last_tally(const char *state_dir, unsigned kind,
 	for (k = CRLC_CRLITE_SRC_REMOTE_SETTINGS; k <= CRLC_CRLITE_SRC_UPKI_DIR;
 	    k++)
 		if ((kind == 0 || k == kind) &&
-		    crlite_tally_read(state_dir, k, &t) == 0 &&
+		    crlite_tally_read(state, k, &t) == 0 &&
 		    (found == -1 || t.attempt > tl->attempt)) {
 			*tl = t;
 			found = 0;
@@ -144,7 +144,7 @@ crlite_last_tally(const char *state_dir, unsigned kind,
  * its filters cover) and what its source's last run fetched.
  */
 void
-print_crlite(FILE *out, enum out_format fmt, const char *state_dir,
+print_crlite(FILE *out, enum out_format fmt, struct state *state,
     int64_t now)
 {
 	struct crlite_info ci;
@@ -154,10 +154,10 @@ print_crlite(FILE *out, enum out_format fmt, const char *state_dir,
 	int64_t newest, stale_at;
 	int have, damaged, tallied, stale, r;
 
-	have = (r = crlite_info(state_dir, &ci)) == 0;
+	have = (r = crlite_info(state, &ci)) == 0;
 	damaged = r == -1;	/* a set file that is not one: why says */
 	src = crlite_source_name(have ? ci.set.source : 0);
-	tallied = crlite_last_tally(state_dir, have ? ci.set.source : 0,
+	tallied = crlite_last_tally(state, have ? ci.set.source : 0,
 	    &tl) == 0;
 	if (!have && !damaged && !tallied)
 		return;
