@@ -26,7 +26,6 @@
  * Any failure keeps the set in force, and forgets the index document's
  * validators, so that the next run asks for all of it again.
  */
-#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>

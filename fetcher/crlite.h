@@ -45,6 +45,11 @@ const char *crlite_source_name(unsigned source);
  */
 int	 crlite_set_read(struct state *st, struct crlite_set *s,
 	    char *err, size_t errlen);
+/*
+ * The descriptor of STATE_DIR/crlite, the handle's (do not close it);
+ * -1 with errno (ENOENT: none yet) and why.
+ */
+int	 crlite_dirfd(struct state *st, char *why, size_t whylen);
 /* The set as readers open it, with its lookup file (crlc_crliteset_open). */
 struct crlc_crliteset;
 int	 crlite_set_open(struct state *st, struct crlc_crliteset **set,

@@ -14,7 +14,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,19 +66,18 @@ crlite_set_read(struct state *st, struct crlite_set *s, char *err,
     size_t errlen)
 {
 	struct crlc_crliteset_file file;
-	char path[PATH_MAX], why[CRLC_CRLITESET_WHY_LEN];
+	char why[CRLC_CRLITESET_WHY_LEN];
 	size_t i;
-	int r;
+	int dfd, r;
 
 	memset(s, 0, sizeof(*s));
-	/* lib's reader takes the directory's path (the provider's too) */
-	if (state_file_path(st, CRLC_CRLITE_DIR, path, sizeof(path)) == -1) {
-		snprintf(err, errlen, "%s: path too long", state_path(st));
-		return -1;
-	}
-	if ((r = crlc_crliteset_read(path, &file, why, sizeof(why))) != 0) {
+	if ((dfd = crlite_dirfd(st, why, sizeof(why))) == -1 && errno == ENOENT)
+		return 1;
+	if ((r = dfd == -1 ? -1 : crlc_crliteset_read_at(dfd, &file, why,
+	    sizeof(why))) != 0) {
 		if (r == -1)
-			snprintf(err, errlen, "%s: %s", path, why);
+			snprintf(err, errlen, "%s/%s: %s", state_path(st),
+			    CRLC_CRLITE_DIR, why);
 		return r;
 	}
 	s->installed = file.installed;
@@ -95,18 +93,31 @@ crlite_set_read(struct state *st, struct crlite_set *s, char *err,
 }
 
 int
+crlite_dirfd(struct state *st, char *why, size_t whylen)
+{
+	const char *base;
+	int dfd, e;
+
+	/* the directory holding the set file: crlite/ */
+	if ((dfd = state_dirfd(st, CRLC_CRLITE_DIR "/" CRLC_CRLITE_SET_NAME,
+	    &base)) == -1) {
+		e = errno;
+		snprintf(why, whylen, "%s", strerror(e));
+		errno = e;
+	}
+	return dfd;
+}
+
+int
 crlite_set_open(struct state *st, struct crlc_crliteset **set, char *why,
     size_t whylen)
 {
-	char path[PATH_MAX];
+	int dfd;
 
 	*set = NULL;
-	/* lib's reader takes the directory's path (the provider's too) */
-	if (state_file_path(st, CRLC_CRLITE_DIR, path, sizeof(path)) == -1) {
-		snprintf(why, whylen, "%s: path too long", state_path(st));
-		return -1;
-	}
-	return crlc_crliteset_open(path, set, why, whylen);
+	if ((dfd = crlite_dirfd(st, why, whylen)) == -1)
+		return errno == ENOENT ? 1 : -1;
+	return crlc_crliteset_open_at(dfd, set, why, whylen);
 }
 
 int

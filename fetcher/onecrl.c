@@ -33,7 +33,7 @@
  * Any failure, a signature that does not verify, or a changeset in which
  * no record is usable keeps the file in force.
  */
-#include <limits.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -219,14 +219,16 @@ install(struct rs_client *rc, const struct onecrl_list *l,
 static int64_t
 in_force(struct state *st)
 {
-	char dir[PATH_MAX], why[CRLC_ONECRL_WHY_LEN] = "path too long";
+	char why[CRLC_ONECRL_WHY_LEN];
 	struct crlc_onecrl_info info;
 	struct crlc_onecrl *o;
-	int r;
+	int dfd, r;
 
-	/* lib's reader takes the directory's path (the provider's too) */
-	if ((r = state_file_path(st, CRLC_CRLITE_DIR, dir, sizeof(dir)) == -1 ?
-	    -1 : crlc_onecrl_open(dir, &o, why, sizeof(why))) == -1)
+	if ((dfd = crlite_dirfd(st, why, sizeof(why))) == -1)
+		r = errno == ENOENT ? 1 : -1;
+	else
+		r = crlc_onecrl_open_at(dfd, &o, why, sizeof(why));
+	if (r == -1)
 		logx(0, "onecrl: %s; fetched whole", why);
 	if (r != 0)
 		return 0;

@@ -5,7 +5,6 @@
  *
  * Copyright the crlcache authors. Licensed under the Apache License 2.0.
  */
-#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
