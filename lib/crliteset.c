@@ -11,11 +11,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <crlcache/crlite.h>
 #include <crlcache/crliteset.h>
+#include <crlcache/crliteshare.h>
 #include <crlcache/format.h>
 #include <crlcache/hash.h>
 #include <crlcache/sct.h>
@@ -52,8 +54,11 @@ struct entry {
 
 struct crlc_crliteset {
 	struct crlc_crliteset_file file;
-	int		 fd;		/* the lookup file */
+	int		 fd;		/* the lookup file; -1 once mapped */
 	uint64_t	 flen;
+	uid_t		 owner;		/* the directory's */
+	/* the sharer's sealed copy, mapped (crlc_crliteset_share); head in it */
+	const uint8_t	*map;
 	uint32_t	 nlogs, nissuers;
 	uint8_t		*head;		/* header, fanout, logs, coverage */
 	size_t		 headlen;
@@ -223,6 +228,10 @@ read_at(const struct crlc_crliteset *set, void *buf, size_t len, uint64_t off)
 
 	if (off > set->flen || len > set->flen - off)
 		return -1;
+	if (set->map != NULL) {
+		memcpy(buf, set->map + off, len);
+		return 0;
+	}
 	do
 		r = pread(set->fd, buf, len, (off_t)off);
 	while (r == -1 && errno == EINTR);
@@ -322,6 +331,7 @@ crlc_crliteset_open(const char *dir, struct crlc_crliteset **out, char *why,
 		goto done;
 	}
 	set->flen = (uint64_t)sb.st_size;
+	set->owner = dsb.st_uid;
 	if (head_read(set, name, why, whylen) == -1)
 		goto done;
 	*out = set;
@@ -344,7 +354,10 @@ crlc_crliteset_free(struct crlc_crliteset *set)
 		free(atomic_load(&set->slot[i]));
 	if (set->fd != -1)
 		close(set->fd);
-	free(set->head);
+	if (set->map != NULL)
+		munmap((void *)set->map, (size_t)set->flen);
+	else
+		free(set->head);
 	free(set);
 }
 
@@ -353,7 +366,45 @@ crlc_crliteset_size(const struct crlc_crliteset *set, size_t *filters,
     size_t *bytes)
 {
 	*filters = set->file.n;
-	*bytes = set->headlen + atomic_load(&set->held);
+	*bytes = (set->map != NULL ? 0 : set->headlen) + atomic_load(&set->held);
+}
+
+int
+crlc_crliteset_share(struct crlc_crliteset *set, const char *sock,
+    int wait_ms, char *why, size_t whylen)
+{
+	void *map;
+	int fd;
+
+	if ((fd = crlc_share_ask(sock, set->file.sum, set->owner, wait_ms, why,
+	    whylen)) == -1)
+		return -1;
+	if (crlc_share_check(fd, set->flen, why, whylen) == -1) {
+		close(fd);
+		return -1;
+	}
+	map = mmap(NULL, (size_t)set->flen, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return crlc_refuse(why, whylen, "mmap: %s", strerror(errno));
+	if (memcmp(map, set->head, set->headlen) != 0) {
+		munmap(map, (size_t)set->flen);
+		return crlc_refuse(why, whylen, "the shared copy is not the "
+		    "lookup file read");
+	}
+	/* no reader yet: the set is not published */
+	free(set->head);
+	set->map = map;
+	set->head = map;
+	close(set->fd);
+	set->fd = -1;
+	return 0;
+}
+
+int
+crlc_crliteset_mapped(const struct crlc_crliteset *set)
+{
+	return set->map != NULL;
 }
 
 const struct crlc_crliteset_file *
@@ -398,7 +449,9 @@ entry_read(const struct crlc_crliteset *set, const uint8_t *issuer)
 	if (n > set->file.n || (uint64_t)n * CRLC_CRLITE_LOOKUP_PART_LEN > len ||
 	    off > set->flen || len > set->flen - off)
 		return NULL;
-	held = len <= RECORD_HELD_MAX ? len : n * CRLC_CRLITE_LOOKUP_PART_LEN;
+	/* mapped: records are read where they are */
+	held = set->map != NULL ? 0 : len <= RECORD_HELD_MAX ? len :
+	    n * CRLC_CRLITE_LOOKUP_PART_LEN;
 	if ((en = malloc(sizeof(*en) + held)) == NULL)
 		return NULL;
 	memcpy(en->issuer, issuer, CRLC_SCT_HASH_LEN);
@@ -470,6 +523,9 @@ rec_get(const struct crlc_crliteset *set, const struct entry *en, uint64_t off,
 		return NULL;
 	if (off + len <= en->held)
 		return en->mem + off;
+	/* entry_read() checked the record against the file's length */
+	if (set->map != NULL)
+		return set->map + en->off + off;
 	return read_at(set, buf, len, en->off + off) == 0 ? buf : NULL;
 }
 

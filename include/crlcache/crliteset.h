@@ -20,7 +20,10 @@
  * CRLC_CRLITESET_HELD_MAX bytes, 4 KiB of slots and, during a lookup, one
  * record of at most 64 KiB, whatever the files say; a file truncated or
  * rewritten after the open costs the lookups that read it
- * (NOT_COVERED), never a fault.
+ * (NOT_COVERED), never a fault.  Unless the set is shared
+ * (crlc_crliteset_share): then the lookup file is a sealed copy no one
+ * can change or truncate (<crlcache/crliteshare.h>), mapped, and read
+ * where it is.
  */
 #ifndef CRLCACHE_CRLITESET_H
 #define CRLCACHE_CRLITESET_H
@@ -82,6 +85,18 @@ void	crlc_crliteset_free(struct crlc_crliteset *set);
 /* How many filters, and the bytes the set holds in memory now. */
 void	crlc_crliteset_size(const struct crlc_crliteset *set, size_t *filters,
 	    size_t *bytes);
+/*
+ * Switch the set, opened and not yet shared with other threads, to the
+ * sharer's sealed copy of its lookup file (<crlcache/crliteshare.h>):
+ * asked on the socket sock, waiting at most wait_ms, checked, mapped.
+ * 0: from now on lookups read the mapping (no system call, nothing held
+ * but 64 bytes an issuer met) and the set holds no private copy of the
+ * head; -1 with why: the set reads the file as before.
+ */
+int	crlc_crliteset_share(struct crlc_crliteset *set, const char *sock,
+	    int wait_ms, char *why, size_t whylen);
+/* Whether crlc_crliteset_share() mapped the set. */
+int	crlc_crliteset_mapped(const struct crlc_crliteset *set);
 /* The set file the set was opened from (installed, newest, ...). */
 const struct crlc_crliteset_file *crlc_crliteset_header(
 	    const struct crlc_crliteset *set);
