@@ -8,9 +8,11 @@
  * reading the state as STATE_READS commands do; listens on the socket
  * systemd passes (sd_listen_fds(3): LISTEN_PID, LISTEN_FDS, descriptor
  * 3) or on --socket PATH, bound here.  One copy per set: the memfd is
- * made when a request comes and the set in force has changed, and every
- * later request gets the same one, so that a local user asking in a
- * loop costs a descriptor passed, never a copy.  The sharer maps the
+ * made at the start and when the set in force changes (looked at every
+ * SHARE_RECHECK_MS, and when a request names another set), and every
+ * request gets the same one, so that a local user asking in a loop
+ * costs a descriptor passed, never a copy.  A copy takes some
+ * milliseconds (20 MB): the readers that ask meanwhile read the file.  The sharer maps the
  * copy itself, so that each page is mapped at least twice once a reader
  * maps it: shared memory in every reader's accounting (smaps Shared_*),
  * charged to the sharer that wrote it.
@@ -46,6 +48,12 @@
  * again at the next connection; the readers hold their mappings.
  */
 #define SHARE_IDLE_MS		(10 * 60 * 1000)
+/*
+ * How often the set in force is looked at (a read of its set file), so
+ * that a new set is copied before readers ask for it: `update` installs
+ * one at most hourly, and readers look again every CRLC_RECHECK_MS.
+ */
+#define SHARE_RECHECK_MS	1000
 /*
  * Answers a second at most: a busy host starts a few hundred programs
  * a second; past this, connections are closed unanswered (the readers
@@ -227,7 +235,8 @@ serve_one(struct state *st, struct shared *sh, int cfd)
 
 	if (crlc_share_request(cfd, CRLC_SHARE_WAIT_MS, &want) == -1)
 		return;
-	shared_refresh(st, sh);
+	if (want != sh->sum)
+		shared_refresh(st, sh);
 	(void)crlc_share_reply(cfd, sh->fd, sh->sum);
 	logx(2, "share: asked for %016llx, passed %016llx",
 	    (unsigned long long)want, (unsigned long long)sh->sum);
@@ -240,7 +249,7 @@ share_serve(struct state *st, FILE *out, void *arg)
 	const struct share_args *a = arg;
 	struct shared sh = { 0, -1, NULL, 0, 0 };
 	struct pollfd p = { .events = POLLIN };
-	time_t second = 0;
+	time_t second = 0, now, looked, asked;
 	unsigned served = 0;
 	int cfd, r;
 
@@ -252,23 +261,30 @@ share_serve(struct state *st, FILE *out, void *arg)
 			    "systemd pass one (crlcache-share.socket)");
 		return 1;
 	}
+	shared_refresh(st, &sh);
+	looked = asked = time(NULL);
 	logx(2, "share: listening");
 	for (;;) {
-		if ((r = poll(&p, 1, SHARE_IDLE_MS)) == 0)
+		if ((r = poll(&p, 1, SHARE_RECHECK_MS)) == -1 && errno != EINTR)
 			break;
-		if (r == -1 && errno != EINTR)
-			break;
-		if (r == -1 ||
-		    (cfd = accept4(p.fd, NULL, NULL, SOCK_NONBLOCK |
-		    SOCK_CLOEXEC)) == -1)
-			continue;
-		if (time(NULL) != second) {
-			second = time(NULL);
-			served = 0;
+		now = time(NULL);
+		if (r == 1 && (cfd = accept4(p.fd, NULL, NULL, SOCK_NONBLOCK |
+		    SOCK_CLOEXEC)) != -1) {
+			if (now != second) {
+				second = now;
+				served = 0;
+			}
+			if (++served <= SHARE_PER_SECOND)
+				serve_one(st, &sh, cfd);
+			close(cfd);
+			asked = now;
 		}
-		if (++served <= SHARE_PER_SECOND)
-			serve_one(st, &sh, cfd);
-		close(cfd);
+		if ((now - asked) * 1000 >= SHARE_IDLE_MS)
+			break;
+		if ((now - looked) * 1000 >= SHARE_RECHECK_MS) {
+			shared_refresh(st, &sh);
+			looked = now;
+		}
 	}
 	logx(2, "share: idle, exiting");
 	shared_drop(&sh);

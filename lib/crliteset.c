@@ -57,10 +57,11 @@ struct crlc_crliteset {
 	int		 fd;		/* the lookup file; -1 once mapped */
 	uint64_t	 flen;
 	uid_t		 owner;		/* the directory's */
-	/* the sharer's sealed copy, mapped (crlc_crliteset_share); head in it */
+	/* the sharer's sealed copy, mapped (crlc_crliteset_open_shared) */
 	const uint8_t	*map;
 	uint32_t	 nlogs, nissuers;
-	uint8_t		*head;		/* header, fanout, logs, coverage */
+	/* header, fanout, logs, coverage: in the map, or malloc'd */
+	const uint8_t	*head;
 	size_t		 headlen;
 	uint64_t	 newest[CRLC_CRLITE_FILTERS_MAX];
 	_Atomic(struct entry *) slot[SLOTS];
@@ -252,7 +253,7 @@ static int
 head_read(struct crlc_crliteset *set, const char *name, char *why,
     size_t whylen)
 {
-	uint8_t h[CRLC_CRLITE_LOOKUP_LOGS_AT];
+	uint8_t h[CRLC_CRLITE_LOOKUP_LOGS_AT], *head;
 	const uint8_t *c;
 	uint64_t need;
 	size_t b, l, f;
@@ -288,10 +289,12 @@ head_read(struct crlc_crliteset *set, const char *name, char *why,
 			return crlc_refuse(why, whylen, "%s: fanout entry %zu "
 			    "out of order", name, b);
 	set->headlen = (size_t)need;
-	if ((set->head = malloc(set->headlen)) == NULL)
+	if (set->map != NULL)
+		set->head = set->map;	/* sealed: read where it is */
+	else if ((set->head = head = malloc(set->headlen)) == NULL)
 		return crlc_refuse(why, whylen, "out of memory");
-	if (read_at(set, set->head, set->headlen, 0) == -1 ||
-	    memcmp(set->head, h, sizeof(h)) != 0)
+	else if (read_at(set, head, set->headlen, 0) == -1 ||
+	    memcmp(head, h, sizeof(h)) != 0)
 		return crlc_refuse(why, whylen, "%s: changed while read", name);
 	for (l = 0; l < set->nlogs; l++)
 		for (f = 0; f < set->file.n; f++) {
@@ -303,9 +306,51 @@ head_read(struct crlc_crliteset *set, const char *name, char *why,
 	return 0;
 }
 
+/*
+ * The sharer's copy of the set's lookup file, checked and mapped, its
+ * head checked as the file's would be: 0, or -1 with why and no map.
+ */
+static int
+share_map(struct crlc_crliteset *set, const char *name, const char *sock,
+    int wait_ms, char *why, size_t whylen)
+{
+	void *map;
+	int fd;
+
+	if ((fd = crlc_share_ask(sock, set->file.sum, set->owner, wait_ms, why,
+	    whylen)) == -1)
+		return -1;
+	if (crlc_share_check(fd, set->flen, why, whylen) == -1) {
+		close(fd);
+		return -1;
+	}
+	map = mmap(NULL, (size_t)set->flen, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return crlc_refuse(why, whylen, "mmap: %s", strerror(errno));
+	set->map = map;
+	if (head_read(set, name, why, whylen) == -1) {
+		munmap(map, (size_t)set->flen);
+		set->map = NULL;
+		set->head = NULL;
+		memset(set->newest, 0, sizeof(set->newest));
+		return -1;
+	}
+	return 0;
+}
+
 int
 crlc_crliteset_open(const char *dir, struct crlc_crliteset **out, char *why,
     size_t whylen)
+{
+	return crlc_crliteset_open_shared(dir, NULL, 0, out, why, whylen, NULL,
+	    0);
+}
+
+int
+crlc_crliteset_open_shared(const char *dir, const char *sock, int wait_ms,
+    struct crlc_crliteset **out, char *why, size_t whylen, char *swhy,
+    size_t swhylen)
 {
 	char name[CRLC_CRLITE_LOOKUP_NAME_LEN];
 	struct crlc_crliteset *set = NULL;
@@ -332,7 +377,11 @@ crlc_crliteset_open(const char *dir, struct crlc_crliteset **out, char *why,
 	}
 	set->flen = (uint64_t)sb.st_size;
 	set->owner = dsb.st_uid;
-	if (head_read(set, name, why, whylen) == -1)
+	if (sock != NULL && share_map(set, name, sock, wait_ms, swhy,
+	    swhylen) == 0) {
+		close(set->fd);
+		set->fd = -1;
+	} else if (head_read(set, name, why, whylen) == -1)
 		goto done;
 	*out = set;
 	set = NULL;
@@ -357,7 +406,7 @@ crlc_crliteset_free(struct crlc_crliteset *set)
 	if (set->map != NULL)
 		munmap((void *)set->map, (size_t)set->flen);
 	else
-		free(set->head);
+		free((void *)set->head);
 	free(set);
 }
 
@@ -367,38 +416,6 @@ crlc_crliteset_size(const struct crlc_crliteset *set, size_t *filters,
 {
 	*filters = set->file.n;
 	*bytes = (set->map != NULL ? 0 : set->headlen) + atomic_load(&set->held);
-}
-
-int
-crlc_crliteset_share(struct crlc_crliteset *set, const char *sock,
-    int wait_ms, char *why, size_t whylen)
-{
-	void *map;
-	int fd;
-
-	if ((fd = crlc_share_ask(sock, set->file.sum, set->owner, wait_ms, why,
-	    whylen)) == -1)
-		return -1;
-	if (crlc_share_check(fd, set->flen, why, whylen) == -1) {
-		close(fd);
-		return -1;
-	}
-	map = mmap(NULL, (size_t)set->flen, PROT_READ, MAP_SHARED, fd, 0);
-	close(fd);
-	if (map == MAP_FAILED)
-		return crlc_refuse(why, whylen, "mmap: %s", strerror(errno));
-	if (memcmp(map, set->head, set->headlen) != 0) {
-		munmap(map, (size_t)set->flen);
-		return crlc_refuse(why, whylen, "the shared copy is not the "
-		    "lookup file read");
-	}
-	/* no reader yet: the set is not published */
-	free(set->head);
-	set->map = map;
-	set->head = map;
-	close(set->fd);
-	set->fd = -1;
-	return 0;
 }
 
 int

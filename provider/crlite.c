@@ -113,7 +113,11 @@ refresh(void *arg)
 	if ((slot = crlc_pins_free_slot(&c->pins)) == NULL ||
 	    crlc_seen_same(&c->seen, c->dir, CRLC_CRLITE_SET_NAME))
 		return;
-	rc = crlc_crliteset_open(c->dir, &set, why, sizeof(why));
+	/* once per set: the sharer's copy, or the file as before */
+	snprintf(swhy, sizeof(swhy), "crlite_share = off");
+	rc = crlc_crliteset_open_shared(c->dir, c->share[0] != '\0' ? c->share :
+	    NULL, CRLC_SHARE_WAIT_MS, &set, why, sizeof(why), swhy,
+	    sizeof(swhy));
 	if (rc == 1) {
 		/* none installed (any more): CRLs alone, nothing to say */
 		crlc_pins_clear(&c->pins);
@@ -131,12 +135,6 @@ refresh(void *arg)
 		return;
 	}
 	c->last_why = 0;
-	/* once per set: the sharer's copy, or the file as before */
-	if (c->share[0] == '\0')
-		snprintf(swhy, sizeof(swhy), "crlite_share = off");
-	else if (crlc_crliteset_share(set, c->share, CRLC_SHARE_WAIT_MS, swhy,
-	    sizeof(swhy)) == 0)
-		swhy[0] = '\0';
 	crlc_crliteset_size(set, &filters, &bytes);
 	if (crlc_crliteset_mapped(set))
 		crlc_log(c->log, LOG_INFO, "CRLite data in %s: %zu filters, "
