@@ -237,7 +237,8 @@ STATEDIR = /var/lib/crlcache
 OPENSSLDIR ?= $(or $(shell openssl version -d 2>/dev/null | sed -n 's/^OPENSSLDIR: "\(.*\)"$$/\1/p'),/usr/lib/ssl)
 INSTALL	?= install
 UNITS	 = crlcache-update.service crlcache-update.timer \
-	   crlcache-hints.service crlcache-hints.path
+	   crlcache-hints.service crlcache-hints.path \
+	   crlcache-share.service crlcache-share.socket
 MANPAGES = man/crlcache.1 man/crlcache.conf.5 man/crlcache-provider.7
 # Templates: @BINDIR@ becomes the installed bin directory.
 SUBST	 = sed -e 's|@BINDIR@|$(BINDIR)|g'
@@ -296,9 +297,9 @@ install: all
 	        chmod 3733 $(STATEDIR)/hints || exit 1; \
 	    fi; \
 	    if [ -d /run/systemd/system ]; then \
-	        echo "systemctl daemon-reload; systemctl enable --now crlcache-update.timer crlcache-hints.path"; \
+	        echo "systemctl daemon-reload; systemctl enable --now crlcache-update.timer crlcache-hints.path crlcache-share.socket"; \
 	        systemctl daemon-reload && \
-	        systemctl enable --now crlcache-update.timer crlcache-hints.path || exit 1; \
+	        systemctl enable --now crlcache-update.timer crlcache-hints.path crlcache-share.socket || exit 1; \
 	    fi; \
 	fi
 
@@ -312,8 +313,8 @@ uninstall:
 	    exit 1; \
 	fi
 	@if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then \
-	    echo "systemctl disable --now crlcache-update.timer crlcache-hints.path"; \
-	    systemctl disable --now crlcache-update.timer crlcache-hints.path || :; \
+	    echo "systemctl disable --now crlcache-update.timer crlcache-hints.path crlcache-share.socket"; \
+	    systemctl disable --now crlcache-update.timer crlcache-hints.path crlcache-share.socket || :; \
 	fi
 	rm -f "$(DESTDIR)$(BINDIR)/crlcache" "$(DESTDIR)$(MODULESDIR)/crlcache.so" \
 	    "$(DESTDIR)$(SNIPPETDIR)/crlcache.cnf" \
