@@ -11,6 +11,8 @@
 #     mapped, is at most 512 kB over the same process with no set;
 #   - the crlcache account truncating, then rewriting the lookup file
 #     while a process holds the mapping: it goes on answering, no crash;
+#   - a request too long goes unanswered; a burst of 1500 askers gets at
+#     most 1000 answers a second, and the set is copied once;
 #   - a sharer run by another account (nobody): refused, the file read;
 #   - a "sharer" that never answers: the process waits 10 ms, not more,
 #     and reads the file.
@@ -122,6 +124,43 @@ lookup_abused_under_loop "$LOOKUP" "$(srv_port good)" --set on_unknown=deny --se
     && case_ok "a process with the mapping answers on ($LOOP_OK handshakes) while the lookup file is truncated and rewritten" \
     || { cat "$W/loop.out" "$W/loop.err"; case_fail truncated "exit $LOOP_RC, $LOOP_OK ok"; }
 cp "$W/lookup.before" "$LOOKUP"
+# 3b. Hostile askers: a request too long, then 1500 asking at once for the
+#     set; the sharer copied the set once and serves the next process.
+"$PY" - "$SHARE_SOCK" >"$W/flood.out" <<'PY'
+import socket, sys
+def ask(req):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    s.settimeout(2)
+    try:    # past the sharer's rate, closed unanswered
+        s.connect(sys.argv[1])
+        s.send(req)
+        msg, anc, flags, _ = s.recvmsg(64, socket.CMSG_SPACE(16))
+    except OSError:
+        msg, anc = b"", []
+    s.close()
+    return msg, anc
+msg, anc = ask(b"CRLCSHR1" + b"\0" * 100)
+print("long", len(msg), len(anc))
+import time
+got, t0 = 0, int(time.time())
+for i in range(1500):
+    msg, anc = ask(b"CRLCSHR1" + bytes(8))
+    got += len(anc)
+    for a in anc:
+        import array
+        for fd in array.array("i", a[2]):
+            __import__("os").close(fd)
+# the sharer answers at most 1000 in each second of its clock
+print("flood", got, min(1500, 1000 * (int(time.time()) - t0 + 1)))
+PY
+sleep 1.1       # the next second: answered again
+verify good --set crlite_share="$SHARE_SOCK"
+copies=$(grep -c 'copied' "$W/share.log")
+read -r _ got most < <(grep '^flood' "$W/flood.out")
+grep -q '^long 0 0$' "$W/flood.out" && [ "$got" -le "$most" ] && [ "$got" -ge 1 ] \
+    && [ "$copies" = 1 ] && [ "$CLIENT_RC" = 0 ] && grep -q 'mapped from the sharer' "$W/said" \
+    && case_ok "hostile askers: a long request unanswered, $got of 1500 burst answered (at most $most), one copy made; the next process maps" \
+    || { cat "$W/flood.out" "$W/said"; case_fail flood "copies $copies"; }
 share_stop
 
 # 4. A sharer of another account: its copy is refused, the file read.
