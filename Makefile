@@ -40,7 +40,7 @@ SAN	 = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 
 LIB_SRCS  = lib/tbs.c lib/index.c lib/indexopen.c lib/indexpage.c lib/indexwrite.c lib/hash.c lib/name.c lib/validity.c lib/addr.c \
 	    lib/dpname.c lib/fstype.c lib/point.c lib/civil.c lib/reasons.c \
-	    lib/clubcard.c lib/sct.c lib/crliteset.c lib/crlitelookup.c lib/statefile.c lib/onecrl.c
+	    lib/clubcard.c lib/sct.c lib/crliteset.c lib/crlitelookup.c lib/crliteshare.c lib/statefile.c lib/onecrl.c
 # $(sort): byte order whatever the locale (glob(3) sorts by LC_COLLATE, and
 # the link order is the binary's layout: crlite_upki.c and crliteset.c
 # change places between C and en_US).
@@ -237,7 +237,8 @@ STATEDIR = /var/lib/crlcache
 OPENSSLDIR ?= $(or $(shell openssl version -d 2>/dev/null | sed -n 's/^OPENSSLDIR: "\(.*\)"$$/\1/p'),/usr/lib/ssl)
 INSTALL	?= install
 UNITS	 = crlcache-update.service crlcache-update.timer \
-	   crlcache-hints.service crlcache-hints.path
+	   crlcache-hints.service crlcache-hints.path \
+	   crlcache-share.service crlcache-share.socket
 MANPAGES = man/crlcache.1 man/crlcache.conf.5 man/crlcache-provider.7
 # Templates: @BINDIR@ becomes the installed bin directory.
 SUBST	 = sed -e 's|@BINDIR@|$(BINDIR)|g'
@@ -296,9 +297,9 @@ install: all
 	        chmod 3733 $(STATEDIR)/hints || exit 1; \
 	    fi; \
 	    if [ -d /run/systemd/system ]; then \
-	        echo "systemctl daemon-reload; systemctl enable --now crlcache-update.timer crlcache-hints.path"; \
+	        echo "systemctl daemon-reload; systemctl enable --now crlcache-update.timer crlcache-hints.path crlcache-share.socket"; \
 	        systemctl daemon-reload && \
-	        systemctl enable --now crlcache-update.timer crlcache-hints.path || exit 1; \
+	        systemctl enable --now crlcache-update.timer crlcache-hints.path crlcache-share.socket || exit 1; \
 	    fi; \
 	fi
 
@@ -312,8 +313,8 @@ uninstall:
 	    exit 1; \
 	fi
 	@if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then \
-	    echo "systemctl disable --now crlcache-update.timer crlcache-hints.path"; \
-	    systemctl disable --now crlcache-update.timer crlcache-hints.path || :; \
+	    echo "systemctl disable --now crlcache-update.timer crlcache-hints.path crlcache-share.socket"; \
+	    systemctl disable --now crlcache-update.timer crlcache-hints.path crlcache-share.socket || :; \
 	fi
 	rm -f "$(DESTDIR)$(BINDIR)/crlcache" "$(DESTDIR)$(MODULESDIR)/crlcache.so" \
 	    "$(DESTDIR)$(SNIPPETDIR)/crlcache.cnf" \

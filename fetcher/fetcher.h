@@ -1161,5 +1161,6 @@ int	 cmd_enable(const struct cmd_ctx *c, int argc, char **argv);
 int	 cmd_disable(const struct cmd_ctx *c, int argc, char **argv);
 int	 cmd_mirror(const struct cmd_ctx *c, int argc, char **argv);
 int	 cmd_status(const struct cmd_ctx *c, int argc, char **argv);
+int	 cmd_share(const struct cmd_ctx *c, int argc, char **argv);
 
 #endif /* CRLCACHE_FETCHER_H */

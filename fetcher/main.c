@@ -62,6 +62,10 @@ static const struct command {
 	  "mirror DIR",
 	  "write the published CRLs under DIR for a\n"
 	  "static web server (mirror = in crlcache.conf)" },
+	{ "share",	STATE_READS,	cmd_share,
+	  "share [--socket PATH]",
+	  "pass the CRLite lookup file, sealed, to\n"
+	  "the programs that ask (systemd socket)" },
 	{ "exec",	STATE_NONE,	cmd_exec,
 	  "exec [--module PATH] [--set KEY=VALUE]... [--] PROGRAM [ARGS...]",
 	  "run PROGRAM with the provider switched on" },

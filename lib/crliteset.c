@@ -11,11 +11,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <crlcache/crlite.h>
 #include <crlcache/crliteset.h>
+#include <crlcache/crliteshare.h>
 #include <crlcache/format.h>
 #include <crlcache/hash.h>
 #include <crlcache/sct.h>
@@ -52,10 +54,14 @@ struct entry {
 
 struct crlc_crliteset {
 	struct crlc_crliteset_file file;
-	int		 fd;		/* the lookup file */
+	int		 fd;		/* the lookup file; -1 once mapped */
 	uint64_t	 flen;
+	uid_t		 owner;		/* the directory's */
+	/* the sharer's sealed copy, mapped (crlc_crliteset_open_shared) */
+	const uint8_t	*map;
 	uint32_t	 nlogs, nissuers;
-	uint8_t		*head;		/* header, fanout, logs, coverage */
+	/* header, fanout, logs, coverage: in the map, or malloc'd */
+	const uint8_t	*head;
 	size_t		 headlen;
 	uint64_t	 newest[CRLC_CRLITE_FILTERS_MAX];
 	_Atomic(struct entry *) slot[SLOTS];
@@ -237,6 +243,10 @@ read_at(const struct crlc_crliteset *set, void *buf, size_t len, uint64_t off)
 
 	if (off > set->flen || len > set->flen - off)
 		return -1;
+	if (set->map != NULL) {
+		memcpy(buf, set->map + off, len);
+		return 0;
+	}
 	do
 		r = pread(set->fd, buf, len, (off_t)off);
 	while (r == -1 && errno == EINTR);
@@ -257,7 +267,7 @@ static int
 head_read(struct crlc_crliteset *set, const char *name, char *why,
     size_t whylen)
 {
-	uint8_t h[CRLC_CRLITE_LOOKUP_LOGS_AT];
+	uint8_t h[CRLC_CRLITE_LOOKUP_LOGS_AT], *head;
 	const uint8_t *c;
 	uint64_t need;
 	size_t b, l, f;
@@ -293,10 +303,12 @@ head_read(struct crlc_crliteset *set, const char *name, char *why,
 			return crlc_refuse(why, whylen, "%s: fanout entry %zu "
 			    "out of order", name, b);
 	set->headlen = (size_t)need;
-	if ((set->head = malloc(set->headlen)) == NULL)
+	if (set->map != NULL)
+		set->head = set->map;	/* sealed: read where it is */
+	else if ((set->head = head = malloc(set->headlen)) == NULL)
 		return crlc_refuse(why, whylen, "out of memory");
-	if (read_at(set, set->head, set->headlen, 0) == -1 ||
-	    memcmp(set->head, h, sizeof(h)) != 0)
+	else if (read_at(set, head, set->headlen, 0) == -1 ||
+	    memcmp(head, h, sizeof(h)) != 0)
 		return crlc_refuse(why, whylen, "%s: changed while read", name);
 	for (l = 0; l < set->nlogs; l++)
 		for (f = 0; f < set->file.n; f++) {
@@ -308,23 +320,46 @@ head_read(struct crlc_crliteset *set, const char *name, char *why,
 	return 0;
 }
 
-int
-crlc_crliteset_open(const char *dir, struct crlc_crliteset **out, char *why,
-    size_t whylen)
+/*
+ * The sharer's copy of the set's lookup file, checked and mapped, its
+ * head checked as the file's would be: 0, or -1 with why and no map.
+ */
+static int
+share_map(struct crlc_crliteset *set, const char *name, const char *sock,
+    int wait_ms, char *why, size_t whylen)
 {
-	int dfd, none, ret;
+	void *map;
+	int fd;
 
-	*out = NULL;
-	if ((dfd = dir_open(dir, why, whylen, &none)) == -1)
-		return none ? 1 : -1;
-	ret = crlc_crliteset_open_at(dfd, out, why, whylen);
-	close(dfd);
-	return ret;
+	if ((fd = crlc_share_ask(sock, set->file.sum, set->owner, wait_ms, why,
+	    whylen)) == -1)
+		return -1;
+	if (crlc_share_check(fd, set->flen, why, whylen) == -1) {
+		close(fd);
+		return -1;
+	}
+	map = mmap(NULL, (size_t)set->flen, PROT_READ, MAP_SHARED, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return crlc_refuse(why, whylen, "mmap: %s", strerror(errno));
+	set->map = map;
+	if (head_read(set, name, why, whylen) == -1) {
+		munmap(map, (size_t)set->flen);
+		set->map = NULL;
+		set->head = NULL;
+		memset(set->newest, 0, sizeof(set->newest));
+		return -1;
+	}
+	return 0;
 }
 
-int
-crlc_crliteset_open_at(int dfd, struct crlc_crliteset **out, char *why,
-    size_t whylen)
+/*
+ * The set in the directory dfd; with sock, its lookup file the sharer's
+ * sealed copy when one is given (crlc_crliteset_open_shared).
+ */
+static int
+open_at(int dfd, const char *sock, int wait_ms, struct crlc_crliteset **out,
+    char *why, size_t whylen, char *swhy, size_t swhylen)
 {
 	char name[CRLC_CRLITE_LOOKUP_NAME_LEN];
 	struct crlc_crliteset *set = NULL;
@@ -350,13 +385,48 @@ crlc_crliteset_open_at(int dfd, struct crlc_crliteset **out, char *why,
 		goto done;
 	}
 	set->flen = (uint64_t)sb.st_size;
-	if (head_read(set, name, why, whylen) == -1)
+	set->owner = dsb.st_uid;
+	if (sock != NULL && share_map(set, name, sock, wait_ms, swhy,
+	    swhylen) == 0) {
+		close(set->fd);
+		set->fd = -1;
+	} else if (head_read(set, name, why, whylen) == -1)
 		goto done;
 	*out = set;
 	set = NULL;
 	ret = 0;
 done:
 	crlc_crliteset_free(set);
+	return ret;
+}
+
+int
+crlc_crliteset_open(const char *dir, struct crlc_crliteset **out, char *why,
+    size_t whylen)
+{
+	return crlc_crliteset_open_shared(dir, NULL, 0, out, why, whylen, NULL,
+	    0);
+}
+
+int
+crlc_crliteset_open_at(int dfd, struct crlc_crliteset **out, char *why,
+    size_t whylen)
+{
+	return open_at(dfd, NULL, 0, out, why, whylen, NULL, 0);
+}
+
+int
+crlc_crliteset_open_shared(const char *dir, const char *sock, int wait_ms,
+    struct crlc_crliteset **out, char *why, size_t whylen, char *swhy,
+    size_t swhylen)
+{
+	int dfd, none, ret;
+
+	*out = NULL;
+	if ((dfd = dir_open(dir, why, whylen, &none)) == -1)
+		return none ? 1 : -1;
+	ret = open_at(dfd, sock, wait_ms, out, why, whylen, swhy, swhylen);
+	close(dfd);
 	return ret;
 }
 
@@ -371,7 +441,10 @@ crlc_crliteset_free(struct crlc_crliteset *set)
 		free(atomic_load(&set->slot[i]));
 	if (set->fd != -1)
 		close(set->fd);
-	free(set->head);
+	if (set->map != NULL)
+		munmap((void *)set->map, (size_t)set->flen);
+	else
+		free((void *)set->head);
 	free(set);
 }
 
@@ -380,7 +453,13 @@ crlc_crliteset_size(const struct crlc_crliteset *set, size_t *filters,
     size_t *bytes)
 {
 	*filters = set->file.n;
-	*bytes = set->headlen + atomic_load(&set->held);
+	*bytes = (set->map != NULL ? 0 : set->headlen) + atomic_load(&set->held);
+}
+
+int
+crlc_crliteset_mapped(const struct crlc_crliteset *set)
+{
+	return set->map != NULL;
 }
 
 const struct crlc_crliteset_file *
@@ -425,7 +504,9 @@ entry_read(const struct crlc_crliteset *set, const uint8_t *issuer)
 	if (n > set->file.n || (uint64_t)n * CRLC_CRLITE_LOOKUP_PART_LEN > len ||
 	    off > set->flen || len > set->flen - off)
 		return NULL;
-	held = len <= RECORD_HELD_MAX ? len : n * CRLC_CRLITE_LOOKUP_PART_LEN;
+	/* mapped: records are read where they are */
+	held = set->map != NULL ? 0 : len <= RECORD_HELD_MAX ? len :
+	    n * CRLC_CRLITE_LOOKUP_PART_LEN;
 	if ((en = malloc(sizeof(*en) + held)) == NULL)
 		return NULL;
 	memcpy(en->issuer, issuer, CRLC_SCT_HASH_LEN);
@@ -497,6 +578,9 @@ rec_get(const struct crlc_crliteset *set, const struct entry *en, uint64_t off,
 		return NULL;
 	if (off + len <= en->held)
 		return en->mem + off;
+	/* entry_read() checked the record against the file's length */
+	if (set->map != NULL)
+		return set->map + en->off + off;
 	return read_at(set, buf, len, en->off + off) == 0 ? buf : NULL;
 }
 

@@ -44,12 +44,14 @@
 
 #include <crlcache/crlite.h>
 #include <crlcache/crliteset.h>
+#include <crlcache/crliteshare.h>
 #include <crlcache/hash.h>
 
 #include "prov.h"
 
 struct crlc_crlite {
 	char			 dir[PATH_MAX];
+	char			 share[PATH_MAX];	/* "": not asked */
 	enum crlc_log		 log;
 	struct crlc_pins	 pins;		/* of struct crlc_crliteset */
 	/* The refresher's own: the set file's identity, the last reason. */
@@ -65,7 +67,7 @@ close_set(void *set)
 }
 
 struct crlc_crlite *
-crlc_crlite_new(const char *index, enum crlc_log log)
+crlc_crlite_new(const char *index, enum crlc_log log, const char *share)
 {
 	struct crlc_crlite *c;
 
@@ -73,6 +75,7 @@ crlc_crlite_new(const char *index, enum crlc_log log)
 		return NULL;
 	c->log = log;
 	c->pins.close = close_set;
+	snprintf(c->share, sizeof(c->share), "%s", share);
 	/* STATE_DIR/crlite beside the index, as the hint spool is */
 	crlc_state_subdir(index, CRLC_CRLITE_DIR, c->dir, sizeof(c->dir));
 	return c;
@@ -98,7 +101,7 @@ static void
 refresh(void *arg)
 {
 	struct crlc_crlite *c = arg;
-	char why[CRLC_CRLITESET_WHY_LEN];
+	char why[CRLC_CRLITESET_WHY_LEN], swhy[CRLC_CRLITESET_WHY_LEN];
 	struct crlc_crliteset *set = NULL;
 	struct crlc_pin *slot;
 	size_t filters, bytes;
@@ -110,7 +113,11 @@ refresh(void *arg)
 	if ((slot = crlc_pins_free_slot(&c->pins)) == NULL ||
 	    crlc_seen_same(&c->seen, c->dir, CRLC_CRLITE_SET_NAME))
 		return;
-	rc = crlc_crliteset_open(c->dir, &set, why, sizeof(why));
+	/* once per set: the sharer's copy, or the file as before */
+	snprintf(swhy, sizeof(swhy), "crlite_share = off");
+	rc = crlc_crliteset_open_shared(c->dir, c->share[0] != '\0' ? c->share :
+	    NULL, CRLC_SHARE_WAIT_MS, &set, why, sizeof(why), swhy,
+	    sizeof(swhy));
 	if (rc == 1) {
 		/* none installed (any more): CRLs alone, nothing to say */
 		crlc_pins_clear(&c->pins);
@@ -129,8 +136,13 @@ refresh(void *arg)
 	}
 	c->last_why = 0;
 	crlc_crliteset_size(set, &filters, &bytes);
-	crlc_log(c->log, LOG_INFO, "CRLite data in %s: %zu filters, %zu "
-	    "bytes of it read", c->dir, filters, bytes);
+	if (crlc_crliteset_mapped(set))
+		crlc_log(c->log, LOG_INFO, "CRLite data in %s: %zu filters, "
+		    "mapped from the sharer's sealed copy", c->dir, filters);
+	else
+		crlc_log(c->log, LOG_INFO, "CRLite data in %s: %zu filters, %zu "
+		    "bytes of it read (not shared: %s)", c->dir, filters, bytes,
+		    swhy);
 	crlc_pins_publish(&c->pins, slot, set);
 }
 

@@ -71,6 +71,8 @@ struct crlc_conf {
 	/* learn_wait, ms (0: off), and the learning marker beside index */
 	long long	learn_wait;
 	char		learning[PATH_MAX];
+	/* crlite_share: the sharer's socket; "" when off */
+	char		share[PATH_MAX];
 };
 
 /*
@@ -449,7 +451,8 @@ void		 crlc_state_subdir(const char *index, const char *sub, char *out,
 
 /* snapshot.c: the process-wide, refcounted view of one index file. */
 struct crlc_index;
-struct crlc_store	*crlc_store_get(const char *path, enum crlc_log log);
+struct crlc_store	*crlc_store_get(const char *path, enum crlc_log log,
+			    const char *share);
 void			 crlc_store_put(struct crlc_store *store);
 /*
  * Pin the current snapshot (NULL: none is usable); the index stays mapped
@@ -475,7 +478,8 @@ struct crlc_crlite	*crlc_store_crlite(struct crlc_store *store);
  * (CRLC_RECHECK_MS) and on the first use.
  */
 struct crlc_crlite;
-struct crlc_crlite	*crlc_crlite_new(const char *index, enum crlc_log log);
+struct crlc_crlite	*crlc_crlite_new(const char *index, enum crlc_log log,
+			    const char *share);
 void			 crlc_crlite_free(struct crlc_crlite *c);
 void			 crlc_crlite_atfork_child(struct crlc_crlite *c);
 enum crlc_clubcard_answer crlc_crlite_check(struct crlc_crlite *c,

@@ -21,6 +21,9 @@
 #include <openssl/params.h>
 #include <openssl/provider.h>
 
+#include <sys/un.h>
+
+#include <crlcache/crliteshare.h>
 #include <crlcache/hint.h>
 
 #include "prov.h"
@@ -374,7 +377,7 @@ crlc_work_ctx(struct crlc_prov *p)
 
 struct conf_raw {
 	char *index, *mode, *on_stale, *on_unknown, *log, *grace, *validity;
-	char *hints, *learn_wait;
+	char *hints, *learn_wait, *share;
 };
 
 static int
@@ -420,6 +423,7 @@ read_conf(struct crlc_prov *p, const OSSL_DISPATCH *in)
 	c->grace = CRLC_DEFAULT_GRACE;
 	c->validity = CRLC_MODE_AUDIT;
 	c->learn_wait = CRLC_DEFAULT_LEARN_WAIT;
+	snprintf(c->share, sizeof(c->share), "%s", CRLC_SHARE_SOCKET);
 	if (get_params != NULL) {
 		OSSL_PARAM params[] = {
 			OSSL_PARAM_utf8_ptr("index", &r.index, 0),
@@ -431,6 +435,7 @@ read_conf(struct crlc_prov *p, const OSSL_DISPATCH *in)
 			OSSL_PARAM_utf8_ptr("validity_policy", &r.validity, 0),
 			OSSL_PARAM_utf8_ptr("hints", &r.hints, 0),
 			OSSL_PARAM_utf8_ptr("learn_wait", &r.learn_wait, 0),
+			OSSL_PARAM_utf8_ptr("crlite_share", &r.share, 0),
 			OSSL_PARAM_END
 		};
 
@@ -488,6 +493,16 @@ read_conf(struct crlc_prov *p, const OSSL_DISPATCH *in)
 			bad = "stale_grace", badval = r.grace;
 		else
 			c->grace = g;
+	}
+	/* "off", or the sharer's socket (<crlcache/crliteshare.h>) */
+	if (r.share != NULL) {
+		if (strcmp(r.share, "off") == 0)
+			c->share[0] = '\0';
+		else if (r.share[0] != '/' || strlen(r.share) >=
+		    sizeof(((struct sockaddr_un *)0)->sun_path))
+			bad = "crlite_share", badval = r.share;
+		else
+			snprintf(c->share, sizeof(c->share), "%s", r.share);
 	}
 	if (r.learn_wait != NULL) {
 		errno = 0;
@@ -671,7 +686,8 @@ OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
 		    "revocation checks", why);
 		goto off;
 	}
-	if ((p->store = crlc_store_get(p->conf.index, p->conf.log)) == NULL) {
+	if ((p->store = crlc_store_get(p->conf.index, p->conf.log,
+	    p->conf.share)) == NULL) {
 		crlc_log(p->conf.log, LOG_ERR, "out of memory; passing "
 		    "through without revocation checks");
 		goto off;

@@ -214,7 +214,7 @@ store_free(struct crlc_store *s)
  * memory.
  */
 struct crlc_store *
-crlc_store_get(const char *path, enum crlc_log log)
+crlc_store_get(const char *path, enum crlc_log log, const char *share)
 {
 	struct crlc_store *s, *created = NULL;
 
@@ -226,7 +226,7 @@ crlc_store_get(const char *path, enum crlc_log log)
 	if (s == NULL) {
 		if ((created = calloc(1, sizeof(*created))) == NULL ||
 		    (created->path = strdup(path)) == NULL ||
-		    (created->crlite = crlc_crlite_new(path, log)) == NULL ||
+		    (created->crlite = crlc_crlite_new(path, log, share)) == NULL ||
 		    (created->onecrl = crlc_onecrl_list_new(path, log)) == NULL) {
 			store_free(created);
 			created = NULL;

@@ -188,7 +188,8 @@ store_open(void *provctx, const char *uri)
 	 * still asked for explicitly, so serve the index all the same.
 	 */
 	if (p->store == NULL && p->conf.index[0] != '\0')
-		sc->own = crlc_store_get(p->conf.index, p->conf.log);
+		sc->own = crlc_store_get(p->conf.index, p->conf.log,
+		    p->conf.share);
 	return sc;
 }
 

@@ -240,6 +240,24 @@ tls_loop() {
     TLS_LOOP_PID=$!
     bg_register "$TLS_LOOP_PID"
 }
+# lookup_abused_under_loop LOOKUP PORT [--set ...]: tls_loop against PORT
+# for 4 s while the crlcache account truncates the CRLite lookup file
+# LOOKUP, then rewrites it with noise (its bytes kept in
+# $W/lookup.before).  LOOP_RC and LOOP_OK: the loop's exit and its "ok"
+# handshakes; returns 0 when it exited 0 with at least 10, all "ok".
+lookup_abused_under_loop() {
+    local lookup=$1 port=$2; shift 2
+    cp "$lookup" "$W/lookup.before"
+    tls_loop "$port" 4 "$@"
+    sleep 1.2
+    truncate -s 10 "$lookup"
+    sleep 1
+    head -c "$(stat -c %s "$W/lookup.before")" /dev/zero | tr '\0' '\377' >"$W/noise"
+    dd if="$W/noise" of="$lookup" conv=notrunc status=none
+    wait "$TLS_LOOP_PID"; LOOP_RC=$?
+    LOOP_OK=$(grep -c ' ok$' "$W/loop.out" || :)
+    [ "$LOOP_RC" = 0 ] && [ "$LOOP_OK" -ge 10 ] && ! grep -qv ' ok$' "$W/loop.out"
+}
 # tls_loop_judge T_PUB MIN: "ok" before T_PUB, "refused" from at most 5 s
 # after it, no error, no ok once refused, at least MIN of each; prints the
 # counts, returns 0 when all hold.

@@ -93,19 +93,9 @@ case_ok "crlcache check answers from the filter"
 
 # 2. A running process keeps the issuer's record it read: truncated,
 #    then rewritten, the lookup file changes nothing in it (nor crashes it).
-FILTER=$(echo "$STATE"/crlite/*.lookup)
-cp "$FILTER" "$W/lookup.before"
-tls_loop "$(srv_port good)" 4 --set on_unknown=deny
-sleep 1.2
-truncate -s 10 "$FILTER"
-sleep 1
-head -c "$(stat -c %s "$W/lookup.before")" /dev/zero | tr '\0' '\377' >"$W/noise"
-dd if="$W/noise" of="$FILTER" conv=notrunc status=none
-wait "$TLS_LOOP_PID"; rc=$?
-ok=$(grep -c ' ok$' "$W/loop.out" || :)
-[ "$rc" = 0 ] && [ "$ok" -ge 10 ] && ! grep -qv ' ok$' "$W/loop.out" \
-    && case_ok "a running process goes on answering good ($ok handshakes) while the lookup file is truncated and rewritten" \
-    || { cat "$W/loop.out" "$W/loop.err"; case_fail running "exit $rc, $ok ok"; }
+lookup_abused_under_loop "$(echo "$STATE"/crlite/*.lookup)" "$(srv_port good)" --set on_unknown=deny \
+    && case_ok "a running process goes on answering good ($LOOP_OK handshakes) while the lookup file is truncated and rewritten" \
+    || { cat "$W/loop.out" "$W/loop.err"; case_fail running "exit $LOOP_RC, $LOOP_OK ok"; }
 # A new process: that set is refused, said once, and the CRLs answer.
 cl_sclient "$(srv_port good)" 1.3 --set hints=off --set on_unknown=deny
 [ "$CLIENT_RC" != 0 ] && [ "$(grep -c 'CRLite data in .* not used' "$W/client.out")" = 1 ] \

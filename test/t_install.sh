@@ -32,6 +32,8 @@ expected_files() {    # expected_files PREFIX
         "etc/ssl/openssl.cnf.d/crlcache.cnf" \
         "$UNITREL/crlcache-hints.path" \
         "$UNITREL/crlcache-hints.service" \
+        "$UNITREL/crlcache-share.service" \
+        "$UNITREL/crlcache-share.socket" \
         "$UNITREL/crlcache-update.service" \
         "$UNITREL/crlcache-update.timer" \
         "$p/bin/crlcache" \
@@ -95,6 +97,22 @@ assert_grep '^Unit=crlcache-hints.service$' "$U/crlcache-hints.path"
 assert_grep '^TriggerLimitIntervalSec=' "$U/crlcache-hints.path"
 assert_grep '^TriggerLimitBurst=' "$U/crlcache-hints.path"
 assert_not_grep '@[A-Z]+@' "$U/crlcache-hints.service"
+# The sharer: the state's owner, the update's sandbox but for the network.
+assert_grep '^ExecStart=/usr/bin/crlcache share$' "$U/crlcache-share.service"
+assert_grep '^User=crlcache$' "$U/crlcache-share.service"
+assert_grep '^ListenSequentialPacket=/run/crlcache/lookup.sock$' "$U/crlcache-share.socket"
+grep -x -e 'Type=.*' -e 'ExecStart=.*' -e 'SuccessExitStatus=.*' -e 'ReadWritePaths=.*' \
+    -e 'StateDirectory.*' -e 'RestrictAddressFamilies=.*' -e 'PrivateNetwork=.*' -v \
+    "$U/crlcache-share.service" | grep '^[A-Z][A-Za-z]*=' | grep -v -e '^Description=' -e '^Documentation=' \
+    -e '^Requires=' -e '^After=' >"$W/share.sandbox"
+grep -x -e 'Type=.*' -e 'ExecStart=.*' -e 'SuccessExitStatus=.*' -e 'ReadWritePaths=.*' \
+    -e 'StateDirectory.*' -e 'RestrictAddressFamilies=.*' -e 'PrivateNetwork=.*' -v \
+    "$U/crlcache-update.service" | grep '^[A-Z][A-Za-z]*=' | grep -v -e '^Description=' -e '^Documentation=' \
+    -e '^Wants=' -e '^After=' -e '^Nice=' -e '^IOSchedulingClass=' -e '^TimeoutStartSec=' >"$W/update.sandbox2"
+diff -u "$W/update.sandbox2" "$W/share.sandbox" >"$W/diff" ||
+    { cat "$W/diff" >&2; fail "crlcache-share.service is not sandboxed like crlcache-update.service"; }
+assert_grep '^RestrictAddressFamilies=AF_UNIX$' "$U/crlcache-share.service"
+assert_not_grep '@[A-Z]+@' "$U/crlcache-share.service"
 assert_grep '^OnCalendar=hourly$' "$U/crlcache-update.timer"
 assert_grep '^RandomizedDelaySec=' "$U/crlcache-update.timer"
 assert_grep '^Persistent=true$' "$U/crlcache-update.timer"
@@ -175,7 +193,7 @@ fi
 if command -v systemd-analyze >/dev/null; then
     mkdir -p "$W/units"
     for u in crlcache-update.service crlcache-update.timer crlcache-hints.service \
-        crlcache-hints.path; do
+        crlcache-hints.path crlcache-share.service crlcache-share.socket; do
         sed "s|^ExecStart=/usr/bin/|ExecStart=$R/usr/bin/|" "$U/$u" >"$W/units/$u"
     done
     man_opt=()
@@ -183,6 +201,7 @@ if command -v systemd-analyze >/dev/null; then
     MANPATH=$R/usr/share/man systemd-analyze verify ${man_opt[@]+"${man_opt[@]}"} \
         "$W/units/crlcache-update.timer" "$W/units/crlcache-update.service" \
         "$W/units/crlcache-hints.path" "$W/units/crlcache-hints.service" \
+        "$W/units/crlcache-share.socket" "$W/units/crlcache-share.service" \
         >"$W/verify" 2>&1; rc=$?
     if [ "$rc" -ne 0 ] || [ -s "$W/verify" ]; then
         cat "$W/verify" >&2; fail "systemd-analyze verify: exit $rc"

@@ -11,6 +11,9 @@
 #   - learning: `openssl verify` under the enabled provider meets a CA no
 #     program met before; its hint starts crlcache-hints.service, which
 #     learns the CA, and the CA's revoked certificate is then refused;
+#   - CRLite shared: with a set installed, a process under the provider
+#     gets the lookup file from crlcache-share.service (started by its
+#     socket) as a sealed memfd and maps it; its leaf is refused from it;
 #   - `systemctl --failed` is empty; `systemd-analyze security` of
 #     crlcache-update.service is no worse than SECURITY_MAX;
 #   - a spool the service cannot read: the hints service fails, stops
@@ -40,6 +43,16 @@ cp "$W/root.crl" "$W/never.crl" "$ROOT/srv/crlt/www/"
 cp "$PKI/root/cert.pem" "$ROOT/srv/crlt/root.pem"
 cp "$PKI/never/cert.pem" "$ROOT/srv/crlt/never.pem"
 cp "$PKI/rev.pem" "$ROOT/srv/crlt/rev.pem"
+# A leaf with an embedded SCT that a CRLite filter revokes (its CRL not).
+NOW_MS=$(( $(now_epoch) * 1000 )); LOG_A=$(printf 'a1%.0s' $(seq 32))
+pki_leaf lite never "/CN=lite.test" cdp="$BASE_URL/never.crl"
+python3 "$TESTDIR/crlite_pki.py" sctext "$LOG_A:$NOW_MS" >>"$PKI/lite.ext" || fail "sctext"
+_issue never "$PKI/lite.csr" "$PKI/lite.pem" "$PKI/lite.ext"
+python3 "$TESTDIR/crlite_pki.py" filter "$ROOT/srv/crlt/lite.filter" 4 \
+    "$LOG_A:$((NOW_MS - 86400000)):$((NOW_MS + 86400000))" "$PKI/never/cert.pem" \
+    "$PKI/lite.pem=revoked" || fail "filter build"
+cp "$PKI/lite.pem" "$ROOT/srv/crlt/lite.pem"
+chmod a+r "$ROOT/srv/crlt/lite.filter"
 
 # ---------------------------------------------------------------- boot
 boot_start
@@ -122,6 +135,33 @@ in_ct 20 crlcache status >"$W/status.out" 2>&1
 grep -q 'hints_refused=0' "$W/status.out" && ! grep -q hints_unread_since "$W/status.out" &&
     case_ok "status: no hint refused, none unread" ||
     case_fail status "$(grep coverage "$W/status.out")"
+
+# ---------------------------------------------------------------- CRLite, shared
+in_ct 30 runuser -u crlcache -- python3 /usr/src/crlcache/test/crlite_set.py /var/lib/crlcache \
+    /srv/crlt/lite.filter >"$W/set.log" 2>&1 || { cat "$W/set.log"; fail "crlite_set.py inside"; }
+verify_lite() {
+    in_ct 20 openssl verify -CAfile /srv/crlt/root.pem -untrusted /srv/crlt/never.pem \
+        /srv/crlt/lite.pem >"$W/verify.out" 2>&1
+}
+# The first connection starts the sharer, which copies the set at its
+# start: that process reads the file (it waits 10 ms); the next maps.
+verify_lite
+for _ in $(seq 1 50); do
+    in_ct 10 systemctl is-active -q crlcache-share.service && break
+    sleep 0.1
+done
+sleep 0.5
+verify_lite; rc=$?
+mapped=$(in_ct 10 journalctl -q -o cat | grep -c 'CRLite data in /var/lib/crlcache/crlite: 1 filters, mapped from the sharer')
+if [ "$rc" != 0 ] && grep -q 'revoked (CRLite' "$W/verify.out" && [ "$mapped" -ge 1 ] &&
+    in_ct 10 systemctl is-active -q crlcache-share.service; then
+    case_ok "CRLite: crlcache-share.service, started by its socket, hands the set to openssl verify, which maps it and refuses the leaf from it"
+else
+    cat "$W/verify.out"; in_ct 10 journalctl -q -o cat | grep -i 'crlite\|share' | tail -8 >&2
+    in_ct 10 systemctl status crlcache-share.service >&2
+    in_ct 10 journalctl -q -o cat -u crlcache-share.service | tail -5 >&2
+    case_fail share "exit $rc, mapped $mapped"
+fi
 
 # ---------------------------------------------------------------- no failed unit, the sandbox
 failed=$(in_ct 10 systemctl --failed --no-legend --plain)

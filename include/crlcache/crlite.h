@@ -107,7 +107,10 @@
  *	owner would turn into SIGBUS); every offset and length read is
  *	checked against the file's before it is used, and a read that
  *	comes short (the file truncated or replaced) costs that lookup (no
- *	answer from CRLite), never a fault.  A filter's answer counts only
+ *	answer from CRLite), never a fault.  A reader may instead map the
+ *	sealed copy of the lookup file that `crlcache share` passes
+ *	(<crlcache/crliteshare.h>): no one can truncate or change it, and
+ *	its head is checked as the file's.  A filter's answer counts only
  *	for a certificate with an SCT inside its coverage.
  *
  * FRESHNESS

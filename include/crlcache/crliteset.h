@@ -20,7 +20,10 @@
  * CRLC_CRLITESET_HELD_MAX bytes, 4 KiB of slots and, during a lookup, one
  * record of at most 64 KiB, whatever the files say; a file truncated or
  * rewritten after the open costs the lookups that read it
- * (NOT_COVERED), never a fault.
+ * (NOT_COVERED), never a fault.  Unless the set is shared
+ * (crlc_crliteset_open_shared): then the lookup file is a sealed copy no one
+ * can change or truncate (<crlcache/crliteshare.h>), mapped, and read
+ * where it is.
  */
 #ifndef CRLCACHE_CRLITESET_H
 #define CRLCACHE_CRLITESET_H
@@ -91,6 +94,19 @@ void	crlc_crliteset_free(struct crlc_crliteset *set);
 /* How many filters, and the bytes the set holds in memory now. */
 void	crlc_crliteset_size(const struct crlc_crliteset *set, size_t *filters,
 	    size_t *bytes);
+/*
+ * crlc_crliteset_open(), but with sock not NULL the lookup file is first
+ * asked of the sharer listening there (<crlcache/crliteshare.h>), waiting
+ * at most wait_ms: its sealed copy, checked and mapped, is read instead
+ * of the file (no system call, no copy of the head, nothing held but 64
+ * bytes an issuer met).  When it is not (swhy says why, at most swhylen
+ * bytes), the set reads the file as crlc_crliteset_open() does.
+ */
+int	crlc_crliteset_open_shared(const char *dir, const char *sock,
+	    int wait_ms, struct crlc_crliteset **out, char *why, size_t whylen,
+	    char *swhy, size_t swhylen);
+/* Whether the set reads the sharer's copy. */
+int	crlc_crliteset_mapped(const struct crlc_crliteset *set);
 /* The set file the set was opened from (installed, newest, ...). */
 const struct crlc_crliteset_file *crlc_crliteset_header(
 	    const struct crlc_crliteset *set);

@@ -7,9 +7,12 @@
 # structure and sizes: each delta is Mozilla's real delta (test/data/crlite,
 # 177 KB, 969 issuers) merged with a filter enrolling the bench
 # intermediates (test/crlite_pki.py merge), two a day; the full filter is
-# one of them padded to 6 MB (test/crlite_pki.py pad).  Then one lookup
-# across a set of CRLITE_LOOKUP_FILTERS (default 91: a full filter and 90
-# deltas) of Mozilla's delta (test/bench/crlite_lookup.c).
+# one of them padded to 6 MB (test/crlite_pki.py pad).  Each day twice:
+# the set read from its lookup file (pread), and the set mapped from
+# `crlcache share`'s sealed copy (crlite_share = its socket).  Then one
+# lookup across a set of CRLITE_LOOKUP_FILTERS (default 91: a full filter
+# and 90 deltas) of Mozilla's delta (test/bench/crlite_lookup.c), read and
+# mapped.
 #
 #   test/bench/crlite.sh
 . "$(dirname "$0")/common.sh"
@@ -24,6 +27,9 @@ cp -a st st0
 rm -rf st0/crlite
 sed "s#$W/st/#$W/st0/#g" crlcache.cnf >noset.cnf
 cmp -s noset.cnf crlcache.cnf && { echo "noset.cnf names the same state" >&2; exit 1; }
+# the same with the sharer's socket: the provider's section gets crlite_share
+sed "/^\[ *crlcache_sect *\]/a crlite_share = $W/share.sock" crlcache.cnf >shared.cnf
+cmp -s shared.cnf crlcache.cnf && { echo "shared.cnf names no sharer" >&2; exit 1; }
 
 # peak CONF: the median peak RSS (kB) of the verifying process
 peak() {
@@ -41,13 +47,21 @@ for day in 0 30 44; do
 	python3 "$ROOT/test/crlite_set.py" st "${files[@]}"
 	mb=$(cat "${files[@]}" | wc -c | awk '{ printf "%.1f", $1 / 1e6 }')
 	label="leaf with SCTs, CRLite day $day (${#files[@]} filters, $mb MB) vs no set"
-	bench_process "$label" noset.cnf crlcache.cnf root.pem int.pem rsa-sct-leaf.pem
-	a=$(peak noset.cnf); b=$(peak crlcache.cnf)
-	printf 'ROW\topenssl verify peak RSS, %s\t%s\t%s\t%.3f\tkB\t<= +512 kB\n' "$label" "$a" "$b" \
-	    "$(echo "$b / $a" | bc -l)" | bench_rows
+	"$CRLCACHE" --state-dir st -c none.conf share --socket "$W/share.sock" &
+	share=$!
+	for i in $(seq 100); do [ -S "$W/share.sock" ] && break; sleep 0.05; done
+	for how in read shared; do
+		cnf=crlcache.cnf; [ $how = shared ] && cnf=shared.cnf
+		bench_process "$label, $how" noset.cnf $cnf root.pem int.pem rsa-sct-leaf.pem
+		a=$(peak noset.cnf); b=$(peak $cnf)
+		printf 'ROW\topenssl verify peak RSS, %s, %s\t%s\t%s\t%.3f\tkB\t<= +512 kB\n' "$label" \
+		    "$how" "$a" "$b" "$(echo "$b / $a" | bc -l)" | bench_rows
+	done
+	kill "$share"; wait "$share" 2>/dev/null || :
 done
 
 cc -std=c11 -D_GNU_SOURCE -O2 -I"$ROOT/include" -o crlite_lookup \
-    "$ROOT/test/bench/crlite_lookup.c" "$ROOT/lib/libcrlcache.a" $(pkg-config --cflags --libs libcrypto)
+    "$ROOT/test/bench/crlite_lookup.c" "$ROOT/lib/libcrlcache.a" $(pkg-config --cflags --libs libcrypto) \
+    -lpthread
 mkdir -p lk
 ./crlite_lookup "$DELTA" lk "${CRLITE_LOOKUP_FILTERS:-91}" | bench_rows

@@ -16,17 +16,27 @@
  *   - the same of the delta's largest issuer, whose record over N
  *     filters is too large to hold: read a few words a filter each time;
  *   - opening the set and the first lookup of an issuer (the cost a
- *     process pays once).
+ *     process pays once);
+ *   - the same lookups and open on the sharer's sealed copy of the lookup
+ *     file, mapped (<crlcache/crliteshare.h>; a sharer thread here
+ *     answers as `crlcache share` does), after checking that every
+ *     answer is the one read from the file.
  *
  * Copyright the crlcache authors. Licensed under the Apache License 2.0.
  */
+#include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
 
 #include <crlcache/crlite.h>
 #include <crlcache/crliteset.h>
+#include <crlcache/crliteshare.h>
 #include <crlcache/format.h>
 #include <crlcache/hash.h>
 
@@ -151,10 +161,78 @@ make_set(const uint8_t *delta, size_t len, const char *dir, size_t n,
 	free(out);
 }
 
+/* The sharer: its socket, the sealed copy, the set's checksum. */
+static char sock[600];
+static int share_fd = -1;
+static uint64_t share_sum;
+
+/* Answer every request with the sealed copy, as `crlcache share` does. */
+static void *
+sharer(void *arg)
+{
+	int lfd = *(int *)arg, cfd;
+	uint64_t want;
+
+	while ((cfd = accept(lfd, NULL, NULL)) != -1) {
+		if (crlc_share_request(cfd, CRLC_SHARE_WAIT_MS, &want) == 0)
+			(void)crlc_share_reply(cfd, share_fd, share_sum);
+		close(cfd);
+	}
+	return NULL;
+}
+
+/* The sealed copy of dir's lookup file, and a sharer of it on sock. */
+static void
+sharer_start(const char *dir)
+{
+	static int lfd;
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct crlc_crliteset_file f;
+	char name[CRLC_CRLITE_LOOKUP_NAME_LEN], path[600];
+	struct stat sb;
+	pthread_t t;
+	int fd;
+
+	if (crlc_crliteset_read(dir, &f, NULL, 0) != 0)
+		exit(2);
+	share_sum = f.sum;
+	crlc_crlite_lookup_name(f.sum, name, sizeof(name));
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	snprintf(sock, sizeof(sock), "%s/../share.sock", dir);
+	if ((fd = open(path, O_RDONLY)) == -1 || fstat(fd, &sb) == -1 ||
+	    (share_fd = crlc_share_memfd(fd, (uint64_t)sb.st_size, NULL,
+	    0)) == -1 || strlen(sock) >= sizeof(sa.sun_path))
+		exit(2);
+	close(fd);
+	memcpy(sa.sun_path, sock, strlen(sock) + 1);
+	unlink(sock);
+	if ((lfd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0)) == -1 ||
+	    bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) == -1 ||
+	    listen(lfd, 16) == -1 || pthread_create(&t, NULL, sharer, &lfd) != 0)
+		exit(2);
+}
+
+/* The set of dir, opened on the sharer's copy (sharer_start) or not. */
+static struct crlc_crliteset *
+set_open(const char *dir, int shared)
+{
+	struct crlc_crliteset *set;
+	char why[CRLC_CRLITESET_WHY_LEN];
+
+	if (crlc_crliteset_open_shared(dir, shared ? sock : NULL,
+	    CRLC_SHARE_WAIT_MS, &set, NULL, 0, why, sizeof(why)) != 0 ||
+	    crlc_crliteset_mapped(set) != shared) {
+		fprintf(stderr, "not shared: %s\n", why);
+		exit(2);
+	}
+	return set;
+}
+
 /* Microseconds per call of the median batch. */
 static double
 per_call(struct crlc_crliteset *set, const char *dir, const uint8_t *issuer,
-    const struct crlc_span *serial, const struct crlc_span *list, int open)
+    const struct crlc_span *serial, const struct crlc_span *list, int open,
+    int shared)
 {
 	double t[BATCHES], t0;
 	uint64_t newest;
@@ -164,8 +242,8 @@ per_call(struct crlc_crliteset *set, const char *dir, const uint8_t *issuer,
 	for (b = 0; b < BATCHES; b++) {
 		t0 = now();
 		for (i = 0; i < n; i++) {
-			if (open && crlc_crliteset_open(dir, &set, NULL, 0) != 0)
-				exit(2);
+			if (open)
+				set = set_open(dir, shared);
 			sink += (int)crlc_crliteset_ask(set, issuer, serial, list,
 			    &newest);
 			if (open)
@@ -183,8 +261,11 @@ main(int argc, char **argv)
 	static uint8_t delta[CRLC_CLUBCARD_MAX_LEN];
 	uint8_t issuer[32], largest[32], held[32], serial[20], list[64];
 	struct crlc_span sp, sl;
+	static const char *const how[] = { " (read)", " (shared copy, mapped)" };
+	const uint8_t *who[3] = { issuer, held, largest };
+	enum crlc_clubcard_answer a, want[3];
 	struct crlc_crliteset *set;
-	size_t n, len, filters, bytes;
+	size_t n, len, filters, bytes, i, k;
 	char dir[512];
 	FILE *f;
 
@@ -201,19 +282,31 @@ main(int argc, char **argv)
 	sp.len = unhex(SITE_SERIAL, serial);
 	sl.p = list;
 	sl.len = sct_list(list);
-	if (crlc_crliteset_open(dir, &set, NULL, 0) != 0 ||
-	    crlc_crliteset_ask(set, issuer, &sp, &sl, NULL) != CRLC_CLUBCARD_GOOD)
-		return 2;
-	printf("ROW\tCRLite lookup, %zu filters, issuer held (good in all)\t-\t%.2f\t-\tus\t<= 10 us\n",
-	    n, per_call(set, dir, issuer, &sp, &sl, 0));
-	printf("ROW\tCRLite lookup, %zu filters, issuer with revocations, held\t-\t%.2f\t-\tus\t<= 10 us\n",
-	    n, per_call(set, dir, held, &sp, &sl, 0));
-	printf("ROW\tCRLite lookup, %zu filters, largest issuer (not held)\t-\t%.2f\t-\tus\n",
-	    n, per_call(set, dir, largest, &sp, &sl, 0));
-	crlc_crliteset_size(set, &filters, &bytes);
-	printf("memory held after both: %zu bytes\n", bytes);
-	crlc_crliteset_free(set);
-	printf("ROW\tCRLite set open and first lookup, %zu filters\t-\t%.2f\t-\tus\n",
-	    n, per_call(NULL, dir, issuer, &sp, &sl, 1));
+	sharer_start(dir);
+	for (k = 0; k < 2; k++) {
+		set = set_open(dir, (int)k);
+		if (crlc_crliteset_ask(set, issuer, &sp, &sl, NULL) !=
+		    CRLC_CLUBCARD_GOOD)
+			return 2;
+		/* the mapped set answers as the file does */
+		for (i = 0; i < 3; i++) {
+			a = crlc_crliteset_ask(set, who[i], &sp, &sl, NULL);
+			if (k == 0)
+				want[i] = a;
+			else if (a != want[i])
+				return 2;
+		}
+		printf("ROW\tCRLite lookup, %zu filters, issuer held (good in all)%s\t-\t%.2f\t-\tus\t<= 10 us\n",
+		    n, how[k], per_call(set, dir, issuer, &sp, &sl, 0, 0));
+		printf("ROW\tCRLite lookup, %zu filters, issuer with revocations%s\t-\t%.2f\t-\tus\t<= 10 us\n",
+		    n, how[k], per_call(set, dir, held, &sp, &sl, 0, 0));
+		printf("ROW\tCRLite lookup, %zu filters, largest issuer%s\t-\t%.2f\t-\tus\t<= 10 us\n",
+		    n, how[k], per_call(set, dir, largest, &sp, &sl, 0, 0));
+		crlc_crliteset_size(set, &filters, &bytes);
+		printf("memory held after them%s: %zu bytes\n", how[k], bytes);
+		crlc_crliteset_free(set);
+		printf("ROW\tCRLite set open and first lookup, %zu filters%s\t-\t%.2f\t-\tus\n",
+		    n, how[k], per_call(NULL, dir, issuer, &sp, &sl, 1, (int)k));
+	}
 	return 0;
 }

@@ -2,19 +2,30 @@
  * lib/crliteset.c: the CRLite set of <crlcache/crlite.h> read from a
  * directory, with Mozilla's real delta filter (test/data/crlite); every
  * field of the set file spoilt in turn is a refusal naming it, never a
- * read outside the file (ASan).
+ * read outside the file (ASan).  The sharer's sealed copy
+ * (<crlcache/crliteshare.h>): mapped, the same answers; every copy
+ * that could change, fault or cost the reader, and a sharer of another
+ * account or that never answers, refused within the wait.
  *
  * Copyright the crlcache authors. Licensed under the Apache License 2.0.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <crlcache/crlite.h>
 #include <crlcache/crliteset.h>
+#include <crlcache/crliteshare.h>
 #include <crlcache/format.h>
 #include <crlcache/hash.h>
 
@@ -408,6 +419,249 @@ lookup_damaged(uint64_t total)
 	}
 }
 
+/* A listening socket at path, or exit. */
+static int
+fake_listen(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd;
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	unlink(path);
+	if ((fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0)) == -1 ||
+	    bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == -1 ||
+	    listen(fd, 4) == -1)
+		exit(2);
+	return fd;
+}
+
+/* A sharer for one connection, answering mfd (sum) on a thread. */
+struct fake {
+	int		 lfd, mfd;
+	uint64_t	 sum;
+};
+
+static void *
+fake_serve(void *arg)
+{
+	struct fake *f = arg;
+	uint64_t want;
+	int cfd;
+
+	if ((cfd = accept(f->lfd, NULL, NULL)) == -1)
+		return NULL;
+	if (crlc_share_request(cfd, 2000, &want) == 0)
+		(void)crlc_share_reply(cfd, f->mfd, f->sum);
+	close(cfd);
+	return NULL;
+}
+
+static int64_t
+mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * The set opened, then shared from a sharer passing mfd for sum (mfd -2:
+ * nobody listening; -3: listening, never answering): whether it was
+ * mapped, the reason in why; the set answers Mozilla's answers either way.
+ */
+static int
+shared_open(const char *sock, int mfd, uint64_t sum, char *why, size_t whylen,
+    int64_t *took)
+{
+	struct crlc_crliteset *set;
+	struct fake f = { -1, mfd, sum };
+	pthread_t t;
+	int64_t t0;
+	int r, mapped = 0;
+
+	unlink(sock);
+	if (mfd != -2)
+		f.lfd = fake_listen(sock);
+	if (mfd >= -1 && pthread_create(&t, NULL, fake_serve, &f) != 0)
+		exit(2);
+	why[0] = '\0';
+	t0 = mono_ms();
+	r = crlc_crliteset_open_shared(sub, sock, 200, &set, NULL, 0, why,
+	    whylen);
+	*took = mono_ms() - t0;
+	CHECK(r == 0);
+	if (mfd >= -1)
+		pthread_join(t, NULL);
+	if (f.lfd != -1)
+		close(f.lfd);
+	if (set != NULL) {
+		mapped = crlc_crliteset_mapped(set);
+		check_answers(set, 1);
+		crlc_crliteset_free(set);
+	}
+	return mapped;
+}
+
+/* A memfd of the bytes b (len), with extra zero bytes, sealed so. */
+static int
+memfd_of(const uint8_t *b, size_t len, size_t extra, int seals)
+{
+	int fd = memfd_create("t", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+
+	if (fd == -1 || write(fd, b, len) != (ssize_t)len ||
+	    (extra > 0 && ftruncate(fd, (off_t)(len + extra)) == -1) ||
+	    (seals != 0 && fcntl(fd, F_ADD_SEALS, seals) == -1))
+		exit(2);
+	return fd;
+}
+
+static void
+share_refused(const char *sock, int mfd, uint64_t sum, const char *part)
+{
+	char why[CRLC_CRLITESET_WHY_LEN];
+	int64_t took;
+
+	CHECK(shared_open(sock, mfd, sum, why, sizeof(why), &took) == 0);
+	if (strstr(why, part) == NULL) {
+		fprintf(stderr, "wanted \"%s\" in \"%s\"\n", part, why);
+		CHECK(0);
+	}
+	if (mfd >= 0)
+		close(mfd);
+}
+
+/* A sharer running as nobody: its copy is not taken (root only). */
+static void
+share_other_uid(const char *sock, int mfd, uint64_t sum)
+{
+	struct fake f = { -1, mfd, sum };
+	char why[CRLC_CRLITESET_WHY_LEN];
+	struct crlc_crliteset *set;
+	int st, go[2];
+	pid_t pid;
+
+	if (geteuid() != 0 || pipe(go) == -1)
+		return;
+	unlink(sock);
+	if ((pid = fork()) == 0) {
+		struct sockaddr_un sa = { .sun_family = AF_UNIX };
+
+		/* bound by root in root's directory; listened on by nobody */
+		if (strlen(sock) >= sizeof(sa.sun_path))
+			_exit(2);
+		memcpy(sa.sun_path, sock, strlen(sock) + 1);
+		if ((f.lfd = socket(AF_UNIX, SOCK_SEQPACKET, 0)) == -1 ||
+		    bind(f.lfd, (struct sockaddr *)&sa, sizeof(sa)) == -1 ||
+		    setgid(65534) == -1 || setuid(65534) == -1 ||
+		    listen(f.lfd, 4) == -1)
+			_exit(2);
+		if (write(go[1], "x", 1) != 1)
+			_exit(2);
+		fake_serve(&f);
+		_exit(0);
+	}
+	close(go[1]);
+	CHECK(read(go[0], &st, 1) == 1);
+	close(go[0]);
+	CHECK(crlc_crliteset_open_shared(sub, sock, 200, &set, NULL, 0, why,
+	    sizeof(why)) == 0);
+	if (set != NULL) {
+		CHECK(!crlc_crliteset_mapped(set) &&
+		    strstr(why, "served by uid 65534") != NULL);
+		check_answers(set, 1);
+		crlc_crliteset_free(set);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+}
+
+/* The set's lookup file (written by write_set) into *b, *len. */
+static void
+lookup_bytes(uint64_t total, uint8_t **b, size_t *len, char *path,
+    size_t plen)
+{
+	char lname[CRLC_CRLITE_LOOKUP_NAME_LEN];
+	struct stat sb;
+	FILE *f;
+
+	crlc_crlite_lookup_name(total, lname, sizeof(lname));
+	snprintf(path, plen, "%s/%s", sub, lname);
+	if (stat(path, &sb) == -1 || (*b = malloc((size_t)sb.st_size)) == NULL ||
+	    (f = fopen(path, "rb")) == NULL ||
+	    fread(*b, 1, (size_t)sb.st_size, f) != (size_t)sb.st_size)
+		exit(2);
+	fclose(f);
+	*len = (size_t)sb.st_size;
+}
+
+static void
+share_cases(void)
+{
+	char sock[TMPDIR_PATH_MAX + 16], why[CRLC_CRLITESET_WHY_LEN], path[400];
+	struct crlc_crliteset *set;
+	uint64_t total = write_set(NULL, 0);
+	uint8_t *b;
+	size_t len;
+	int64_t took;
+	int fd, mfd;
+
+	snprintf(sock, sizeof(sock), "%s/s.sock", dir);
+	lookup_bytes(total, &b, &len, path, sizeof(path));
+	/* the sharer's own copy: mapped, the same answers */
+	if ((fd = open(path, O_RDONLY)) == -1 ||
+	    (mfd = crlc_share_memfd(fd, len, why, sizeof(why))) == -1)
+		exit(2);
+	close(fd);
+	CHECK(shared_open(sock, mfd, total, why, sizeof(why), &took) == 1);
+	/* the lookup file truncated under the mapping: nothing changes */
+	{
+		struct fake f = { fake_listen(sock), mfd, total };
+		pthread_t t;
+
+		if (pthread_create(&t, NULL, fake_serve, &f) != 0)
+			exit(2);
+		CHECK(crlc_crliteset_open_shared(sub, sock, 200, &set, NULL, 0,
+		    why, sizeof(why)) == 0);
+		pthread_join(t, NULL);
+		close(f.lfd);
+	}
+	if (set != NULL) {
+		CHECK(crlc_crliteset_mapped(set));
+		CHECK(truncate(path, 10) == 0);
+		check_answers(set, 1);
+		crlc_crliteset_free(set);
+		write_set(NULL, 0);
+	}
+	share_other_uid(sock, mfd, total);
+	/* another set's copy; no copy */
+	share_refused(sock, mfd, total ^ 1, "no lookup file of this set");
+	share_refused(sock, -1, total, "no lookup file of this set");
+	close(mfd);
+	/* copies that can change, grow, cost the reader, or are not it */
+	share_refused(sock, memfd_of(b, len, 0, 0), total, "can still change");
+	share_refused(sock, memfd_of(b, len, 0, F_SEAL_SHRINK | F_SEAL_GROW),
+	    total, "can still change");
+	share_refused(sock, memfd_of(b, len, 1, F_SEAL_SHRINK | F_SEAL_GROW |
+	    F_SEAL_WRITE), total, "not the lookup file's");
+	{
+		/* the last pages never written: a hole */
+		int h = memfd_of(b, 4096, len - 4096, F_SEAL_SHRINK |
+		    F_SEAL_GROW | F_SEAL_WRITE);
+
+		share_refused(sock, h, total, "has a hole");
+	}
+	/* another set's lookup file of the same length */
+	b[16] ^= 1;
+	share_refused(sock, memfd_of(b, len, 0, F_SEAL_SHRINK | F_SEAL_GROW |
+	    F_SEAL_WRITE), total, "not the lookup file of this set");
+	/* nobody there; a sharer that never answers: within the wait */
+	share_refused(sock, -2, total, "No such file");
+	CHECK(shared_open(sock, -3, total, why, sizeof(why), &took) == 0 &&
+	    strstr(why, "no answer within 200 ms") != NULL && took < 400);
+	free(b);
+}
+
 int
 main(void)
 {
@@ -458,6 +712,7 @@ main(void)
 	lookup_refused(total, total, 5000, "not the lookup file of this set");
 	lookup_refused(total, total, 40, "not a lookup file of version 1");
 	lookup_damaged(total);
+	share_cases();
 	/* a set writable by others than its owner */
 	write_set(NULL, 0);
 	snprintf(path, sizeof(path), "%s/%s", sub, CRLC_CRLITE_SET_NAME);
