@@ -207,7 +207,7 @@ conf_fingerprint(const char *path, size_t lineno, const char *key,
 	}
 	hex[n < sizeof(hex) ? n : 0] = '\0';
 	if (n != 2 * CRLC_HASH_LEN ||
-	    hex_decode(hex, n, out, CRLC_HASH_LEN) == -1) {
+	    crlc_hex_decode(hex, n, out, CRLC_HASH_LEN) == -1) {
 		logx(0, "%s:%zu: %s: expected a SHA-256 fingerprint (64 hex "
 		    "digits, ':' between pairs allowed)", path, lineno, key);
 		return -1;

@@ -125,7 +125,7 @@ cache_path(char *out, size_t len, const char *state_dir, const char *src,
 	char hex[2 * CRLC_HASH_LEN + 1], name[2 * CRLC_HASH_LEN + 40];
 
 	EVP_Digest(src, strlen(src), h, NULL, EVP_sha256(), NULL);
-	hex_encode(h, CRLC_HASH_LEN, hex, 1);
+	crlc_hex_encode(h, CRLC_HASH_LEN, hex, 1);
 	snprintf(name, sizeof(name), DIR_NAME "-%s.csv%s", hex, suffix);
 	dir_work_path(out, len, state_dir, name);
 }
@@ -517,7 +517,7 @@ inputs_digest(const struct trust *t, char *hex)
 		    fps + n * CRLC_HASH_LEN);
 		EVP_Digest(fps, (n + 1) * CRLC_HASH_LEN, h, NULL, EVP_sha256(),
 		    NULL);
-		hex_encode(h, CRLC_HASH_LEN, hex, 0);
+		crlc_hex_encode(h, CRLC_HASH_LEN, hex, 0);
 		ret = 0;
 	}
 	free(fps);

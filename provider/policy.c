@@ -15,6 +15,7 @@
 
 #include <crlcache/clock.h>
 #include <crlcache/format.h>
+#include <crlcache/hex.h>
 #include <crlcache/index.h>
 #include <crlcache/reasons.h>
 #include <crlcache/tbs.h>
@@ -42,17 +43,13 @@ crlc_raise(struct crlc_prov *prov, const char *file, int line,
 	va_end(ap);
 }
 
+/* The serial in upper-case hex, as many octets as buf holds. */
 static void
 serial_text(const struct crlc_span *serial, char *buf, size_t size)
 {
-	static const char hex[] = "0123456789ABCDEF";
-	size_t i, o = 0;
+	size_t n = serial->len < (size - 1) / 2 ? serial->len : (size - 1) / 2;
 
-	for (i = 0; i < serial->len && o + 2 < size; i++) {
-		buf[o++] = hex[serial->p[i] >> 4];
-		buf[o++] = hex[serial->p[i] & 0x0f];
-	}
-	buf[o] = '\0';
+	crlc_hex_encode(serial->p, n, buf, 1);
 }
 
 /* RFC 2253 form of a DER Name; only on the (rare) reporting path. */
