@@ -379,6 +379,7 @@ aim(struct xfer *x, const char *url)
 	return 0;
 }
 
+/* Long: a transfer's options, one a line, each reason beside it. */
 static int
 setup(struct xfer *x)
 {

@@ -442,6 +442,7 @@ validity_time(struct der *validity, int64_t *out, int *bad)
 	return 0;
 }
 
+/* Long: RFC 5280 4.1's fields in their order, one check each. */
 int
 crlc_tbs_parse(const uint8_t *der, size_t len, struct crlc_tbs *out)
 {
