@@ -133,8 +133,7 @@ subdir_fd(struct state *st, const char *dir, size_t len, int *owned)
 	memcpy(comp, slash == NULL ? dir : slash + 1, len - (slash == NULL ?
 	    0 : up + 1));
 	comp[len - (slash == NULL ? 0 : up + 1)] = '\0';
-	fd = comp[0] == '\0' || strcmp(comp, "..") == 0 ? (errno = EINVAL, -1) :
-	    openat(pfd, comp, DIR_FLAGS);
+	fd = openat(pfd, comp, DIR_FLAGS);
 	if (powned)
 		close(pfd);
 	if (fd == -1)
@@ -155,13 +154,32 @@ subdir_fd(struct state *st, const char *dir, size_t len, int *owned)
 	return fd;
 }
 
+/* A name relative to the state: no empty or ".." component, depth bound. */
+static int
+name_ok(const char *name)
+{
+	const char *p = name, *slash;
+	size_t len;
+	int depth = 0;
+
+	for (;;) {
+		slash = strchr(p, '/');
+		len = slash == NULL ? strlen(p) : (size_t)(slash - p);
+		if (len == 0 || (len == 2 && p[0] == '.' && p[1] == '.') ||
+		    ++depth > STATE_DEPTH)
+			return 0;
+		if (slash == NULL)
+			return 1;
+		p = slash + 1;
+	}
+}
+
 /* state_dirfd(), telling the caller whether it must close the fd. */
 static int
 resolve(struct state *st, const char *name, const char **base, int *owned)
 {
 	const char *slash = strrchr(name, '/');
 	size_t len = slash == NULL ? 0 : (size_t)(slash - name);
-	int fd;
 
 	*owned = 0;
 	if (strlen(name) >= STATE_NAME_MAX) {
@@ -169,12 +187,11 @@ resolve(struct state *st, const char *name, const char **base, int *owned)
 		return -1;
 	}
 	*base = slash == NULL ? name : slash + 1;
-	if (**base == '\0' || name[0] == '/') {
+	if (!name_ok(name)) {
 		errno = EINVAL;
 		return -1;
 	}
-	fd = subdir_fd(st, name, len, owned);
-	return fd;
+	return subdir_fd(st, name, len, owned);
 }
 
 int
