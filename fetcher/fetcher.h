@@ -971,13 +971,13 @@ struct hint_tally {
  * spool.c.  Create the spool (mode 3733, this account's group) if it is
  * missing or wrong.  0, or -1 (logged) also when another account owns it.
  */
-int	 hints_prepare(const char *state_dir);
+int	 hints_prepare(struct state *st);
 /* Is a hint waiting (in the spool, or a drain left by the last run)? */
-int	 hints_waiting(const char *state_dir);
+int	 hints_waiting(struct state *st);
 /* Does one come within ms (hints_waiting() every HINTS_FOLLOW_POLL_MS)? */
-int	 hints_follow(const char *state_dir, long ms);
+int	 hints_follow(struct state *st, long ms);
 /* The live spool for listing (no symlink followed), or NULL and errno. */
-DIR	*hints_opendir(const char *state_dir);
+DIR	*hints_opendir(struct state *st);
 /* hint.c */
 /*
  * The hints of this run: the spool's files moved to their writers'
@@ -988,7 +988,7 @@ DIR	*hints_opendir(const char *state_dir);
  * hints_close() accepts NULL.
  */
 struct hint_queue;
-int	 hints_open(const char *state_dir, struct hint_queue **q,
+int	 hints_open(struct state *st, struct hint_queue **q,
 	    struct hint_tally *tl);
 X509	*hints_next(struct hint_queue *q, size_t **aia);
 void	 hints_settle(struct hint_queue *q, int wait);
@@ -1036,8 +1036,8 @@ int	 cert_fingerprint(X509 *x, uint8_t fp[CRLC_HASH_LEN]);
 /* SHA-256 of x's SubjectPublicKeyInfo DER (CRLite's issuer id); 0 or -1. */
 int	 cert_spki_hash(X509 *x, uint8_t h[CRLC_HASH_LEN]);
 /* None yet is an empty enrolment.  0, or -1 (logged; e is empty). */
-int	 enrolment_load(const char *state_dir, struct enrolment *e);
-int	 enrolment_save(const char *state_dir, const struct enrolment *e);
+int	 enrolment_load(struct state *st, struct enrolment *e);
+int	 enrolment_save(struct state *st, const struct enrolment *e);
 /*
  * learning.c: the learning marker (<crlcache/hint.h>), holding the key
  * ids of t's anchors and of the issuers of en (may be NULL) whose CRLs
@@ -1048,7 +1048,7 @@ int	 enrolment_save(const char *state_dir, const struct enrolment *e);
  * up to date, its time kept (a run published).  Failures are logged.
  */
 enum learning_how { LEARNING_FAST, LEARNING_FULL, LEARNING_CONTENT };
-void	 learning_mark(const char *state_dir, enum learning_how how,
+void	 learning_mark(struct state *st, enum learning_how how,
 	    const struct trust *t, const struct enrolment *en,
 	    const struct crlc_index *idx);
 void	 enrolment_free(struct enrolment *e);
@@ -1079,10 +1079,10 @@ size_t	 enrolment_prune(struct enrolment *e, const struct strlist *urls);
  * hinted CA certificate proven joins t's pool, and cas (NULL: not kept;
  * at most CAS_KEPT_MAX), for the next rounds of update --hints.
  */
-int	 enrolment_learn(const char *state_dir, const struct conf *conf,
+int	 enrolment_learn(struct state *st, const struct conf *conf,
 	    const struct trust *t, struct enrolment *e, STACK_OF(X509) *cas);
 /* The hints could not be read this run: said by status until they are. */
-void	 enrolment_failed(const char *state_dir, struct enrolment *e);
+void	 enrolment_failed(struct state *st, struct enrolment *e);
 
 /*
  * crlfresh.c: which CRLs of an enrolled issuer a run fetches while a
@@ -1128,18 +1128,18 @@ struct verdict {
 	size_t	sources, failing, retrying;
 	int	dir_failing;		/* the directory's last refresh failed */
 };
-int	 verdict_write(const char *state_dir, const struct verdict *v);
-int	 verdict_read(const char *state_dir, struct verdict *v);
+int	 verdict_write(struct state *st, const struct verdict *v);
+int	 verdict_read(struct state *st, struct verdict *v);
 /*
  * refusals.c, the refusal spool (<crlcache/refusal.h>): make it when
  * missing and remove what is older than CRLC_REFUSALS_KEEP, after a
  * command that wrote the state; print the newest refusals (status
  * --refusals), as text or (json) a JSON array, 0 or -1.
  */
-void	 refusals_tend(const char *state_dir);
-int	 refusals_print(const char *state_dir, FILE *out, int json);
+void	 refusals_tend(struct state *st);
+int	 refusals_print(struct state *st, FILE *out, int json);
 /* After a command that wrote the state: its verdict, as status sees it. */
-void	 status_leave_verdict(const char *state_dir, int64_t grace);
+void	 status_leave_verdict(struct state *st, int64_t grace);
 
 int	 cmd_reset(const struct cmd_ctx *c, int argc, char **argv);
 int	 cmd_publish(const struct cmd_ctx *c, int argc, char **argv);

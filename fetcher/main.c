@@ -245,8 +245,8 @@ main(int argc, char **argv)
 	ret = cmd->run(&ctx, argc, argv);
 	/* Every user's status then says what root's does. */
 	if (cmd->access == STATE_WRITES) {
-		status_leave_verdict(ctx.state_dir, conf.stale_grace);
-		refusals_tend(ctx.state_dir);
+		status_leave_verdict(ctx.st, conf.stale_grace);
+		refusals_tend(ctx.st);
 	}
 	curl_global_cleanup();
 	conf_free(&conf);

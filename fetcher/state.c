@@ -114,8 +114,10 @@ subdir_fd(struct state *st, const char *dir, size_t len, int *owned)
 	int pfd, powned = 0, fd;
 
 	*owned = 0;
-	if (st->fd == -1) {
-		errno = ENOENT;
+	/* Empty: the directory may have been made since (state_open). */
+	if (st->fd == -1 && (st->path == NULL || open_top(st) == -1)) {
+		if (st->path == NULL)
+			errno = ENOENT;
 		return -1;
 	}
 	if (len == 0)
@@ -327,9 +329,10 @@ temp_at(int dfd, const char *base, mode_t mode, char *tmp, size_t tmplen)
 	return -1;
 }
 
-int
-state_replace(struct state *st, const char *name, const void *data,
-    size_t len, mode_t mode)
+/* state_replace(), the file's times set to ts (when not NULL) first. */
+static int
+replace(struct state *st, const char *name, const void *data, size_t len,
+    mode_t mode, const struct timespec ts[2])
 {
 	char tmp[STATE_NAME_MAX + 32];
 	const char *base;
@@ -342,7 +345,8 @@ state_replace(struct state *st, const char *name, const void *data,
 		goto done;
 	}
 	if (write(fd, data, len) != (ssize_t)len || fchmod(fd, mode) == -1 ||
-	    fsync(fd) == -1 || renameat(dfd, tmp, dfd, base) == -1) {
+	    (ts != NULL && futimens(fd, ts) == -1) || fsync(fd) == -1 ||
+	    renameat(dfd, tmp, dfd, base) == -1) {
 		logx(0, "%s/%s: %s", st->path, name, strerror(errno));
 		(void)unlinkat(dfd, tmp, 0);
 		goto done;
@@ -356,6 +360,13 @@ done:
 	if (owned)
 		close(dfd);
 	return ret;
+}
+
+int
+state_replace(struct state *st, const char *name, const void *data,
+    size_t len, mode_t mode)
+{
+	return replace(st, name, data, len, mode, NULL);
 }
 
 int
@@ -446,4 +457,11 @@ state_file_path(const struct state *st, const char *name, char *out,
 {
 	return (size_t)snprintf(out, len, "%s/%s", st->path, name) < len ?
 	    0 : -1;
+}
+
+int
+state_replace_timed(struct state *st, const char *name, const void *data,
+    size_t len, mode_t mode, const struct timespec ts[2])
+{
+	return replace(st, name, data, len, mode, ts);
 }

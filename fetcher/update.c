@@ -19,6 +19,7 @@
 #include <crlcache/index.h>
 
 #include "fetcher.h"
+#include "state.h"
 #include "mozilla.h"
 
 /*
@@ -481,15 +482,15 @@ refetch_waits(const struct conf *conf, const struct source_rec *rec,
 
 /* The issuers this run could not cover, named in the marker at once. */
 static void
-learn_refused(const char *state_dir, const struct trust *t,
+learn_refused(struct state *st, const struct trust *t,
     const struct enrolment *en)
 {
 	struct crlc_index *idx;
 	char path[PATH_MAX];
 
-	if (index_open(state_dir, path, sizeof(path), &idx, 0) == -1)
+	if (index_open(state_path(st), path, sizeof(path), &idx, 0) == -1)
 		return;
-	learning_mark(state_dir, LEARNING_CONTENT, t, en, idx);
+	learning_mark(st, LEARNING_CONTENT, t, en, idx);
 	crlc_index_close(idx);
 }
 
@@ -533,12 +534,12 @@ listed_keys(const struct strlist *urls, const struct strlist *learned,
  * run asks them again unless a certificate proposes them anew.
  */
 static void
-prune_enrolled(const char *state_dir, struct enrolment *en,
+prune_enrolled(struct state *st, struct enrolment *en,
     struct strlist *pruned)
 {
 	strlist_uniq(pruned);
 	if (pruned->n > 0 && enrolment_prune(en, pruned) > 0 &&
-	    enrolment_save(state_dir, en) == -1)
+	    enrolment_save(st, en) == -1)
 		logx(0, "enroll: cannot record the pruned URLs");
 }
 
@@ -672,22 +673,22 @@ update_run(const struct cmd_ctx *c, int force, int hints_only,
 	add_learned(&fromnet, &urls, &learned, &vouched);
 	trust_use_index(&t, state_dir);
 	/* A malformed file is logged and its issuers learned anew. */
-	(void)enrolment_load(state_dir, &en);
+	(void)enrolment_load(c->st, &en);
 	/* The run the spool's watcher starts says it watches. */
-	learning_mark(state_dir, hints_only ? LEARNING_FAST : LEARNING_FULL, &t,
+	learning_mark(c->st, hints_only ? LEARNING_FAST : LEARNING_FULL, &t,
 	    &en, t.index);
 	/* Issuers proven from here on were met in this run's hints. */
 	if (hints_only)
 		since = (int64_t)time(NULL);
 	/* A hint's issuers are looked up by name, not the whole directory. */
-	if (hints_waiting(state_dir) && dir_index_attach(&t, state_dir) == -1)
+	if (hints_waiting(c->st) && dir_index_attach(&t, state_dir) == -1)
 		(void)dir_need(&dir, "hints");
 	/* Hints are proven against what is published: no revoked issuer. */
-	if (hints_prepare(state_dir) == -1 ||
-	    enrolment_learn(state_dir, conf, &t, &en, cas) == -1) {
+	if (hints_prepare(c->st) == -1 ||
+	    enrolment_learn(c->st, conf, &t, &en, cas) == -1) {
 		logx(0, "update: enrolment from hints failed; explicit sources "
 		    "only this run");
-		enrolment_failed(state_dir, &en);
+		enrolment_failed(c->st, &en);
 		st.tl.enrol_failed = 1;
 	}
 	/* The filters are read only when an enrolled issuer is asked about. */
@@ -698,7 +699,7 @@ update_run(const struct cmd_ctx *c, int force, int hints_only,
 	/* After the set is read: what it answered for counts as met. */
 	if (conf->enroll == ENROLL_SEEN && enrolment_expire(&en, (int64_t)
 	    time(NULL) - conf->seen_expiry, &fresh) > 0)
-		(void)enrolment_save(state_dir, &en);
+		(void)enrolment_save(c->st, &en);
 	enrolled_sources(conf, dir_enrolled(&dir, conf, &en, since), &en,
 	    &fresh, &t, since, &urls, &learned, &vouched);
 	crl_fresh_free(&fresh);
@@ -773,12 +774,12 @@ update_run(const struct cmd_ctx *c, int force, int hints_only,
 	for (i = 0; i < n; i++)
 		if (proposed_pruned(&recs[i]))
 			strlist_add(&pruned, f[i].url);
-	prune_enrolled(state_dir, &en, &pruned);
+	prune_enrolled(c->st, &en, &pruned);
 	if (store_publish(s, 0, &gen, err, sizeof(err)) == -1) {
 		logx(0, "publish: %s", err);
 		goto done;
 	}
-	learn_refused(state_dir, &t, &en);
+	learn_refused(c->st, &t, &en);
 	/*
 	 * DESIGN 4a: CRLite and OneCRL beside the CRLs; a failure keeps
 	 * each.  Their transfers without the lock (mozilla.h).
@@ -891,7 +892,7 @@ cmd_update(const struct cmd_ctx *c, int argc, char **argv)
 			ret = rc;
 		if (!hints_only || rc == 4 || round == FOLLOW_ROUNDS ||
 		    sk_X509_num(cas) == proven ||
-		    !hints_follow(c->state_dir, FOLLOW_MS))
+		    !hints_follow(c->st, FOLLOW_MS))
 			break;
 		logx(2, "update: a hint below the CA certificates just proven; "
 		    "another round");
