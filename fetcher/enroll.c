@@ -56,7 +56,7 @@ cmd_enroll(const struct cmd_ctx *c, int argc, char **argv)
 		goto done;
 	trust_use_index(&t, state_path(c->st));
 	/* Issuers are found in the directory too, as update's are. */
-	if (directory_load(state_path(c->st), &d, NULL, err, sizeof(err)) == -1)
+	if (directory_load(c->st, &d, NULL, err, sizeof(err)) == -1)
 		logx(0, "%s; not used", err);
 	else if (directory_trust(&t, &d) == -1)
 		goto done;

@@ -803,11 +803,12 @@ void	 records_free(struct ccadb_records *r);
  * expired, whose PEM matched its record's SHA-256 and that chains to a
  * trust anchor, with at least one http(s) CRL URL.
  */
-#define DIR_NAME		"directory"
+/* Its files, by their names in the state directory (state.h). */
+#define DIR_FILE		WORK_NAME "/directory"
 #define DIR_FORMAT		"crlcache-directory 2"	/* its first line */
-#define DIR_STATE_NAME		"directory.state"
-#define REFUSED_NAME		"directory.refused"
-#define DIR_INDEX_NAME		"directory.index"
+#define DIR_STATE_FILE		WORK_NAME "/directory.state"
+#define REFUSED_FILE		WORK_NAME "/directory.refused"
+#define DIR_INDEX_FILE		WORK_NAME "/directory.index"
 /* Entries: the Web PKI has some 4,000 unexpired disclosed CA
    certificates; twenty-five times that. */
 #define DIR_MAX_ENTRIES		100000
@@ -852,29 +853,26 @@ struct dir_state {
 	size_t		 n;
 };
 void	 dir_say(char *err, size_t errlen, const char *what, const char *why);
-void	 dir_work_path(char *out, size_t len, const char *state_dir,
-	    const char *name);
-int	 dir_replace_file(const char *path, const void *data, size_t len);
 struct dir_report *dir_report_add(struct dir_report **r, size_t *n,
 	    const char *src, int kind);
 void	 dir_reports_free(struct dir_report *r, size_t n);
 /* None yet is an empty state; -1 with why in err. */
-int	 dir_state_read(const char *state_dir, struct dir_state *st,
+int	 dir_state_read(struct state *st, struct dir_state *ds,
 	    char *err, size_t errlen);
-int	 dir_state_write(const char *state_dir, const struct dir_state *st);
+int	 dir_state_write(struct state *st, const struct dir_state *ds);
 /*
  * The records a build did not keep, with why and their subject, to
  * STATE_DIR/work/directory.refused; and printed from there, escaped.
  */
-int	 dir_refused_write(const char *state_dir, const struct ccadb_records *rs);
-int	 dir_refused_print(const char *state_dir, FILE *out);
-void	 dir_state_free(struct dir_state *st);
+int	 dir_refused_write(struct state *st, const struct ccadb_records *rs);
+int	 dir_refused_print(struct state *st, FILE *out);
+void	 dir_state_free(struct dir_state *ds);
 /* Decide the records (their certificates move to d); -1 with err. */
 int	 directory_build(struct ccadb_records *rs, const struct trust *t,
 	    int64_t now, struct directory *d, char *err, size_t errlen);
-int	 directory_write(const char *state_dir, const struct directory *d);
+int	 directory_write(struct state *st, const struct directory *d);
 /* Is STATE_DIR/work/directory there, in the format this version reads? */
-int	 directory_current(const char *state_dir);
+int	 directory_current(struct state *st);
 /*
  * Rebuild the directory from the reports when it is older than
  * conf->ccadb_refresh or force is set (conditional GET; at most daily by
@@ -885,16 +883,16 @@ int	 directory_current(const char *state_dir);
  * as status says, until one succeeds.  No ccadb_records: no directory
  * (directory_forget).
  */
-int	 directory_refresh(const char *state_dir, const struct conf *conf,
+int	 directory_refresh(struct state *st, const struct conf *conf,
 	    const struct trust *t, int force);
 /* Remove the directory and everything kept for it, a failure's state too. */
-void	 directory_forget(const char *state_dir);
+void	 directory_forget(struct state *st);
 /*
  * For status: the refresh state (error NULL: the last refresh
  * succeeded).  -1 when no refresh was ever tried or the state cannot be
  * read.
  */
-int	 directory_info(const char *state_dir, struct dir_state *st);
+int	 directory_info(struct state *st, struct dir_state *ds);
 /* Fingerprints, sorted by fpset_sort() before a search. */
 struct fpset {
 	uint8_t		(*v)[CRLC_HASH_LEN];
@@ -906,7 +904,7 @@ void	 fpset_sort(struct fpset *s);
  * only == NULL: every entry with its certificate; else the entries of
  * only's fingerprints, with their URLs and no certificate (cert NULL).
  */
-int	 directory_load(const char *state_dir, struct directory *d,
+int	 directory_load(struct state *st, struct directory *d,
 	    const struct fpset *only, char *err, size_t errlen);
 /*
  * d's certificates become issuer candidates of t (CRLs, enrolment
@@ -916,8 +914,16 @@ int	 directory_load(const char *state_dir, struct directory *d,
 int	 directory_trust(struct trust *t, const struct directory *d);
 const struct dir_entry *directory_find(const struct directory *d,
 	    const uint8_t fp[CRLC_HASH_LEN]);
-/* Accepts an empty or already freed directory. */
+/*
+ * direntry.c: one entry of the directory file, below its two readers
+ * (directory.c whole, dirindex.c by the index).  Accepts an empty or
+ * already freed directory.
+ */
 void	 directory_free(struct directory *d);
+/* "cert FP BASE64" at s: the entry's fingerprint, into fp. */
+int	 dir_entry_fp(const char *s, uint8_t fp[CRLC_HASH_LEN]);
+/* "LEN URL" at s added to e's URLs: where the next line starts, or NULL. */
+char	*dir_entry_url(char *s, struct dir_entry *e);
 /*
  * One entry's lines (NUL-terminated buf, "cert FP ..." then its "url"
  * lines, as the directory file holds them) into e: the entry of fp,
@@ -936,23 +942,23 @@ struct dir_span {
 };
 struct dir_index;
 /* Does the index describe the directory file as it is now? */
-int	 dir_index_current(const char *state_dir);
+int	 dir_index_current(struct state *st);
 /* Written after the directory file (len bytes), at[i] d->v[i]'s lines. */
-int	 dir_index_write(const char *state_dir, const struct directory *d,
+int	 dir_index_write(struct state *st, const struct directory *d,
 	    const struct dir_span *at, size_t len);
 /*
  * The entries of only's fingerprints, with their URLs and no
  * certificate, into d (directory_load's only); -1 when the index does
  * not describe the directory file as it is (absent, stale, damaged).
  */
-int	 dir_index_find(const char *state_dir, const struct fpset *only,
+int	 dir_index_find(struct state *st, const struct fpset *only,
 	    struct directory *d);
 /*
  * The directory as a source of t's pool (certpool_set_fill): each entry
  * read and decoded when a search first asks for its subject.  -1 when
  * the index is not usable: then the directory is to be read whole.
  */
-int	 dir_index_attach(struct trust *t, const char *state_dir);
+int	 dir_index_attach(struct trust *t, struct state *st);
 void	 dir_index_free(struct dir_index *ix);
 
 /*

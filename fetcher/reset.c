@@ -30,6 +30,7 @@
 #include <crlcache/reasons.h>
 
 #include "fetcher.h"
+#include "state.h"
 
 /* Said on stderr and, always, in syslog: revocation data is removed. */
 static void
@@ -80,8 +81,9 @@ kind_from_text(const char *text, unsigned *kind)
 }
 
 static int
-reset_all(const char *state_dir)
+reset_all(struct state *st)
 {
+	const char *state_dir = state_path(st);
 	struct store *s = NULL;
 	char err[ERRLEN];
 	uint64_t gen;
@@ -93,7 +95,7 @@ reset_all(const char *state_dir)
 	}
 	log_always();
 	/* The issuer directory and its refresh state live there too. */
-	directory_forget(state_dir);
+	directory_forget(st);
 	if (store_publish(s, 1, &gen, err, sizeof(err)) == -1) {
 		logx(0, "reset --all: the working index of %s was removed; "
 		    "the empty one is not published: %s", state_dir, err);
@@ -157,7 +159,7 @@ cmd_reset(const struct cmd_ctx *c, int argc, char **argv)
 	}
 	if (all && issuer == NULL && scope == NULL &&
 	    reasons == CRLC_REASONS_ALL && kind == 0 && optind == argc) {
-		ret = reset_all(state_dir);
+		ret = reset_all(c->st);
 		goto done;
 	}
 	if (all || issuer == NULL || optind != argc) {

@@ -465,3 +465,19 @@ state_replace_timed(struct state *st, const char *name, const void *data,
 {
 	return replace(st, name, data, len, mode, ts);
 }
+
+int
+state_exists(struct state *st, const char *name)
+{
+	struct stat sb;
+	const char *base;
+	int owned, dfd, rc, e;
+
+	if ((dfd = resolve(st, name, &base, &owned)) == -1)
+		return errno == ENOENT ? 0 : -1;
+	rc = fstatat(dfd, base, &sb, AT_SYMLINK_NOFOLLOW);
+	e = errno;
+	if (owned)
+		close(dfd);
+	return rc == 0 ? 1 : e == ENOENT ? 0 : -1;
+}

@@ -121,5 +121,10 @@ int	 state_file_path(const struct state *st, const char *name, char *out,
 int	 state_replace_timed(struct state *st, const char *name,
 	    const void *data, size_t len, mode_t mode,
 	    const struct timespec ts[2]);
+/*
+ * Is there an entry name (a link not followed)?  1 yes, 0 no (it or a
+ * directory on the way does not exist), -1 another error with errno.
+ */
+int	 state_exists(struct state *st, const char *name);
 
 #endif /* CRLCACHE_FETCHER_STATE_H */

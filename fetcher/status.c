@@ -613,7 +613,7 @@ status_report(struct state *st, FILE *out, void *arg)
 	memset(&sum, 0, sizeof(sum));
 	warn_network_fs(state_path(st));
 	if (a->refused)
-		return dir_refused_print(state_path(st), out) == 0 ? 0 : 4;
+		return dir_refused_print(st, out) == 0 ? 0 : 4;
 	if (a->refusals)
 		return refusals_print(st, out, a->fmt == OUT_JSON) == 0 ? 0 : 4;
 	if (index_open(state_path(st), path, sizeof(path), &idx, 1) == -1) {

@@ -35,7 +35,7 @@ directory_in_use(struct state *st, const struct dir_state *ds,
 		snprintf(why, whylen, "never built");
 		return 0;
 	}
-	ok = directory_load(state_path(st), &d, NULL, why, whylen) == 0 &&
+	ok = directory_load(st, &d, NULL, why, whylen) == 0 &&
 	    d.built != 0;
 	if (ok)
 		why[0] = '\0';
@@ -58,7 +58,7 @@ print_directory(FILE *out, enum out_format fmt, struct state *st)
 	int in_use, failing;
 	size_t i;
 
-	if (directory_info(state_path(st), &ds) == -1)
+	if (directory_info(st, &ds) == -1)
 		return 0;
 	failing = ds.error != NULL;
 	in_use = directory_in_use(st, &ds, why, sizeof(why));
@@ -134,7 +134,7 @@ crlite_last_tally(struct state *st, unsigned kind,
 	for (k = CRLC_CRLITE_SRC_REMOTE_SETTINGS; k <= CRLC_CRLITE_SRC_UPKI_DIR;
 	    k++)
 		if ((kind == 0 || k == kind) &&
-		    crlite_tally_read(state_path(st), k, &t) == 0 &&
+		    crlite_tally_read(st, k, &t) == 0 &&
 		    (found == -1 || t.attempt > tl->attempt)) {
 			*tl = t;
 			found = 0;
@@ -159,7 +159,7 @@ print_crlite(FILE *out, enum out_format fmt, struct state *st,
 	int64_t newest, stale_at;
 	int have, damaged, tallied, stale, r;
 
-	have = (r = crlite_info(state_path(st), &ci)) == 0;
+	have = (r = crlite_info(st, &ci)) == 0;
 	damaged = r == -1;	/* a set file that is not one: why says */
 	src = crlite_source_name(have ? ci.set.source : 0);
 	tallied = crlite_last_tally(st, have ? ci.set.source : 0,

@@ -123,7 +123,7 @@ gather_urls(const struct conf *conf, const struct trust *t, struct strlist *urls
  * many CAs it lists.  Only after gather_urls(), as directory_trust().
  */
 struct lazy_dir {
-	const char	*state_dir;
+	struct state	*st;
 	struct trust	*t;
 	size_t		*failed;
 	struct directory d;		/* every entry, once read */
@@ -136,7 +136,7 @@ dir_read(struct lazy_dir *ld, struct directory *d, const struct fpset *only)
 {
 	char err[ERRLEN];
 
-	if (directory_load(ld->state_dir, d, only, err, sizeof(err)) == 0)
+	if (directory_load(ld->st, d, only, err, sizeof(err)) == 0)
 		return 0;
 	logx(0, "%s; not used until the next refresh", err);
 	(*ld->failed)++;
@@ -562,7 +562,7 @@ struct outcome {
  * the run failed, so that -q still says why.
  */
 static void
-say_summary(const char *state_dir, int ret, const struct outcome *o)
+say_summary(struct state *st, int ret, const struct outcome *o)
 {
 	const struct tally *tl = o->tl;
 	struct dir_state ds;
@@ -596,7 +596,7 @@ say_summary(const char *state_dir, int ret, const struct outcome *o)
 	if (o->dir_failed) {
 		memset(&ds, 0, sizeof(ds));
 		fprintf(f, "; warning: issuer directory not refreshed (CCADB), "
-		    "%s", directory_info(state_dir, &ds) == 0 && ds.built != 0 ?
+		    "%s", directory_info(st, &ds) == 0 && ds.built != 0 ?
 		    "the previous one kept" : "none built yet");
 		dir_state_free(&ds);
 	}
@@ -644,7 +644,7 @@ update_run(const struct cmd_ctx *c, int force, int hints_only,
 	memset(&st, 0, sizeof(st));
 	memset(&o, 0, sizeof(o));
 	memset(&dir, 0, sizeof(dir));
-	dir.state_dir = state_dir;
+	dir.st = c->st;
 	dir.t = &t;
 	dir.failed = &dir_failed;
 	t.widen = dir_widen;
@@ -664,7 +664,7 @@ update_run(const struct cmd_ctx *c, int force, int hints_only,
 	 */
 	/* Under the lock: the directory lives in the working directory. */
 	/* Counted apart from the sources: the previous directory serves. */
-	if (!hints_only && directory_refresh(state_dir, conf, &t, force) == -1)
+	if (!hints_only && directory_refresh(c->st, conf, &t, force) == -1)
 		dir_failed = refresh_failed = 1;
 	if (!hints_only && gather_urls(conf, &t, &urls, &fromnet,
 	    &st.tl.exports) == -1)
@@ -681,7 +681,7 @@ update_run(const struct cmd_ctx *c, int force, int hints_only,
 	if (hints_only)
 		since = (int64_t)time(NULL);
 	/* A hint's issuers are looked up by name, not the whole directory. */
-	if (hints_waiting(c->st) && dir_index_attach(&t, state_dir) == -1)
+	if (hints_waiting(c->st) && dir_index_attach(&t, c->st) == -1)
 		(void)dir_need(&dir, "hints");
 	/* Hints are proven against what is published: no revoked issuer. */
 	if (hints_prepare(c->st) == -1 ||
@@ -785,16 +785,16 @@ update_run(const struct cmd_ctx *c, int force, int hints_only,
 	 * each.  Their transfers without the lock (mozilla.h).
 	 */
 	if (!hints_only) {
-		moz = mozilla_begin(state_dir, conf, s);
+		moz = mozilla_begin(c->st, conf, s);
 		store_close(s);
-		mozilla_fetch(moz, state_dir, conf);
+		mozilla_fetch(moz, c->st, conf);
 		if (store_open_waiting(&s, state_dir, 1, err,
 		    sizeof(err)) == -1) {
 			logx(0, "%s; CRLite and OneCRL not installed", err);
 			ret = 1;
 			goto done;
 		}
-		mozilla_finish(moz, state_dir, s, crlite, sizeof(crlite),
+		mozilla_finish(moz, c->st, s, crlite, sizeof(crlite),
 		    &o.crlite_failed, onecrl, sizeof(onecrl), &o.onecrl_failed);
 	}
 	/* The sources status counts: this run's, the others' records gone. */
@@ -815,7 +815,7 @@ update_run(const struct cmd_ctx *c, int force, int hints_only,
 	o.published = gen != 0;
 	o.crlite = crlite;
 	o.onecrl = onecrl;
-	say_summary(state_dir, ret, &o);
+	say_summary(c->st, ret, &o);
 done:
 	for (i = 0; f != NULL && i < n; i++) {
 		fetch_free(&f[i]);
