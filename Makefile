@@ -40,7 +40,8 @@ SAN	 = -O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer \
 
 LIB_SRCS  = lib/tbs.c lib/index.c lib/indexopen.c lib/indexpage.c lib/indexwrite.c lib/hash.c lib/name.c lib/validity.c lib/addr.c \
 	    lib/dpname.c lib/fstype.c lib/point.c lib/civil.c lib/reasons.c \
-	    lib/clubcard.c lib/sct.c lib/crliteset.c lib/crlitelookup.c lib/crliteshare.c lib/statefile.c lib/onecrl.c
+	    lib/clubcard.c lib/sct.c lib/crliteset.c lib/crlitelookup.c lib/crliteshare.c lib/statefile.c \
+	    lib/onecrl.c lib/hex.c
 # $(sort): byte order whatever the locale (glob(3) sorts by LC_COLLATE, and
 # the link order is the binary's layout: crlite_upki.c and crliteset.c
 # change places between C and en_US).

@@ -65,6 +65,141 @@ leap_second_ok(int64_t utc)
 	    tm.tm_mday == crlc_month_days(tm.tm_year + 1900, tm.tm_mon + 1);
 }
 
+/* The fields of an RFC 3339 date-time as read, before any range check. */
+struct at_fields {
+	int	y, mo, d, h, mi, sec;
+	int	sign, oh, om;	/* the offset; sign 0 for Z and a bare date */
+};
+
+/* Seconds since the epoch, all digits: 0, or -1 past AT_SECONDS_MAX. */
+static int
+at_epoch(const char *s, int64_t *out, const char **why)
+{
+	long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno != 0 || *end != '\0' || v > AT_SECONDS_MAX) {
+		*why = "seconds since the epoch past year 9999";
+		return -1;
+	}
+	*out = (int64_t)v;
+	return 0;
+}
+
+/* RFC 3339 time-secfrac at *p if there is one: '.', 1 to 9 digits. */
+static int
+at_fraction(const char **p, const char **why)
+{
+	const char *frac;
+
+	if (**p != '.')
+		return 0;
+	for (frac = ++*p; isdigit((unsigned char)**p); (*p)++)
+		;
+	if (*p == frac) {
+		*why = "a fraction of a second without digits";
+		return -1;
+	}
+	if (*p - frac > AT_FRAC_DIGITS_MAX) {
+		*why = "a fraction of a second longer than 9 digits";
+		return -1;
+	}
+	return 0;
+}
+
+/* RFC 3339 time-offset at *p: "Z", "z", "+hh:mm" or "-hh:mm". */
+static int
+at_offset(const char **p, struct at_fields *f, const char **why)
+{
+	if (**p == 'Z' || **p == 'z') {
+		(*p)++;
+		return 0;
+	}
+	if (**p != '+' && **p != '-') {
+		*why = "no time zone (Z or +hh:mm / -hh:mm)";
+		return -1;
+	}
+	f->sign = *(*p)++ == '+' ? 1 : -1;
+	if (digits(p, 2, &f->oh) == -1 || *(*p)++ != ':' ||
+	    digits(p, 2, &f->om) == -1)
+		return -1;
+	if (f->oh > AT_OFFSET_HOUR_MAX) {
+		*why = "offset hour out of range (00-23)";
+		return -1;
+	}
+	if (f->om > AT_OFFSET_MINUTE_MAX) {
+		*why = "offset minute out of range (00-59)";
+		return -1;
+	}
+	return 0;
+}
+
+/* What follows a full-date at *p: the time, its fraction and offset. */
+static int
+at_time(const char *p, struct at_fields *f, const char **why)
+{
+	/* RFC 3339 5.6 "T" or "t"; its NOTE allows a space. */
+	if ((*p != 'T' && *p != 't' && *p != ' ') || (p++, 0) ||
+	    digits(&p, 2, &f->h) == -1 || *p++ != ':' ||
+	    digits(&p, 2, &f->mi) == -1 || *p++ != ':' ||
+	    digits(&p, 2, &f->sec) == -1)
+		return -1;
+	if (at_fraction(&p, why) == -1 || at_offset(&p, f, why) == -1 ||
+	    *p != '\0')
+		return -1;
+	return 0;
+}
+
+/* RFC 3339 5.7 Restrictions, one field at a time. */
+static int
+at_check(const struct at_fields *f, const char **why)
+{
+	if (f->y < AT_YEAR_MIN || f->y > AT_YEAR_MAX)
+		*why = "year out of range (1950-9999)";
+	else if (f->mo < 1 || f->mo > 12)
+		*why = "month out of range (01-12)";
+	else if (f->d < 1 || f->d > crlc_month_days(f->y, f->mo))
+		*why = "day out of range for its month";
+	else if (f->h > 23)
+		*why = "hour out of range (00-23)";
+	else if (f->mi > 59)
+		*why = "minute out of range (00-59)";
+	else if (f->sec > 60)
+		*why = "second out of range (00-60)";
+	else
+		*why = NULL;
+	return *why != NULL ? -1 : 0;
+}
+
+/* The instant of checked fields, a leap second read as the next second. */
+static int
+at_instant(const struct at_fields *f, int64_t *out, const char **why)
+{
+	struct tm tm;
+	int64_t t;
+
+	memset(&tm, 0, sizeof(tm));
+	tm.tm_year = f->y - 1900;
+	tm.tm_mon = f->mo - 1;
+	tm.tm_mday = f->d;
+	tm.tm_hour = f->h;
+	tm.tm_min = f->mi;
+	tm.tm_sec = f->sec == 60 ? 59 : f->sec;
+	t = (int64_t)timegm(&tm) - f->sign * (f->oh * 3600 + f->om * 60);
+	if (f->sec == 60) {
+		if (!leap_second_ok(t)) {
+			*why = "second 60 outside a leap second (23:59:60 UTC "
+			    "on 30 June or 31 December)";
+			return -1;
+		}
+		t++;
+	}
+	*out = t;
+	return 0;
+}
+
 /*
  * RFC 3339 date-time (2026-05-01T12:00:00Z, a fraction of a second is
  * dropped, an offset +hh:mm / -hh:mm is applied), a bare full-date
@@ -76,104 +211,20 @@ leap_second_ok(int64_t utc)
 static int
 at_parse(const char *s, int64_t *out, const char **why)
 {
-	const char *p = s, *frac;
-	struct tm tm;
-	int y, mo, d, h = 0, mi = 0, sec = 0, oh = 0, om = 0, sign = 0;
-	int64_t t;
-	long long v;
-	char *end;
+	struct at_fields f = { 0 };
+	const char *p = s;
 
 	*why = "not an RFC 3339 time or seconds since the epoch";
-	if (*s != '\0' && strspn(s, "0123456789") == strlen(s)) {
-		errno = 0;
-		v = strtoll(s, &end, 10);
-		if (errno != 0 || *end != '\0' || v > AT_SECONDS_MAX) {
-			*why = "seconds since the epoch past year 9999";
-			return -1;
-		}
-		*out = (int64_t)v;
-		return 0;
-	}
-	if (digits(&p, 4, &y) == -1 || *p++ != '-' || digits(&p, 2, &mo) == -1 ||
-	    *p++ != '-' || digits(&p, 2, &d) == -1)
+	if (*s != '\0' && strspn(s, "0123456789") == strlen(s))
+		return at_epoch(s, out, why);
+	if (digits(&p, 4, &f.y) == -1 || *p++ != '-' ||
+	    digits(&p, 2, &f.mo) == -1 || *p++ != '-' ||
+	    digits(&p, 2, &f.d) == -1)
 		return -1;
-	if (*p != '\0') {
-		/* RFC 3339 5.6 "T" or "t"; its NOTE allows a space. */
-		if ((*p != 'T' && *p != 't' && *p != ' ') || (p++, 0) ||
-		    digits(&p, 2, &h) == -1 || *p++ != ':' ||
-		    digits(&p, 2, &mi) == -1 || *p++ != ':' ||
-		    digits(&p, 2, &sec) == -1)
-			return -1;
-		if (*p == '.') {
-			for (frac = ++p; isdigit((unsigned char)*p); p++)
-				;
-			if (p == frac) {
-				*why = "a fraction of a second without digits";
-				return -1;
-			}
-			if (p - frac > AT_FRAC_DIGITS_MAX) {
-				*why = "a fraction of a second longer than 9 digits";
-				return -1;
-			}
-		}
-		if (*p == 'Z' || *p == 'z')
-			p++;
-		else if (*p == '+' || *p == '-') {
-			sign = *p++ == '+' ? 1 : -1;
-			if (digits(&p, 2, &oh) == -1 || *p++ != ':' ||
-			    digits(&p, 2, &om) == -1)
-				return -1;
-			if (oh > AT_OFFSET_HOUR_MAX) {
-				*why = "offset hour out of range (00-23)";
-				return -1;
-			}
-			if (om > AT_OFFSET_MINUTE_MAX) {
-				*why = "offset minute out of range (00-59)";
-				return -1;
-			}
-		} else {
-			*why = "no time zone (Z or +hh:mm / -hh:mm)";
-			return -1;
-		}
-		if (*p != '\0')
-			return -1;
-	}
-	/* RFC 3339 5.7 Restrictions, one field at a time. */
-	if (y < AT_YEAR_MIN || y > AT_YEAR_MAX)
-		*why = "year out of range (1950-9999)";
-	else if (mo < 1 || mo > 12)
-		*why = "month out of range (01-12)";
-	else if (d < 1 || d > crlc_month_days(y, mo))
-		*why = "day out of range for its month";
-	else if (h > 23)
-		*why = "hour out of range (00-23)";
-	else if (mi > 59)
-		*why = "minute out of range (00-59)";
-	else if (sec > 60)
-		*why = "second out of range (00-60)";
-	else
-		*why = NULL;
-	if (*why != NULL)
+	if ((*p != '\0' && at_time(p, &f, why) == -1) ||
+	    at_check(&f, why) == -1)
 		return -1;
-	memset(&tm, 0, sizeof(tm));
-	tm.tm_year = y - 1900;
-	tm.tm_mon = mo - 1;
-	tm.tm_mday = d;
-	tm.tm_hour = h;
-	tm.tm_min = mi;
-	tm.tm_sec = sec == 60 ? 59 : sec;
-	t = (int64_t)timegm(&tm) - sign * (oh * 3600 + om * 60);
-	if (sec == 60) {
-		if (!leap_second_ok(t)) {
-			*why = "second 60 outside a leap second (23:59:60 UTC "
-			    "on 30 June or 31 December)";
-			return -1;
-		}
-		/* A leap second is read as the next second. */
-		t++;
-	}
-	*out = t;
-	return 0;
+	return at_instant(&f, out, why);
 }
 
 /* The --at option of command cmd: 0, or -1 (logged) when arg is no time. */

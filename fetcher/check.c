@@ -65,11 +65,14 @@ print_name(const char *label, const X509_NAME *n)
 static void
 print_serial(const struct crlc_span *s)
 {
+	char two[3];
 	size_t i;
 
 	printf(" serial=");
-	for (i = 0; i < s->len; i++)
-		printf("%02X", s->p[i]);
+	for (i = 0; i < s->len; i++) {
+		crlc_hex_encode(&s->p[i], 1, two, 1);
+		fputs(two, stdout);
+	}
 }
 
 /*

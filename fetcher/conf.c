@@ -207,7 +207,7 @@ conf_fingerprint(const char *path, size_t lineno, const char *key,
 	}
 	hex[n < sizeof(hex) ? n : 0] = '\0';
 	if (n != 2 * CRLC_HASH_LEN ||
-	    hex_decode(hex, n, out, CRLC_HASH_LEN) == -1) {
+	    crlc_hex_decode(hex, n, out, CRLC_HASH_LEN) == -1) {
 		logx(0, "%s:%zu: %s: expected a SHA-256 fingerprint (64 hex "
 		    "digits, ':' between pairs allowed)", path, lineno, key);
 		return -1;
@@ -215,34 +215,31 @@ conf_fingerprint(const char *path, size_t lineno, const char *key,
 	return 0;
 }
 
+/* What a key_* function returns for a key that is not one of its own. */
+#define NOT_MINE	1
+
+/* The keys that may repeat, each adding one to a list (crl_fresh aside). */
+static const struct listkey {
+	const char	*name;
+	size_t		 off;		/* its struct strlist in struct conf */
+} listkeys[] = {
+	{ "url", offsetof(struct conf, urls) },
+	{ "ca", offsetof(struct conf, cas) },
+	{ "ccadb", offsetof(struct conf, ccadb) },
+	{ "anchor", offsetof(struct conf, anchors) },
+	{ "untrusted", offsetof(struct conf, untrusted) },
+	{ "ccadb_records", offsetof(struct conf, ccadb_records) },
+	{ "ccadb_records_fallback",
+	    offsetof(struct conf, ccadb_records_fallback) },
+	{ "ccadb_pems", offsetof(struct conf, ccadb_pems) },
+};
+
+/* A key of a list: 0, -1, or NOT_MINE. */
 static int
-conf_line(struct conf *c, const char *path, size_t lineno, char *line)
+key_list(struct conf *c, const char *key, const char *val)
 {
-	char *eq, *key, *val;
-	long long v;
 	size_t i;
 
-	if ((eq = strchr(line, '=')) == NULL) {
-		logx(0, "%s:%zu: expected key = value", path, lineno);
-		return -1;
-	}
-	*eq = '\0';
-	key = trim(line);
-	val = trim(eq + 1);
-	if (*val == '\0') {
-		logx(0, "%s:%zu: %s: empty value", path, lineno, key);
-		return -1;
-	}
-	if (strcmp(key, "url") == 0)
-		return strlist_add(&c->urls, val);
-	if (strcmp(key, "ca") == 0)
-		return strlist_add(&c->cas, val);
-	if (strcmp(key, "ccadb") == 0)
-		return strlist_add(&c->ccadb, val);
-	if (strcmp(key, "anchor") == 0)
-		return strlist_add(&c->anchors, val);
-	if (strcmp(key, "untrusted") == 0)
-		return strlist_add(&c->untrusted, val);
 	if (strcmp(key, "crl_fresh") == 0) {
 		if (strcmp(val, "all") == 0) {
 			c->crl_fresh_all = 1;
@@ -250,27 +247,18 @@ conf_line(struct conf *c, const char *path, size_t lineno, char *line)
 		}
 		return strlist_add(&c->crl_fresh, val);
 	}
-	if (strcmp(key, "ccadb_records") == 0)
-		return strlist_add(&c->ccadb_records, val);
-	if (strcmp(key, "ccadb_records_fallback") == 0)
-		return strlist_add(&c->ccadb_records_fallback, val);
-	if (strcmp(key, "ccadb_pems") == 0)
-		return strlist_add(&c->ccadb_pems, val);
-	if (strcmp(key, "enroll") == 0) {
-		/* Indexed by enum enroll_mode. */
-		static const char *const modes[] = { "seen", "all", "none" };
-		int m = keyword(val, modes, 3);
+	for (i = 0; i < sizeof(listkeys) / sizeof(listkeys[0]); i++)
+		if (strcmp(key, listkeys[i].name) == 0)
+			return strlist_add((struct strlist *)(void *)
+			    ((char *)c + listkeys[i].off), val);
+	return NOT_MINE;
+}
 
-		if (m == -1) {
-			logx(0, "%s:%zu: enroll: expected seen, all or none",
-			    path, lineno);
-			return -1;
-		}
-		c->enroll = (enum enroll_mode)m;
-		return 0;
-	}
-	if (strcmp(key, "mirror") == 0)
-		return conf_url(path, lineno, key, val, &c->mirror);
+/* A key of the CRLite sources: 0, -1, or NOT_MINE. */
+static int
+key_crlite(struct conf *c, const char *path, size_t lineno, const char *key,
+    char *val)
+{
 	if (strcmp(key, "crlite") == 0) {
 		/* The server's base: paths are appended to it. */
 		while (strlen(val) > 8 && val[strlen(val) - 1] == '/')
@@ -301,16 +289,37 @@ conf_line(struct conf *c, const char *path, size_t lineno, char *line)
 	}
 	if (strcmp(key, "crlite_root") == 0)
 		return conf_fingerprint(path, lineno, key, val, c->crlite_root);
-	if (strcmp(key, "allow_private_urls") == 0) {
-		static const char *const yesno[] = { "no", "yes" };
-		int b = keyword(val, yesno, 2);
+	return NOT_MINE;
+}
 
-		if (b == -1) {
+/* A key of what is fetched and from where: 0, -1, or NOT_MINE. */
+static int
+key_fetch(struct conf *c, const char *path, size_t lineno, const char *key,
+    const char *val)
+{
+	/* Indexed by enum enroll_mode, and by the truth of the answer. */
+	static const char *const modes[] = { "seen", "all", "none" };
+	static const char *const yesno[] = { "no", "yes" };
+	int k;
+
+	if (strcmp(key, "enroll") == 0) {
+		if ((k = keyword(val, modes, 3)) == -1) {
+			logx(0, "%s:%zu: enroll: expected seen, all or none",
+			    path, lineno);
+			return -1;
+		}
+		c->enroll = (enum enroll_mode)k;
+		return 0;
+	}
+	if (strcmp(key, "mirror") == 0)
+		return conf_url(path, lineno, key, val, &c->mirror);
+	if (strcmp(key, "allow_private_urls") == 0) {
+		if ((k = keyword(val, yesno, 2)) == -1) {
 			logx(0, "%s:%zu: allow_private_urls: expected yes or no",
 			    path, lineno);
 			return -1;
 		}
-		c->allow_private = b;
+		c->allow_private = k;
 		return 0;
 	}
 	if (strcmp(key, "nat64_prefix") == 0) {
@@ -322,6 +331,17 @@ conf_line(struct conf *c, const char *path, size_t lineno, char *line)
 		c->has_nat64 = 1;
 		return 0;
 	}
+	return NOT_MINE;
+}
+
+/* A key of numkeys[]: 0, -1, or NOT_MINE. */
+static int
+key_number(struct conf *c, const char *path, size_t lineno, const char *key,
+    const char *val)
+{
+	long long v;
+	size_t i;
+
 	for (i = 0; i < sizeof(numkeys) / sizeof(numkeys[0]); i++) {
 		if (strcmp(key, numkeys[i].name) != 0)
 			continue;
@@ -334,6 +354,31 @@ conf_line(struct conf *c, const char *path, size_t lineno, char *line)
 		set_number(c, &numkeys[i], v);
 		return 0;
 	}
+	return NOT_MINE;
+}
+
+static int
+conf_line(struct conf *c, const char *path, size_t lineno, char *line)
+{
+	char *eq, *key, *val;
+	int r;
+
+	if ((eq = strchr(line, '=')) == NULL) {
+		logx(0, "%s:%zu: expected key = value", path, lineno);
+		return -1;
+	}
+	*eq = '\0';
+	key = trim(line);
+	val = trim(eq + 1);
+	if (*val == '\0') {
+		logx(0, "%s:%zu: %s: empty value", path, lineno, key);
+		return -1;
+	}
+	if ((r = key_list(c, key, val)) != NOT_MINE ||
+	    (r = key_crlite(c, path, lineno, key, val)) != NOT_MINE ||
+	    (r = key_fetch(c, path, lineno, key, val)) != NOT_MINE ||
+	    (r = key_number(c, path, lineno, key, val)) != NOT_MINE)
+		return r;
 	logx(0, "%s:%zu: unknown key '%s'", path, lineno, key);
 	return -1;
 }

@@ -210,6 +210,7 @@ check_extensions(const struct crl *c, char *err, size_t errlen)
  * in scope.c): a CA does not drop the number it once published, and
  * accepting it would drop the number the rollback rule compares.  An
  * administrator who knows better clears the scope with `crlcache reset`.
+ * Long: cRLNumber, then deltaCRLIndicator, which needs the number read.
  */
 static int
 read_numbers(struct crl *c, char *err, size_t errlen)
@@ -320,7 +321,7 @@ idp_reasons(struct crl *c, char *err, size_t errlen)
  * name of its distributionPoint (idp_scope(), idp.c); for a CRL fetched
  * from a URL a fullName URI must be the URL (partitioned CRLs: CA/B BR
  * 7.2.2 requires the IDP to equal the certificate's distribution point
- * byte for byte).
+ * byte for byte).  Long: the fields in RFC 5280 5.2.5's order, one done:.
  */
 static int
 read_idp(struct crl *c, const char *url, char *err, size_t errlen)
@@ -486,7 +487,10 @@ done:
 	return ok;
 }
 
-/* RFC 5280 6.3.3 (f): find the issuer whose key verifies this CRL. */
+/*
+ * RFC 5280 6.3.3 (f): find the issuer whose key verifies this CRL.  Long:
+ * one pass notes why each candidate failed, for the one message that says.
+ */
 static int
 find_issuer(struct crl *c, const struct trust *t, time_t now, char *err,
     size_t errlen)

@@ -68,7 +68,7 @@ manifest_file(struct crlite_run *run, const struct json *j, size_t e,
 		    CRLC_CLUBCARD_MAX_LEN);
 	if (json_str(j, json_get(j, e, "hash"), hex, sizeof(hex)) == -1 ||
 	    strlen(hex) != 2 * CRLC_HASH_LEN ||
-	    hex_decode(hex, strlen(hex), w->hash, CRLC_HASH_LEN) == -1)
+	    crlc_hex_decode(hex, strlen(hex), w->hash, CRLC_HASH_LEN) == -1)
 		return crlite_fail(run, "manifest: %s: no SHA-256", name);
 	w->size = (uint64_t)size;
 	snprintf(w->name, sizeof(w->name), "file %s", name);

@@ -108,7 +108,7 @@ record_filter(struct rs_run *rs, struct rs_record *rec)
 		return crlite_fail(rs->run, "record %s: no last_modified", rec->id);
 	if (att == 0 || rs_member_text(j, att, "hash", hex, sizeof(hex) - 1) ==
 	    -1 || strlen(hex) != 2 * CRLC_HASH_LEN ||
-	    hex_decode(hex, strlen(hex), rec->hash, CRLC_HASH_LEN) == -1)
+	    crlc_hex_decode(hex, strlen(hex), rec->hash, CRLC_HASH_LEN) == -1)
 		return crlite_fail(rs->run, "record %s: no attachment SHA-256", rec->id);
 	if (json_int(j, json_get(j, att, "size"), &rec->size) == -1 ||
 	    rec->size <= 0 || (uint64_t)rec->size > CRLC_CLUBCARD_MAX_LEN)

@@ -56,7 +56,7 @@ filter_name(char *out, size_t len, const uint8_t hash[CRLC_HASH_LEN],
 {
 	char hex[2 * CRLC_HASH_LEN + 1];
 
-	hex_encode(hash, CRLC_HASH_LEN, hex, 0);
+	crlc_hex_encode(hash, CRLC_HASH_LEN, hex, 0);
 	snprintf(out, len, "%s%s%s", in_state ? CRLC_CRLITE_DIR "/" : "", hex,
 	    CRLC_CRLITE_FILTER_SUFFIX);
 }

@@ -29,7 +29,7 @@ log_refusal(const struct ccadb_record *rec, const char *why)
 {
 	char hex[2 * CRLC_HASH_LEN + 1];
 
-	hex_encode(rec->fp, CRLC_HASH_LEN, hex, 1);
+	crlc_hex_encode(rec->fp, CRLC_HASH_LEN, hex, 1);
 	logx(2, "directory: certificate %s refused: %s", hex, why);
 }
 

@@ -315,7 +315,7 @@ cert_line(FILE *f, const struct dir_entry *e)
 
 	if ((b64 = cert_to_b64(e->cert, DIR_MAX_CERT)) == NULL)
 		return -1;
-	hex_encode(e->fp, CRLC_HASH_LEN, hex, 1);
+	crlc_hex_encode(e->fp, CRLC_HASH_LEN, hex, 1);
 	fprintf(f, "cert %s %s\n", hex, b64);
 	free(b64);
 	return 0;
@@ -557,7 +557,7 @@ dir_refused_write(struct state *st, const struct ccadb_records *rs)
 	for (i = 0; i < rs->n && i < DIR_MAX_ENTRIES; i++) {
 		if (rs->v[i].reason == DIR_KEPT)
 			continue;
-		hex_encode(rs->v[i].fp, CRLC_HASH_LEN, hex, 1);
+		crlc_hex_encode(rs->v[i].fp, CRLC_HASH_LEN, hex, 1);
 		subject_text(rs->v[i].cert, subj, sizeof(subj));
 		snprintf(head, sizeof(head), "refused %s %s", hex,
 		    dir_reason_key[rs->v[i].reason]);

@@ -17,7 +17,7 @@ int
 dir_entry_fp(const char *s, uint8_t fp[CRLC_HASH_LEN])
 {
 	if (strlen(s) < 2 * CRLC_HASH_LEN + 2 || s[2 * CRLC_HASH_LEN] != ' ' ||
-	    hex_decode(s, 2 * CRLC_HASH_LEN, fp, CRLC_HASH_LEN) == -1)
+	    crlc_hex_decode(s, 2 * CRLC_HASH_LEN, fp, CRLC_HASH_LEN) == -1)
 		return -1;
 	return 0;
 }

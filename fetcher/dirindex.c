@@ -105,7 +105,7 @@ dir_index_write(struct state *st, const struct directory *d,
 	fprintf(f, INDEX_FORMAT "\ndirectory %lld %zu\nentries %zu\n",
 	    (long long)d->built, len, d->n);
 	for (i = 0; i < d->n; i++) {
-		hex_encode(d->v[i].fp, CRLC_HASH_LEN, hex, 1);
+		crlc_hex_encode(d->v[i].fp, CRLC_HASH_LEN, hex, 1);
 		fprintf(f, "entry %s %016llx %llu %llu\n", hex,
 		    (unsigned long long)name_key(X509_get_subject_name(
 		    d->v[i].cert)), (unsigned long long)at[i].off,
@@ -178,7 +178,7 @@ entry_line(const char *line, struct ix_entry *e, uint64_t size)
 
 	if (sscanf(line, "entry %64s %16llx %llu %llu%n", fphex, &name, &off,
 	    &len, &end) != 4 || line[end] != '\0' ||
-	    hex_decode(fphex, strlen(fphex), e->fp, CRLC_HASH_LEN) == -1 ||
+	    crlc_hex_decode(fphex, strlen(fphex), e->fp, CRLC_HASH_LEN) == -1 ||
 	    len == 0 || len > ENTRY_MAX || off > size || len > size - off)
 		return -1;
 	e->name = name;

@@ -127,7 +127,7 @@ cache_name(char *out, size_t len, const char *src, const char *suffix)
 	char hex[2 * CRLC_HASH_LEN + 1];
 
 	EVP_Digest(src, strlen(src), h, NULL, EVP_sha256(), NULL);
-	hex_encode(h, CRLC_HASH_LEN, hex, 1);
+	crlc_hex_encode(h, CRLC_HASH_LEN, hex, 1);
 	snprintf(out, len, DIR_FILE "-%s.csv%s", hex, suffix);
 }
 
@@ -516,7 +516,7 @@ inputs_digest(const struct trust *t, char *hex)
 		    fps + n * CRLC_HASH_LEN);
 		EVP_Digest(fps, (n + 1) * CRLC_HASH_LEN, h, NULL, EVP_sha256(),
 		    NULL);
-		hex_encode(h, CRLC_HASH_LEN, hex, 0);
+		crlc_hex_encode(h, CRLC_HASH_LEN, hex, 0);
 		ret = 0;
 	}
 	free(fps);

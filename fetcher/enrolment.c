@@ -179,7 +179,8 @@ parse_issuer(struct enrolment *e, char *rest)
 	X509 *x;
 
 	if (sscanf(rest, "%64s %lld %lld %n", fphex, &first, &last, &off) != 3 ||
-	    off == 0 || hex_decode(fphex, strlen(fphex), fp, sizeof(fp)) == -1)
+	    off == 0 ||
+	    crlc_hex_decode(fphex, strlen(fphex), fp, sizeof(fp)) == -1)
 		return -1;
 	if ((x = cert_from_b64(rest + off, MAX_CERT, fp)) == NULL ||
 	    enrolment_find(e, fp) != NULL ||
@@ -276,7 +277,7 @@ enrolment_save(struct state *st, const struct enrolment *e)
 
 		if ((b64 = cert_to_b64(en->issuer, MAX_CERT)) == NULL)
 			continue;	/* never enrolled: proven issuers fit */
-		hex_encode(en->fp, CRLC_HASH_LEN, fphex, 0);
+		crlc_hex_encode(en->fp, CRLC_HASH_LEN, fphex, 0);
 		fprintf(f, "issuer %s %lld %lld %s\n", fphex,
 		    (long long)en->first_seen, (long long)en->last_seen, b64);
 		free(b64);

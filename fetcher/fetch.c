@@ -379,6 +379,7 @@ aim(struct xfer *x, const char *url)
 	return 0;
 }
 
+/* Long: a transfer's options, one a line, each reason beside it. */
 static int
 setup(struct xfer *x)
 {
@@ -755,126 +756,197 @@ multi_new(const struct conf *conf)
 	return multi;
 }
 
+/* One fetch_each(): what its steps share. */
+struct fetch_run {
+	struct fetch		*f;		/* the caller's n transfers */
+	size_t			 n;
+	const struct conf	*conf;
+	void			(*cb)(struct fetch *, void *);
+	void			*arg;
+	CURLM			*multi;
+	struct hostq		*q;		/* which transfer starts next */
+	struct xfer		*slots;		/* FETCH_SLOTS of them */
+	struct budget		 budget;
+	size_t			 done;		/* transfers over */
+	size_t			 busy;		/* slots in use */
+	int			 active;	/* transfers libcurl holds */
+};
+
+/* The multi handle, the host queue and the slots of r; -1 on failure. */
+static int
+run_open(struct fetch_run *r)
+{
+	const char **urls;
+	size_t i;
+
+	if ((r->multi = multi_new(r->conf)) == NULL)
+		return -1;
+	urls = xcalloc(r->n, sizeof(*urls));
+	for (i = 0; i < r->n; i++)
+		urls[i] = r->f[i].via != NULL ? r->f[i].via : r->f[i].url;
+	r->q = hostq_new(urls, r->n, r->conf->parallel,
+	    r->conf->parallel * FETCH_STREAMS_PER_CONNECTION);
+	free(urls);
+	r->budget.limit = r->conf->max_size <= SIZE_MAX / FETCH_HELD_MAX_SIZES ?
+	    r->conf->max_size * FETCH_HELD_MAX_SIZES : SIZE_MAX;
+	r->slots = xcalloc(FETCH_SLOTS, sizeof(*r->slots));
+	return 0;
+}
+
+/* x is over: counted, handed to the callback, its slot freed. */
+static void
+run_over(struct fetch_run *r, struct xfer *x)
+{
+	over(x->f, &r->done, r->n, r->cb, r->arg);
+	release(r->multi, r->q, x, (size_t)(x->f - r->f));
+	r->busy--;
+}
+
+/* x handed to libcurl, or over when it cannot start. */
+static void
+run_launch(struct fetch_run *r, struct xfer *x)
+{
+	if (start(r->multi, x) == -1)
+		run_over(r, x);
+	else
+		r->active++;
+}
+
+/*
+ * The first deferred transfer if the budget has room for it (the next one
+ * right after) and retries that are due: started again.  Returns when to
+ * look again at the latest: the next retry's time, or a second from now.
+ */
+static long long
+run_resume(struct fetch_run *r)
+{
+	long long now = crlc_mono_ms(), wake = now + 1000;
+	struct xfer *first = first_in_line(r->slots), *x;
+	size_t k;
+
+	for (k = 0; k < FETCH_SLOTS; k++) {
+		x = &r->slots[k];
+		if (x->f == NULL || (x->retry_at == 0 && x->need == 0))
+			continue;
+		if (x->need > 0) {
+			if (x != first || !budget_take(x, x->need, 1))
+				continue;
+			x->need = 0;
+			r->budget.waiting--;
+			wake = now;
+		} else if (x->retry_at > now) {
+			if (x->retry_at < wake)
+				wake = x->retry_at;
+			continue;
+		}
+		run_launch(r, x);
+	}
+	return wake;
+}
+
+/* New transfers into the free slots, as the host queue lets them start. */
+static void
+run_fill(struct fetch_run *r)
+{
+	struct xfer *x;
+	size_t i;
+
+	while (r->busy < FETCH_SLOTS && hostq_next(r->q, &i) == 0) {
+		for (x = r->slots; x->f != NULL; x++)
+			continue;	/* a free one: busy < FETCH_SLOTS */
+		x->f = &r->f[i];
+		x->conf = r->conf;
+		x->budget = &r->budget;
+		r->busy++;
+		run_launch(r, x);
+	}
+}
+
+/*
+ * The transfers libcurl finished, settled (completed()); how many of them
+ * freed a slot or went back in line.
+ */
+static int
+run_collect(struct fetch_run *r)
+{
+	struct xfer *x;
+	CURLMsg *msg;
+	int left, ended = 0;
+
+	while ((msg = curl_multi_info_read(r->multi, &left)) != NULL) {
+		if (msg->msg != CURLMSG_DONE)
+			continue;
+		curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, &x);
+		switch (completed(r->multi, x, msg->data.result)) {
+		case XFER_DONE:
+			r->active--;
+			run_over(r, x);
+			ended++;
+			break;
+		case XFER_RETRY:
+			r->active--;
+			break;
+		case XFER_DEFER:	/* back around: its turn may be due */
+			r->active--;
+			ended++;
+			break;
+		case XFER_FOLLOW:
+			break;
+		}
+	}
+	return ended;
+}
+
+/* Every slot still held released, then the slots, queue and handle. */
+static void
+run_close(struct fetch_run *r)
+{
+	size_t k;
+
+	for (k = 0; k < FETCH_SLOTS; k++)
+		if (r->slots[k].f != NULL)
+			release(r->multi, r->q, &r->slots[k],
+			    (size_t)(r->slots[k].f - r->f));
+	free(r->slots);
+	hostq_free(r->q);
+	curl_multi_cleanup(r->multi);
+}
+
 int
 fetch_each(struct fetch *f, size_t n, const struct conf *conf,
     void (*cb)(struct fetch *, void *), void *arg)
 {
-	struct xfer *slots = NULL, *x, *first;
-	struct hostq *q = NULL;
-	struct budget budget = { 0, 0, 0, 0 };
-	const char **urls;
-	CURLM *multi;
-	CURLMsg *msg;
-	size_t done = 0, i, k, busy = 0;
-	long long now, wake;
-	int running, left, active = 0, wait_ms, ended;
+	struct fetch_run r = { .f = f, .n = n, .conf = conf, .cb = cb,
+	    .arg = arg };
+	long long wake;
+	int running, wait_ms;
 
 	if (n == 0)
 		return 0;
-	if ((multi = multi_new(conf)) == NULL)
+	if (run_open(&r) == -1)
 		return -1;
-	urls = xcalloc(n, sizeof(*urls));
-	for (i = 0; i < n; i++)
-		urls[i] = f[i].via != NULL ? f[i].via : f[i].url;
-	q = hostq_new(urls, n, conf->parallel,
-	    conf->parallel * FETCH_STREAMS_PER_CONNECTION);
-	free(urls);
-	budget.limit = conf->max_size <= SIZE_MAX / FETCH_HELD_MAX_SIZES ?
-	    conf->max_size * FETCH_HELD_MAX_SIZES : SIZE_MAX;
-	slots = xcalloc(FETCH_SLOTS, sizeof(*slots));
-	while (done < n) {
-		/*
-		 * The first deferred transfer if the budget has room for it
-		 * (the next one right after) and retries that are due first,
-		 * then new transfers.
-		 */
-		now = crlc_mono_ms();
-		wake = now + 1000;
-		first = first_in_line(slots);
-		for (k = 0; k < FETCH_SLOTS; k++) {
-			x = &slots[k];
-			if (x->f == NULL || (x->retry_at == 0 && x->need == 0))
-				continue;
-			if (x->need > 0) {
-				if (x != first || !budget_take(x, x->need, 1))
-					continue;
-				x->need = 0;
-				budget.waiting--;
-				wake = now;
-			} else if (x->retry_at > now) {
-				if (x->retry_at < wake)
-					wake = x->retry_at;
-				continue;
-			}
-			if (start(multi, x) == -1) {
-				over(x->f, &done, n, cb, arg);
-				release(multi, q, x, (size_t)(x->f - f));
-				busy--;
-			} else
-				active++;
-		}
-		while (busy < FETCH_SLOTS && hostq_next(q, &i) == 0) {
-			for (x = slots; x->f != NULL; x++)
-				continue;	/* a free one: busy < FETCH_SLOTS */
-			x->f = &f[i];
-			x->conf = conf;
-			x->budget = &budget;
-			busy++;
-			if (start(multi, x) == -1) {
-				over(&f[i], &done, n, cb, arg);
-				release(multi, q, x, i);
-				busy--;
-			} else
-				active++;
-		}
-		if (curl_multi_perform(multi, &running) != CURLM_OK)
+	while (r.done < n) {
+		wake = run_resume(&r);
+		run_fill(&r);
+		if (curl_multi_perform(r.multi, &running) != CURLM_OK)
 			break;
-		ended = 0;
-		while ((msg = curl_multi_info_read(multi, &left)) != NULL) {
-			if (msg->msg != CURLMSG_DONE)
-				continue;
-			curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, &x);
-			switch (completed(multi, x, msg->data.result)) {
-			case XFER_DONE:
-				active--;
-				over(x->f, &done, n, cb, arg);
-				release(multi, q, x, (size_t)(x->f - f));
-				busy--;
-				ended++;
-				break;
-			case XFER_RETRY:
-				active--;
-				break;
-			case XFER_DEFER:	/* back around: its turn may be due */
-				active--;
-				ended++;
-				break;
-			case XFER_FOLLOW:
-				break;
-			}
-		}
 		/*
 		 * A slot freed: start what waits for it now.  Waiting first
 		 * would sleep up to the whole wait_ms when every transfer in
 		 * flight has just ended (nothing left to wake the poll):
 		 * 2,000 sources over loopback took 4 to 13 s instead of 1.
 		 */
-		if (ended > 0)
+		if (run_collect(&r) > 0)
 			continue;
 		/* Wait for traffic, or until the next retry is due. */
 		wait_ms = (int)(wake - crlc_mono_ms());
-		if (done < n && (running > 0 || active == 0) &&
-		    curl_multi_poll(multi, NULL, 0, wait_ms > 0 ? wait_ms : 0,
+		if (r.done < n && (running > 0 || r.active == 0) &&
+		    curl_multi_poll(r.multi, NULL, 0, wait_ms > 0 ? wait_ms : 0,
 		    NULL) != CURLM_OK)
 			break;
 	}
-	for (k = 0; k < FETCH_SLOTS; k++)
-		if (slots[k].f != NULL)
-			release(multi, q, &slots[k], (size_t)(slots[k].f - f));
-	free(slots);
-	hostq_free(q);
-	curl_multi_cleanup(multi);
-	return done == n ? 0 : -1;
+	run_close(&r);
+	return r.done == n ? 0 : -1;
 }
 
 void

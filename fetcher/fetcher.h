@@ -18,6 +18,7 @@
 
 #include <crlcache/addr.h>
 #include <crlcache/format.h>
+#include <crlcache/hex.h>
 #include <crlcache/hint.h>
 #include <crlcache/tbs.h>
 
@@ -154,10 +155,6 @@ int	 read_state_file(const char *path, size_t max, uint8_t **buf,
 	    size_t *len, char *err, size_t errlen);
 int64_t	 asn1_time_to_epoch(const ASN1_TIME *t);
 void	 format_time(int64_t t, char *buf, size_t len);
-/* out gets 2n hex digits (upper or lower case) and a NUL. */
-void	 hex_encode(const uint8_t *p, size_t n, char *out, int upper);
-/* Exactly 2n hex digits, either case, in s[0..len) to n bytes.  0 or -1. */
-int	 hex_decode(const char *s, size_t len, uint8_t *out, size_t n);
 /* Base64 with white space anywhere (RFC 7468 3): -1 when it is not. */
 int	 b64_decode_loose(const char *s, size_t len, size_t max, uint8_t **out,
 	    size_t *outlen);

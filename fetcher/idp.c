@@ -46,7 +46,8 @@ dirname_scope(const X509_NAME *n)
  * nameRelativeToCRLIssuer is made full with the CRL issuer's name (RFC
  * 5280 5.2.5).  A CA that names a partition both by URI and by
  * directoryName is matched by certificates that carry the URI.  Returns
- * 0 and scopes[0..*n), or -1 and err.
+ * 0 and scopes[0..*n), or -1 and err.  Long: the three forms and their
+ * precedence read in one place.
  */
 int
 idp_scope(const DIST_POINT_NAME *dpn, const X509_NAME *issuer, const char *url,

@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <crlcache/hex.h>
+
 #include "json.h"
 
 struct parser {
@@ -106,23 +108,13 @@ static int
 hex4(const char *p, uint32_t *out)
 {
 	uint32_t v = 0;
-	int i;
+	int d = 0, i;
 
-	for (i = 0; i < 4; i++) {
-		char c = p[i];
-
-		v <<= 4;
-		if (c >= '0' && c <= '9')
-			v |= (uint32_t)(c - '0');
-		else if (c >= 'a' && c <= 'f')
-			v |= (uint32_t)(c - 'a' + 10);
-		else if (c >= 'A' && c <= 'F')
-			v |= (uint32_t)(c - 'A' + 10);
-		else
-			return -1;
-	}
+	for (i = 0; i < 4 && (d = crlc_hex_digit((unsigned char)p[i])) != -1;
+	    i++)
+		v = v << 4 | (uint32_t)d;
 	*out = v;
-	return 0;
+	return d == -1 ? -1 : 0;
 }
 
 /*
@@ -611,11 +603,11 @@ put(char **buf, size_t *len, size_t *cap, const char *s, size_t n)
 static int
 put_unit(char **buf, size_t *len, size_t *cap, uint16_t u)
 {
-	static const char hex[] = "0123456789abcdef";
-	char esc[6] = { '\\', 'u', hex[u >> 12], hex[(u >> 8) & 0xf],
-	    hex[(u >> 4) & 0xf], hex[u & 0xf] };
+	const uint8_t be[2] = { (uint8_t)(u >> 8), (uint8_t)u };
+	char esc[7] = { '\\', 'u' };
 
-	return put(buf, len, cap, esc, sizeof(esc));
+	crlc_hex_encode(be, sizeof(be), esc + 2, 0);
+	return put(buf, len, cap, esc, sizeof(esc) - 1);
 }
 
 /* A string in canonical form (json.h json_canonical). */

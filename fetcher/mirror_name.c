@@ -28,15 +28,6 @@
 /* A host name (RFC 1035 2.3.4), or an IPv6 literal in brackets. */
 #define MIRROR_HOST_MAX		(253 + 2)
 
-static int
-hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c = (char)tolower((unsigned char)c);
-	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
 /* Append a component; why says what was refused. */
 static int
 add_comp(struct mirror_name *m, const char *s, size_t len, const char **why)
@@ -89,7 +80,8 @@ split_path(struct mirror_name *m, const char *path, const char **why)
 			seg[len++] = *path;
 			continue;
 		}
-		if ((hi = hexval(path[1])) == -1 || (lo = hexval(path[2])) == -1) {
+		if ((hi = crlc_hex_digit((unsigned char)path[1])) == -1 ||
+		    (lo = crlc_hex_digit((unsigned char)path[2])) == -1) {
 			*why = "a malformed percent-encoding";
 			return -1;
 		}
@@ -178,8 +170,6 @@ done:
 static void
 encode_comp(char *out, size_t *o, const char *s)
 {
-	static const char hex[] = "0123456789ABCDEF";
-
 	for (; *s != '\0'; s++) {
 		unsigned char c = (unsigned char)*s;
 
@@ -188,8 +178,8 @@ encode_comp(char *out, size_t *o, const char *s)
 			out[(*o)++] = (char)c;
 		else {
 			out[(*o)++] = '%';
-			out[(*o)++] = hex[c >> 4];
-			out[(*o)++] = hex[c & 15];
+			crlc_hex_encode(&c, 1, out + *o, 1);
+			*o += 2;
 		}
 	}
 }

@@ -101,10 +101,10 @@ cert_id_text(X509 *x, char *out, size_t len)
 	const ASN1_INTEGER *sn = X509_get0_serialNumber(x);
 	const char *neg = sn->type == V_ASN1_NEG_INTEGER ? "-" : "";
 	char serial[2 * SERIAL_SHOWN + 4] = "?";
-	int i;
 
-	for (i = 0; i < sn->length && i < SERIAL_SHOWN; i++)
-		snprintf(serial + 2 * i, 3, "%02X", sn->data[i]);
+	if (sn->length > 0)	/* else "?" */
+		crlc_hex_encode(sn->data, sn->length < SERIAL_SHOWN ?
+		    (size_t)sn->length : SERIAL_SHOWN, serial, 1);
 	if (sn->length > SERIAL_SHOWN)
 		memcpy(serial + 2 * SERIAL_SHOWN, "...", 4);
 	issuer[0] = subject[0] = '\0';

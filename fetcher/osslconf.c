@@ -439,6 +439,31 @@ write_init(FILE *out, const CONF *conf, const char *init,
 	return write_properties(out, conf, alg, snippet);
 }
 
+/* The --set KEY=VALUE lines, into crlcache_sect: 0, or -1 (logged). */
+static int
+write_sets(FILE *out, const struct strlist *sets)
+{
+	size_t i;
+
+	for (i = 0; sets != NULL && i < sets->n; i++) {
+		const char *eq = strchr(sets->v[i], '=');
+		char key[64];
+
+		if (eq == NULL || (size_t)(eq - sets->v[i]) >= sizeof(key)) {
+			logx(0, "--set %s: expected KEY=VALUE", sets->v[i]);
+			return -1;
+		}
+		memcpy(key, sets->v[i], (size_t)(eq - sets->v[i]));
+		key[eq - sets->v[i]] = '\0';
+		if (!plain_key(key) || !plain_value(eq + 1)) {
+			logx(0, "--set %s: bad key or value", sets->v[i]);
+			return -1;
+		}
+		fprintf(out, "%s = %s\n", key, eq + 1);
+	}
+	return 0;
+}
+
 int
 osslconf_write(FILE *out, const char *include, const char *sys,
     size_t syslen, const char *snippet, const char *module, const char *index,
@@ -447,7 +472,6 @@ osslconf_write(FILE *out, const char *include, const char *sys,
 	CONF *conf = NULL;
 	const char *init = NULL, *node = NULL;
 	long line = 0;
-	size_t i;
 	int ret = -1, node_default = 1;
 
 	if (!plain_value(snippet) || !plain_value(module) || !plain_value(index) ||
@@ -492,22 +516,8 @@ osslconf_write(FILE *out, const char *include, const char *sys,
 	fprintf(out, "[crlcache_default_sect]\nactivate = 1\n"
 	    "[crlcache_sect]\nmodule = %s\nindex = %s\nactivate = 1\n"
 	    "soft_load = 1\n", module, index);
-	for (i = 0; sets != NULL && i < sets->n; i++) {
-		const char *eq = strchr(sets->v[i], '=');
-		char key[64];
-
-		if (eq == NULL || (size_t)(eq - sets->v[i]) >= sizeof(key)) {
-			logx(0, "--set %s: expected KEY=VALUE", sets->v[i]);
-			goto done;
-		}
-		memcpy(key, sets->v[i], (size_t)(eq - sets->v[i]));
-		key[eq - sets->v[i]] = '\0';
-		if (!plain_key(key) || !plain_value(eq + 1)) {
-			logx(0, "--set %s: bad key or value", sets->v[i]);
-			goto done;
-		}
-		fprintf(out, "%s = %s\n", key, eq + 1);
-	}
+	if (write_sets(out, sets) == -1)
+		goto done;
 	ret = ferror(out) ? -1 : 0;
 done:
 	NCONF_free(conf);

@@ -82,7 +82,7 @@ file_name(const char *name, uint8_t id[CRLC_SCOPE_ID_LEN])
 {
 	return strlen(name) == FILE_NAME_LEN &&
 	    strspn(name, "0123456789abcdef") == FILE_NAME_LEN &&
-	    hex_decode(name, FILE_NAME_LEN, id, CRLC_SCOPE_ID_LEN) == 0;
+	    crlc_hex_decode(name, FILE_NAME_LEN, id, CRLC_SCOPE_ID_LEN) == 0;
 }
 
 size_t

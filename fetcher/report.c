@@ -186,7 +186,7 @@ record_row(const struct csv *c, const int *col, int64_t now,
 	v = csv_get(c, col[R_TYPE], &len);
 	rec->root = strcmp(v, TYPE_ROOT) == 0;
 	v = csv_get(c, col[R_FP], &len);
-	if (hex_decode(v, len, rec->fp, CRLC_HASH_LEN) == -1) {
+	if (crlc_hex_decode(v, len, rec->fp, CRLC_HASH_LEN) == -1) {
 		rec->reason = DIR_MALFORMED;
 		return;
 	}
@@ -393,7 +393,7 @@ records_add_pems(struct ccadb_records *r, const uint8_t *buf, size_t len,
 		goto done;
 	while ((rc = data_row(&c, width, &rows, skipped, err, errlen)) == 1) {
 		v = csv_get(&c, col[P_FP], &vlen);
-		if (hex_decode(v, vlen, fp, CRLC_HASH_LEN) == -1 ||
+		if (crlc_hex_decode(v, vlen, fp, CRLC_HASH_LEN) == -1 ||
 		    (rec = records_find(r, fp)) == NULL || rec->cert != NULL ||
 		    (rec->reason != DIR_KEPT && rec->reason != DIR_NO_URL))
 			continue;
@@ -401,8 +401,8 @@ records_add_pems(struct ccadb_records *r, const uint8_t *buf, size_t len,
 		if ((rec->cert = pem_cert(v, vlen, fp, &why, got)) != NULL)
 			continue;
 		rec->reason = why;
-		hex_encode(fp, CRLC_HASH_LEN, want, 1);
-		hex_encode(got, CRLC_HASH_LEN, had, 1);
+		crlc_hex_encode(fp, CRLC_HASH_LEN, want, 1);
+		crlc_hex_encode(got, CRLC_HASH_LEN, had, 1);
 		if (why == DIR_MISMATCH)
 			logx(0, "%s: line %zu: certificate %s refused: the SHA-256 "
 			    "of its PEM is %s", source, c.row_line, want, had);

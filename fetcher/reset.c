@@ -202,7 +202,7 @@ cmd_reset(const struct cmd_ctx *c, int argc, char **argv)
 		goto done;
 	}
 	if (held.numlen > 0)
-		hex_encode(held.number, held.numlen, num, 1);
+		crlc_hex_encode(held.number, held.numlen, num, 1);
 	else
 		snprintf(num, sizeof(num), "none");
 	format_time(held.this_update, tu, sizeof(tu));

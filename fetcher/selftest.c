@@ -56,6 +56,7 @@
  * Run `openssl ARGS...` with OPENSSL_CONF=cnf, its stdout and stderr in
  * out (NUL-terminated, truncated to len - 1).  Its exit status, or -1
  * when it could not run, died or overran OPENSSL_TIMEOUT_MS (killed).
+ * Long: fork, the poll loop and the wait share the pipe and the child.
  */
 static int
 run_openssl(const char *cnf, char *const argv[], char *out, size_t len)
@@ -330,6 +331,10 @@ verify_leaf(const char *cnf, const char *ca, const char *leaf, char *out,
 	return rc > 0 && strstr(out, REVOKED_TEXT) != NULL ? 1 : -1;
 }
 
+/*
+ * Long: a PKI made and written, then verified twice; one done: removes
+ * the directory and frees the keys, certificates and CRL.
+ */
 int
 enable_selftest(const char *cnf)
 {

@@ -316,7 +316,8 @@ spool_successor(struct state *st, char name[SPOOL_NEXT_LEN])
 		goto done;
 	}
 	memcpy(name, SPOOL_NEXT_PREFIX, sizeof(SPOOL_NEXT_PREFIX) - 1);
-	hex_encode(rnd, sizeof(rnd), name + sizeof(SPOOL_NEXT_PREFIX) - 1, 0);
+	crlc_hex_encode(rnd, sizeof(rnd), name + sizeof(SPOOL_NEXT_PREFIX) - 1,
+	    0);
 	mask = umask(0);
 	made = mkdirat(dfd, name, SPOOL_MODE & ~(mode_t)S_ISGID) == 0;
 	(void)umask(mask);

@@ -94,11 +94,9 @@ prom_labels(FILE *out, const char *src, size_t srclen, const char *scope,
 static void
 ski_hex(const struct crlc_crl_info *ci, char *buf, size_t size)
 {
-	size_t i;
+	size_t n = ci->ski.len < (size - 1) / 2 ? ci->ski.len : (size - 1) / 2;
 
-	buf[0] = '\0';
-	for (i = 0; i < ci->ski.len && 2 * i + 2 < size; i++)
-		snprintf(buf + 2 * i, size - 2 * i, "%02x", ci->ski.p[i]);
+	crlc_hex_encode(ci->ski.p, n, buf, 0);
 }
 
 /* Over 60 lines: one CRL in the three formats, side by side. */

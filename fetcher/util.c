@@ -135,7 +135,6 @@ url_usable(const char *s, size_t len)
 char *
 safe_text(const char *s)
 {
-	static const char hex[] = "0123456789abcdef";
 	char *r = redact_userinfo(s), *out;
 	size_t i, o = 0;
 
@@ -149,8 +148,8 @@ safe_text(const char *s)
 		}
 		out[o++] = '\\';
 		out[o++] = 'x';
-		out[o++] = hex[c >> 4];
-		out[o++] = hex[c & 15];
+		crlc_hex_encode(&c, 1, out + o, 0);
+		o += 2;
 	}
 	free(r);
 	return out;
@@ -519,49 +518,6 @@ index_open(const char *state_dir, char *path, size_t len,
 	else
 		logx(0, "%s: %s: %s", path, crlc_index_strerror(rc), detail);
 	return -1;
-}
-
-
-void
-hex_encode(const uint8_t *p, size_t n, char *out, int upper)
-{
-	const char *hex = upper ? "0123456789ABCDEF" : "0123456789abcdef";
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		out[2 * i] = hex[p[i] >> 4];
-		out[2 * i + 1] = hex[p[i] & 0x0f];
-	}
-	out[2 * n] = '\0';
-}
-
-static int
-nibble(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-int
-hex_decode(const char *s, size_t len, uint8_t *out, size_t n)
-{
-	size_t i;
-	int hi, lo;
-
-	if (len != 2 * n)
-		return -1;
-	for (i = 0; i < n; i++) {
-		if ((hi = nibble(s[2 * i])) == -1 ||
-		    (lo = nibble(s[2 * i + 1])) == -1)
-			return -1;
-		out[i] = (uint8_t)(hi << 4 | lo);
-	}
-	return 0;
 }
 
 /*

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include <crlcache/dpname.h>
+#include <crlcache/hex.h>
 #include <crlcache/name.h>
 #include <crlcache/reasons.h>
 
@@ -16,19 +17,13 @@ int
 crlc_scope_dirname(const uint8_t *der, size_t len,
     char out[CRLC_SCOPE_DIRNAME_LEN + 1])
 {
-	static const char hex[] = "0123456789abcdef";
 	const size_t pre = sizeof(CRLC_SCOPE_DIRNAME) - 1;
 	uint8_t h[CRLC_HASH_LEN];
-	size_t i;
 
 	if (crlc_name_canon_hash(der, len, h) == -1)
 		return -1;
 	memcpy(out, CRLC_SCOPE_DIRNAME, pre);
-	for (i = 0; i < CRLC_HASH_LEN; i++) {
-		out[pre + 2 * i] = hex[h[i] >> 4];
-		out[pre + 2 * i + 1] = hex[h[i] & 0x0f];
-	}
-	out[CRLC_SCOPE_DIRNAME_LEN] = '\0';
+	crlc_hex_encode(h, CRLC_HASH_LEN, out + pre, 0);
 	return 0;
 }
 

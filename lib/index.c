@@ -571,6 +571,10 @@ foreign_slot(const struct crlc_tbs *cert, uint8_t slot[CRLC_SLOT_LEN])
 	return 0;
 }
 
+/*
+ * Long: the handshake's lookup in RFC 5280 6.3.3's order (covering CRLs, a
+ * revocation in any, every reason covered), read in one place.
+ */
 int
 crlc_index_lookup(struct crlc_index *idx, const struct crlc_tbs *cert,
     const struct crlc_issuer_key *ik, int64_t now, int64_t grace,

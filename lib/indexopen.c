@@ -50,6 +50,164 @@ crlc_index_strerror(int err)
 }
 
 /*
+ * path's directory into dir[PATH_MAX] ("." for a bare name); returns its
+ * last component, or NULL with *err and *why.
+ */
+static const char *
+split_path(const char *path, char dir[PATH_MAX], int *err, const char **why)
+{
+	const char *base, *slash;
+	size_t n;
+
+	if ((slash = strrchr(path, '/')) == NULL) {
+		memcpy(dir, ".", 2);
+		base = path;
+	} else {
+		n = slash == path ? 1 : (size_t)(slash - path);
+		if (n >= PATH_MAX) {
+			*err = CRLC_E_ACCESS;
+			*why = "path too long";
+			return NULL;
+		}
+		memcpy(dir, path, n);
+		dir[n] = '\0';
+		base = slash + 1;
+	}
+	if (*base == '\0') {
+		*err = CRLC_E_FORMAT;
+		*why = "not a regular file";
+		return NULL;
+	}
+	return base;
+}
+
+/*
+ * The directory that holds the index, as an O_PATH descriptor with its
+ * fstat in *db, refused when others may replace its entries; -1, *err and
+ * *why otherwise.
+ */
+static int
+open_dir(const char *dir, struct stat *db, int *err, const char **why)
+{
+	int dfd;
+
+	/* O_PATH: a directory of mode 0711 will do. */
+	if ((dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1) {
+		*err = errno == ENOENT ? CRLC_E_NOINDEX : CRLC_E_ACCESS;
+		*why = errno == ENOENT ? "no such directory" :
+		    "cannot open the directory that holds it";
+		return -1;
+	}
+	if (fstat(dfd, db) == -1) {
+		*err = CRLC_E_ACCESS;
+		*why = "cannot stat the directory that holds it";
+		goto fail;
+	}
+	/*
+	 * Whoever may create or rename entries in the directory chooses what
+	 * every program reads.  A sticky directory (such as /tmp) lets others
+	 * create names but not replace the owner's: the file's owner check
+	 * (check_file) then decides.
+	 */
+	if ((db->st_mode & (S_IWGRP | S_IWOTH)) && !(db->st_mode & S_ISVTX)) {
+		*err = CRLC_E_ACCESS;
+		*why = "its directory is writable by group or others; "
+		    "refusing to read it";
+		goto fail;
+	}
+	return dfd;
+fail:
+	close(dfd);
+	return -1;
+}
+
+/*
+ * base in dfd opened for reading if it is a regular file and not a
+ * symbolic link; -1, *err and *why otherwise.
+ */
+static int
+open_entry(int dfd, const char *base, int *err, const char **why)
+{
+	struct stat pre;
+	int fd;
+
+	/* Look before opening: no open() of a device, FIFO or socket. */
+	if (fstatat(dfd, base, &pre, AT_SYMLINK_NOFOLLOW) == -1) {
+		*err = errno == ENOENT ? CRLC_E_NOINDEX : CRLC_E_ACCESS;
+		*why = crlc_index_strerror(*err);
+		return -1;
+	}
+	if (S_ISLNK(pre.st_mode)) {
+		*err = CRLC_E_ACCESS;
+		*why = "a symbolic link; the index path must name the file "
+		    "itself";
+		return -1;
+	}
+	if (!S_ISREG(pre.st_mode)) {
+		*err = CRLC_E_FORMAT;
+		*why = "not a regular file";
+		return -1;
+	}
+	/*
+	 * It may have been replaced since: O_NONBLOCK so that a FIFO put
+	 * there now cannot block the open, O_NOFOLLOW against a symlink, and
+	 * what counts is the fstat of the descriptor (check_file).
+	 */
+	fd = openat(dfd, base, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC |
+	    O_NOCTTY);
+	if (fd == -1) {
+		*err = errno == ENOENT ? CRLC_E_NOINDEX : CRLC_E_ACCESS;
+		*why = errno == ELOOP ? "a symbolic link; the index path must "
+		    "name the file itself" : crlc_index_strerror(*err);
+	}
+	return fd;
+}
+
+/*
+ * The open file's fstat into *sb, and the checks on it: a regular file
+ * that only its owner may rewrite, owned by root or by the owner of its
+ * directory (db), not empty.  0, or -1 with *err and *why.
+ */
+static int
+check_file(int fd, const struct stat *db, struct stat *sb, int *err,
+    const char **why)
+{
+	if (fstat(fd, sb) == -1) {
+		*err = CRLC_E_ACCESS;
+		*why = "cannot stat the open file";
+		return -1;
+	}
+	if (!S_ISREG(sb->st_mode)) {
+		*err = CRLC_E_FORMAT;
+		*why = "not a regular file";
+		return -1;
+	}
+	/*
+	 * Every OpenSSL program reads this file and the page and scope files it
+	 * names: one that anybody but its owner may rewrite is refused, and
+	 * so is one owned by anybody but root or the owner of its directory
+	 * (the crlcache account owns the state directory).
+	 */
+	if (sb->st_mode & (S_IWGRP | S_IWOTH)) {
+		*err = CRLC_E_ACCESS;
+		*why = "writable by group or others; refusing to read it";
+		return -1;
+	}
+	if (sb->st_uid != 0 && sb->st_uid != db->st_uid) {
+		*err = CRLC_E_ACCESS;
+		*why = "owned by neither root nor the owner of its directory; "
+		    "refusing to read it";
+		return -1;
+	}
+	if (sb->st_size <= 0) {
+		*err = CRLC_E_CORRUPT;
+		*why = "empty file";
+		return -1;
+	}
+	return 0;
+}
+
+/*
  * Open path without trusting it (see index.h): the directory that holds
  * it, then the file in that directory, never following a symbolic link
  * in the last component, never blocking, and never opening anything but
@@ -63,123 +221,22 @@ open_trusted(const char *path, struct stat *sb, int *dirfd, int *err,
     const char **why)
 {
 	char dir[PATH_MAX];
-	const char *base, *slash;
-	struct stat db, pre;
-	size_t n;
-	int dfd, fd = -1;
+	const char *base;
+	struct stat db;
+	int dfd, fd;
 
-	if ((slash = strrchr(path, '/')) == NULL) {
-		memcpy(dir, ".", 2);
-		base = path;
-	} else {
-		n = slash == path ? 1 : (size_t)(slash - path);
-		if (n >= sizeof(dir)) {
-			*err = CRLC_E_ACCESS;
-			*why = "path too long";
-			return -1;
-		}
-		memcpy(dir, path, n);
-		dir[n] = '\0';
-		base = slash + 1;
-	}
-	if (*base == '\0') {
-		*err = CRLC_E_FORMAT;
-		*why = "not a regular file";
+	if ((base = split_path(path, dir, err, why)) == NULL ||
+	    (dfd = open_dir(dir, &db, err, why)) == -1)
 		return -1;
+	if ((fd = open_entry(dfd, base, err, why)) != -1 &&
+	    check_file(fd, &db, sb, err, why) == -1) {
+		close(fd);
+		fd = -1;
 	}
-	/* O_PATH: a directory of mode 0711 will do. */
-	if ((dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1) {
-		*err = errno == ENOENT ? CRLC_E_NOINDEX : CRLC_E_ACCESS;
-		*why = errno == ENOENT ? "no such directory" :
-		    "cannot open the directory that holds it";
-		return -1;
-	}
-	if (fstat(dfd, &db) == -1) {
-		*err = CRLC_E_ACCESS;
-		*why = "cannot stat the directory that holds it";
-		goto done;
-	}
-	/*
-	 * Whoever may create or rename entries in the directory chooses what
-	 * every program reads.  A sticky directory (such as /tmp) lets others
-	 * create names but not replace the owner's: the file's owner check
-	 * below then decides.
-	 */
-	if ((db.st_mode & (S_IWGRP | S_IWOTH)) && !(db.st_mode & S_ISVTX)) {
-		*err = CRLC_E_ACCESS;
-		*why = "its directory is writable by group or others; "
-		    "refusing to read it";
-		goto done;
-	}
-	/* Look before opening: no open() of a device, FIFO or socket. */
-	if (fstatat(dfd, base, &pre, AT_SYMLINK_NOFOLLOW) == -1) {
-		*err = errno == ENOENT ? CRLC_E_NOINDEX : CRLC_E_ACCESS;
-		*why = crlc_index_strerror(*err);
-		goto done;
-	}
-	if (S_ISLNK(pre.st_mode)) {
-		*err = CRLC_E_ACCESS;
-		*why = "a symbolic link; the index path must name the file "
-		    "itself";
-		goto done;
-	}
-	if (!S_ISREG(pre.st_mode)) {
-		*err = CRLC_E_FORMAT;
-		*why = "not a regular file";
-		goto done;
-	}
-	/*
-	 * It may have been replaced since: O_NONBLOCK so that a FIFO put
-	 * there now cannot block the open, O_NOFOLLOW against a symlink, and
-	 * what counts is the fstat of the descriptor.
-	 */
-	fd = openat(dfd, base, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC |
-	    O_NOCTTY);
-	if (fd == -1) {
-		*err = errno == ENOENT ? CRLC_E_NOINDEX : CRLC_E_ACCESS;
-		*why = errno == ELOOP ? "a symbolic link; the index path must "
-		    "name the file itself" : crlc_index_strerror(*err);
-		goto done;
-	}
-	if (fstat(fd, sb) == -1) {
-		*err = CRLC_E_ACCESS;
-		*why = "cannot stat the open file";
-		goto fail;
-	}
-	if (!S_ISREG(sb->st_mode)) {
-		*err = CRLC_E_FORMAT;
-		*why = "not a regular file";
-		goto fail;
-	}
-	/*
-	 * Every OpenSSL program reads this file and the page and scope files it
-	 * names: one that anybody but its owner may rewrite is refused, and
-	 * so is one owned by anybody but root or the owner of its directory
-	 * (the crlcache account owns the state directory).
-	 */
-	if (sb->st_mode & (S_IWGRP | S_IWOTH)) {
-		*err = CRLC_E_ACCESS;
-		*why = "writable by group or others; refusing to read it";
-		goto fail;
-	}
-	if (sb->st_uid != 0 && sb->st_uid != db.st_uid) {
-		*err = CRLC_E_ACCESS;
-		*why = "owned by neither root nor the owner of its directory; "
-		    "refusing to read it";
-		goto fail;
-	}
-	if (sb->st_size <= 0) {
-		*err = CRLC_E_CORRUPT;
-		*why = "empty file";
-		goto fail;
-	}
-	*dirfd = dfd;
-	return fd;
-fail:
-	close(fd);
-	fd = -1;
-done:
-	close(dfd);
+	if (fd == -1)
+		close(dfd);
+	else
+		*dirfd = dfd;
 	return fd;
 }
 

@@ -20,6 +20,7 @@
 
 #include <crlcache/format.h>
 #include <crlcache/hash.h>
+#include <crlcache/hex.h>
 #include <crlcache/indexwrite.h>
 #include <crlcache/reasons.h>
 
@@ -580,12 +581,5 @@ void
 crlc_scope_name(const uint8_t id[CRLC_SCOPE_ID_LEN],
     char name[2 * CRLC_SCOPE_ID_LEN + 1])
 {
-	static const char hex[] = "0123456789abcdef";
-	size_t i;
-
-	for (i = 0; i < CRLC_SCOPE_ID_LEN; i++) {
-		name[2 * i] = hex[id[i] >> 4];
-		name[2 * i + 1] = hex[id[i] & 0xf];
-	}
-	name[2 * CRLC_SCOPE_ID_LEN] = '\0';
+	crlc_hex_encode(id, CRLC_SCOPE_ID_LEN, name, 0);
 }

@@ -444,6 +444,10 @@ page_build(const struct crlc_top_scope *const *s, size_t n,
 	return 0;
 }
 
+/*
+ * Long: the input checked, the scopes sorted into pages (counting sort),
+ * then each page built and handed to fn; one done: frees the three arrays.
+ */
 int
 crlc_pages_build(const struct crlc_top_scope *s, size_t n,
     int (*fn)(const struct crlc_top_page *, const uint8_t *, size_t, void *),

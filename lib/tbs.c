@@ -442,6 +442,7 @@ validity_time(struct der *validity, int64_t *out, int *bad)
 	return 0;
 }
 
+/* Long: RFC 5280 4.1's fields in their order, one check each. */
 int
 crlc_tbs_parse(const uint8_t *der, size_t len, struct crlc_tbs *out)
 {
@@ -730,29 +731,25 @@ crlc_crl_entry_next(struct crlc_span *rest, struct crlc_crl_entry *e,
 	return 1;
 }
 
-int
-crlc_crl_parse(const uint8_t *der, size_t len, struct crlc_crl *out,
-    const char **why)
+/*
+ * CertificateList ::= SEQUENCE { tbsCertList, signatureAlgorithm,
+ * signatureValue BIT STRING } (5.1.1): the three parts of der into out,
+ * the content of tbsCertList into *tbs.
+ */
+static int
+crl_outer(const uint8_t *der, size_t len, struct crlc_crl *out,
+    struct der *tbs, const char **why)
 {
-	struct der top, cl, tbs, c, exts, oid, val;
-	struct crlc_span rest;
-	struct crlc_crl_entry e;
-	unsigned tag;
-	int crit, r = 0, lax_time = 0;
+	struct der top, cl, c;
 
-	memset(out, 0, sizeof(*out));
-	if (der == NULL)
-		return fail(why, "malformed CRL: no data");
 	top.p = der;
 	top.end = der + len;
-	/* CertificateList ::= SEQUENCE { tbsCertList, signatureAlgorithm,
-	   signatureValue BIT STRING } (5.1.1) */
 	if (der_expect(&top, TAG_SEQUENCE, &cl) == -1)
 		return fail(why, "malformed CRL: cannot decode DER");
 	if (top.p != top.end)
 		return fail(why, "malformed CRL: trailing bytes after the DER");
 	out->tbs.p = cl.p;
-	if (der_expect(&cl, TAG_SEQUENCE, &tbs) == -1)
+	if (der_expect(&cl, TAG_SEQUENCE, tbs) == -1)
 		return fail(why, "malformed CRL: bad tbsCertList");
 	out->tbs.len = (size_t)(cl.p - out->tbs.p);
 	if (tlv_span(&cl, TAG_SEQUENCE, &out->outer_sigalg) == -1)
@@ -763,30 +760,40 @@ crlc_crl_parse(const uint8_t *der, size_t len, struct crlc_crl *out,
 		return fail(why, "malformed CRL: bad signatureValue");
 	out->signature.p = c.p + 1;
 	out->signature.len = (size_t)(c.end - c.p - 1);
+	return 0;
+}
+
+/* tbsCertList from its start up to revokedCertificates (5.1.2.1-5.1.2.5). */
+static int
+crl_head(struct der *tbs, struct crlc_crl *out, const char **why)
+{
+	struct der c;
+	unsigned tag;
+	int lax_time = 0;
 
 	/* version Version OPTIONAL -- if present, MUST be v2 (5.1.2.1) */
 	out->version = 1;
-	if (der_peek(&tbs, TAG_INTEGER)) {
-		if (der_expect(&tbs, TAG_INTEGER, &c) == -1 ||
+	if (der_peek(tbs, TAG_INTEGER)) {
+		if (der_expect(tbs, TAG_INTEGER, &c) == -1 ||
 		    c.end - c.p != 1 || c.p[0] != 1)
 			return fail(why, "malformed CRL: version other than v2 "
 			    "(RFC 5280 5.1.2.1)");
 		out->version = 2;
 	}
 	/* signature AlgorithmIdentifier (5.1.2.2), issuer Name (5.1.2.3) */
-	if (tlv_span(&tbs, TAG_SEQUENCE, &out->sigalg) == -1)
+	if (tlv_span(tbs, TAG_SEQUENCE, &out->sigalg) == -1)
 		return fail(why, "malformed CRL: bad signature algorithm");
-	if (tlv_span(&tbs, TAG_SEQUENCE, &out->issuer) == -1)
+	if (tlv_span(tbs, TAG_SEQUENCE, &out->issuer) == -1)
 		return fail(why, "malformed CRL: bad issuer name");
 	/* thisUpdate Time, nextUpdate Time OPTIONAL (5.1.2.4, 5.1.2.5) */
-	if (der_read(&tbs, &tag, &c) == -1 ||
+	if (der_read(tbs, &tag, &c) == -1 ||
 	    der_time(tag, &c, &out->this_update, &lax_time) == -1 ||
 	    out->this_update < CRL_TIME_MIN)
 		return fail(why, "malformed CRL: thisUpdate is no UTCTime or "
 		    "GeneralizedTime of a possible date from 1950 on (RFC 5280 "
 		    "5.1.2.4, 4.1.2.5)");
-	if (der_peek(&tbs, TAG_UTCTIME) || der_peek(&tbs, TAG_GENTIME)) {
-		if (der_read(&tbs, &tag, &c) == -1 ||
+	if (der_peek(tbs, TAG_UTCTIME) || der_peek(tbs, TAG_GENTIME)) {
+		if (der_read(tbs, &tag, &c) == -1 ||
 		    der_time(tag, &c, &out->next_update, &lax_time) == -1 ||
 		    out->next_update < CRL_TIME_MIN)
 			return fail(why, "malformed CRL: nextUpdate is no UTCTime "
@@ -795,43 +802,80 @@ crlc_crl_parse(const uint8_t *der, size_t len, struct crlc_crl *out,
 	}
 	if (lax_time)
 		out->quirks |= CRLC_CRL_QUIRK_LAX_TIME;
-	/* revokedCertificates SEQUENCE OF SEQUENCE OPTIONAL (5.1.2.6) */
-	if (der_peek(&tbs, TAG_SEQUENCE)) {
-		if (der_expect(&tbs, TAG_SEQUENCE, &c) == -1)
-			return fail(why, "malformed CRL: bad revokedCertificates");
-		out->revoked.p = c.p;
-		out->revoked.len = (size_t)(c.end - c.p);
-		rest = out->revoked;
-		while ((r = crlc_crl_entry_next(&rest, &e, why)) == 1) {
-			out->nrevoked++;
-			out->entry_cert_issuer |= e.cert_issuer.len > 0;
-			if (e.empty_extensions)
-				out->quirks |= CRLC_CRL_QUIRK_EMPTY_ENTRY_EXTS;
-			if (e.lax_time)
-				out->quirks |= CRLC_CRL_QUIRK_LAX_TIME;
-			if (e.undefined_reason)
-				out->quirks |= CRLC_CRL_QUIRK_UNDEFINED_REASON;
-			if (out->entry_unknown_critical.len == 0)
-				out->entry_unknown_critical = e.unknown_critical;
-		}
-		if (r == -1)
-			return -1;
+	return 0;
+}
+
+/*
+ * revokedCertificates SEQUENCE OF SEQUENCE OPTIONAL (5.1.2.6): every entry
+ * read once, so that a bad one refuses the CRL here, and counted.
+ */
+static int
+crl_revoked(struct der *tbs, struct crlc_crl *out, const char **why)
+{
+	struct crlc_span rest;
+	struct crlc_crl_entry e;
+	struct der c;
+	int r;
+
+	if (!der_peek(tbs, TAG_SEQUENCE))
+		return 0;
+	if (der_expect(tbs, TAG_SEQUENCE, &c) == -1)
+		return fail(why, "malformed CRL: bad revokedCertificates");
+	out->revoked.p = c.p;
+	out->revoked.len = (size_t)(c.end - c.p);
+	rest = out->revoked;
+	while ((r = crlc_crl_entry_next(&rest, &e, why)) == 1) {
+		out->nrevoked++;
+		out->entry_cert_issuer |= e.cert_issuer.len > 0;
+		if (e.empty_extensions)
+			out->quirks |= CRLC_CRL_QUIRK_EMPTY_ENTRY_EXTS;
+		if (e.lax_time)
+			out->quirks |= CRLC_CRL_QUIRK_LAX_TIME;
+		if (e.undefined_reason)
+			out->quirks |= CRLC_CRL_QUIRK_UNDEFINED_REASON;
+		if (out->entry_unknown_critical.len == 0)
+			out->entry_unknown_critical = e.unknown_critical;
 	}
-	/* crlExtensions [0] EXPLICIT Extensions OPTIONAL (5.1.2.7) */
-	if (der_peek(&tbs, TAG_CTX_CONS(0))) {
-		if (der_expect(&tbs, TAG_CTX_CONS(0), &c) == -1)
+	return r;
+}
+
+/* crlExtensions [0] EXPLICIT Extensions OPTIONAL (5.1.2.7). */
+static int
+crl_extensions(struct der *tbs, struct crlc_crl *out, const char **why)
+{
+	struct der c, exts, oid, val;
+	int crit;
+
+	if (!der_peek(tbs, TAG_CTX_CONS(0)))
+		return 0;
+	if (der_expect(tbs, TAG_CTX_CONS(0), &c) == -1)
+		return fail(why, "malformed CRL: bad crlExtensions");
+	out->extensions.p = c.p;
+	if (der_expect(&c, TAG_SEQUENCE, &exts) == -1 || c.p != c.end ||
+	    exts.p == exts.end)
+		return fail(why, "malformed CRL: bad crlExtensions");
+	out->extensions.len = (size_t)(c.end - out->extensions.p);
+	while (exts.p < exts.end)
+		if (ext_read(&exts, &oid, NULL, &crit, &val) == -1)
 			return fail(why, "malformed CRL: bad crlExtensions");
-		out->extensions.p = c.p;
-		if (der_expect(&c, TAG_SEQUENCE, &exts) == -1 || c.p != c.end ||
-		    exts.p == exts.end)
-			return fail(why, "malformed CRL: bad crlExtensions");
-		out->extensions.len = (size_t)(c.end - out->extensions.p);
-		while (exts.p < exts.end)
-			if (ext_read(&exts, &oid, NULL, &crit, &val) == -1)
-				return fail(why, "malformed CRL: bad crlExtensions");
-	}
+	return 0;
+}
+
+int
+crlc_crl_parse(const uint8_t *der, size_t len, struct crlc_crl *out,
+    const char **why)
+{
+	struct der tbs;
+
+	memset(out, 0, sizeof(*out));
+	if (der == NULL)
+		return fail(why, "malformed CRL: no data");
+	if (crl_outer(der, len, out, &tbs, why) == -1 ||
+	    crl_head(&tbs, out, why) == -1 ||
+	    crl_revoked(&tbs, out, why) == -1 ||
+	    crl_extensions(&tbs, out, why) == -1)
+		return -1;
 	if (tbs.p != tbs.end)
 		return fail(why, "malformed CRL: unexpected data in tbsCertList");
 	return 0;
 }
-

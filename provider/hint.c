@@ -63,6 +63,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include <crlcache/hex.h>
 #include <crlcache/hint.h>
 
 #include "prov.h"
@@ -166,18 +167,13 @@ cert_der(struct cert_der *c, const struct crlc_span *tbs,
 static int
 spool_name(char name[CRLC_SPOOL_NAME_MAX], const char *suffix)
 {
-	static const char hex[] = "0123456789abcdef";
 	uint8_t r[HINT_RAND];
-	size_t i;
 
 	/* GRND_NONBLOCK: early at boot, nothing left rather than a stall. */
 	if (strlen(suffix) >= CRLC_SPOOL_NAME_MAX - 2 * HINT_RAND ||
 	    getrandom(r, sizeof(r), GRND_NONBLOCK) != (ssize_t)sizeof(r))
 		return -1;
-	for (i = 0; i < HINT_RAND; i++) {
-		name[2 * i] = hex[r[i] >> 4];
-		name[2 * i + 1] = hex[r[i] & 0x0f];
-	}
+	crlc_hex_encode(r, HINT_RAND, name, 0);
 	memcpy(name + 2 * HINT_RAND, suffix, strlen(suffix) + 1);
 	return 0;
 }

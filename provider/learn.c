@@ -179,7 +179,7 @@ crlc_learnable(const struct crlc_conf *conf, const struct crlc_tbs *cert,
  * waits of whole ms: 0, or -1 when it has no room.
  */
 static int
-budget_take(long long ms, long long whole, long long now)
+learn_budget_take(long long ms, long long whole, long long now)
 {
 	long long tat = atomic_load(&learn_tat), next;
 
@@ -203,7 +203,7 @@ crlc_learn_deadline(const struct crlc_conf *conf, uint64_t fp,
 		end = chain_end;
 	if (conf->learn_wait == 0 || end <= now ||
 	    atomic_exchange(&learn_slots[fp % LEARN_SLOTS], fp) == fp ||
-	    budget_take(end - now, conf->learn_wait, now) == -1)
+	    learn_budget_take(end - now, conf->learn_wait, now) == -1)
 		return 0;
 	return end;
 }

@@ -15,6 +15,7 @@
 
 #include <crlcache/clock.h>
 #include <crlcache/format.h>
+#include <crlcache/hex.h>
 #include <crlcache/index.h>
 #include <crlcache/reasons.h>
 #include <crlcache/tbs.h>
@@ -42,22 +43,18 @@ crlc_raise(struct crlc_prov *prov, const char *file, int line,
 	va_end(ap);
 }
 
+/* The serial in upper-case hex, as many octets as buf holds. */
 static void
 serial_text(const struct crlc_span *serial, char *buf, size_t size)
 {
-	static const char hex[] = "0123456789ABCDEF";
-	size_t i, o = 0;
+	size_t n = serial->len < (size - 1) / 2 ? serial->len : (size - 1) / 2;
 
-	for (i = 0; i < serial->len && o + 2 < size; i++) {
-		buf[o++] = hex[serial->p[i] >> 4];
-		buf[o++] = hex[serial->p[i] & 0x0f];
-	}
-	buf[o] = '\0';
+	crlc_hex_encode(serial->p, n, buf, 1);
 }
 
 /* RFC 2253 form of a DER Name; only on the (rare) reporting path. */
 static void
-name_text(const struct crlc_span *name, char *buf, size_t size)
+der_name_text(const struct crlc_span *name, char *buf, size_t size)
 {
 	const unsigned char *p = name->p;
 	X509_NAME *xn = NULL;
@@ -125,7 +122,7 @@ why_unknown(const struct crlc_tbs *cert, const struct crlc_verdict *v,
 		snprintf(buf, size, "the index holds CRLs of this issuer, none "
 		    "for its distribution point %s", name);
 	} else if (cert->ndpdir > 0) {
-		name_text(&cert->dpdir[0], name, sizeof(name));
+		der_name_text(&cert->dpdir[0], name, sizeof(name));
 		snprintf(buf, size, "the index holds CRLs of this issuer, none "
 		    "for its distribution point DirName:%s", name);
 	} else
@@ -151,7 +148,7 @@ report(struct crlc_prov *prov, const struct crlc_tbs *cert,
 	    "allowed by policy";
 
 	serial_text(&cert->serial, serial, sizeof(serial));
-	name_text(&cert->issuer, issuer, sizeof(issuer));
+	der_name_text(&cert->issuer, issuer, sizeof(issuer));
 	switch (v->state) {
 	case CRLC_REVOKED:
 		crlc_time_text(v->revoked_at, when, sizeof(when));
@@ -217,7 +214,7 @@ report_crlite(struct crlc_prov *prov, const struct crlc_tbs *cert,
 	int enforce = prov->conf.mode == CRLC_MODE_ENFORCE;
 
 	serial_text(&cert->serial, serial, sizeof(serial));
-	name_text(&cert->issuer, issuer, sizeof(issuer));
+	der_name_text(&cert->issuer, issuer, sizeof(issuer));
 	crlc_time_text((int64_t)(newest / 1000), when, sizeof(when));
 	crlc_log(prov->conf.log, LOG_WARNING, "certificate is revoked "
 	    "(CRLite, %s): serial=%s issuer=%s, in the CRLite filter of %s",
@@ -247,7 +244,7 @@ report_onecrl(struct crlc_prov *prov, const struct crlc_tbs *cert,
 	int enforce = prov->conf.mode == CRLC_MODE_ENFORCE;
 
 	serial_text(&cert->serial, serial, sizeof(serial));
-	name_text(&cert->issuer, issuer, sizeof(issuer));
+	der_name_text(&cert->issuer, issuer, sizeof(issuer));
 	crlc_log(prov->conf.log, LOG_WARNING, "certificate is revoked "
 	    "(OneCRL, %s): serial=%s issuer=%s, listed by %s", enforce ?
 	    "refused" : "audit, allowed", serial, issuer, by);
@@ -296,7 +293,7 @@ fnv1a(uint64_t h, const struct crlc_span *s)
 
 /* Which certificate: issuer and serial (| 1: never the empty slot). */
 static uint64_t
-cert_fingerprint(const struct crlc_tbs *cert)
+issuer_serial_hash(const struct crlc_tbs *cert)
 {
 	return fnv1a(fnv1a(FNV_OFFSET, &cert->issuer), &cert->serial) | 1;
 }
@@ -330,10 +327,11 @@ check_validity(struct crlc_prov *prov, const struct crlc_tbs *cert,
 	if (prov->conf.validity == CRLC_MODE_OFF || !val->applies ||
 	    !val->exceeds)
 		return 1;
-	if (!enforce && !first_sighting(&validity_seen, cert_fingerprint(cert)))
+	if (!enforce &&
+	    !first_sighting(&validity_seen, issuer_serial_hash(cert)))
 		return 1;
 	serial_text(&cert->serial, serial, sizeof(serial));
-	name_text(&cert->issuer, issuer, sizeof(issuer));
+	der_name_text(&cert->issuer, issuer, sizeof(issuer));
 	crlc_validity_format(val, what, sizeof(what));
 	crlc_log(prov->conf.log, LOG_WARNING, "certificate lifetime over the "
 	    "CA/B Forum limit (%s): serial=%s issuer=%s, %s",
@@ -456,7 +454,7 @@ learn(struct crlc_prov *prov, const struct crlc_tbs *cert,
 			*v = nv;
 	}
 	crlc_learn_done(deadline);
-	name_text(&cert->issuer, issuer, sizeof(issuer));
+	der_name_text(&cert->issuer, issuer, sizeof(issuer));
 	crlc_log(prov->conf.log, LOG_NOTICE, "waited %lld ms for crlcache to "
 	    "learn issuer=%s: %s", crlc_mono_ms() - start, issuer,
 	    v->state == CRLC_UNKNOWN ? "not covered in time, on_unknown "

@@ -172,8 +172,9 @@ done:
 	return ret;
 }
 
+/* The default provider's key data inside our key, which it verifies with. */
 static void *
-key_of(void *provkey)
+inner_keydata(void *provkey)
 {
 	struct crlc_key *k = provkey;
 
@@ -186,7 +187,7 @@ sig_verify_init(void *vctx, void *provkey, const OSSL_PARAM params[])
 	struct sig_ctx *c = vctx;
 
 	c->cap = CAP_OFF;
-	return c->impl->verify_init(c->inner, key_of(provkey), params);
+	return c->impl->verify_init(c->inner, inner_keydata(provkey), params);
 }
 
 /*
@@ -221,11 +222,12 @@ check_captured(struct sig_ctx *c, int ret, const unsigned char *sig,
 }
 
 /*
- * After verify_init tbs is a digest (capture off); after
+ * The one-shot VERIFY slot (the streamed ones are digest_verify and
+ * verify_message).  After verify_init tbs is a digest (capture off); after
  * verify_message_init it is the whole message.
  */
 static int
-sig_verify(void *vctx, const unsigned char *sig, size_t siglen,
+sig_verify_oneshot(void *vctx, const unsigned char *sig, size_t siglen,
     const unsigned char *tbs, size_t tbslen)
 {
 	struct sig_ctx *c = vctx;
@@ -239,7 +241,8 @@ sig_verify_recover_init(void *vctx, void *provkey, const OSSL_PARAM params[])
 {
 	struct sig_ctx *c = vctx;
 
-	return c->impl->verify_recover_init(c->inner, key_of(provkey), params);
+	return c->impl->verify_recover_init(c->inner, inner_keydata(provkey),
+	    params);
 }
 
 static int
@@ -260,8 +263,8 @@ sig_digest_verify_init(void *vctx, const char *mdname, void *provkey,
 
 	capture_reset(c);
 	c->key = provkey;
-	return c->impl->digest_verify_init(c->inner, mdname, key_of(provkey),
-	    params);
+	return c->impl->digest_verify_init(c->inner, mdname,
+	    inner_keydata(provkey), params);
 }
 
 static int
@@ -306,7 +309,8 @@ sig_verify_message_init(void *vctx, void *provkey, const OSSL_PARAM params[])
 
 	capture_reset(c);
 	c->key = provkey;
-	return c->impl->verify_message_init(c->inner, key_of(provkey), params);
+	return c->impl->verify_message_init(c->inner, inner_keydata(provkey),
+	    params);
 }
 
 static int
@@ -426,7 +430,7 @@ static const OSSL_DISPATCH sig_dispatch_##N[] = {			\
 	FN(FREECTX, sig_freectx),					\
 	FN(DUPCTX, sig_dupctx),						\
 	FN(VERIFY_INIT, sig_verify_init),				\
-	FN(VERIFY, sig_verify),						\
+	FN(VERIFY, sig_verify_oneshot),					\
 	FN(VERIFY_RECOVER_INIT, sig_verify_recover_init),		\
 	FN(VERIFY_RECOVER, sig_verify_recover),				\
 	FN(DIGEST_VERIFY_INIT, sig_digest_verify_init),			\

@@ -172,7 +172,7 @@ refill(struct store_ctx *sc)
 /* --- OSSL_OP_STORE -------------------------------------------------------- */
 
 static void *
-store_open(void *provctx, const char *uri)
+loader_open(void *provctx, const char *uri)
 {
 	struct crlc_prov *p = provctx;
 	struct store_ctx *sc;
@@ -194,7 +194,7 @@ store_open(void *provctx, const char *uri)
 }
 
 static const OSSL_PARAM *
-store_settable_ctx_params(void *provctx)
+loader_settable_ctx_params(void *provctx)
 {
 	static const OSSL_PARAM table[] = {
 		OSSL_PARAM_int(OSSL_STORE_PARAM_EXPECT, NULL),
@@ -207,7 +207,7 @@ store_settable_ctx_params(void *provctx)
 }
 
 static int
-store_set_ctx_params(void *loaderctx, const OSSL_PARAM params[])
+loader_set_ctx_params(void *loaderctx, const OSSL_PARAM params[])
 {
 	struct store_ctx *sc = loaderctx;
 	const OSSL_PARAM *q;
@@ -244,7 +244,7 @@ store_set_ctx_params(void *loaderctx, const OSSL_PARAM params[])
 }
 
 static int
-store_load(void *loaderctx, OSSL_CALLBACK *object_cb, void *object_cbarg,
+loader_load(void *loaderctx, OSSL_CALLBACK *object_cb, void *object_cbarg,
     OSSL_PASSPHRASE_CALLBACK *pw_cb, void *pw_cbarg)
 {
 	struct store_ctx *sc = loaderctx;
@@ -275,7 +275,7 @@ store_load(void *loaderctx, OSSL_CALLBACK *object_cb, void *object_cbarg,
 }
 
 static int
-store_eof(void *loaderctx)
+loader_eof(void *loaderctx)
 {
 	struct store_ctx *sc = loaderctx;
 
@@ -283,7 +283,7 @@ store_eof(void *loaderctx)
 }
 
 static int
-store_close(void *loaderctx)
+loader_close(void *loaderctx)
 {
 	struct store_ctx *sc = loaderctx;
 
@@ -299,13 +299,14 @@ store_close(void *loaderctx)
 }
 
 static const OSSL_DISPATCH crlc_store_dispatch[] = {
-	{ OSSL_FUNC_STORE_OPEN, (void (*)(void))store_open },
+	{ OSSL_FUNC_STORE_OPEN, (void (*)(void))loader_open },
 	{ OSSL_FUNC_STORE_SETTABLE_CTX_PARAMS,
-	    (void (*)(void))store_settable_ctx_params },
-	{ OSSL_FUNC_STORE_SET_CTX_PARAMS, (void (*)(void))store_set_ctx_params },
-	{ OSSL_FUNC_STORE_LOAD, (void (*)(void))store_load },
-	{ OSSL_FUNC_STORE_EOF, (void (*)(void))store_eof },
-	{ OSSL_FUNC_STORE_CLOSE, (void (*)(void))store_close },
+	    (void (*)(void))loader_settable_ctx_params },
+	{ OSSL_FUNC_STORE_SET_CTX_PARAMS,
+	    (void (*)(void))loader_set_ctx_params },
+	{ OSSL_FUNC_STORE_LOAD, (void (*)(void))loader_load },
+	{ OSSL_FUNC_STORE_EOF, (void (*)(void))loader_eof },
+	{ OSSL_FUNC_STORE_CLOSE, (void (*)(void))loader_close },
 	{ 0, NULL }
 };
 

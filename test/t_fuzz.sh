@@ -49,7 +49,8 @@ run() {     # run NAME CORPUS [MAX_LEN]
 }
 LIB=("$src/lib/tbs.c" "$src/lib/name.c" "$src/lib/validity.c" "$src/lib/hash.c" "$src/lib/index.c"
     "$src/lib/indexopen.c" "$src/lib/indexpage.c"
-    "$src/lib/dpname.c" "$src/lib/point.c" "$src/lib/civil.c" "$src/lib/reasons.c")
+    "$src/lib/dpname.c" "$src/lib/point.c" "$src/lib/civil.c" "$src/lib/reasons.c"
+    "$src/lib/hex.c")
 build fuzz_tbs "$src/test/fuzz/fuzz_tbs.c" "${LIB[@]}"
 CSV=("$src/fetcher/ccadb.c" "$src/fetcher/csv.c" "$src/fetcher/util.c")
 build fuzz_ccadb "$src/test/fuzz/fuzz_ccadb.c" "${CSV[@]}" "${LIB[@]}"
@@ -63,7 +64,7 @@ INGEST=("$src/fetcher/ingest.c" "$src/fetcher/crl.c" "${STORE[@]}" "$src/fetcher
 build fuzz_crl "$src/test/fuzz/fuzz_crl.c" "${INGEST[@]}" "${LIB[@]}"
 build fuzz_index "$src/test/fuzz/fuzz_index.c" "${LIB[@]}"
 build fuzz_clubcard "$src/test/fuzz/fuzz_clubcard.c" "$src/lib/clubcard.c" "$src/lib/sct.c" "${LIB[@]}"
-build fuzz_json "$src/test/fuzz/fuzz_json.c" "$src/fetcher/json.c"
+build fuzz_json "$src/test/fuzz/fuzz_json.c" "$src/fetcher/json.c" "$src/lib/hex.c"
 
 mkdir -p "$W/certs" "$W/csv" "$W/crls"
 BASE_URL=http://127.0.0.1:9

@@ -31,7 +31,7 @@ want_every_fingerprint(struct ccadb_records *r, const uint8_t *data,
 			break;
 		r->v = v;
 		memset(&v[r->n], 0, sizeof(v[r->n]));
-		if (hex_decode(s, len, v[r->n].fp, CRLC_HASH_LEN) == 0)
+		if (crlc_hex_decode(s, len, v[r->n].fp, CRLC_HASH_LEN) == 0)
 			r->n++;
 	}
 	csv_free(&c);
