@@ -21,6 +21,9 @@
 #include <crlcache/hint.h>
 #include <crlcache/tbs.h>
 
+/* The opened state directory (state.h). */
+struct state;
+
 #define DEFAULT_STATE_DIR	"/var/lib/crlcache"
 #define DEFAULT_CONF		"/etc/crlcache/crlcache.conf"
 #define INDEX_NAME		"index.mdb"
@@ -250,7 +253,7 @@ struct trust {
 int	 trust_load(struct trust *t, const struct strlist *anchors,
 	    const struct strlist *untrusted, const struct strlist *cas);
 void	 trust_free(struct trust *t);
-void	 trust_use_index(struct trust *t, const char *state_dir);
+void	 trust_use_index(struct trust *t, struct state *st);
 int	 certs_load(const char *path, STACK_OF(X509) *sk);
 /* Make x (a new reference) an issuer candidate: -1 when out of memory. */
 int	 trust_add(struct trust *t, X509 *x);
@@ -336,9 +339,9 @@ enum ingest_result { INGEST_FAILED = -1, INGEST_UNCHANGED = 0, INGEST_CHANGED = 
  * store.c: open (refusing another format), close, publish.  open_empty:
  * the working index removed first and made anew (`reset --all`).
  */
-int	 store_open(struct store **s, const char *state_dir, char *err,
+int	 store_open(struct store **s, struct state *st, char *err,
 	    size_t errlen);
-int	 store_open_empty(struct store **s, const char *state_dir, char *err,
+int	 store_open_empty(struct store **s, struct state *st, char *err,
 	    size_t errlen);
 void	 store_close(struct store *s);
 int	 store_publish(struct store *s, int force, uint64_t *generation,
@@ -451,10 +454,10 @@ struct publish_src {
 	struct MDB_txn	*txn;
 	unsigned int	 canon, alias, key, rev, crl, crlhash;	/* MDB_dbi */
 };
-int	 publish(const char *state_dir, const struct publish_src *src,
+int	 publish(struct state *st, const struct publish_src *src,
 	    uint64_t generation, int64_t created, char *err, size_t errlen);
-int	 publish_needed(const char *state_dir);
-void	 publish_clean(const char *state_dir);
+int	 publish_needed(struct state *st);
+void	 publish_clean(struct state *st);
 
 /* fetch.c: parallel HTTP(S) with libcurl multi */
 struct fetch {
@@ -619,7 +622,7 @@ int	 enable_selftest(const char *cnf);
 void	 enable_warn_lost(void);
 
 /* localfs.c: warn when the state directory is on a network filesystem */
-void	 warn_network_fs(const char *state_dir);
+void	 warn_network_fs(const char *dir);
 
 /*
  * privs.c: how a command reaches STATE_DIR.  Each command declares one of
@@ -1108,7 +1111,7 @@ enum crl_want {
  * Read the set in force and the crl_fresh = files.  0; -1 when a file
  * cannot be read (logged; cf then wants every CRL of every issuer).
  */
-int	 crl_fresh_load(struct crl_fresh *cf, const char *state_dir,
+int	 crl_fresh_load(struct crl_fresh *cf, struct state *st,
 	    const struct conf *conf);
 enum crl_want crl_fresh_want(const struct crl_fresh *cf,
 	    const struct enrolled *en, int64_t now);

@@ -40,7 +40,6 @@ import_one(struct store *s, const struct trust *t, const struct conf *conf,
 int
 cmd_import(const struct cmd_ctx *c, int argc, char **argv)
 {
-	const char *state_dir = c->state_dir;
 	const struct conf *conf = c->conf;
 	static const struct option opts[] = {
 		{ "anchor", required_argument, NULL, 'a' },
@@ -106,11 +105,11 @@ cmd_import(const struct cmd_ctx *c, int argc, char **argv)
 	if (trust_load(&t, anchors.n > 0 ? &anchors : &conf->anchors,
 	    &untrusted, &conf->cas) == -1)
 		goto done;
-	if (store_open(&s, state_dir, err, sizeof(err)) == -1) {
+	if (store_open(&s, c->st, err, sizeof(err)) == -1) {
 		logx(0, "%s", err);
 		goto done;
 	}
-	trust_use_index(&t, state_dir);
+	trust_use_index(&t, c->st);
 	for (i = 0; i < files.n; i++)
 		if (import_one(s, &t, conf, files.v[i],
 		    urls.v[i][0] != '\0' ? urls.v[i] : NULL) == -1)
