@@ -188,6 +188,7 @@ run_command(const struct command *cmd, const char *state_dir,
 	return ret;
 }
 
+/* Long for its option table and switch, one case an option. */
 int
 main(int argc, char **argv)
 {

@@ -404,6 +404,7 @@ reader_child(const char *dir, uid_t uid, gid_t gid, int fd, int to_stdout,
 	_exit(rc);
 }
 
+/* Long: one fork, its pipe and its deadlines, cleaned up on one path. */
 int
 as_state_owner(const struct cmd_ctx *c, int (*reader)(struct state *st,
     FILE *out, void *arg), void *rarg, int (*consume)(FILE *in, void *arg),

@@ -639,7 +639,10 @@ own(uint8_t **at, const uint8_t *p, size_t len)
 	return s;
 }
 
-/* One "crl" record: its SCOPE record, and its file unless it exists. */
+/*
+ * One "crl" record: its SCOPE record, and its file unless it exists.
+ * Long: the record's fields are read and checked in one place.
+ */
 static int
 scope(struct publish *p, const MDB_val *k, const MDB_val *v)
 {

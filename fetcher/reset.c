@@ -159,6 +159,23 @@ reset_parse(int argc, char **argv, struct reset_args *a)
 	return 0;
 }
 
+/*
+ * What the messages name after a scope: its reason partition, then its
+ * kind (checked words: nothing to escape; cut if repeated).
+ */
+static void
+partition_text(const struct reset_args *a, char *rtext, size_t len)
+{
+	rtext[0] = '\0';
+	if (a->reasons != CRLC_REASONS_ALL) {
+		memcpy(rtext, ", reasons ", 11);
+		crlc_reasons_format(a->reasons, rtext + 10, len - 10);
+	}
+	if (a->kindtext != NULL)
+		snprintf(rtext + strlen(rtext), len - strlen(rtext),
+		    ", kind %s", a->kindtext);
+}
+
 /* Remove the CRL a names from the working index and publish. */
 static int
 reset_scope(struct state *st, const struct reset_args *a)
@@ -173,16 +190,7 @@ reset_scope(struct state *st, const struct reset_args *a)
 	uint64_t gen;
 	int rc, ret = 4;
 
-	/* a reason partition is named in the messages, after its scope */
-	rtext[0] = '\0';
-	if (a->reasons != CRLC_REASONS_ALL) {
-		memcpy(rtext, ", reasons ", 11);
-		crlc_reasons_format(a->reasons, rtext + 10, sizeof(rtext) - 10);
-	}
-	/* and its kind (checked words: nothing to escape; cut if repeated) */
-	if (a->kindtext != NULL)
-		snprintf(rtext + strlen(rtext), sizeof(rtext) - strlen(rtext),
-		    ", kind %s", a->kindtext);
+	partition_text(a, rtext, sizeof(rtext));
 	if (certs == NULL || certs_load(a->issuer, certs) == -1)
 		goto done;
 	if (sk_X509_num(certs) != 1) {

@@ -313,7 +313,10 @@ struct tally {
 	int	fresh_failed;	/* crl_fresh's files could not be read */
 };
 
-/* Ingest one finished transfer and record the outcome for its source. */
+/*
+ * Ingest one finished transfer and record the outcome for its source.
+ * Long: every outcome's effect on the record, side by side.
+ */
 static void
 settle(struct store *s, const struct trust *t, struct fetch *f,
     struct source_rec *rec, int hints_only, struct tally *tl)
