@@ -557,34 +557,33 @@ struct outcome {
 	const char	*crlite, *onecrl;
 };
 
-/*
- * The summary: the sources status counts, what failed by name, and
- * whether a directory was there to keep; logged at level 0 when ret says
- * the run failed, so that -q still says why.
- */
+/* The summary's counts, and which of the sources beside the CRLs failed. */
 static void
-say_summary(struct state *st, int ret, const struct outcome *o)
+say_counts(FILE *f, const struct outcome *o)
 {
 	const struct tally *tl = o->tl;
-	struct dir_state ds;
-	char *line = NULL;
-	size_t len = 0;
-	FILE *f;
 
-	if ((f = open_memstream(&line, &len)) == NULL)
-		return;
 	fprintf(f, "update: %zu sources, %zu updated, %zu unchanged, %zu "
 	    "failed", o->full ? o->sc.n : o->n, tl->updated +
 	    o->sc.beside_changed, tl->unchanged + o->sc.beside_same,
 	    tl->failed + o->sc.beside_failed);
-	if (o->crlite_failed || o->onecrl_failed) {
-		fputs(" (", f);
-		if (tl->failed > 0)
-			fprintf(f, "%zu CRL URLs, ", tl->failed);
-		fprintf(f, "%s%s%s)", o->crlite_failed ? "CRLite" : "",
-		    o->crlite_failed && o->onecrl_failed ? ", " : "",
-		    o->onecrl_failed ? "OneCRL" : "");
-	}
+	if (!o->crlite_failed && !o->onecrl_failed)
+		return;
+	fputs(" (", f);
+	if (tl->failed > 0)
+		fprintf(f, "%zu CRL URLs, ", tl->failed);
+	fprintf(f, "%s%s%s)", o->crlite_failed ? "CRLite" : "",
+	    o->crlite_failed && o->onecrl_failed ? ", " : "",
+	    o->onecrl_failed ? "OneCRL" : "");
+}
+
+/* The summary's warnings: what was not read, whether a directory is kept. */
+static void
+say_warnings(FILE *f, struct state *st, const struct outcome *o)
+{
+	const struct tally *tl = o->tl;
+	struct dir_state ds;
+
 	if (tl->url_failed > 0)
 		fprintf(f, ", %zu proposed URLs failing (their failure, not "
 		    "the run's: retried later)", tl->url_failed);
@@ -597,13 +596,41 @@ say_summary(struct state *st, int ret, const struct outcome *o)
 	if (o->dir_failed) {
 		memset(&ds, 0, sizeof(ds));
 		fprintf(f, "; warning: issuer directory not refreshed (CCADB), "
-		    "%s", directory_info(state_path(st), &ds) == 0 && ds.built != 0 ?
-		    "the previous one kept" : "none built yet");
+		    "%s", directory_info(state_path(st), &ds) == 0 &&
+		    ds.built != 0 ? "the previous one kept" : "none built yet");
 		dir_state_free(&ds);
 	}
-	fprintf(f, "; generation %llu%s%s%s%s%s", o->gen, o->published ? "" :
-	    " (unchanged)", o->crlite[0] != '\0' ? "; " : "", o->crlite,
-	    o->onecrl[0] != '\0' ? "; " : "", o->onecrl);
+}
+
+/* The summary's generation and what CRLite and OneCRL said. */
+static void
+say_generation(FILE *f, const struct outcome *o)
+{
+	fprintf(f, "; generation %llu%s", o->gen, o->published ? "" :
+	    " (unchanged)");
+	if (o->crlite[0] != '\0')
+		fprintf(f, "; %s", o->crlite);
+	if (o->onecrl[0] != '\0')
+		fprintf(f, "; %s", o->onecrl);
+}
+
+/*
+ * The summary: the sources status counts, what failed by name, and
+ * whether a directory was there to keep; logged at level 0 when ret says
+ * the run failed, so that -q still says why.
+ */
+static void
+say_summary(struct state *st, int ret, const struct outcome *o)
+{
+	char *line = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if ((f = open_memstream(&line, &len)) == NULL)
+		return;
+	say_counts(f, o);
+	say_warnings(f, st, o);
+	say_generation(f, o);
 	if (fclose(f) == 0)
 		logx(ret != 0 ? 0 : 1, "%s", line);
 	free(line);
@@ -698,26 +725,25 @@ run_sources(struct run *r)
 static void
 run_hints(struct run *r)
 {
-	const char *state_dir = state_path(r->st);
-
 	/* A malformed file is logged and its issuers learned anew. */
-	(void)enrolment_load(state_dir, &r->en);
+	(void)enrolment_load(state_path(r->st), &r->en);
 	/* The run the spool's watcher starts says it watches. */
-	learning_mark(state_dir, r->hints_only ? LEARNING_FAST : LEARNING_FULL,
-	    &r->t, &r->en, r->t.index);
+	learning_mark(state_path(r->st), r->hints_only ? LEARNING_FAST :
+	    LEARNING_FULL, &r->t, &r->en, r->t.index);
 	/* Issuers proven from here on were met in this run's hints. */
 	if (r->hints_only)
 		r->since = (int64_t)time(NULL);
 	/* A hint's issuers are looked up by name, not the whole directory. */
-	if (hints_waiting(state_dir) && dir_index_attach(&r->t,
-	    state_dir) == -1)
+	if (hints_waiting(state_path(r->st)) && dir_index_attach(&r->t,
+	    state_path(r->st)) == -1)
 		(void)dir_need(&r->dir, "hints");
 	/* Hints are proven against what is published: no revoked issuer. */
-	if (hints_prepare(state_dir) == -1 || enrolment_learn(state_dir,
-	    r->conf, &r->t, &r->en, r->cas) == -1) {
+	if (hints_prepare(state_path(r->st)) == -1 ||
+	    enrolment_learn(state_path(r->st), r->conf, &r->t, &r->en,
+	    r->cas) == -1) {
 		logx(0, "update: enrolment from hints failed; explicit sources "
 		    "only this run");
-		enrolment_failed(state_dir, &r->en);
+		enrolment_failed(state_path(r->st), &r->en);
 		r->sg.tl.enrol_failed = 1;
 	}
 }
