@@ -337,7 +337,9 @@ struct store;
 enum ingest_result { INGEST_FAILED = -1, INGEST_UNCHANGED = 0, INGEST_CHANGED = 1 };
 /*
  * store.c: open (refusing another format), close, publish.  open_empty:
- * the working index removed first and made anew (`reset --all`).
+ * the working index removed first and made anew (`reset --all`).  The
+ * state directory is made when missing (state_create()); st must
+ * outlive the store.
  */
 int	 store_open(struct store **s, struct state *st, char *err,
 	    size_t errlen);
