@@ -103,6 +103,8 @@ test/unit/t_json: fetcher/json.c fetcher/json.h
 test/unit/t_guard: fetcher/guard.c fetcher/guard.h fetcher/fetcher.h
 # t_proposed builds fetcher/proposed.c in.
 test/unit/t_proposed: fetcher/proposed.c fetcher/fetcher.h
+# t_state builds fetcher/state.c in.
+test/unit/t_state: fetcher/state.c fetcher/state.h fetcher/fetcher.h
 
 unit: $(UNIT_BINS)
 

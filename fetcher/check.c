@@ -165,6 +165,93 @@ crlite_answer(struct crlc_crliteset *set, X509 *issuer,
 	return a;
 }
 
+/* Why x is unknown: what the index holds of its issuer; does it count? */
+static void
+print_unknown(const struct crlc_verdict *v, const struct crlc_tbs *t, X509 *x,
+    int exempt, int uncounted)
+{
+	char rtext[CRLC_REASONS_TEXT_MAX];
+
+	if (v->crl_issuer_ambiguous)
+		printf(" (a cRLIssuer of its distribution points has "
+		    "several keys in the index: which one signs its "
+		    "indirect CRLs is not known");
+	else if (v->reasons != 0) {
+		crlc_reasons_format(v->reasons, rtext, sizeof(rtext));
+		printf(" (the %s in the index cover this certificate "
+		    "for only some reasons: %s", t->dp_indirect_only ?
+		    "indirect CRLs of its cRLIssuer" :
+		    "CRLs of this issuer", rtext);
+	} else if (t->dp_indirect_only)
+		printf(" (no indirect CRL of the cRLIssuer of its "
+		    "distribution points covers it (RFC 5280 6.3.3 "
+		    "(b)(1))");
+	else if (!v->issuer_held)
+		printf(" (no CRL of this issuer in the index");
+	else if (crlc_dp_count(t) == 0 && t->nind == 0)
+		printf(" (the index holds CRLs of this issuer, none that "
+		    "covers a %s certificate without a distribution "
+		    "point", t->is_ca ? "CA" : "user");
+	else {
+		printf(" (the index holds CRLs of this issuer, none for "
+		    "this %s certificate's distribution point ",
+		    t->is_ca ? "CA" : "user");
+		print_dp(x);
+	}
+	printf("%s)", exempt ?
+	    "; short-lived, no revocation expected" : uncounted ?
+	    "; an intermediate the server sent: not counted in the "
+	    "exit status" : "");
+}
+
+/* x's TBSCertificate parsed into t (its DER in *der, to free); -1 logged. */
+static int
+cert_tbs(X509 *x, unsigned char **der, struct crlc_tbs *t)
+{
+	struct crlc_span tbs;
+	int len, rc;
+
+	if ((len = i2d_X509(x, der)) <= 0 ||
+	    crlc_cert_tbs(*der, (size_t)len, &tbs) == -1 ||
+	    (rc = crlc_tbs_parse(tbs.p, tbs.len, t)) == -1) {
+		logx(0, "check: certificate could not be parsed");
+		return -1;
+	}
+	if (rc == CRLC_TBS_BAD_TIME) {
+		logx(0, "check: certificate notBefore or notAfter is no "
+		    "possible date (RFC 5280 4.1.2.5)");
+		return -1;
+	}
+	return 0;
+}
+
+/* What the answer rests on: the CRL's times, the revocation, or why none. */
+static void
+print_detail(int from_crlite, const struct crlc_verdict *v,
+    const struct crlc_tbs *t, X509 *x, int exempt, int uncounted)
+{
+	char a[32], b[32];
+
+	switch (from_crlite ? CRLC_CRLITE_ANSWERED : (int)v->state) {
+	case CRLC_CRLITE_ANSWERED:
+		break;
+	case CRLC_REVOKED:
+		format_time(v->revoked_at, a, sizeof(a));
+		printf(" revoked=%s reason=%s", a, crlc_reason_name(v->reason));
+		break;
+	case CRLC_UNKNOWN:
+		print_unknown(v, t, x, exempt, uncounted);
+		break;
+	default:
+		format_time(v->this_update, a, sizeof(a));
+		format_time(v->next_update, b, sizeof(b));
+		printf(" thisUpdate=%s nextUpdate=%s%s", a,
+		    v->next_update != 0 ? b : "none",
+		    v->state == CRLC_STALE ? " (past nextUpdate + grace)" : "");
+		break;
+	}
+}
+
 /*
  * Look x up and print its line; *st is the state it counts as in the
  * exit status.  sent_along: an intermediate a server sent with its own
@@ -173,6 +260,7 @@ crlite_answer(struct crlc_crliteset *set, X509 *issuer,
  * not counted, so that a good server exits 0; held CRLs that do not
  * cover it, a revocation or staleness still count.
  */
+/* Over 60 lines: the lookups in the provider's order, then the line. */
 static int
 check_one(struct crlc_index *idx, struct crlc_crliteset *set,
     const struct crlc_onecrl *onecrl, STACK_OF(X509) *certs, X509 *x,
@@ -181,28 +269,18 @@ check_one(struct crlc_index *idx, struct crlc_crliteset *set,
 	uint8_t hash[CRLC_HASH_LEN];
 	struct crlc_issuer_key ik;
 	unsigned char *der = NULL;
-	struct crlc_span tbs;
 	struct crlc_tbs t;
 	struct crlc_verdict v;
 	struct crlc_validity val;
-	char a[32], b[32], vtext[160], rtext[CRLC_REASONS_TEXT_MAX];
+	char a[32], vtext[160];
 	int64_t now = at_or_now(at);
 	enum crlc_clubcard_answer crlite;
 	enum crlc_onecrl_hit listed = CRLC_ONECRL_NONE;
 	uint64_t newest;
-	int len, rc, exempt = 0, from_crlite, uncounted, ret = -1;
+	int exempt = 0, from_crlite, uncounted, ret = -1;
 
-	if ((len = i2d_X509(x, &der)) <= 0 ||
-	    crlc_cert_tbs(der, (size_t)len, &tbs) == -1 ||
-	    (rc = crlc_tbs_parse(tbs.p, tbs.len, &t)) == -1) {
-		logx(0, "check: certificate could not be parsed");
+	if (cert_tbs(x, &der, &t) == -1)
 		goto done;
-	}
-	if (rc == CRLC_TBS_BAD_TIME) {
-		logx(0, "check: certificate notBefore or notAfter is no "
-		    "possible date (RFC 5280 4.1.2.5)");
-		goto done;
-	}
 	crlite = crlite_answer(set, issuer_key(certs, x, hash, &ik), &t, now,
 	    &newest);
 	if (crlc_index_lookup(idx, &t, &ik, now, grace, &v) == -1) {
@@ -244,53 +322,7 @@ check_one(struct crlc_index *idx, struct crlc_crliteset *set,
 	print_name("subject", X509_get_subject_name(x));
 	print_serial(&t.serial);
 	print_name("issuer", X509_get_issuer_name(x));
-	switch (from_crlite ? CRLC_CRLITE_ANSWERED : (int)v.state) {
-	case CRLC_CRLITE_ANSWERED:
-		break;
-	case CRLC_REVOKED:
-		format_time(v.revoked_at, a, sizeof(a));
-		printf(" revoked=%s reason=%s", a, crlc_reason_name(v.reason));
-		break;
-	case CRLC_UNKNOWN:
-		if (v.crl_issuer_ambiguous)
-			printf(" (a cRLIssuer of its distribution points has "
-			    "several keys in the index: which one signs its "
-			    "indirect CRLs is not known");
-		else if (v.reasons != 0) {
-			crlc_reasons_format(v.reasons, rtext, sizeof(rtext));
-			printf(" (the %s in the index cover this certificate "
-			    "for only some reasons: %s", t.dp_indirect_only ?
-			    "indirect CRLs of its cRLIssuer" :
-			    "CRLs of this issuer", rtext);
-		} else if (t.dp_indirect_only)
-			printf(" (no indirect CRL of the cRLIssuer of its "
-			    "distribution points covers it (RFC 5280 6.3.3 "
-			    "(b)(1))");
-		else if (!v.issuer_held)
-			printf(" (no CRL of this issuer in the index");
-		else if (crlc_dp_count(&t) == 0 && t.nind == 0)
-			printf(" (the index holds CRLs of this issuer, none that "
-			    "covers a %s certificate without a distribution "
-			    "point", t.is_ca ? "CA" : "user");
-		else {
-			printf(" (the index holds CRLs of this issuer, none for "
-			    "this %s certificate's distribution point ",
-			    t.is_ca ? "CA" : "user");
-			print_dp(x);
-		}
-		printf("%s)", exempt ?
-		    "; short-lived, no revocation expected" : uncounted ?
-		    "; an intermediate the server sent: not counted in the "
-		    "exit status" : "");
-		break;
-	default:
-		format_time(v.this_update, a, sizeof(a));
-		format_time(v.next_update, b, sizeof(b));
-		printf(" thisUpdate=%s nextUpdate=%s%s", a,
-		    v.next_update != 0 ? b : "none",
-		    v.state == CRLC_STALE ? " (past nextUpdate + grace)" : "");
-		break;
-	}
+	print_detail(from_crlite, &v, &t, x, exempt, uncounted);
 	/* At --at, the certificate's own validity (RFC 5280 4.1.2.5). */
 	if (at != 0 && (now < t.not_before || now > t.not_after))
 		printf(" (certificate %s at that time)", now < t.not_before ?
@@ -319,7 +351,6 @@ struct check_args {
 static int
 check_all(struct state *st, FILE *out, void *arg)
 {
-	const char *state_dir = state_path(st);
 	const struct check_args *a = arg;
 	struct crlc_index *idx = NULL;
 	struct crlc_crliteset *set = NULL;
@@ -330,10 +361,10 @@ check_all(struct state *st, FILE *out, void *arg)
 	int i, ret = EXIT_ERROR;
 
 	(void)out;		/* stdout: as_state_owner() is given no consume */
-	if (index_open(state_dir, path, sizeof(path), &idx, 1) == -1)
+	if (index_open(state_path(st), path, sizeof(path), &idx, 1) == -1)
 		goto done;
-	if ((size_t)snprintf(path, sizeof(path), "%s/%s", state_dir,
-	    CRLC_CRLITE_DIR) < sizeof(path) &&
+	/* lib's readers take a directory path (shared with the provider). */
+	if (state_file_path(st, CRLC_CRLITE_DIR, path, sizeof(path)) == 0 &&
 	    crlc_crliteset_open(path, &set, why, sizeof(why)) == -1)
 		logx(0, "check: CRLite data in %s not used: %s", path, why);
 	if (set != NULL && at_or_now(a->at) >= crlc_crliteset_stale_at(set)) {

@@ -26,7 +26,6 @@
  * Any failure keeps the set in force, and forgets the index document's
  * validators, so that the next run asks for all of it again.
  */
-#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -157,7 +156,7 @@ gather(struct crlite_run *run, struct crlite_set *set)
 		memcpy(cf->hash, run->want[i].hash, CRLC_HASH_LEN);
 		cf->size = run->want[i].size;
 		cf->kind = i == 0 ? CRLC_CRLITE_FULL : CRLC_CRLITE_DELTA;
-		if (crlite_file_read(run->state_dir, cf, &cf->body) == 0) {
+		if (crlite_file_read(run->st, cf, &cf->body) == 0) {
 			if (check_filter(run, &run->want[i], cf->body,
 			    (size_t)cf->size, &info) == -1)
 				return -1;
@@ -246,7 +245,7 @@ not_older(struct crlite_run *run)
 	char why[ERRLEN], a[32], b[32];
 	int ret = 0;
 
-	if (crlite_set_read(run->state_dir, &now, why, sizeof(why)) != 0)
+	if (crlite_set_read(run->st, &now, why, sizeof(why)) != 0)
 		return 0;
 	if (now.source == run->set.source && run->set.newest < now.newest) {
 		format_time((int64_t)(run->set.newest / 1000), a, sizeof(a));
@@ -269,14 +268,14 @@ install(struct crlite_run *run)
 	struct rs_client rc;
 	char why[ERRLEN];
 
-	rs_client_init(&rc, run->state_dir, run->conf);
+	rs_client_init(&rc, run->st, run->conf);
 	if (run->col.doc != NULL && rs_collection_recheck(&rc, &run->col) == -1)
 		return crlite_fail(run, "%s", rc.err);
 	if (run->r == 1 && run->src->kind != CRLC_CRLITE_SRC_REMOTE_SETTINGS &&
 	    not_older(run) == -1)
 		return -1;
 	run->set.installed = (int64_t)time(NULL);
-	if (run->r == 1 && crlite_set_install(run->state_dir, &run->set, why,
+	if (run->r == 1 && crlite_set_install(run->st, &run->set, why,
 	    sizeof(why)) == -1)
 		return crlite_fail(run, "%s", why);
 	if (run->col.doc != NULL && rs_collection_keep(&rc, &run->col) == -1)
@@ -291,23 +290,22 @@ install(struct crlite_run *run)
  * filters downloaded, and the set installed anew.
  */
 static int
-set_on_disk(const char *state_dir, const struct crlite_set *cur)
+set_on_disk(struct state *st, const struct crlite_set *cur)
 {
-	char path[PATH_MAX], why[CRLC_CRLITESET_WHY_LEN];
+	char why[CRLC_CRLITESET_WHY_LEN];
 	struct crlc_crliteset *set;
 	uint8_t *body;
 	size_t i;
 
 	for (i = 0; i < cur->n; i++) {
-		if (crlite_file_read(state_dir, &cur->f[i], &body) == -1) {
+		if (crlite_file_read(st, &cur->f[i], &body) == -1) {
 			logx(0, "crlite: filter %zu of the set in force is "
 			    "missing or damaged; fetched again", i);
 			return 0;
 		}
 		free(body);
 	}
-	snprintf(path, sizeof(path), "%s/%s", state_dir, CRLC_CRLITE_DIR);
-	if (crlc_crliteset_open(path, &set, why, sizeof(why)) != 0) {
+	if (crlite_set_open(st, &set, why, sizeof(why)) != 0) {
 		logx(0, "crlite: the set in force cannot be read (%s); "
 		    "installed anew", why);
 		return 0;
@@ -335,14 +333,14 @@ configured(const struct conf *conf)
  * (<crlcache/crlite.h> FRESHNESS): past its stale_at, CRLs answer.
  */
 static void
-say_freshness(const char *state_dir, char *what, size_t whatlen)
+say_freshness(struct state *st, char *what, size_t whatlen)
 {
 	struct crlite_set set;
 	char err[ERRLEN], when[32];
 	size_t used = strlen(what);
 	int64_t stale_at;
 
-	if (crlite_set_read(state_dir, &set, err, sizeof(err)) != 0)
+	if (crlite_set_read(st, &set, err, sizeof(err)) != 0)
 		return;
 	stale_at = crlc_crlite_stale_at(set.installed, set.newest);
 	crlite_set_free(&set);
@@ -356,7 +354,7 @@ say_freshness(const char *state_dir, char *what, size_t whatlen)
 }
 
 int
-crlite_begin(struct crlite_run *run, const char *state_dir,
+crlite_begin(struct crlite_run *run, struct state *st,
     const struct conf *conf, struct store *s, const struct rs_monitor *mon)
 {
 	struct source_rec rec;
@@ -366,16 +364,16 @@ crlite_begin(struct crlite_run *run, const char *state_dir,
 	memset(run, 0, sizeof(*run));
 	if ((run->src = configured(conf)) == NULL)
 		return 0;
-	run->state_dir = state_dir;
+	run->st = st;
 	run->conf = conf;
 	run->mon = mon;
 	run->src->index_url(conf, run->index_url, sizeof(run->index_url));
-	if ((have = crlite_set_read(state_dir, &run->cur, why,
+	if ((have = crlite_set_read(st, &run->cur, why,
 	    sizeof(why))) == -1)
 		logx(0, "crlite: %s; a new set is fetched", why);
 	run->in_force = have == 0;
 	run->have = have == 0 && run->cur.source == run->src->kind &&
-	    set_on_disk(state_dir, &run->cur);
+	    set_on_disk(st, &run->cur);
 	/* Ask conditionally only when what it gave last time is installed. */
 	if (!run->src->local && run->src->index == NULL && run->have &&
 	    store_get_source(s, run->index_url, &rec) == 0) {
@@ -423,7 +421,7 @@ crlite_finish(struct crlite_run *run, struct store *s, char *what,
 	/* Remote Settings: no HTTP status says the outcome, the run does. */
 	source_note(s, run->index_url, f, run->src->index == NULL ? f->status :
 	    run->r == 0 ? 304 : 200, run->r == -1 ? run->err : NULL);
-	crlite_tally_add(run->state_dir, run->src->kind, run->bytes);
+	crlite_tally_add(run->st, run->src->kind, run->bytes);
 	if (run->r == -1) {
 		logx(0, "crlite: %s; %s", run->err, run->in_force ?
 		    "the set in force is kept" : "no set in force yet");
@@ -438,7 +436,7 @@ crlite_finish(struct crlite_run *run, struct store *s, char *what,
 		snprintf(what, whatlen, "crlite: %zu filters installed (%zu "
 		    "fetched, %llu bytes)", run->nwant, run->fetched,
 		    (unsigned long long)run->bytes);
-	say_freshness(run->state_dir, what, whatlen);
+	say_freshness(run->st, what, whatlen);
 	crlite_free(run);
 	return run->r == -1 ? -1 : 0;
 }

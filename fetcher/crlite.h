@@ -27,6 +27,8 @@ struct crlite_filter {
 					   (owned); NULL: on disk already */
 };
 
+struct state;
+
 struct crlite_set {
 	int64_t		 installed;
 	uint64_t	 newest;	/* ms; 0: none */
@@ -41,24 +43,33 @@ const char *crlite_source_name(unsigned source);
  * The set in force: 0 and *s, 1 when none is installed, -1 when the set
  * file is not one (why in err).  Only the set file is read.
  */
-int	 crlite_set_read(const char *state_dir, struct crlite_set *s,
+int	 crlite_set_read(struct state *st, struct crlite_set *s,
 	    char *err, size_t errlen);
+/*
+ * The descriptor of STATE_DIR/crlite, the handle's (do not close it);
+ * -1 with errno (ENOENT: none yet) and why.
+ */
+int	 crlite_dirfd(struct state *st, char *why, size_t whylen);
+/* The set as readers open it, with its lookup file (crlc_crliteset_open). */
+struct crlc_crliteset;
+int	 crlite_set_open(struct state *st, struct crlc_crliteset **set,
+	    char *why, size_t whylen);
 /*
  * Filter f of the directory, whole, when it is the file the set names
  * (size and SHA-256): 0 and *body (malloc'd), else -1.
  */
-int	 crlite_file_read(const char *state_dir, const struct crlite_filter *f,
+int	 crlite_file_read(struct state *st, const struct crlite_filter *f,
 	    uint8_t **body);
 /*
  * Install s (each filter with a body written first, durably), then
  * remove every file of the directory s does not name.  0, or -1 with
  * why in err and the set in force untouched.
  */
-int	 crlite_set_install(const char *state_dir, const struct crlite_set *s,
+int	 crlite_set_install(struct state *st, const struct crlite_set *s,
 	    char *err, size_t errlen);
 void	 crlite_set_free(struct crlite_set *s);
 /* STATE_DIR/crlite: made when missing; ours, and no one else may write. */
-int	 crlite_dir_prepare(const char *state_dir, char *err, size_t errlen);
+int	 crlite_dir_prepare(struct state *st, char *err, size_t errlen);
 
 /* For status: the set in force and whether its files can be used. */
 struct crlite_info {
@@ -68,7 +79,7 @@ struct crlite_info {
 	char		 why[CRLITE_ERRLEN];	/* when not usable */
 };
 /* 0 and *ci; 1 when no set is installed; -1 when unreadable (why). */
-int	 crlite_info(const char *state_dir, struct crlite_info *ci);
+int	 crlite_info(struct state *st, struct crlite_info *ci);
 
 /*
  * What one run fetched of a source, kept in STATE_DIR/work/crlite.state
@@ -79,9 +90,9 @@ struct crlite_tally {
 	uint64_t	 bytes;		/* fetched by the last run */
 	uint64_t	 total;		/* fetched since the state began */
 };
-int	 crlite_tally_read(const char *state_dir, unsigned source,
+int	 crlite_tally_read(struct state *st, unsigned source,
 	    struct crlite_tally *t);
-void	 crlite_tally_add(const char *state_dir, unsigned source,
+void	 crlite_tally_add(struct state *st, unsigned source,
 	    uint64_t bytes);
 
 #endif /* CRLCACHE_FETCHER_CRLITE_H */

@@ -225,7 +225,7 @@ rs_index(struct crlite_run *run)
 	struct rs_run rs;
 	int r;
 
-	rs_client_init(&rc, run->state_dir, run->conf);
+	rs_client_init(&rc, run->st, run->conf);
 	rc.deadline = run->deadline;
 	run->col.which = RS_CERT_REVOCATIONS;
 	run->col.max_len = RS_CHANGESET_MAX;

@@ -6,7 +6,7 @@
  *
  * Installing: every new filter is written to a temporary name, synced
  * and renamed to its content name; then the set file is replaced the
- * same way (replace_file: the directory synced after the rename); only
+ * same way (state_replace: the directory synced after the rename); only
  * then are the files the new set does not name removed.  A crash at any
  * point leaves the previous set or the new one whole, and at worst files
  * no set names, removed by the next install.
@@ -14,7 +14,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,10 +28,13 @@
 
 #include "crlite.h"
 #include "fetcher.h"
+#include "state.h"
 
 #define SET_MAX_LEN	(CRLC_CRLITE_HDR_LEN + CRLC_CRLITE_FILTERS_MAX * \
 	CRLC_CRLITE_REC_LEN + CRLC_CRLITE_TRAILER_LEN)
-#define TALLY_NAME	"crlite.state"
+#define TALLY_FILE	WORK_NAME "/crlite.state"
+/* A file of the CRLite directory by its name in the state: "crlite/NAME". */
+#define CRLITE_NAME_MAX	(sizeof(CRLC_CRLITE_DIR) + 2 * CRLC_HASH_LEN + 16)
 /* The tally file: a line per source kind, a few dozen bytes each. */
 #define TALLY_MAX_LEN	4096
 
@@ -47,36 +49,35 @@ crlite_source_name(unsigned source)
 	}
 }
 
+/* A filter's file name; with in_state, its name in the state directory. */
 static void
-crlite_path(char *out, size_t len, const char *state_dir, const char *name)
-{
-	snprintf(out, len, "%s/%s%s%s", state_dir, CRLC_CRLITE_DIR,
-	    name != NULL ? "/" : "", name != NULL ? name : "");
-}
-
-static void
-filter_name(char *out, size_t len, const uint8_t hash[CRLC_HASH_LEN])
+filter_name(char *out, size_t len, const uint8_t hash[CRLC_HASH_LEN],
+    int in_state)
 {
 	char hex[2 * CRLC_HASH_LEN + 1];
 
 	hex_encode(hash, CRLC_HASH_LEN, hex, 0);
-	snprintf(out, len, "%s%s", hex, CRLC_CRLITE_FILTER_SUFFIX);
+	snprintf(out, len, "%s%s%s", in_state ? CRLC_CRLITE_DIR "/" : "", hex,
+	    CRLC_CRLITE_FILTER_SUFFIX);
 }
 
 int
-crlite_set_read(const char *state_dir, struct crlite_set *s, char *err,
+crlite_set_read(struct state *st, struct crlite_set *s, char *err,
     size_t errlen)
 {
 	struct crlc_crliteset_file file;
-	char path[PATH_MAX], why[CRLC_CRLITESET_WHY_LEN];
+	char why[CRLC_CRLITESET_WHY_LEN];
 	size_t i;
-	int r;
+	int dfd, r;
 
 	memset(s, 0, sizeof(*s));
-	crlite_path(path, sizeof(path), state_dir, NULL);
-	if ((r = crlc_crliteset_read(path, &file, why, sizeof(why))) != 0) {
+	if ((dfd = crlite_dirfd(st, why, sizeof(why))) == -1 && errno == ENOENT)
+		return 1;
+	if ((r = dfd == -1 ? -1 : crlc_crliteset_read_at(dfd, &file, why,
+	    sizeof(why))) != 0) {
 		if (r == -1)
-			snprintf(err, errlen, "%s: %s", path, why);
+			snprintf(err, errlen, "%s/%s: %s", state_path(st),
+			    CRLC_CRLITE_DIR, why);
 		return r;
 	}
 	s->installed = file.installed;
@@ -92,17 +93,44 @@ crlite_set_read(const char *state_dir, struct crlite_set *s, char *err,
 }
 
 int
-crlite_file_read(const char *state_dir, const struct crlite_filter *f,
+crlite_dirfd(struct state *st, char *why, size_t whylen)
+{
+	const char *base;
+	int dfd, e;
+
+	/* the directory holding the set file: crlite/ */
+	if ((dfd = state_dirfd(st, CRLC_CRLITE_DIR "/" CRLC_CRLITE_SET_NAME,
+	    &base)) == -1) {
+		e = errno;
+		snprintf(why, whylen, "%s", strerror(e));
+		errno = e;
+	}
+	return dfd;
+}
+
+int
+crlite_set_open(struct state *st, struct crlc_crliteset **set, char *why,
+    size_t whylen)
+{
+	int dfd;
+
+	*set = NULL;
+	if ((dfd = crlite_dirfd(st, why, whylen)) == -1)
+		return errno == ENOENT ? 1 : -1;
+	return crlc_crliteset_open_at(dfd, set, why, whylen);
+}
+
+int
+crlite_file_read(struct state *st, const struct crlite_filter *f,
     uint8_t **body)
 {
-	char path[PATH_MAX], name[2 * CRLC_HASH_LEN + 16], why[ERRLEN];
+	char name[CRLITE_NAME_MAX], why[ERRLEN];
 	uint8_t hash[CRLC_HASH_LEN];
 	size_t len;
 
-	filter_name(name, sizeof(name), f->hash);
-	crlite_path(path, sizeof(path), state_dir, name);
-	if (read_state_file(path, CRLC_CLUBCARD_MAX_LEN, body, &len,
-	    why, sizeof(why)) == -1)
+	filter_name(name, sizeof(name), f->hash, 1);
+	if (state_read(st, name, CRLC_CLUBCARD_MAX_LEN, body, &len, why,
+	    sizeof(why)) == -1)
 		return -1;
 	crlc_sha256(*body, len, hash);
 	if (len != f->size || memcmp(hash, f->hash, CRLC_HASH_LEN) != 0) {
@@ -114,22 +142,21 @@ crlite_file_read(const char *state_dir, const struct crlite_filter *f,
 }
 
 int
-crlite_dir_prepare(const char *state_dir, char *err, size_t errlen)
+crlite_dir_prepare(struct state *st, char *err, size_t errlen)
 {
-	char path[PATH_MAX];
 	struct stat sb;
 	int fd;
 
-	crlite_path(path, sizeof(path), state_dir, NULL);
-	if (mkdir(path, 0755) == -1 && errno != EEXIST) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	if (state_mkdir(st, CRLC_CRLITE_DIR, 0755) == -1) {
+		snprintf(err, errlen, "%s/%s: %s", state_path(st),
+		    CRLC_CRLITE_DIR, strerror(errno));
 		return -1;
 	}
-	if ((fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC)) == -1 || fstat(fd, &sb) == -1 ||
+	if ((fd = state_openat(st, CRLC_CRLITE_DIR, O_RDONLY | O_DIRECTORY,
+	    0)) == -1 || fstat(fd, &sb) == -1 ||
 	    sb.st_uid != geteuid() || (sb.st_mode & 022) != 0) {
-		snprintf(err, errlen, "%s: not a directory of this account "
-		    "that only it may write", path);
+		snprintf(err, errlen, "%s/%s: not a directory of this account "
+		    "that only it may write", state_path(st), CRLC_CRLITE_DIR);
 		if (fd != -1)
 			close(fd);
 		return -1;
@@ -138,21 +165,27 @@ crlite_dir_prepare(const char *state_dir, char *err, size_t errlen)
 	return 0;
 }
 
+/* A file of the set, durably; readers of every account read it. */
 static int
-write_filter(const char *state_dir, const struct crlite_filter *f,
+write_file(struct state *st, const char *name, const void *data, size_t len,
     char *err, size_t errlen)
 {
-	char path[PATH_MAX], tmp[PATH_MAX], name[2 * CRLC_HASH_LEN + 16];
-
-	filter_name(name, sizeof(name), f->hash);
-	crlite_path(path, sizeof(path), state_dir, name);
-	if (write_temp(path, f->body, (size_t)f->size, 0644, (uid_t)-1,
-	    (gid_t)-1, tmp, sizeof(tmp)) == -1 ||
-	    rename_durably(tmp, path) == -1) {
-		snprintf(err, errlen, "%s: cannot write", path);
+	if (state_replace(st, name, data, len, 0644) == -1) {
+		snprintf(err, errlen, "%s/%s: cannot write", state_path(st),
+		    name);
 		return -1;
 	}
 	return 0;
+}
+
+static int
+write_filter(struct state *st, const struct crlite_filter *f,
+    char *err, size_t errlen)
+{
+	char name[CRLITE_NAME_MAX];
+
+	filter_name(name, sizeof(name), f->hash, 1);
+	return write_file(st, name, f->body, (size_t)f->size, err, errlen);
 }
 
 /* Is name one of s's filters, or its lookup file (named lookup)? */
@@ -163,7 +196,7 @@ named(const struct crlite_set *s, const char *lookup, const char *name)
 	size_t i;
 
 	for (i = 0; i < s->n; i++) {
-		filter_name(want, sizeof(want), s->f[i].hash);
+		filter_name(want, sizeof(want), s->f[i].hash, 0);
 		if (strcmp(want, name) == 0)
 			return 1;
 	}
@@ -175,21 +208,16 @@ named(const struct crlite_set *s, const char *lookup, const char *name)
 
 /* Remove what s does not name: superseded filters, stray temporaries. */
 static void
-remove_superseded(const char *state_dir, const struct crlite_set *s,
+remove_superseded(struct state *st, const struct crlite_set *s,
     const char *lookup)
 {
-	char path[PATH_MAX];
 	struct dirent *de;
 	DIR *d;
 	int dfd;
 
-	crlite_path(path, sizeof(path), state_dir, NULL);
-	if ((dfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC)) == -1 || (d = fdopendir(dfd)) == NULL) {
-		if (dfd != -1)
-			close(dfd);
+	if ((d = state_list(st, CRLC_CRLITE_DIR)) == NULL)
 		return;
-	}
+	dfd = dirfd(d);
 	while ((de = readdir(d)) != NULL) {
 		if (de->d_name[0] == '.' || named(s, lookup, de->d_name))
 			continue;
@@ -205,20 +233,20 @@ remove_superseded(const char *state_dir, const struct crlite_set *s,
  * not hold its bytes), written durably as *name.
  */
 static int
-write_lookup(const char *state_dir, const struct crlite_set *s, uint64_t sum,
+write_lookup(struct state *st, const struct crlite_set *s, uint64_t sum,
     char *name, size_t namelen, char *err, size_t errlen)
 {
 	struct crlc_clubcard *cc[CRLC_CRLITE_FILTERS_MAX] = { NULL };
 	uint8_t *own[CRLC_CRLITE_FILTERS_MAX] = { NULL }, *out = NULL;
 	const uint8_t *body;
-	char path[PATH_MAX], tmp[PATH_MAX], why[CRLC_CRLITESET_WHY_LEN];
+	char rel[CRLITE_NAME_MAX], why[CRLC_CRLITESET_WHY_LEN];
 	size_t i, len;
 	int ret = -1;
 
 	crlc_crlite_lookup_name(sum, name, namelen);
 	for (i = 0; i < s->n; i++) {
 		if ((body = s->f[i].body) == NULL &&
-		    crlite_file_read(state_dir, &s->f[i], &own[i]) == -1) {
+		    crlite_file_read(st, &s->f[i], &own[i]) == -1) {
 			snprintf(err, errlen, "filter %zu: missing or not the "
 			    "file the set names", i);
 			goto done;
@@ -234,12 +262,9 @@ write_lookup(const char *state_dir, const struct crlite_set *s, uint64_t sum,
 		snprintf(err, errlen, "the lookup file: %s", why);
 		goto done;
 	}
-	crlite_path(path, sizeof(path), state_dir, name);
-	if (write_temp(path, out, len, 0644, (uid_t)-1, (gid_t)-1, tmp,
-	    sizeof(tmp)) == -1 || rename_durably(tmp, path) == -1) {
-		snprintf(err, errlen, "%s: cannot write", path);
+	snprintf(rel, sizeof(rel), "%s/%s", CRLC_CRLITE_DIR, name);
+	if (write_file(st, rel, out, len, err, errlen) == -1)
 		goto done;
-	}
 	ret = 0;
 done:
 	for (i = 0; i < s->n; i++) {
@@ -251,22 +276,22 @@ done:
 }
 
 int
-crlite_set_install(const char *state_dir, const struct crlite_set *s,
+crlite_set_install(struct state *st, const struct crlite_set *s,
     char *err, size_t errlen)
 {
 	uint8_t buf[SET_MAX_LEN], *r;
-	char path[PATH_MAX], lookup[CRLC_CRLITE_LOOKUP_NAME_LEN];
+	char lookup[CRLC_CRLITE_LOOKUP_NAME_LEN];
 	size_t i, len;
 
 	if (s->n == 0 || s->n > CRLC_CRLITE_FILTERS_MAX) {
 		snprintf(err, errlen, "a set of %zu filters", s->n);
 		return -1;
 	}
-	if (crlite_dir_prepare(state_dir, err, errlen) == -1)
+	if (crlite_dir_prepare(st, err, errlen) == -1)
 		return -1;
 	for (i = 0; i < s->n; i++)
 		if (s->f[i].body != NULL &&
-		    write_filter(state_dir, &s->f[i], err, errlen) == -1)
+		    write_filter(st, &s->f[i], err, errlen) == -1)
 			return -1;
 	memset(buf, 0, sizeof(buf));
 	memcpy(buf, CRLC_CRLITE_MAGIC, CRLC_CRLITE_MAGIC_LEN);
@@ -284,16 +309,14 @@ crlite_set_install(const char *state_dir, const struct crlite_set *s,
 	len = CRLC_CRLITE_HDR_LEN + s->n * CRLC_CRLITE_REC_LEN;
 	crlc_put_u64(buf + len, crlc_sum64(buf, len));
 	/* the lookup file before the set that names it (its checksum) */
-	if (write_lookup(state_dir, s, crlc_get_u64(buf + len), lookup,
+	if (write_lookup(st, s, crlc_get_u64(buf + len), lookup,
 	    sizeof(lookup), err, errlen) == -1)
 		return -1;
 	len += CRLC_CRLITE_TRAILER_LEN;
-	crlite_path(path, sizeof(path), state_dir, CRLC_CRLITE_SET_NAME);
-	if (replace_file(path, buf, len, 0644, (uid_t)-1, (gid_t)-1) == -1) {
-		snprintf(err, errlen, "%s: cannot write", path);
+	if (write_file(st, CRLC_CRLITE_DIR "/" CRLC_CRLITE_SET_NAME, buf, len,
+	    err, errlen) == -1)
 		return -1;
-	}
-	remove_superseded(state_dir, s, lookup);
+	remove_superseded(st, s, lookup);
 	return 0;
 }
 
@@ -309,18 +332,17 @@ crlite_set_free(struct crlite_set *s)
 }
 
 int
-crlite_tally_read(const char *state_dir, unsigned source,
+crlite_tally_read(struct state *st, unsigned source,
     struct crlite_tally *t)
 {
-	char path[PATH_MAX], why[ERRLEN], *line, *next;
+	char why[ERRLEN], *line, *next;
 	unsigned long long a, b, c;
 	uint8_t *buf;
 	size_t len;
 	int ret = -1;
 
 	memset(t, 0, sizeof(*t));
-	dir_work_path(path, sizeof(path), state_dir, TALLY_NAME);
-	if (read_state_file(path, TALLY_MAX_LEN, &buf, &len, why,
+	if (state_read(st, TALLY_FILE, TALLY_MAX_LEN, &buf, &len, why,
 	    sizeof(why)) == -1)
 		return -1;
 	for (line = (char *)buf; line != NULL; line = next) {
@@ -341,10 +363,10 @@ crlite_tally_read(const char *state_dir, unsigned source,
 }
 
 void
-crlite_tally_add(const char *state_dir, unsigned source, uint64_t bytes)
+crlite_tally_add(struct state *st, unsigned source, uint64_t bytes)
 {
 	struct crlite_tally t;
-	char path[PATH_MAX], line[128];
+	char line[128];
 	unsigned k;
 	int n;
 	char *text = NULL;
@@ -355,7 +377,7 @@ crlite_tally_add(const char *state_dir, unsigned source, uint64_t bytes)
 		return;
 	for (k = CRLC_CRLITE_SRC_REMOTE_SETTINGS; k <= CRLC_CRLITE_SRC_UPKI_DIR;
 	    k++) {
-		if (crlite_tally_read(state_dir, k, &t) == -1 && k != source)
+		if (crlite_tally_read(st, k, &t) == -1 && k != source)
 			continue;
 		if (k == source) {
 			t.attempt = (int64_t)time(NULL);
@@ -367,16 +389,17 @@ crlite_tally_add(const char *state_dir, unsigned source, uint64_t bytes)
 		    (unsigned long long)t.bytes, (unsigned long long)t.total);
 		fwrite(line, 1, (size_t)n, f);
 	}
-	dir_work_path(path, sizeof(path), state_dir, TALLY_NAME);
-	if (fclose(f) == 0 && dir_replace_file(path, text, len) == -1)
-		logx(0, "%s: cannot write", path);
+	/* the crlcache account's only, as the rest of work/ */
+	if (fclose(f) == 0 && state_replace(st, TALLY_FILE, text, len,
+	    0600) == -1)
+		logx(0, "%s/%s: cannot write", state_path(st), TALLY_FILE);
 	free(text);
 }
 
 int
-crlite_info(const char *state_dir, struct crlite_info *ci)
+crlite_info(struct state *st, struct crlite_info *ci)
 {
-	char why[CRLC_CRLITESET_WHY_LEN], path[PATH_MAX];
+	char why[CRLC_CRLITESET_WHY_LEN];
 	struct crlc_crliteset *set = NULL;
 	struct crlc_clubcard_info info;
 	struct crlc_clubcard *cc;
@@ -385,12 +408,12 @@ crlite_info(const char *state_dir, struct crlite_info *ci)
 	int r;
 
 	memset(ci, 0, sizeof(*ci));
-	if ((r = crlite_set_read(state_dir, &ci->set, ci->why,
+	if ((r = crlite_set_read(st, &ci->set, ci->why,
 	    sizeof(ci->why))) != 0)
 		return r;
 	ci->usable = 1;
 	for (i = 0; i < ci->set.n && ci->usable; i++) {
-		if (crlite_file_read(state_dir, &ci->set.f[i], &body) == -1) {
+		if (crlite_file_read(st, &ci->set.f[i], &body) == -1) {
 			snprintf(ci->why, sizeof(ci->why), "filter %zu: missing "
 			    "or not the file the set names", i);
 			ci->usable = 0;
@@ -409,9 +432,7 @@ crlite_info(const char *state_dir, struct crlite_info *ci)
 		free(body);
 	}
 	/* and as the readers see it: the set with its lookup file */
-	crlite_path(path, sizeof(path), state_dir, NULL);
-	if (ci->usable && crlc_crliteset_open(path, &set, why,
-	    sizeof(why)) != 0) {
+	if (ci->usable && crlite_set_open(st, &set, why, sizeof(why)) != 0) {
 		snprintf(ci->why, sizeof(ci->why), "%s", why);
 		ci->usable = 0;
 	}

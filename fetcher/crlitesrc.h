@@ -67,7 +67,7 @@ extern const struct crlite_source crlite_upki_dir;
  * crlite_finish() under it again (install, record).
  */
 struct crlite_run {
-	const char	*state_dir;
+	struct state	*st;
 	const struct conf *conf;
 	const struct crlite_source *src;
 	const struct rs_monitor *mon;	/* Remote Settings: the poll */
@@ -96,7 +96,7 @@ int	 crlite_fail(struct crlite_run *run, const char *fmt, ...)
  * others do nothing), 1.  finish: 0, or -1 when the source failed (the
  * set in force kept); what gets a phrase for update's summary line.
  */
-int	 crlite_begin(struct crlite_run *run, const char *state_dir,
+int	 crlite_begin(struct crlite_run *run, struct state *st,
 	    const struct conf *conf, struct store *s,
 	    const struct rs_monitor *mon);
 void	 crlite_fetch(struct crlite_run *run);

@@ -5,7 +5,7 @@
  *
  * Copyright the crlcache authors. Licensed under the Apache License 2.0.
  *
- * Files in STATE_DIR/work/, each replaced whole (replace_file):
+ * Files in STATE_DIR/work/, each replaced whole (state_replace):
  *
  *   directory          the last directory built, in this format (LF line
  *                      ends):
@@ -65,6 +65,7 @@
  *                      last built from, for a 304 answer (conditional GET).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,8 +75,11 @@
 #include <openssl/x509.h>
 
 #include "fetcher.h"
+#include "state.h"
 
 #define STATE_FORMAT		"crlcache-directory-state 1"
+/* Files of the work directory: the crlcache account's only. */
+#define WORK_MODE		0600
 /* The state file: a few lines per report. */
 #define DIR_MAX_STATE		((size_t)1 << 20)
 
@@ -85,6 +89,16 @@ dir_say(char *err, size_t errlen, const char *what, const char *why)
 {
 	if ((size_t)snprintf(err, errlen, "%s: %s", what, why) >= errlen &&
 	    errlen > 4)
+		memcpy(err + errlen - 4, "...", 4);
+}
+
+/* dir_say() of the state's file name: "STATE_DIR/NAME: WHY". */
+static void
+file_say(char *err, size_t errlen, const struct state *st, const char *name,
+    const char *why)
+{
+	if ((size_t)snprintf(err, errlen, "%s/%s: %s", state_path(st), name,
+	    why) >= errlen && errlen > 4)
 		memcpy(err + errlen - 4, "...", 4);
 }
 
@@ -102,12 +116,12 @@ dir_reports_free(struct dir_report *r, size_t n)
 }
 
 void
-dir_state_free(struct dir_state *st)
+dir_state_free(struct dir_state *ds)
 {
-	free(st->error);
-	free(st->inputs);
-	dir_reports_free(st->r, st->n);
-	memset(st, 0, sizeof(*st));
+	free(ds->error);
+	free(ds->inputs);
+	dir_reports_free(ds->r, ds->n);
+	memset(ds, 0, sizeof(*ds));
 }
 
 struct dir_report *
@@ -123,12 +137,6 @@ dir_report_add(struct dir_report **r, size_t *n, const char *src, int kind)
 	v[*n].src = xstrdup(src);
 	v[*n].kind = kind;
 	return &v[(*n)++];
-}
-
-void
-dir_work_path(char *out, size_t len, const char *state_dir, const char *name)
-{
-	snprintf(out, len, "%s/%s/%s", state_dir, WORK_NAME, name);
 }
 
 /* A value for a state line: one line of printable characters. */
@@ -148,10 +156,10 @@ state_number(const char *val, long long *out)
 }
 
 static int
-state_line(struct dir_state *st, char *key, char *val)
+state_line(struct dir_state *ds, char *key, char *val)
 {
 	long long v;
-	struct dir_report *r = st->n > 0 ? &st->r[st->n - 1] : NULL;
+	struct dir_report *r = ds->n > 0 ? &ds->r[ds->n - 1] : NULL;
 	char *sp;
 	int k;
 
@@ -161,17 +169,17 @@ state_line(struct dir_state *st, char *key, char *val)
 		if (state_number(val, &v) == -1)
 			return -1;
 		if (key[0] == 'a')
-			st->attempt = v;
+			ds->attempt = v;
 		else if (key[0] == 'b')
-			st->built = v;
+			ds->built = v;
 		else if (key[1] == 'n')
-			st->entries = v;
+			ds->entries = v;
 		else if (key[0] == 'e')
-			st->expires = v;
+			ds->expires = v;
 		else
-			st->rows = v;
-	} else if (strcmp(key, "inputs") == 0 && st->inputs == NULL) {
-		st->inputs = xstrdup(val);
+			ds->rows = v;
+	} else if (strcmp(key, "inputs") == 0 && ds->inputs == NULL) {
+		ds->inputs = xstrdup(val);
 	} else if (strcmp(key, "skipped") == 0) {
 		if ((sp = strchr(val, ' ')) == NULL)
 			return -1;
@@ -180,7 +188,7 @@ state_line(struct dir_state *st, char *key, char *val)
 			;
 		if (k == CSV_NSKIP || state_number(sp + 1, &v) == -1)
 			return -1;
-		st->skipped[k] = v;
+		ds->skipped[k] = v;
 	} else if (strcmp(key, "refused") == 0) {
 		if ((sp = strchr(val, ' ')) == NULL)
 			return -1;
@@ -190,11 +198,11 @@ state_line(struct dir_state *st, char *key, char *val)
 			;
 		if (k == DIR_NREASONS || state_number(sp + 1, &v) == -1)
 			return -1;
-		st->refused[k] = v;
-	} else if (strcmp(key, "error") == 0 && st->error == NULL)
-		st->error = xstrdup(val);
+		ds->refused[k] = v;
+	} else if (strcmp(key, "error") == 0 && ds->error == NULL)
+		ds->error = xstrdup(val);
 	else if (strcmp(key, "report") == 0) {
-		if (dir_report_add(&st->r, &st->n, val, 0) == NULL)
+		if (dir_report_add(&ds->r, &ds->n, val, 0) == NULL)
 			return -1;
 	} else if (strcmp(key, "etag") == 0 && r != NULL && r->etag == NULL)
 		r->etag = xstrdup(val);
@@ -207,22 +215,23 @@ state_line(struct dir_state *st, char *key, char *val)
 }
 
 int
-dir_state_read(const char *state_dir, struct dir_state *st, char *err,
+dir_state_read(struct state *st, struct dir_state *ds, char *err,
     size_t errlen)
 {
-	char path[PATH_MAX], why[64], *line, *next, *sp;
+	char why[64], *line, *next, *sp;
 	uint8_t *buf;
 	size_t len, lineno = 1;
 	int ret = -1;
 
-	memset(st, 0, sizeof(*st));
-	dir_work_path(path, sizeof(path), state_dir, DIR_STATE_NAME);
-	if (read_state_file(path, DIR_MAX_STATE, &buf, &len, err, errlen) == -1)
-		return access(path, F_OK) == -1 && errno == ENOENT ? 0 : -1;
+	memset(ds, 0, sizeof(*ds));
+	if (state_read(st, DIR_STATE_FILE, DIR_MAX_STATE, &buf, &len, err,
+	    errlen) == -1)
+		return errno == ENOENT ? 0 : -1;
 	line = (char *)buf;
 	if ((next = strchr(line, '\n')) == NULL || memchr(buf, '\0', len) ||
 	    (*next++ = '\0', strcmp(line, STATE_FORMAT) != 0)) {
-		dir_say(err, errlen, path, "not a directory state file");
+		file_say(err, errlen, st, DIR_STATE_FILE,
+		    "not a directory state file");
 		goto done;
 	}
 	for (line = next; *line != '\0'; line = next) {
@@ -231,27 +240,20 @@ dir_state_read(const char *state_dir, struct dir_state *st, char *err,
 			break;
 		*next++ = '\0';
 		if ((sp = strchr(line, ' ')) == NULL ||
-		    (*sp = '\0', state_line(st, line, sp + 1) == -1)) {
+		    (*sp = '\0', state_line(ds, line, sp + 1) == -1)) {
 			snprintf(why, sizeof(why), "line %zu: malformed", lineno);
-			dir_say(err, errlen, path, why);
+			file_say(err, errlen, st, DIR_STATE_FILE, why);
 			goto done;
 		}
 	}
 	ret = *line == '\0' ? 0 : -1;
 	if (ret == -1)
-		dir_say(err, errlen, path, "truncated");
+		file_say(err, errlen, st, DIR_STATE_FILE, "truncated");
 done:
 	free(buf);
 	if (ret == -1)
-		dir_state_free(st);
+		dir_state_free(ds);
 	return ret;
-}
-
-/* Files of the work directory: the crlcache account's only. */
-int
-dir_replace_file(const char *path, const void *data, size_t len)
-{
-	return replace_file(path, data, len, 0600, (uid_t)-1, (gid_t)-1);
 }
 
 /* A value for a state line: its control characters become '?'. */
@@ -265,42 +267,42 @@ state_value(FILE *f, const char *key, const char *val)
 }
 
 int
-dir_state_write(const char *state_dir, const struct dir_state *st)
+dir_state_write(struct state *st, const struct dir_state *ds)
 {
-	char path[PATH_MAX], *text = NULL;
+	char *text = NULL;
 	size_t i, len = 0;
 	FILE *f;
 	int ret = -1;
 
-	dir_work_path(path, sizeof(path), state_dir, DIR_STATE_NAME);
 	if ((f = open_memstream(&text, &len)) == NULL)
 		return -1;
 	fprintf(f, STATE_FORMAT "\nattempt %lld\nbuilt %lld\nentries %lld\n"
-	    "rows %lld\n", (long long)st->attempt, (long long)st->built,
-	    st->entries, st->rows);
+	    "rows %lld\n", (long long)ds->attempt, (long long)ds->built,
+	    ds->entries, ds->rows);
 	for (i = 0; i < CSV_NSKIP; i++)
-		if (st->skipped[i] > 0)
+		if (ds->skipped[i] > 0)
 			fprintf(f, "skipped %s %lld\n", csv_skip_name[i],
-			    st->skipped[i]);
+			    ds->skipped[i]);
 	for (i = 1; i < DIR_NREASONS; i++)
-		if (st->refused[i] > 0)
+		if (ds->refused[i] > 0)
 			fprintf(f, "refused %s %lld\n", dir_reason_key[i],
-			    st->refused[i]);
-	if (st->expires > 0)
-		fprintf(f, "expires %lld\n", (long long)st->expires);
-	if (st->inputs != NULL)
-		state_value(f, "inputs", st->inputs);
-	if (st->error != NULL)
-		state_value(f, "error", st->error);
-	for (i = 0; i < st->n; i++) {
-		state_value(f, "report", st->r[i].src);
+			    ds->refused[i]);
+	if (ds->expires > 0)
+		fprintf(f, "expires %lld\n", (long long)ds->expires);
+	if (ds->inputs != NULL)
+		state_value(f, "inputs", ds->inputs);
+	if (ds->error != NULL)
+		state_value(f, "error", ds->error);
+	for (i = 0; i < ds->n; i++) {
+		state_value(f, "report", ds->r[i].src);
 		/* A validator is sent back as it came, or not at all. */
-		if (st->r[i].etag != NULL && printable(st->r[i].etag))
-			state_value(f, "etag", st->r[i].etag);
-		if (st->r[i].modified != NULL && printable(st->r[i].modified))
-			state_value(f, "modified", st->r[i].modified);
+		if (ds->r[i].etag != NULL && printable(ds->r[i].etag))
+			state_value(f, "etag", ds->r[i].etag);
+		if (ds->r[i].modified != NULL && printable(ds->r[i].modified))
+			state_value(f, "modified", ds->r[i].modified);
 	}
-	if (fclose(f) == 0 && dir_replace_file(path, text, len) == 0)
+	if (fclose(f) == 0 && state_replace(st, DIR_STATE_FILE, text, len,
+	    WORK_MODE) == 0)
 		ret = 0;
 	free(text);
 	return ret;
@@ -320,9 +322,9 @@ cert_line(FILE *f, const struct dir_entry *e)
 }
 
 int
-directory_write(const char *state_dir, const struct directory *d)
+directory_write(struct state *st, const struct directory *d)
 {
-	char path[PATH_MAX], *text = NULL;
+	char *text = NULL;
 	struct dir_span *at = NULL;
 	size_t i, j, len = 0;
 	FILE *f;
@@ -330,7 +332,6 @@ directory_write(const char *state_dir, const struct directory *d)
 
 	if (d->n > DIR_MAX_ENTRIES)
 		return -1;
-	dir_work_path(path, sizeof(path), state_dir, DIR_NAME);
 	if ((f = open_memstream(&text, &len)) == NULL)
 		return -1;
 	at = xcalloc(d->n + 1, sizeof(*at));
@@ -346,10 +347,11 @@ directory_write(const char *state_dir, const struct directory *d)
 		at[i].len = (uint64_t)ftello(f) - at[i].off;
 	}
 	fputs("end\n", f);
-	if (fclose(f) == 0 && i == d->n && dir_replace_file(path, text, len) == 0)
+	if (fclose(f) == 0 && i == d->n && state_replace(st, DIR_FILE, text, len,
+	    WORK_MODE) == 0)
 		ret = 0;
 	/* Without its index, the directory is read whole when needed. */
-	if (ret == 0 && dir_index_write(state_dir, d, at, len) == -1)
+	if (ret == 0 && dir_index_write(st, d, at, len) == -1)
 		logx(0, "directory: cannot write its index; runs read it whole");
 	free(at);
 	free(text);
@@ -358,97 +360,30 @@ directory_write(const char *state_dir, const struct directory *d)
 
 /* Is the directory file there and in the format this version reads? */
 int
-directory_current(const char *state_dir)
+directory_current(struct state *st)
 {
-	char path[PATH_MAX], head[sizeof(DIR_FORMAT)];
-	FILE *f;
-	int ok;
+	char head[sizeof(DIR_FORMAT)];
+	int fd, ok;
 
-	dir_work_path(path, sizeof(path), state_dir, DIR_NAME);
-	if ((f = fopen(path, "re")) == NULL)
+	if ((fd = state_openat(st, DIR_FILE, O_RDONLY | O_NONBLOCK, 0)) == -1)
 		return 0;
-	ok = fread(head, 1, sizeof(head), f) == sizeof(head) &&
+	ok = pread(fd, head, sizeof(head), 0) == (ssize_t)sizeof(head) &&
 	    memcmp(head, DIR_FORMAT "\n", sizeof(head)) == 0;
-	fclose(f);
+	close(fd);
 	return ok;
 }
 
 int
-directory_info(const char *state_dir, struct dir_state *st)
+directory_info(struct state *st, struct dir_state *ds)
 {
 	char err[ERRLEN];
 
-	if (dir_state_read(state_dir, st, err, sizeof(err)) == -1 ||
-	    (st->attempt == 0 && st->built == 0)) {
-		dir_state_free(st);
+	if (dir_state_read(st, ds, err, sizeof(err)) == -1 ||
+	    (ds->attempt == 0 && ds->built == 0)) {
+		dir_state_free(ds);
 		return -1;
 	}
 	return 0;
-}
-
-/* "cert FP BASE64": the entry's fingerprint, into fp. */
-static int
-read_fp(const char *s, uint8_t fp[CRLC_HASH_LEN])
-{
-	if (strlen(s) < 2 * CRLC_HASH_LEN + 2 || s[2 * CRLC_HASH_LEN] != ' ' ||
-	    hex_decode(s, 2 * CRLC_HASH_LEN, fp, CRLC_HASH_LEN) == -1)
-		return -1;
-	return 0;
-}
-
-/*
- * "url LEN URL" at s (in a NUL-terminated buffer): the URL's LEN bytes
- * are taken as they are, whatever they hold, and must be followed by the
- * line end.  Returns where the next line starts, NULL when malformed.
- */
-static char *
-read_url(char *s, struct dir_entry *e)
-{
-	char *end, *u;
-	long long len;
-
-	if ((end = strchr(s, ' ')) == NULL || end - s > 4)
-		return NULL;
-	*end = '\0';
-	if (parse_number(s, CRLC_KEY_MAX, 0, &len) == -1 || len == 0)
-		return NULL;
-	u = end + 1;
-	if (strnlen(u, (size_t)len + 1) != (size_t)len + 1 || u[len] != '\n' ||
-	    e->urls.n >= DIR_MAX_URLS || !url_usable(u, (size_t)len))
-		return NULL;
-	u[len] = '\0';
-	return strlist_add(&e->urls, u) == 0 ? u + len + 1 : NULL;
-}
-
-
-int
-dir_entry_parse(char *buf, const uint8_t fp[CRLC_HASH_LEN], int with_cert,
-    struct dir_entry *e)
-{
-	uint8_t got[CRLC_HASH_LEN];
-	char *line = buf, *next;
-
-	memset(e, 0, sizeof(*e));
-	if (strncmp(line, "cert ", 5) != 0 || read_fp(line + 5, got) == -1 ||
-	    memcmp(got, fp, CRLC_HASH_LEN) != 0 ||
-	    (next = strchr(line, '\n')) == NULL)
-		return -1;
-	*next++ = '\0';
-	memcpy(e->fp, fp, CRLC_HASH_LEN);
-	if (with_cert && (e->cert = cert_from_b64(line + 5 + 2 * CRLC_HASH_LEN +
-	    1, DIR_MAX_CERT, fp)) == NULL)
-		goto bad;
-	for (line = next; *line != '\0'; line = next)
-		if (strncmp(line, "url ", 4) != 0 ||
-		    (next = read_url(line + 4, e)) == NULL)
-			goto bad;
-	if (e->urls.n > 0)
-		return 0;
-bad:
-	X509_free(e->cert);
-	strlist_free(&e->urls);
-	memset(e, 0, sizeof(*e));
-	return -1;
 }
 
 static int
@@ -463,7 +398,8 @@ cmp_fp(const void *a, const void *b)
  * (its fingerprints sorted), with their URLs and no certificate: the
  * rest are checked as lines and let go, none of their certificates
  * decoded, so that what an update needs of its enrolled issuers costs
- * a read of the file, not a decode of every CA in it.
+ * a read of the file, not a decode of every CA in it.  Over 60 lines:
+ * one pass over the lines, each kind checked where it may stand.
  */
 static int
 dir_parse(char *buf, struct directory *d, const struct fpset *only,
@@ -480,7 +416,7 @@ dir_parse(char *buf, struct directory *d, const struct fpset *only,
 	for (;; line = next) {
 		++*lineno;
 		if (*lineno > 3 && strncmp(line, "url ", 4) == 0) {
-			if (e == NULL || (next = read_url(line + 4, e)) == NULL)
+			if (e == NULL || (next = dir_entry_url(line + 4, e)) == NULL)
 				goto done;
 			continue;
 		}
@@ -503,7 +439,7 @@ dir_parse(char *buf, struct directory *d, const struct fpset *only,
 			    only->n : (size_t)entries) + 1, sizeof(*d->v));
 		} else if (strncmp(line, "cert ", 5) == 0) {
 			if ((e != NULL && e->urls.n == 0) || seen >= entries ||
-			    read_fp(line + 5, fp) == -1 ||
+			    dir_entry_fp(line + 5, fp) == -1 ||
 			    (seen++ > 0 && memcmp(prev, fp, sizeof(fp)) >= 0))
 				goto done;
 			memcpy(prev, fp, sizeof(fp));
@@ -532,27 +468,27 @@ done:
 }
 
 int
-directory_load(const char *state_dir, struct directory *d,
+directory_load(struct state *st, struct directory *d,
     const struct fpset *only, char *err, size_t errlen)
 {
-	char path[PATH_MAX], why[64];
+	char why[64];
 	uint8_t *buf;
 	size_t len, lineno;
 	int ret;
 
 	memset(d, 0, sizeof(*d));
-	if (only != NULL && dir_index_find(state_dir, only, d) == 0)
+	if (only != NULL && dir_index_find(st, only, d) == 0)
 		return 0;
-	dir_work_path(path, sizeof(path), state_dir, DIR_NAME);
-	if (read_state_file(path, DIR_MAX_FILE, &buf, &len, err, errlen) == -1)
-		return access(path, F_OK) == -1 && errno == ENOENT ? 0 : -1;
+	if (state_read(st, DIR_FILE, DIR_MAX_FILE, &buf, &len, err,
+	    errlen) == -1)
+		return errno == ENOENT ? 0 : -1;
 	ret = memchr(buf, '\0', len) == NULL ? dir_parse((char *)buf, d, only,
 	    &lineno) : (lineno = 0, -1);
 	free(buf);
 	if (ret == -1) {
 		snprintf(why, sizeof(why), "line %zu: malformed directory",
 		    lineno);
-		dir_say(err, errlen, path, why);
+		file_say(err, errlen, st, DIR_FILE, why);
 		directory_free(d);
 	}
 	return ret;
@@ -593,19 +529,6 @@ directory_trust(struct trust *t, const struct directory *d)
 	return 0;
 }
 
-void
-directory_free(struct directory *d)
-{
-	size_t i;
-
-	for (i = 0; i < d->n; i++) {
-		X509_free(d->v[i].cert);
-		strlist_free(&d->v[i].urls);
-	}
-	free(d->v);
-	memset(d, 0, sizeof(*d));
-}
-
 #define REFUSED_FORMAT		"crlcache-directory-refused 1"
 /* A refused line: a fingerprint, a reason and a subject of some 200 bytes. */
 #define REFUSED_MAX_LINE	4096
@@ -620,15 +543,14 @@ subject_text(X509 *x, char *out, size_t len)
 }
 
 int
-dir_refused_write(const char *state_dir, const struct ccadb_records *rs)
+dir_refused_write(struct state *st, const struct ccadb_records *rs)
 {
-	char path[PATH_MAX], hex[2 * CRLC_HASH_LEN + 1], subj[1024], head[128];
+	char hex[2 * CRLC_HASH_LEN + 1], subj[1024], head[128];
 	char *text = NULL;
 	size_t i, len = 0;
 	FILE *f;
 	int ret = -1;
 
-	dir_work_path(path, sizeof(path), state_dir, REFUSED_NAME);
 	if ((f = open_memstream(&text, &len)) == NULL)
 		return -1;
 	fputs(REFUSED_FORMAT "\n", f);
@@ -641,29 +563,30 @@ dir_refused_write(const char *state_dir, const struct ccadb_records *rs)
 		    dir_reason_key[rs->v[i].reason]);
 		state_value(f, head, subj);
 	}
-	if (fclose(f) == 0 && dir_replace_file(path, text, len) == 0)
+	if (fclose(f) == 0 && state_replace(st, REFUSED_FILE, text, len,
+	    WORK_MODE) == 0)
 		ret = 0;
 	free(text);
 	return ret;
 }
 
 int
-dir_refused_print(const char *state_dir, FILE *out)
+dir_refused_print(struct state *st, FILE *out)
 {
-	char path[PATH_MAX], err[ERRLEN], *line, *next, *safe;
+	char err[ERRLEN], *line, *next, *safe;
 	uint8_t *buf;
 	size_t len;
 
-	dir_work_path(path, sizeof(path), state_dir, REFUSED_NAME);
-	if (read_state_file(path, (size_t)DIR_MAX_ENTRIES * REFUSED_MAX_LINE,
-	    &buf, &len, err, sizeof(err)) == -1) {
+	if (state_read(st, REFUSED_FILE, (size_t)DIR_MAX_ENTRIES *
+	    REFUSED_MAX_LINE, &buf, &len, err, sizeof(err)) == -1) {
 		logx(0, "%s", err);
 		return -1;
 	}
 	line = (char *)buf;
 	if (memchr(buf, '\0', len) != NULL || (next = strchr(line, '\n')) ==
 	    NULL || (*next++ = '\0', strcmp(line, REFUSED_FORMAT) != 0)) {
-		logx(0, "%s: not a list of refused records", path);
+		logx(0, "%s/%s: not a list of refused records", state_path(st),
+		    REFUSED_FILE);
 		free(buf);
 		return -1;
 	}

@@ -15,7 +15,7 @@
  * run finds its enrolled issuers' URLs by fingerprint the same way.
  *
  * STATE_DIR/work/directory.index, written whole after the directory file
- * (replace_file), the crlcache account's only (LF line ends):
+ * (state_replace), the crlcache account's only (LF line ends):
  *
  *	crlcache-directory-index 1
  *	directory BUILT SIZE        the directory file it describes: its
@@ -37,7 +37,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +46,7 @@
 #include <openssl/x509.h>
 
 #include "fetcher.h"
+#include "state.h"
 
 #define INDEX_FORMAT	"crlcache-directory-index 1"
 /* One line: "entry", a fingerprint, a name hash and two numbers. */
@@ -92,15 +92,14 @@ name_key(const X509_NAME *name)
 }
 
 int
-dir_index_write(const char *state_dir, const struct directory *d,
+dir_index_write(struct state *st, const struct directory *d,
     const struct dir_span *at, size_t len)
 {
-	char path[PATH_MAX], hex[2 * CRLC_HASH_LEN + 1], *text = NULL;
+	char hex[2 * CRLC_HASH_LEN + 1], *text = NULL;
 	size_t i, tlen = 0;
 	FILE *f;
 	int ret = -1;
 
-	dir_work_path(path, sizeof(path), state_dir, DIR_INDEX_NAME);
 	if ((f = open_memstream(&text, &tlen)) == NULL)
 		return -1;
 	fprintf(f, INDEX_FORMAT "\ndirectory %lld %zu\nentries %zu\n",
@@ -113,7 +112,9 @@ dir_index_write(const char *state_dir, const struct directory *d,
 		    (unsigned long long)at[i].len);
 	}
 	fputs("end\n", f);
-	if (fclose(f) == 0 && dir_replace_file(path, text, tlen) == 0)
+	/* the crlcache account's only, as the directory file */
+	if (fclose(f) == 0 && state_replace(st, DIR_INDEX_FILE, text, tlen,
+	    0600) == 0)
 		ret = 0;
 	free(text);
 	return ret;
@@ -140,19 +141,16 @@ describes(const char *line, int fd)
 }
 
 int
-dir_index_current(const char *state_dir)
+dir_index_current(struct state *st)
 {
-	char path[PATH_MAX], head[2 * INDEX_LINE_MAX + 1], *second, *end;
+	char head[2 * INDEX_LINE_MAX + 1], *second, *end;
 	ssize_t n = -1;
 	int dfd, fd, ok = 0;
 
-	dir_work_path(path, sizeof(path), state_dir, DIR_NAME);
-	if ((dfd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
-	    O_CLOEXEC)) == -1)
+	if ((dfd = state_openat(st, DIR_FILE, O_RDONLY | O_NONBLOCK, 0)) == -1)
 		return 0;
-	dir_work_path(path, sizeof(path), state_dir, DIR_INDEX_NAME);
-	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
-	    O_CLOEXEC)) != -1) {
+	if ((fd = state_openat(st, DIR_INDEX_FILE, O_RDONLY | O_NONBLOCK,
+	    0)) != -1) {
 		n = pread(fd, head, sizeof(head) - 1, 0);
 		close(fd);
 	}
@@ -244,20 +242,18 @@ index_parse(struct dir_index *ix, char *buf)
 
 /* The index of the directory file as it is now, or NULL (why logged). */
 static struct dir_index *
-dirix_open(const char *state_dir)
+dirix_open(struct state *st)
 {
-	char path[PATH_MAX], err[ERRLEN];
+	char err[ERRLEN];
 	struct dir_index *ix = xcalloc(1, sizeof(*ix));
 	uint8_t *buf = NULL;
 	size_t len;
 
-	dir_work_path(path, sizeof(path), state_dir, DIR_NAME);
-	/* As read_state_file: no link followed, no FIFO waited on. */
-	if ((ix->fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
-	    O_CLOEXEC)) == -1)
+	/* As state_read: no link followed, no FIFO waited on. */
+	if ((ix->fd = state_openat(st, DIR_FILE, O_RDONLY | O_NONBLOCK,
+	    0)) == -1)
 		goto fail;
-	dir_work_path(path, sizeof(path), state_dir, DIR_INDEX_NAME);
-	if (read_state_file(path, INDEX_MAX_FILE, &buf, &len, err,
+	if (state_read(st, DIR_INDEX_FILE, INDEX_MAX_FILE, &buf, &len, err,
 	    sizeof(err)) == -1 || memchr(buf, '\0', len) != NULL ||
 	    index_parse(ix, (char *)buf) == -1)
 		goto fail;
@@ -305,7 +301,7 @@ cmp_fp(const void *a, const void *b)
 }
 
 int
-dir_index_find(const char *state_dir, const struct fpset *only,
+dir_index_find(struct state *st, const struct fpset *only,
     struct directory *d)
 {
 	struct dir_index *ix;
@@ -314,7 +310,7 @@ dir_index_find(const char *state_dir, const struct fpset *only,
 	int ret = 0;
 
 	memset(d, 0, sizeof(*d));
-	if ((ix = dirix_open(state_dir)) == NULL)
+	if ((ix = dirix_open(st)) == NULL)
 		return -1;
 	d->v = xcalloc(only->n + 1, sizeof(*d->v));
 	for (i = 0; i < only->n && ret == 0; i++) {
@@ -366,15 +362,13 @@ index_fill(void *arg, struct certpool *p, const X509_NAME *name)
 }
 
 int
-dir_index_attach(struct trust *t, const char *state_dir)
+dir_index_attach(struct trust *t, struct state *st)
 {
-	char path[PATH_MAX];
 	struct dir_index *ix;
 
-	dir_work_path(path, sizeof(path), state_dir, DIR_NAME);
-	if (access(path, F_OK) == -1 && errno == ENOENT)
+	if (state_exists(st, DIR_FILE) == 0)
 		return 0;	/* no directory: nothing to look up */
-	if ((ix = dirix_open(state_dir)) == NULL)
+	if ((ix = dirix_open(st)) == NULL)
 		return -1;
 	dir_index_free(t->dir);
 	t->dir = ix;

@@ -26,7 +26,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <openssl/err.h>
 #include <openssl/evp.h>
@@ -39,6 +38,7 @@
 
 #include "crlite.h"
 #include "fetcher.h"
+#include "state.h"
 
 /*
  * One report, from the network or a file.  The records report holds
@@ -116,28 +116,29 @@ expand_sources(const struct conf *conf, int64_t now, struct dir_report **r,
 	return 0;
 }
 
+/* The name of a report's cached body: a hash and a suffix. */
+#define CACHE_NAME_MAX	(sizeof(DIR_FILE) + 2 * CRLC_HASH_LEN + 16)
+
 /* Where the body of report URL src is kept between refreshes. */
 static void
-cache_path(char *out, size_t len, const char *state_dir, const char *src,
-    const char *suffix)
+cache_name(char *out, size_t len, const char *src, const char *suffix)
 {
 	uint8_t h[CRLC_HASH_LEN];
-	char hex[2 * CRLC_HASH_LEN + 1], name[2 * CRLC_HASH_LEN + 40];
+	char hex[2 * CRLC_HASH_LEN + 1];
 
 	EVP_Digest(src, strlen(src), h, NULL, EVP_sha256(), NULL);
 	hex_encode(h, CRLC_HASH_LEN, hex, 1);
-	snprintf(name, sizeof(name), DIR_NAME "-%s.csv%s", hex, suffix);
-	dir_work_path(out, len, state_dir, name);
+	snprintf(out, len, DIR_FILE "-%s.csv%s", hex, suffix);
 }
 
 static const struct dir_report *
-state_find(const struct dir_state *st, const char *src)
+state_find(const struct dir_state *ds, const char *src)
 {
 	size_t i;
 
-	for (i = 0; i < st->n; i++)
-		if (strcmp(st->r[i].src, src) == 0)
-			return &st->r[i];
+	for (i = 0; i < ds->n; i++)
+		if (strcmp(ds->r[i].src, src) == 0)
+			return &ds->r[i];
 	return NULL;
 }
 
@@ -155,7 +156,7 @@ state_find(const struct dir_state *st, const char *src)
 #define DIR_REFRESH_CRLITE	(30 * 86400)
 
 static int64_t
-refresh_every(const struct conf *conf, const char *state_dir)
+refresh_every(const struct conf *conf, struct state *st)
 {
 	struct crlite_set s;
 	char err[ERRLEN];
@@ -165,7 +166,7 @@ refresh_every(const struct conf *conf, const char *state_dir)
 		return conf->ccadb_refresh;
 	if ((conf->crlite == NULL && conf->crlite_mirror == NULL &&
 	    conf->crlite_upki_dir == NULL) ||
-	    crlite_set_read(state_dir, &s, err, sizeof(err)) != 0)
+	    crlite_set_read(st, &s, err, sizeof(err)) != 0)
 		return DIR_REFRESH_DEFAULT;
 	/* a stale set covers no CA (<crlcache/crlite.h> FRESHNESS) */
 	stale = (int64_t)time(NULL) >= crlc_crlite_stale_at(s.installed,
@@ -176,37 +177,37 @@ refresh_every(const struct conf *conf, const char *state_dir)
 
 /* Is a refresh due: the sources changed, or the last one is old enough? */
 static int
-due(const struct dir_state *st, const struct dir_report *r, size_t n,
-    const struct conf *conf, const char *state_dir, int64_t now)
+due(const struct dir_state *ds, const struct dir_report *r, size_t n,
+    const struct conf *conf, struct state *st, int64_t now)
 {
-	int64_t every = refresh_every(conf, state_dir);
+	int64_t every = refresh_every(conf, st);
 	int held[REP_PEMS + 1] = { 1, 1, 1 }, seen[REP_PEMS + 1] = { 0 };
 	size_t i, j;
 
-	if (st->error != NULL) {
+	if (ds->error != NULL) {
 		if (every > DIR_RETRY_FAILED)
 			every = DIR_RETRY_FAILED;
 	} else {
-		if (!directory_current(state_dir))
+		if (!directory_current(st))
 			return 1;
 		/* Built from every PEM report and the records or fallback. */
 		for (i = 0; i < n; i++) {
 			seen[r[i].kind] = 1;
-			if (state_find(st, r[i].src) == NULL)
+			if (state_find(ds, r[i].src) == NULL)
 				held[r[i].kind] = 0;
 		}
 		if (!held[REP_PEMS] || (!held[REP_RECORDS] &&
 		    !(seen[REP_FALLBACK] && held[REP_FALLBACK])))
 			return 1;
 		/* ...and from no report no longer configured. */
-		for (j = 0; j < st->n; j++) {
-			for (i = 0; i < n && strcmp(r[i].src, st->r[j].src); i++)
+		for (j = 0; j < ds->n; j++) {
+			for (i = 0; i < n && strcmp(r[i].src, ds->r[j].src); i++)
 				;
 			if (i == n)
 				return 1;
 		}
 	}
-	return now < st->attempt || now - st->attempt >= every;
+	return now < ds->attempt || now - ds->attempt >= every;
 }
 
 /*
@@ -216,21 +217,22 @@ due(const struct dir_state *st, const struct dir_report *r, size_t n,
  * memory.  -1 with why in err.
  */
 static int
-fetch_report(const char *state_dir, struct dir_report *rp,
+fetch_report(struct state *st, struct dir_report *rp,
     const struct dir_state *old, const struct conf *conf,
     struct refresh_tally *tl, char *err, size_t errlen)
 {
 	struct conf rconf = *conf;
 	const struct dir_report *h;
 	struct fetch f;
-	char path[PATH_MAX], why[ERRLEN];
+	char name[CACHE_NAME_MAX], why[ERRLEN];
 	int ret = -1;
 
 	memset(&f, 0, sizeof(f));
 	f.url = rp->src;
 	f.decode = 1;
-	cache_path(path, sizeof(path), state_dir, rp->src, "");
-	if ((h = state_find(old, rp->src)) != NULL && access(path, F_OK) == 0) {
+	cache_name(name, sizeof(name), rp->src, "");
+	if ((h = state_find(old, rp->src)) != NULL &&
+	    state_exists(st, name) == 1) {
 		f.etag = h->etag;
 		f.last_modified = h->modified;
 	}
@@ -248,8 +250,9 @@ fetch_report(const char *state_dir, struct dir_report *rp,
 		rp->modified = f.new_last_modified;
 		f.new_etag = f.new_last_modified = NULL;
 		rp->fresh = 1;
-		cache_path(path, sizeof(path), state_dir, rp->src, ".new");
-		if (dir_replace_file(path, f.body, f.len) == -1)
+		cache_name(name, sizeof(name), rp->src, ".new");
+		/* the crlcache account's only, as the directory */
+		if (state_replace(st, name, f.body, f.len, 0600) == -1)
 			snprintf(why, sizeof(why), "cannot cache the report");
 		else
 			ret = 0;
@@ -265,7 +268,7 @@ fetch_report(const char *state_dir, struct dir_report *rp,
 
 /* Ask for every report URL of one kind (fetch_report), none parsed yet. */
 static int
-fetch_reports(const char *state_dir, struct dir_report *r, size_t n,
+fetch_reports(struct state *st, struct dir_report *r, size_t n,
     int kind, const struct dir_state *old, const struct conf *conf,
     struct refresh_tally *tl, char *err, size_t errlen)
 {
@@ -273,7 +276,7 @@ fetch_reports(const char *state_dir, struct dir_report *r, size_t n,
 
 	for (i = 0; i < n; i++)
 		if (r[i].kind == kind && is_http_url(r[i].src, strlen(r[i].src)) &&
-		    fetch_report(state_dir, &r[i], old, conf, tl, err,
+		    fetch_report(st, &r[i], old, conf, tl, err,
 		    errlen) == -1)
 			return -1;
 	return 0;
@@ -284,11 +287,11 @@ fetch_reports(const char *state_dir, struct dir_report *r, size_t n,
  * ".new" file, or after a 304 the one we built from).  -1 with why in err.
  */
 static int
-read_report(const char *state_dir, struct dir_report *rp,
+read_report(struct state *st, struct dir_report *rp,
     struct refresh_tally *tl, uint8_t **body, size_t *len, char *err,
     size_t errlen)
 {
-	char path[PATH_MAX], why[ERRLEN];
+	char name[CACHE_NAME_MAX], why[ERRLEN];
 	int rc;
 
 	why[0] = '\0';
@@ -297,9 +300,9 @@ read_report(const char *state_dir, struct dir_report *rp,
 		    sizeof(why));
 		tl->read++;
 	} else {
-		cache_path(path, sizeof(path), state_dir, rp->src,
-		    rp->fresh ? ".new" : "");
-		rc = read_state_file(path, DIR_REPORT_MAX_SIZE, body, len, why,
+		cache_name(name, sizeof(name), rp->src, rp->fresh ? ".new" :
+		    "");
+		rc = state_read(st, name, DIR_REPORT_MAX_SIZE, body, len, why,
 		    sizeof(why));
 	}
 	if (rc == -1) {
@@ -312,7 +315,7 @@ read_report(const char *state_dir, struct dir_report *rp,
 
 /* Read and parse every report of one kind, one body at a time. */
 static int
-parse_reports(const char *state_dir, struct dir_report *r, size_t n,
+parse_reports(struct state *st, struct dir_report *r, size_t n,
     int kind, struct ccadb_records *rs, int64_t now, struct refresh_tally *tl,
     char *err, size_t errlen)
 {
@@ -324,7 +327,7 @@ parse_reports(const char *state_dir, struct dir_report *r, size_t n,
 	for (i = 0; i < n; i++) {
 		if (r[i].kind != kind)
 			continue;
-		if (read_report(state_dir, &r[i], tl, &body, &len, err,
+		if (read_report(st, &r[i], tl, &body, &len, err,
 		    errlen) == -1)
 			return -1;
 		rc = kind == REP_PEMS ? records_add_pems(rs, body, len,
@@ -347,14 +350,14 @@ parse_reports(const char *state_dir, struct dir_report *r, size_t n,
  * be fetched, is refused or has no rows, those of the fallback reports.
  */
 static int
-parse_records(const char *state_dir, struct dir_report *r, size_t n,
+parse_records(struct state *st, struct dir_report *r, size_t n,
     int fetched, const struct dir_state *old, const struct conf *conf,
     struct ccadb_records *rs, int64_t now, struct refresh_tally *tl,
     char *err, size_t errlen)
 {
 	size_t i;
 
-	if (fetched && parse_reports(state_dir, r, n, REP_RECORDS, rs, now, tl,
+	if (fetched && parse_reports(st, r, n, REP_RECORDS, rs, now, tl,
 	    err, errlen) == 0)
 		return 0;
 	if (conf->ccadb_records_fallback.n == 0)
@@ -364,35 +367,35 @@ parse_records(const char *state_dir, struct dir_report *r, size_t n,
 	for (i = 0; i < n; i++)
 		r[i].used = 0;
 	err[0] = '\0';
-	return fetch_reports(state_dir, r, n, REP_FALLBACK, old, conf, tl, err,
-	    errlen) == -1 ? -1 : parse_reports(state_dir, r, n, REP_FALLBACK,
+	return fetch_reports(st, r, n, REP_FALLBACK, old, conf, tl, err,
+	    errlen) == -1 ? -1 : parse_reports(st, r, n, REP_FALLBACK,
 	    rs, now, tl, err, errlen);
 }
 
 /* Keep each fresh body for the next conditional GET, or drop them all. */
 static void
-settle_cache(const char *state_dir, const struct dir_report *r, size_t n,
+settle_cache(struct state *st, const struct dir_report *r, size_t n,
     int keep)
 {
-	char path[PATH_MAX], fresh[PATH_MAX];
+	char name[CACHE_NAME_MAX], fresh[CACHE_NAME_MAX];
 	size_t i;
 
 	for (i = 0; i < n; i++) {
 		if (!is_http_url(r[i].src, strlen(r[i].src)))
 			continue;
-		cache_path(fresh, sizeof(fresh), state_dir, r[i].src, ".new");
-		cache_path(path, sizeof(path), state_dir, r[i].src, "");
-		if (!keep || !r[i].used || rename(fresh, path) == -1)
-			(void)unlink(fresh);
+		cache_name(fresh, sizeof(fresh), r[i].src, ".new");
+		cache_name(name, sizeof(name), r[i].src, "");
+		if (!keep || !r[i].used || state_rename(st, fresh, name) == -1)
+			(void)state_remove(st, fresh, 0);
 	}
 }
 
 /* Remove the cached bodies of reports no longer in use. */
 static void
-drop_cache(const char *state_dir, const struct dir_state *old,
+drop_cache(struct state *st, const struct dir_state *old,
     const struct dir_report *r, size_t n)
 {
-	char path[PATH_MAX];
+	char name[CACHE_NAME_MAX];
 	size_t i, j;
 
 	for (i = 0; i < old->n; i++) {
@@ -400,9 +403,8 @@ drop_cache(const char *state_dir, const struct dir_state *old,
 		    strcmp(r[j].src, old->r[i].src) != 0); j++)
 			;
 		if (j == n && is_http_url(old->r[i].src, strlen(old->r[i].src))) {
-			cache_path(path, sizeof(path), state_dir, old->r[i].src,
-			    "");
-			(void)unlink(path);
+			cache_name(name, sizeof(name), old->r[i].src, "");
+			(void)state_remove(st, name, 0);
 		}
 	}
 }
@@ -413,23 +415,20 @@ drop_cache(const char *state_dir, const struct dir_state *old,
  * records it refused and the cached reports.
  */
 void
-directory_forget(const char *state_dir)
+directory_forget(struct state *st)
 {
+	static const char *const files[] = { DIR_FILE, DIR_STATE_FILE,
+	    REFUSED_FILE, DIR_INDEX_FILE };
 	struct dir_state old;
-	char path[PATH_MAX], err[ERRLEN];
+	char err[ERRLEN];
+	size_t i;
 
 	/* A state that cannot be read names no cached report to drop. */
-	if (dir_state_read(state_dir, &old, err, sizeof(err)) == 0)
-		drop_cache(state_dir, &old, NULL, 0);
+	if (dir_state_read(st, &old, err, sizeof(err)) == 0)
+		drop_cache(st, &old, NULL, 0);
 	dir_state_free(&old);
-	dir_work_path(path, sizeof(path), state_dir, DIR_NAME);
-	(void)unlink(path);
-	dir_work_path(path, sizeof(path), state_dir, DIR_STATE_NAME);
-	(void)unlink(path);
-	dir_work_path(path, sizeof(path), state_dir, REFUSED_NAME);
-	(void)unlink(path);
-	dir_work_path(path, sizeof(path), state_dir, DIR_INDEX_NAME);
-	(void)unlink(path);
+	for (i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		(void)state_remove(st, files[i], 0);
 }
 
 /* One line: reports read, rows, entries kept, the others by reason. */
@@ -463,7 +462,7 @@ log_refresh(const struct refresh_tally *tl, const struct ccadb_records *rs,
 
 /* The reports used, for the state: only those the directory was built from. */
 static void
-used_reports(struct dir_state *st, struct dir_report *r, size_t n)
+used_reports(struct dir_state *ds, struct dir_report *r, size_t n)
 {
 	size_t i, k = 0;
 
@@ -476,8 +475,8 @@ used_reports(struct dir_state *st, struct dir_report *r, size_t n)
 		free(r[i].etag);
 		free(r[i].modified);
 	}
-	st->r = r;
-	st->n = k;
+	ds->r = r;
+	ds->n = k;
 }
 
 static int
@@ -548,13 +547,13 @@ expiry(const struct directory *d, int64_t now)
  */
 static int
 unchanged(const struct dir_state *old, const struct dir_report *r, size_t n,
-    const char *inputs, const char *state_dir, int64_t now)
+    const char *inputs, struct state *st, int64_t now)
 {
 	size_t i, k = 0;
 
 	if (old->built == 0 || old->inputs == NULL ||
 	    strcmp(old->inputs, inputs) != 0 || now >= old->expires ||
-	    !directory_current(state_dir) || !dir_index_current(state_dir))
+	    !directory_current(st) || !dir_index_current(st))
 		return 0;
 	for (i = 0; i < n; i++) {
 		if (r[i].kind == REP_FALLBACK)
@@ -567,47 +566,95 @@ unchanged(const struct dir_state *old, const struct dir_report *r, size_t n,
 	return k == old->n;
 }
 
+/* Not due: the last refresh's outcome stands, as status says. */
+static int
+not_due(const struct dir_state *old, int64_t now)
+{
+	if (old->error != NULL)
+		logx(1, "directory: the refresh of %llds ago failed (%s); it "
+		    "is tried again later, at once with --refresh-directory",
+		    (long long)(now - old->attempt), old->error);
+	else
+		logx(2, "directory: not due (refreshed %llds ago)",
+		    (long long)(now - old->attempt));
+	return old->error != NULL ? -1 : 0;
+}
+
+/* The new state of a refresh that built d from rs and inputs. */
+static void
+state_built(struct dir_state *ns, const struct directory *d,
+    const struct ccadb_records *rs, const char *inputs, int64_t now)
+{
+	size_t i;
+
+	ns->built = now;
+	ns->expires = expiry(d, now);
+	ns->inputs = xstrdup(inputs);
+	ns->entries = (long long)d->n;
+	ns->rows = (long long)rs->rows;
+	for (i = 0; i < CSV_NSKIP; i++)
+		ns->skipped[i] = (long long)rs->skipped[i];
+	for (i = 0; i < DIR_NREASONS; i++)
+		ns->refused[i] = (long long)rs->refused[i];
+}
+
+/* The new state of a refresh that failed with err: old's, kept (moved). */
+static void
+state_failed(struct dir_state *ns, struct dir_state *old, const char *err)
+{
+	ns->built = old->built;
+	ns->expires = old->expires;
+	ns->inputs = old->inputs;
+	old->inputs = NULL;
+	ns->entries = old->entries;
+	ns->rows = old->rows;
+	memcpy(ns->skipped, old->skipped, sizeof(ns->skipped));
+	memcpy(ns->refused, old->refused, sizeof(ns->refused));
+	ns->r = old->r;
+	ns->n = old->n;
+	old->r = NULL;
+	old->n = 0;
+	ns->error = xstrdup(err);
+	if (old->built != 0)
+		logx(0, "directory: refresh failed: %s; keeping the "
+		    "directory of %lld entries", err, old->entries);
+	else
+		logx(0, "directory: refresh failed: %s; none built yet", err);
+}
+
+/* Over 60 lines: the refresh's steps in order, each outcome recorded. */
 int
-directory_refresh(const char *state_dir, const struct conf *conf,
+directory_refresh(struct state *st, const struct conf *conf,
     const struct trust *t, int force)
 {
-	struct dir_state old, st;
+	struct dir_state old, ns;
 	struct directory d = { NULL, 0, 0 };
 	struct ccadb_records rs;
 	struct refresh_tally tl;
 	struct dir_report *r = NULL;
 	char err[ERRLEN] = "", inputs[2 * CRLC_HASH_LEN + 1];
 	int64_t now = (int64_t)time(NULL);
-	size_t n = 0, i;
+	size_t n = 0;
 	int ret = -1, fetched;
 
 	memset(&tl, 0, sizeof(tl));
-	memset(&st, 0, sizeof(st));
+	memset(&ns, 0, sizeof(ns));
 	memset(&rs, 0, sizeof(rs));
-	if (dir_state_read(state_dir, &old, err, sizeof(err)) == -1) {
+	if (dir_state_read(st, &old, err, sizeof(err)) == -1) {
 		logx(0, "%s; starting afresh", err);
 		err[0] = '\0';
 	}
 	if (conf->ccadb_records.n == 0) {
 		dir_state_free(&old);
-		directory_forget(state_dir);
+		directory_forget(st);
 		return 0;
 	}
 	if (expand_sources(conf, now, &r, &n) == -1) {
 		logx(0, "directory: more than %d CCADB reports", DIR_MAX_REPORTS);
 		goto done;
 	}
-	if (!force && !due(&old, r, n, conf, state_dir, now)) {
-		/* A failure stands until a refresh succeeds: as status says. */
-		if (old.error != NULL)
-			logx(1, "directory: the refresh of %llds ago failed "
-			    "(%s); it is tried again later, at once with "
-			    "--refresh-directory", (long long)(now - old.attempt),
-			    old.error);
-		else
-			logx(2, "directory: not due (refreshed %llds ago)",
-			    (long long)(now - old.attempt));
-		ret = old.error != NULL ? -1 : 0;
+	if (!force && !due(&old, r, n, conf, st, now)) {
+		ret = not_due(&old, now);
 		goto done;
 	}
 	if (inputs_digest(t, inputs) == -1) {
@@ -615,74 +662,47 @@ directory_refresh(const char *state_dir, const struct conf *conf,
 		goto done;
 	}
 	/* Fetched, not yet read: a refresh of nothing but 304s reads none. */
-	fetched = conf->ccadb_pems.n > 0 && fetch_reports(state_dir, r, n,
+	fetched = conf->ccadb_pems.n > 0 && fetch_reports(st, r, n,
 	    REP_RECORDS, &old, conf, &tl, err, sizeof(err)) == 0;
 	if (conf->ccadb_pems.n == 0)
 		snprintf(err, sizeof(err), "ccadb_records without ccadb_pems: "
 		    "no certificates");
-	else if (fetch_reports(state_dir, r, n, REP_PEMS, &old, conf, &tl, err,
+	else if (fetch_reports(st, r, n, REP_PEMS, &old, conf, &tl, err,
 	    sizeof(err)) == -1)
 		;
-	else if (fetched && unchanged(&old, r, n, inputs, state_dir, now)) {
+	else if (fetched && unchanged(&old, r, n, inputs, st, now)) {
 		logx(1, "directory: %zu reports not modified; the directory of "
 		    "%lld entries stands", tl.cached, old.entries);
 		free(old.error);
 		old.error = NULL;
 		old.attempt = now;
-		ret = dir_state_write(state_dir, &old);
+		ret = dir_state_write(st, &old);
 		goto done;
-	} else if (parse_records(state_dir, r, n, fetched, &old, conf, &rs, now,
+	} else if (parse_records(st, r, n, fetched, &old, conf, &rs, now,
 	    &tl, err, sizeof(err)) == 0 && (records_sort(&rs), 1) &&
-	    parse_reports(state_dir, r, n, REP_PEMS, &rs, now, &tl, err,
+	    parse_reports(st, r, n, REP_PEMS, &rs, now, &tl, err,
 	    sizeof(err)) == 0 &&
 	    directory_build(&rs, t, now, &d, err, sizeof(err)) == 0 &&
-	    directory_write(state_dir, &d) == 0 &&
-	    dir_refused_write(state_dir, &rs) == 0)
+	    directory_write(st, &d) == 0 &&
+	    dir_refused_write(st, &rs) == 0)
 		ret = 0;
 	else if (err[0] == '\0')
 		snprintf(err, sizeof(err), "cannot write the directory");
-	settle_cache(state_dir, r, n, ret == 0);
-	st.attempt = now;
+	settle_cache(st, r, n, ret == 0);
+	ns.attempt = now;
 	if (ret == 0) {
-		st.built = now;
-		st.expires = expiry(&d, now);
-		st.inputs = xstrdup(inputs);
-		st.entries = (long long)d.n;
-		st.rows = (long long)rs.rows;
-		for (i = 0; i < CSV_NSKIP; i++)
-			st.skipped[i] = (long long)rs.skipped[i];
-		for (i = 0; i < DIR_NREASONS; i++)
-			st.refused[i] = (long long)rs.refused[i];
+		state_built(&ns, &d, &rs, inputs, now);
 		log_refresh(&tl, &rs, d.n);
-		used_reports(&st, r, n);
-		drop_cache(state_dir, &old, st.r, st.n);
+		used_reports(&ns, r, n);
+		drop_cache(st, &old, ns.r, ns.n);
 		r = NULL;
 		n = 0;
-	} else {
+	} else
 		/* Keep the previous directory and what it was built from. */
-		st.built = old.built;
-		st.expires = old.expires;
-		st.inputs = old.inputs;
-		old.inputs = NULL;
-		st.entries = old.entries;
-		st.rows = old.rows;
-		memcpy(st.skipped, old.skipped, sizeof(st.skipped));
-		memcpy(st.refused, old.refused, sizeof(st.refused));
-		st.r = old.r;
-		st.n = old.n;
-		old.r = NULL;
-		old.n = 0;
-		st.error = xstrdup(err);
-		if (old.built != 0)
-			logx(0, "directory: refresh failed: %s; keeping the "
-			    "directory of %lld entries", err, old.entries);
-		else
-			logx(0, "directory: refresh failed: %s; none built "
-			    "yet", err);
-	}
-	if (dir_state_write(state_dir, &st) == -1)
+		state_failed(&ns, &old, err);
+	if (dir_state_write(st, &ns) == -1)
 		ret = -1;
-	dir_state_free(&st);
+	dir_state_free(&ns);
 done:
 	records_free(&rs);
 	directory_free(&d);

@@ -377,6 +377,7 @@ done:
 	return ret;
 }
 
+/* Over 60 lines: read, find our block, rewrite: in order, one cleanup. */
 static int
 enable_or_disable(const char *state_dir, int argc, char **argv, int enable)
 {

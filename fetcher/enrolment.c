@@ -46,6 +46,7 @@
 #include <crlcache/hash.h>
 
 #include "fetcher.h"
+#include "state.h"
 
 #define ENROLLED_NAME	WORK_NAME "/enrolled"
 #define ENROLLED_MAGIC	"crlcache-enrolled 1"
@@ -218,20 +219,19 @@ parse_line(struct enrolment *e, char *line)
 }
 
 int
-enrolment_load(const char *state_dir, struct enrolment *e)
+enrolment_load(struct state *st, struct enrolment *e)
 {
-	char path[PATH_MAX], err[ERRLEN], *line, *next;
+	char err[ERRLEN], *line, *next;
 	uint8_t *buf = NULL;
 	size_t len, lineno = 0;
 	int ret = -1;
 
 	memset(e, 0, sizeof(*e));
-	snprintf(path, sizeof(path), "%s/%s", state_dir, ENROLLED_NAME);
-	if (access(path, F_OK) == -1 && errno == ENOENT)
-		return 0;
-	if (read_state_file(path, MAX_ENROLLED_SIZE, &buf, &len, err,
+	if (state_read(st, ENROLLED_NAME, MAX_ENROLLED_SIZE, &buf, &len, err,
 	    sizeof(err)) == -1) {
-		logx(0, "%s: %s", path, err);
+		if (errno == ENOENT)
+			return 0;
+		logx(0, "%s/%s: %s", state_path(st), ENROLLED_NAME, err);
 		return -1;
 	}
 	if (memchr(buf, '\0', len) != NULL)
@@ -249,8 +249,8 @@ enrolment_load(const char *state_dir, struct enrolment *e)
 	ret = 0;
 	goto done;
 bad:
-	logx(0, "%s:%zu: malformed; the enrolled issuers are learned again",
-	    path, lineno);
+	logx(0, "%s/%s:%zu: malformed; the enrolled issuers are learned again",
+	    state_path(st), ENROLLED_NAME, lineno);
 	enrolment_free(e);
 done:
 	free(buf);
@@ -258,15 +258,14 @@ done:
 }
 
 int
-enrolment_save(const char *state_dir, const struct enrolment *e)
+enrolment_save(struct state *st, const struct enrolment *e)
 {
-	char path[PATH_MAX], fphex[2 * CRLC_HASH_LEN + 1];
+	char fphex[2 * CRLC_HASH_LEN + 1];
 	char *text = NULL, *b64;
 	size_t textlen = 0, i, j;
 	FILE *f;
 	int ret = -1;
 
-	snprintf(path, sizeof(path), "%s/%s", state_dir, ENROLLED_NAME);
 	if ((f = open_memstream(&text, &textlen)) == NULL)
 		return -1;
 	fprintf(f, "%s\nhints %lld %zu %zu %lld\n", ENROLLED_MAGIC,
@@ -285,7 +284,7 @@ enrolment_save(const char *state_dir, const struct enrolment *e)
 			fprintf(f, "url %s\n", en->urls.v[j]);
 	}
 	if (fclose(f) == 0 &&
-	    replace_file(path, text, textlen, 0600, (uid_t)-1, (gid_t)-1) == 0)
+	    state_replace(st, ENROLLED_NAME, text, textlen, 0600) == 0)
 		ret = 0;
 	free(text);
 	return ret;
@@ -479,7 +478,7 @@ keep_ca(const struct trust *t, X509 *x, STACK_OF(X509) *cas)
 }
 
 int
-enrolment_learn(const char *state_dir, const struct conf *conf,
+enrolment_learn(struct state *st, const struct conf *conf,
     const struct trust *t, struct enrolment *e, STACK_OF(X509) *cas)
 {
 	struct hint_queue *q;
@@ -489,7 +488,7 @@ enrolment_learn(const char *state_dir, const struct conf *conf,
 	int rc;
 	X509 *x;
 
-	if (hints_open(state_dir, &q, &tl) == -1)
+	if (hints_open(st, &q, &tl) == -1)
 		return -1;
 	/* Issuers proven before: intermediates of the paths proven now. */
 	for (i = 0; i < e->n; i++)
@@ -516,13 +515,13 @@ enrolment_learn(const char *state_dir, const struct conf *conf,
 		    "refreshed, %zu refused, %zu wait", tl.scanned, tl.taken,
 		    e->hints_taken, e->hints_refused, tl.waiting);
 	}
-	return enrolment_save(state_dir, e);
+	return enrolment_save(st, e);
 }
 
 void
-enrolment_failed(const char *state_dir, struct enrolment *e)
+enrolment_failed(struct state *st, struct enrolment *e)
 {
 	e->hints_failed = (int64_t)time(NULL);
-	if (enrolment_save(state_dir, e) == -1)
+	if (enrolment_save(st, e) == -1)
 		logx(0, "enroll: cannot record that the hints were not read");
 }

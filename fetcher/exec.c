@@ -333,6 +333,7 @@ spawn_cleaner(struct tmpconf *t)
 	return 0;
 }
 
+/* Over 60 lines: the steps to a wired program in order, one cleanup. */
 int
 cmd_exec(const struct cmd_ctx *c, int argc, char **argv)
 {

@@ -811,11 +811,12 @@ void	 records_free(struct ccadb_records *r);
  * expired, whose PEM matched its record's SHA-256 and that chains to a
  * trust anchor, with at least one http(s) CRL URL.
  */
-#define DIR_NAME		"directory"
+/* Its files, by their names in the state directory (state.h). */
+#define DIR_FILE		WORK_NAME "/directory"
 #define DIR_FORMAT		"crlcache-directory 2"	/* its first line */
-#define DIR_STATE_NAME		"directory.state"
-#define REFUSED_NAME		"directory.refused"
-#define DIR_INDEX_NAME		"directory.index"
+#define DIR_STATE_FILE		WORK_NAME "/directory.state"
+#define REFUSED_FILE		WORK_NAME "/directory.refused"
+#define DIR_INDEX_FILE		WORK_NAME "/directory.index"
 /* Entries: the Web PKI has some 4,000 unexpired disclosed CA
    certificates; twenty-five times that. */
 #define DIR_MAX_ENTRIES		100000
@@ -860,29 +861,26 @@ struct dir_state {
 	size_t		 n;
 };
 void	 dir_say(char *err, size_t errlen, const char *what, const char *why);
-void	 dir_work_path(char *out, size_t len, const char *state_dir,
-	    const char *name);
-int	 dir_replace_file(const char *path, const void *data, size_t len);
 struct dir_report *dir_report_add(struct dir_report **r, size_t *n,
 	    const char *src, int kind);
 void	 dir_reports_free(struct dir_report *r, size_t n);
 /* None yet is an empty state; -1 with why in err. */
-int	 dir_state_read(const char *state_dir, struct dir_state *st,
+int	 dir_state_read(struct state *st, struct dir_state *ds,
 	    char *err, size_t errlen);
-int	 dir_state_write(const char *state_dir, const struct dir_state *st);
+int	 dir_state_write(struct state *st, const struct dir_state *ds);
 /*
  * The records a build did not keep, with why and their subject, to
  * STATE_DIR/work/directory.refused; and printed from there, escaped.
  */
-int	 dir_refused_write(const char *state_dir, const struct ccadb_records *rs);
-int	 dir_refused_print(const char *state_dir, FILE *out);
-void	 dir_state_free(struct dir_state *st);
+int	 dir_refused_write(struct state *st, const struct ccadb_records *rs);
+int	 dir_refused_print(struct state *st, FILE *out);
+void	 dir_state_free(struct dir_state *ds);
 /* Decide the records (their certificates move to d); -1 with err. */
 int	 directory_build(struct ccadb_records *rs, const struct trust *t,
 	    int64_t now, struct directory *d, char *err, size_t errlen);
-int	 directory_write(const char *state_dir, const struct directory *d);
+int	 directory_write(struct state *st, const struct directory *d);
 /* Is STATE_DIR/work/directory there, in the format this version reads? */
-int	 directory_current(const char *state_dir);
+int	 directory_current(struct state *st);
 /*
  * Rebuild the directory from the reports when it is older than
  * conf->ccadb_refresh or force is set (conditional GET; at most daily by
@@ -893,16 +891,16 @@ int	 directory_current(const char *state_dir);
  * as status says, until one succeeds.  No ccadb_records: no directory
  * (directory_forget).
  */
-int	 directory_refresh(const char *state_dir, const struct conf *conf,
+int	 directory_refresh(struct state *st, const struct conf *conf,
 	    const struct trust *t, int force);
 /* Remove the directory and everything kept for it, a failure's state too. */
-void	 directory_forget(const char *state_dir);
+void	 directory_forget(struct state *st);
 /*
  * For status: the refresh state (error NULL: the last refresh
  * succeeded).  -1 when no refresh was ever tried or the state cannot be
  * read.
  */
-int	 directory_info(const char *state_dir, struct dir_state *st);
+int	 directory_info(struct state *st, struct dir_state *ds);
 /* Fingerprints, sorted by fpset_sort() before a search. */
 struct fpset {
 	uint8_t		(*v)[CRLC_HASH_LEN];
@@ -914,7 +912,7 @@ void	 fpset_sort(struct fpset *s);
  * only == NULL: every entry with its certificate; else the entries of
  * only's fingerprints, with their URLs and no certificate (cert NULL).
  */
-int	 directory_load(const char *state_dir, struct directory *d,
+int	 directory_load(struct state *st, struct directory *d,
 	    const struct fpset *only, char *err, size_t errlen);
 /*
  * d's certificates become issuer candidates of t (CRLs, enrolment
@@ -924,8 +922,16 @@ int	 directory_load(const char *state_dir, struct directory *d,
 int	 directory_trust(struct trust *t, const struct directory *d);
 const struct dir_entry *directory_find(const struct directory *d,
 	    const uint8_t fp[CRLC_HASH_LEN]);
-/* Accepts an empty or already freed directory. */
+/*
+ * direntry.c: one entry of the directory file, below its two readers
+ * (directory.c whole, dirindex.c by the index).  Accepts an empty or
+ * already freed directory.
+ */
 void	 directory_free(struct directory *d);
+/* "cert FP BASE64" at s: the entry's fingerprint, into fp. */
+int	 dir_entry_fp(const char *s, uint8_t fp[CRLC_HASH_LEN]);
+/* "LEN URL" at s added to e's URLs: where the next line starts, or NULL. */
+char	*dir_entry_url(char *s, struct dir_entry *e);
 /*
  * One entry's lines (NUL-terminated buf, "cert FP ..." then its "url"
  * lines, as the directory file holds them) into e: the entry of fp,
@@ -944,23 +950,23 @@ struct dir_span {
 };
 struct dir_index;
 /* Does the index describe the directory file as it is now? */
-int	 dir_index_current(const char *state_dir);
+int	 dir_index_current(struct state *st);
 /* Written after the directory file (len bytes), at[i] d->v[i]'s lines. */
-int	 dir_index_write(const char *state_dir, const struct directory *d,
+int	 dir_index_write(struct state *st, const struct directory *d,
 	    const struct dir_span *at, size_t len);
 /*
  * The entries of only's fingerprints, with their URLs and no
  * certificate, into d (directory_load's only); -1 when the index does
  * not describe the directory file as it is (absent, stale, damaged).
  */
-int	 dir_index_find(const char *state_dir, const struct fpset *only,
+int	 dir_index_find(struct state *st, const struct fpset *only,
 	    struct directory *d);
 /*
  * The directory as a source of t's pool (certpool_set_fill): each entry
  * read and decoded when a search first asks for its subject.  -1 when
  * the index is not usable: then the directory is to be read whole.
  */
-int	 dir_index_attach(struct trust *t, const char *state_dir);
+int	 dir_index_attach(struct trust *t, struct state *st);
 void	 dir_index_free(struct dir_index *ix);
 
 /*
@@ -979,13 +985,13 @@ struct hint_tally {
  * spool.c.  Create the spool (mode 3733, this account's group) if it is
  * missing or wrong.  0, or -1 (logged) also when another account owns it.
  */
-int	 hints_prepare(const char *state_dir);
+int	 hints_prepare(struct state *st);
 /* Is a hint waiting (in the spool, or a drain left by the last run)? */
-int	 hints_waiting(const char *state_dir);
+int	 hints_waiting(struct state *st);
 /* Does one come within ms (hints_waiting() every HINTS_FOLLOW_POLL_MS)? */
-int	 hints_follow(const char *state_dir, long ms);
+int	 hints_follow(struct state *st, long ms);
 /* The live spool for listing (no symlink followed), or NULL and errno. */
-DIR	*hints_opendir(const char *state_dir);
+DIR	*hints_opendir(struct state *st);
 /* hint.c */
 /*
  * The hints of this run: the spool's files moved to their writers'
@@ -996,7 +1002,7 @@ DIR	*hints_opendir(const char *state_dir);
  * hints_close() accepts NULL.
  */
 struct hint_queue;
-int	 hints_open(const char *state_dir, struct hint_queue **q,
+int	 hints_open(struct state *st, struct hint_queue **q,
 	    struct hint_tally *tl);
 X509	*hints_next(struct hint_queue *q, size_t **aia);
 void	 hints_settle(struct hint_queue *q, int wait);
@@ -1044,8 +1050,8 @@ int	 cert_fingerprint(X509 *x, uint8_t fp[CRLC_HASH_LEN]);
 /* SHA-256 of x's SubjectPublicKeyInfo DER (CRLite's issuer id); 0 or -1. */
 int	 cert_spki_hash(X509 *x, uint8_t h[CRLC_HASH_LEN]);
 /* None yet is an empty enrolment.  0, or -1 (logged; e is empty). */
-int	 enrolment_load(const char *state_dir, struct enrolment *e);
-int	 enrolment_save(const char *state_dir, const struct enrolment *e);
+int	 enrolment_load(struct state *st, struct enrolment *e);
+int	 enrolment_save(struct state *st, const struct enrolment *e);
 /*
  * learning.c: the learning marker (<crlcache/hint.h>), holding the key
  * ids of t's anchors and of the issuers of en (may be NULL) whose CRLs
@@ -1056,7 +1062,7 @@ int	 enrolment_save(const char *state_dir, const struct enrolment *e);
  * up to date, its time kept (a run published).  Failures are logged.
  */
 enum learning_how { LEARNING_FAST, LEARNING_FULL, LEARNING_CONTENT };
-void	 learning_mark(const char *state_dir, enum learning_how how,
+void	 learning_mark(struct state *st, enum learning_how how,
 	    const struct trust *t, const struct enrolment *en,
 	    const struct crlc_index *idx);
 void	 enrolment_free(struct enrolment *e);
@@ -1087,10 +1093,10 @@ size_t	 enrolment_prune(struct enrolment *e, const struct strlist *urls);
  * hinted CA certificate proven joins t's pool, and cas (NULL: not kept;
  * at most CAS_KEPT_MAX), for the next rounds of update --hints.
  */
-int	 enrolment_learn(const char *state_dir, const struct conf *conf,
+int	 enrolment_learn(struct state *st, const struct conf *conf,
 	    const struct trust *t, struct enrolment *e, STACK_OF(X509) *cas);
 /* The hints could not be read this run: said by status until they are. */
-void	 enrolment_failed(const char *state_dir, struct enrolment *e);
+void	 enrolment_failed(struct state *st, struct enrolment *e);
 
 /*
  * crlfresh.c: which CRLs of an enrolled issuer a run fetches while a
@@ -1136,18 +1142,18 @@ struct verdict {
 	size_t	sources, failing, retrying;
 	int	dir_failing;		/* the directory's last refresh failed */
 };
-int	 verdict_write(const char *state_dir, const struct verdict *v);
-int	 verdict_read(const char *state_dir, struct verdict *v);
+int	 verdict_write(struct state *st, const struct verdict *v);
+int	 verdict_read(struct state *st, struct verdict *v);
 /*
  * refusals.c, the refusal spool (<crlcache/refusal.h>): make it when
  * missing and remove what is older than CRLC_REFUSALS_KEEP, after a
  * command that wrote the state; print the newest refusals (status
  * --refusals), as text or (json) a JSON array, 0 or -1.
  */
-void	 refusals_tend(const char *state_dir);
-int	 refusals_print(const char *state_dir, FILE *out, int json);
+void	 refusals_tend(struct state *st);
+int	 refusals_print(struct state *st, FILE *out, int json);
 /* After a command that wrote the state: its verdict, as status sees it. */
-void	 status_leave_verdict(const char *state_dir, int64_t grace);
+void	 status_leave_verdict(struct state *st, int64_t grace);
 
 int	 cmd_reset(const struct cmd_ctx *c, int argc, char **argv);
 int	 cmd_publish(const struct cmd_ctx *c, int argc, char **argv);

@@ -50,6 +50,7 @@
 
 #include "fetcher.h"
 #include "spool.h"
+#include "state.h"
 
 #define TURN_NAME	WORK_NAME "/hints.turn"
 #define HINT_MAX_SIZE	CRLC_HINT_MAX
@@ -100,7 +101,7 @@ struct writer {
 
 struct hint_queue {
 	int		qfd;		/* work/hints.queue */
-	char		turn_path[PATH_MAX];
+	struct state	*st;		/* set once read: the turn is written */
 	struct writer	*w;		/* in turn order */
 	size_t		n, at, visits;
 	int		progress;	/* a hint taken in this turn */
@@ -242,14 +243,14 @@ parse_uid(const char *s, uid_t *uid)
 
 /* The writer the last run stopped before (work/hints.turn), or 0. */
 static uid_t
-turn_load(const char *path)
+turn_load(struct state *st)
 {
 	char err[ERRLEN], text[16];
 	uint8_t *buf = NULL;
 	size_t len = 0;
 	uid_t uid = 0;
 
-	if (read_state_file(path, sizeof(text) - 1, &buf, &len, err,
+	if (state_read(st, TURN_NAME, sizeof(text) - 1, &buf, &len, err,
 	    sizeof(err)) == 0) {
 		memcpy(text, buf, len);
 		text[len] = '\0';
@@ -380,25 +381,22 @@ writer_next(struct hint_queue *q, struct writer *w)
 }
 
 int
-hints_open(const char *state_dir, struct hint_queue **qp,
+hints_open(struct state *st, struct hint_queue **qp,
     struct hint_tally *tl)
 {
-	char path[PATH_MAX];
 	struct hint_queue *q;
 
 	memset(tl, 0, sizeof(*tl));
 	*qp = NULL;
-	snprintf(path, sizeof(path), "%s/%s", state_dir, QUEUE_NAME);
 	q = xcalloc(1, sizeof(*q));
 	q->tl = tl;
-	if ((q->qfd = private_dir(path, QUEUE_MODE)) == -1 ||
-	    spool_intake(state_dir, q->qfd, tl) == -1) {
+	if ((q->qfd = private_dir(st, QUEUE_NAME, QUEUE_MODE)) == -1 ||
+	    spool_intake(st, q->qfd, tl) == -1) {
 		hints_close(q);
 		return -1;
 	}
-	snprintf(q->turn_path, sizeof(q->turn_path), "%s/%s", state_dir,
-	    TURN_NAME);
-	writers_list(q, turn_load(q->turn_path));
+	q->st = st;
+	writers_list(q, turn_load(st));
 	*qp = q;
 	return 0;
 }
@@ -479,11 +477,10 @@ hints_close(struct hint_queue *q)
 		q->first_wait_set = 1;
 		q->first_wait = q->w[q->at].uid;
 	}
-	if (q->turn_path[0] != '\0') {
+	if (q->st != NULL) {
 		n = snprintf(text, sizeof(text), "%lu", (unsigned long)
 		    (q->first_wait_set ? q->first_wait : 0));
-		(void)replace_file(q->turn_path, text, (size_t)n, 0600,
-		    (uid_t)-1, (gid_t)-1);
+		(void)state_replace(q->st, TURN_NAME, text, (size_t)n, 0600);
 	}
 	for (i = 0; i < q->n; i++) {
 		w = &q->w[i];

@@ -48,6 +48,7 @@
 #include <crlcache/index.h>
 
 #include "fetcher.h"
+#include "state.h"
 
 /* World-readable like the index: every program looks at its mtime. */
 #define LEARNING_MODE	0644
@@ -64,7 +65,7 @@
 
 /* A regular file in the live spool older than LEARNING_UNANSWERED. */
 static int
-unanswered(const char *state_dir, time_t now)
+unanswered(struct state *st, time_t now)
 {
 	struct dirent *de;
 	struct stat sb;
@@ -72,7 +73,7 @@ unanswered(const char *state_dir, time_t now)
 	DIR *d;
 	int found = 0;
 
-	if ((d = hints_opendir(state_dir)) == NULL)
+	if ((d = hints_opendir(st)) == NULL)
 		return 0;
 	while (!found && looked++ < LEARNING_LOOK_MAX &&
 	    (de = readdir(d)) != NULL)
@@ -160,29 +161,12 @@ holds(int fd, const struct stat *sb, const uint8_t *set, size_t len)
 	return same;
 }
 
-/* The marker anew: set as its content, its mtime ahead (ts). */
-static void
-rewrite(const char *path, const uint8_t *set, size_t len,
-    const struct timespec ts[2])
-{
-	char tmp[PATH_MAX];
-
-	if (write_temp(path, set, len, LEARNING_MODE, 0, 0, tmp,
-	    sizeof(tmp)) == -1)
-		return;
-	if (utimensat(AT_FDCWD, tmp, ts, AT_SYMLINK_NOFOLLOW) == -1 ||
-	    rename_durably(tmp, path) == -1) {
-		logx(1, "%s: %s", path, strerror(errno));
-		(void)unlink(tmp);
-	}
-}
-
 void
-learning_mark(const char *state_dir, enum learning_how how,
+learning_mark(struct state *st, enum learning_how how,
     const struct trust *t, const struct enrolment *en,
     const struct crlc_index *idx)
 {
-	char path[PATH_MAX];
+	const char *dir = state_path(st);
 	struct timespec ts[2];
 	struct stat sb;
 	time_t now = time(NULL);
@@ -190,24 +174,26 @@ learning_mark(const char *state_dir, enum learning_how how,
 	size_t len;
 	int fd, create = how == LEARNING_FAST;
 
-	snprintf(path, sizeof(path), "%s/%s", state_dir, CRLC_LEARNING_NAME);
-	if ((fd = open(path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC |
+	if ((fd = state_openat(st, CRLC_LEARNING_NAME, O_RDWR | O_NONBLOCK |
 	    (create ? O_CREAT : 0), LEARNING_MODE)) == -1) {
 		if (create || errno != ENOENT)
-			logx(1, "%s: %s", path, strerror(errno));
+			logx(1, "%s/%s: %s", dir, CRLC_LEARNING_NAME,
+			    strerror(errno));
 		return;
 	}
 	if (fstat(fd, &sb) == -1 || !S_ISREG(sb.st_mode) ||
 	    sb.st_uid != geteuid()) {
-		logx(1, "%s: not a file of this account; not used", path);
+		logx(1, "%s/%s: not a file of this account; not used", dir,
+		    CRLC_LEARNING_NAME);
 		goto done;
 	}
 	/* Expired: no watcher ran for CRLC_LEARNING_TTL, leave it so. */
 	if (!create && sb.st_mtime <= now)
 		goto done;
-	if (how == LEARNING_FULL && unanswered(state_dir, now)) {
-		if (unlink(path) == -1)
-			logx(1, "%s: %s", path, strerror(errno));
+	if (how == LEARNING_FULL && unanswered(st, now)) {
+		if (state_remove(st, CRLC_LEARNING_NAME, 0) == -1)
+			logx(1, "%s/%s: %s", dir, CRLC_LEARNING_NAME,
+			    strerror(errno));
 		else
 			logx(1, "learning: a hint waited over %d minutes: the "
 			    "spool's watcher (crlcache-hints.path) does not "
@@ -219,10 +205,12 @@ learning_mark(const char *state_dir, enum learning_how how,
 	    now + CRLC_LEARNING_TTL;
 	ts[0].tv_nsec = ts[1].tv_nsec = 0;
 	if ((len = learn_set(t, en, idx, &set)) != 0 && !holds(fd, &sb, set, len))
-		rewrite(path, set, len, ts);
+		/* The marker anew: set as its content, its mtime ahead. */
+		(void)state_replace_timed(st, CRLC_LEARNING_NAME, set, len,
+		    LEARNING_MODE, ts);
 	else if (how != LEARNING_CONTENT && (fchmod(fd, LEARNING_MODE) == -1 ||
 	    futimens(fd, ts) == -1))
-		logx(1, "%s: %s", path, strerror(errno));
+		logx(1, "%s/%s: %s", dir, CRLC_LEARNING_NAME, strerror(errno));
 done:
 	free(set);
 	close(fd);

@@ -180,8 +180,8 @@ run_command(const struct command *cmd, const char *state_dir,
 	ret = cmd->run(&ctx, argc, argv);
 	/* Every user's status then says what root's does. */
 	if (cmd->access == STATE_WRITES) {
-		status_leave_verdict(state_path(ctx.st), conf.stale_grace);
-		refusals_tend(state_path(ctx.st));
+		status_leave_verdict(ctx.st, conf.stale_grace);
+		refusals_tend(ctx.st);
 	}
 	curl_global_cleanup();
 	conf_free(&conf);

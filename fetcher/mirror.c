@@ -321,7 +321,6 @@ mirror_crl(const struct crlc_crl_info *ci, void *arg)
 static int
 mirror_read(struct state *st, FILE *out, void *arg)
 {
-	const char *state_dir = state_path(st);
 	struct mirror_read rd = { out, NULL, 0 };
 	struct crlc_index *idx = NULL;
 	char path[PATH_MAX];
@@ -329,9 +328,9 @@ mirror_read(struct state *st, FILE *out, void *arg)
 	int rc;
 
 	(void)arg;
-	if (index_open(state_dir, path, sizeof(path), &idx, 1) == -1)
+	if (index_open(state_path(st), path, sizeof(path), &idx, 1) == -1)
 		return 4;
-	if (store_foreach_source(state_dir, collect_fed, &rd) == -1)
+	if (store_foreach_source(state_path(st), collect_fed, &rd) == -1)
 		logx(1, "mirror: the sources are not readable; each CRL is "
 		    "written under the one URL the index names");
 	qsort(rd.feds, rd.nfeds, sizeof(*rd.feds), fedcmp);

@@ -21,23 +21,23 @@ struct mozilla_run {
 };
 
 struct mozilla_run *
-mozilla_begin(const char *state_dir, const struct conf *conf, struct store *s)
+mozilla_begin(struct state *st, const struct conf *conf, struct store *s)
 {
 	struct mozilla_run *m = xcalloc(1, sizeof(*m));
 
-	(void)crlite_begin(&m->crlite, state_dir, conf, s, &m->mon);
-	(void)onecrl_begin(&m->onecrl, state_dir, conf, &m->mon);
+	(void)crlite_begin(&m->crlite, st, conf, s, &m->mon);
+	(void)onecrl_begin(&m->onecrl, st, conf, &m->mon);
 	return m;
 }
 
 void
-mozilla_fetch(struct mozilla_run *m, const char *state_dir,
+mozilla_fetch(struct mozilla_run *m, struct state *st,
     const struct conf *conf)
 {
 	struct rs_client rc;
 
 	if (conf->crlite != NULL) {
-		rs_client_init(&rc, state_dir, conf);
+		rs_client_init(&rc, st, conf);
 		if (rs_poll(&rc, &m->mon) == -1)
 			logx(1, "remote settings: %s; each collection is asked "
 			    "with _since", rc.err);
@@ -47,7 +47,7 @@ mozilla_fetch(struct mozilla_run *m, const char *state_dir,
 }
 
 void
-mozilla_finish(struct mozilla_run *m, const char *state_dir, struct store *s,
+mozilla_finish(struct mozilla_run *m, struct state *st, struct store *s,
     char *crlite, size_t crlitelen, int *crlite_failed, char *onecrl,
     size_t onecrllen, int *onecrl_failed)
 {
@@ -59,7 +59,7 @@ mozilla_finish(struct mozilla_run *m, const char *state_dir, struct store *s,
 	 */
 	if (!*crlite_failed && !*onecrl_failed && !m->crlite.col.behind &&
 	    !m->onecrl.col.behind)
-		rs_poll_done(state_dir, &m->mon);
+		rs_poll_done(st, &m->mon);
 }
 
 void

@@ -33,7 +33,7 @@
  * Any failure, a signature that does not verify, or a changeset in which
  * no record is usable keeps the file in force.
  */
-#include <limits.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,7 +44,10 @@
 
 #include "crlite.h"
 #include "onecrl.h"
+#include "state.h"
 
+/* The file in force, by its name in the state directory. */
+#define ONECRL_FILE		CRLC_CRLITE_DIR "/" CRLC_ONECRL_NAME
 /*
  * The changeset: Firefox's dump of OneCRL held 1,959 records in 1.1 MB
  * (2026); JSON_MAX_DOC (8 MiB) is 7 times that.  Records: at most 16384,
@@ -180,13 +183,13 @@ static int
 install(struct rs_client *rc, const struct onecrl_list *l,
     int64_t timestamp)
 {
-	char path[PATH_MAX], why[ERRLEN];
+	char why[ERRLEN];
 	size_t len = CRLC_ONECRL_HDR_LEN + (l->n[0] + l->n[1]) *
 	    CRLC_ONECRL_REC_LEN + CRLC_ONECRL_TRAILER_LEN, at;
 	uint8_t *buf;
 	int ret = -1;
 
-	if (crlite_dir_prepare(rc->state_dir, why, sizeof(why)) == -1)
+	if (crlite_dir_prepare(rc->st, why, sizeof(why)) == -1)
 		return rs_fail(rc, "%s", why);
 	buf = xcalloc(1, len);
 	memcpy(buf, CRLC_ONECRL_MAGIC, CRLC_ONECRL_MAGIC_LEN);
@@ -202,11 +205,10 @@ install(struct rs_client *rc, const struct onecrl_list *l,
 	memcpy(buf + at, l->r[1], l->n[1] * CRLC_ONECRL_REC_LEN);
 	at += l->n[1] * CRLC_ONECRL_REC_LEN;
 	crlc_put_u64(buf + at, crlc_sum64(buf, at));
-	if ((size_t)snprintf(path, sizeof(path), "%s/%s/%s", rc->state_dir,
-	    CRLC_CRLITE_DIR, CRLC_ONECRL_NAME) >= sizeof(path))
-		rs_fail(rc, "the state directory's path is too long");
-	else if (replace_file(path, buf, len, 0644, (uid_t)-1, (gid_t)-1) == -1)
-		rs_fail(rc, "%s: cannot be written", path);
+	/* readers of every account read it */
+	if (state_replace(rc->st, ONECRL_FILE, buf, len, 0644) == -1)
+		rs_fail(rc, "%s/%s: cannot be written", state_path(rc->st),
+		    ONECRL_FILE);
 	else
 		ret = 0;
 	free(buf);
@@ -215,15 +217,18 @@ install(struct rs_client *rc, const struct onecrl_list *l,
 
 /* The timestamp of the file in force (ms), 0 when none reads whole. */
 static int64_t
-in_force(const char *state_dir)
+in_force(struct state *st)
 {
-	char dir[PATH_MAX], why[CRLC_ONECRL_WHY_LEN];
+	char why[CRLC_ONECRL_WHY_LEN];
 	struct crlc_onecrl_info info;
 	struct crlc_onecrl *o;
-	int r;
+	int dfd, r;
 
-	snprintf(dir, sizeof(dir), "%s/%s", state_dir, CRLC_CRLITE_DIR);
-	if ((r = crlc_onecrl_open(dir, &o, why, sizeof(why))) == -1)
+	if ((dfd = crlite_dirfd(st, why, sizeof(why))) == -1)
+		r = errno == ENOENT ? 1 : -1;
+	else
+		r = crlc_onecrl_open_at(dfd, &o, why, sizeof(why));
+	if (r == -1)
 		logx(0, "onecrl: %s; fetched whole", why);
 	if (r != 0)
 		return 0;
@@ -233,13 +238,13 @@ in_force(const char *state_dir)
 }
 
 int
-onecrl_begin(struct onecrl_run *o, const char *state_dir,
+onecrl_begin(struct onecrl_run *o, struct state *st,
     const struct conf *conf, const struct rs_monitor *mon)
 {
 	memset(o, 0, sizeof(*o));
 	if (conf->crlite == NULL)
 		return 0;
-	o->state_dir = state_dir;
+	o->st = st;
 	o->conf = conf;
 	o->mon = mon;
 	return 1;
@@ -250,12 +255,12 @@ onecrl_fetch(struct onecrl_run *o)
 {
 	if (o->conf == NULL)
 		return;
-	rs_client_init(&o->rc, o->state_dir, o->conf);
+	rs_client_init(&o->rc, o->st, o->conf);
 	o->col.which = RS_ONECRL;
 	o->col.max_len = ONECRL_CHANGESET_MAX;
 	o->col.max_values = ONECRL_MAX_VALUES;
 	o->col.max_records = ONECRL_MAX_RECORDS;
-	o->col.in_force = in_force(o->state_dir);
+	o->col.in_force = in_force(o->st);
 	if ((o->r = rs_collection_fetch(&o->rc, o->mon, &o->col)) == 1 &&
 	    read_list(&o->rc, &o->col.cs, &o->l) == -1)
 		o->r = -1;
@@ -265,7 +270,7 @@ onecrl_fetch(struct onecrl_run *o)
 static int
 settle(struct onecrl_run *o)
 {
-	o->col.in_force = in_force(o->state_dir);
+	o->col.in_force = in_force(o->st);
 	if (rs_collection_recheck(&o->rc, &o->col) == -1 ||
 	    install(&o->rc, &o->l, o->col.cs.timestamp) == -1 ||
 	    rs_collection_keep(&o->rc, &o->col) == -1)

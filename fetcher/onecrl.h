@@ -30,7 +30,7 @@ struct onecrl_list {
  * (installed unless what is in force is newer).
  */
 struct onecrl_run {
-	const char	*state_dir;
+	struct state	*st;
 	const struct conf *conf;
 	const struct rs_monitor *mon;
 	struct rs_client rc;
@@ -40,7 +40,7 @@ struct onecrl_run {
 };
 
 /* 0 when OneCRL is not configured (the others then do nothing), 1. */
-int	 onecrl_begin(struct onecrl_run *o, const char *state_dir,
+int	 onecrl_begin(struct onecrl_run *o, struct state *st,
 	    const struct conf *conf, const struct rs_monitor *mon);
 void	 onecrl_fetch(struct onecrl_run *o);
 /*

@@ -30,7 +30,8 @@
 #include <crlcache/refusal.h>
 
 #include "fetcher.h"
-#include "status.h"
+#include "state.h"
+#include "outfmt.h"
 
 /* One file of the spool, as listed. */
 struct refusal {
@@ -39,23 +40,6 @@ struct refusal {
 	size_t	 key;		/* refusals_pick()'s: writer, then turn */
 	char	 name[NAME_MAX + 1];
 };
-
-/* The spool, listed without following a link; NULL when there is none. */
-static DIR *
-spool_opendir(const char *state_dir)
-{
-	char path[PATH_MAX];
-	DIR *d;
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%s", state_dir, CRLC_REFUSALS_DIR);
-	if ((fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC)) == -1)
-		return NULL;
-	if ((d = fdopendir(fd)) == NULL)
-		close(fd);
-	return d;
-}
 
 /*
  * A regular file with the spool's suffix: its owner and time in r.  The
@@ -84,20 +68,25 @@ spool_entry(DIR *d, const struct dirent *de, struct refusal *r)
 }
 
 void
-refusals_tend(const char *state_dir)
+refusals_tend(struct state *st)
 {
-	char path[PATH_MAX];
+	const char *base;
 	struct refusal r;
 	struct dirent *de;
 	int64_t now = (int64_t)time(NULL);
 	size_t n = 0;
 	DIR *d;
+	int dfd;
 
-	snprintf(path, sizeof(path), "%s/%s", state_dir, CRLC_REFUSALS_DIR);
+	if ((dfd = state_dirfd(st, CRLC_REFUSALS_DIR, &base)) == -1)
+		return;
 	/* mkdir's mode passes the umask: the bits are set after. */
-	if (mkdir(path, 0700) == 0 && chmod(path, CRLC_REFUSALS_MODE) == -1)
-		logx(0, "%s: cannot set mode %o", path, CRLC_REFUSALS_MODE);
-	if ((d = spool_opendir(state_dir)) == NULL)
+	if (mkdirat(dfd, base, 0700) == 0 &&
+	    fchmodat(dfd, base, CRLC_REFUSALS_MODE, 0) == -1)
+		logx(0, "%s/%s: cannot set mode %o", state_path(st),
+		    CRLC_REFUSALS_DIR, CRLC_REFUSALS_MODE);
+	/* The spool, listed without following a link. */
+	if ((d = state_list(st, CRLC_REFUSALS_DIR)) == NULL)
 		return;
 	while (n++ < CRLC_REFUSALS_SCAN && (de = readdir(d)) != NULL)
 		if (spool_entry(d, de, &r) == 0 &&
@@ -197,18 +186,18 @@ print_one(FILE *out, int json, size_t nth, const struct refusal *r,
 		    nth > 0 ? "," : "", (long long)r->when,
 		    (unsigned long)r->uid);
 		if (pw != NULL)
-			status_json_str(out, user, strlen(user));
+			out_json_str(out, user, strlen(user));
 		else
 			fputs("null", out);
 		fputs(", \"line\": ", out);
-		status_json_str(out, line, strlen(line));
+		out_json_str(out, line, strlen(line));
 		fputc('}', out);
 	}
 	free(user);
 }
 
 int
-refusals_print(const char *state_dir, FILE *out, int json)
+refusals_print(struct state *st, FILE *out, int json)
 {
 	struct refusal *v = xcalloc(CRLC_REFUSALS_SCAN, sizeof(*v));
 	struct dirent *de;
@@ -217,17 +206,17 @@ refusals_print(const char *state_dir, FILE *out, int json)
 	int missing;
 	DIR *d;
 
-	if ((d = spool_opendir(state_dir)) == NULL) {
+	if ((d = state_list(st, CRLC_REFUSALS_DIR)) == NULL) {
 		missing = errno == ENOENT;
 		if (json) {
 			fputs("[]\n", out);
 			logx(missing ? 1 : 0, "no refusals noted: %s/%s %s",
-			    state_dir, CRLC_REFUSALS_DIR, missing ? "is made by "
-			    "the next update" : strerror(errno));
+			    state_path(st), CRLC_REFUSALS_DIR, missing ?
+			    "is made by the next update" : strerror(errno));
 		} else
-			fprintf(out, "no refusals noted: %s/%s %s\n", state_dir,
-			    CRLC_REFUSALS_DIR, missing ? "is made by the next "
-			    "update" : strerror(errno));
+			fprintf(out, "no refusals noted: %s/%s %s\n",
+			    state_path(st), CRLC_REFUSALS_DIR, missing ?
+			    "is made by the next update" : strerror(errno));
 		free(v);
 		return missing ? 0 : -1;
 	}

@@ -38,7 +38,7 @@ cmd_publish(const struct cmd_ctx *c, int argc, char **argv)
 	 * spool, which programs no longer write into, made as it ships now.
 	 * A failure is said and costs the hints only.
 	 */
-	(void)hints_prepare(state_path(c->st));
+	(void)hints_prepare(c->st);
 	if (store_publish(s, 1, &gen, err, sizeof(err)) == -1) {
 		logx(0, "publish: %s", err);
 		goto done;

@@ -94,7 +94,7 @@ reset_all(struct state *st)
 	}
 	log_always();
 	/* The issuer directory and its refresh state live there too. */
-	directory_forget(state_path(st));
+	directory_forget(st);
 	if (store_publish(s, 1, &gen, err, sizeof(err)) == -1) {
 		logx(0, "reset --all: the working index of %s was removed; "
 		    "the empty one is not published: %s", state_path(st), err);

@@ -5,7 +5,6 @@
  *
  * Copyright the crlcache authors. Licensed under the Apache License 2.0.
  */
-#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +15,7 @@
 
 #include "crlite.h"
 #include "rsclient.h"
+#include "state.h"
 
 #define RS_MONITOR_PATH	"/buckets/monitor/collections/changes/changeset"
 /*
@@ -26,15 +26,17 @@
  */
 #define RS_MONITOR_MAX		((size_t)1 << 20)
 #define RS_MONITOR_VALUES	((size_t)1 << 16)
-/* STATE_DIR/work/RS_CURSOR_NAME: the poll's cursor, decimal, a newline. */
-#define RS_CURSOR_NAME		"rs.monitor"
+/* STATE_DIR/RS_CURSOR_FILE: the poll's cursor, decimal, a newline. */
+#define RS_CURSOR_FILE		WORK_NAME "/rs.monitor"
 #define RS_CURSOR_MAX		32
 
 static const char *const cids[RS_COLLECTIONS] = {
 	"cert-revocations", "onecrl",
 };
+/* Each collection's held changeset, by its name in the state. */
 static const char *const held_names[RS_COLLECTIONS] = {
-	CRLC_CRLITE_RS_HELD, CRLC_ONECRL_RS_HELD,
+	CRLC_CRLITE_DIR "/" CRLC_CRLITE_RS_HELD,
+	CRLC_CRLITE_DIR "/" CRLC_ONECRL_RS_HELD,
 };
 
 /* The held changeset of a collection: the last one verified. */
@@ -55,12 +57,12 @@ struct entry {
 };
 
 void
-rs_client_init(struct rs_client *rc, const char *state_dir,
+rs_client_init(struct rs_client *rc, struct state *st,
     const struct conf *conf)
 {
 	memset(rc, 0, sizeof(*rc));
 	rc->conf = conf;
-	rc->state_dir = state_dir;
+	rc->st = st;
 	rc->deadline = fetch_budget(conf);
 }
 
@@ -100,23 +102,16 @@ rs_collection_url(const struct conf *conf, unsigned which, char *out,
 	    conf->crlite, RS_BUCKET, cids[which]);
 }
 
-static void
-cursor_path(const char *state_dir, char *out, size_t len)
-{
-	snprintf(out, len, "%s/%s/%s", state_dir, WORK_NAME, RS_CURSOR_NAME);
-}
-
 /* The cursor of the last poll that settled every collection, or 0. */
 static int64_t
-cursor_read(const char *state_dir)
+cursor_read(struct state *st)
 {
-	char path[PATH_MAX], why[ERRLEN], text[RS_CURSOR_MAX + 1], *end;
+	char why[ERRLEN], text[RS_CURSOR_MAX + 1], *end;
 	uint8_t *buf;
 	size_t len;
 	long long v;
 
-	cursor_path(state_dir, path, sizeof(path));
-	if (read_state_file(path, RS_CURSOR_MAX, &buf, &len, why,
+	if (state_read(st, RS_CURSOR_FILE, RS_CURSOR_MAX, &buf, &len, why,
 	    sizeof(why)) == -1)
 		return 0;
 	memcpy(text, buf, len);
@@ -127,18 +122,17 @@ cursor_read(const char *state_dir)
 }
 
 void
-rs_poll_done(const char *state_dir, const struct rs_monitor *m)
+rs_poll_done(struct state *st, const struct rs_monitor *m)
 {
-	char path[PATH_MAX], line[RS_CURSOR_MAX];
+	char line[RS_CURSOR_MAX];
 	int n;
 
 	if (!m->answered || m->timestamp <= m->since)
 		return;
-	cursor_path(state_dir, path, sizeof(path));
 	n = snprintf(line, sizeof(line), "%lld\n", (long long)m->timestamp);
-	if (replace_file(path, line, (size_t)n, 0600, (uid_t)-1,
-	    (gid_t)-1) == -1)
-		logx(0, "%s: cannot be written", path);
+	if (state_replace(st, RS_CURSOR_FILE, line, (size_t)n, 0600) == -1)
+		logx(0, "%s/%s: cannot be written", state_path(st),
+		    RS_CURSOR_FILE);
 }
 
 int
@@ -155,7 +149,7 @@ rs_poll(struct rs_client *rc, struct rs_monitor *m)
 	memset(m, 0, sizeof(*m));
 	memset(&f, 0, sizeof(f));
 	memset(&j, 0, sizeof(j));
-	m->since = cursor_read(rc->state_dir);
+	m->since = cursor_read(rc->st);
 	if (m->since > 0)
 		snprintf(url, sizeof(url), "%s%s?_expected=0&_since=%lld",
 		    rc->conf->crlite, RS_MONITOR_PATH, (long long)m->since);
@@ -190,13 +184,6 @@ done:
 }
 
 static void
-held_path(const struct rs_client *rc, unsigned which, char *out, size_t len)
-{
-	snprintf(out, len, "%s/%s/%s", rc->state_dir, CRLC_CRLITE_DIR,
-	    held_names[which]);
-}
-
-static void
 held_free(struct held *h)
 {
 	json_free(&h->j);
@@ -209,20 +196,19 @@ static void
 held_read(struct rs_client *rc, const struct rs_collection *col,
     struct held *h)
 {
-	char path[PATH_MAX], why[ERRLEN] = "no changes array";
+	char why[ERRLEN] = "no changes array";
 	size_t ch;
 
 	memset(h, 0, sizeof(*h));
-	held_path(rc, col->which, path, sizeof(path));
-	if (read_state_file(path, JSON_MAX_DOC, &h->doc, &h->len, why,
-	    sizeof(why)) == -1)
+	if (state_read(rc->st, held_names[col->which], JSON_MAX_DOC, &h->doc,
+	    &h->len, why, sizeof(why)) == -1)
 		return;
 	if (json_parse(&h->j, (const char *)h->doc, h->len, col->max_values,
 	    why, sizeof(why)) == -1 || json_int(&h->j, json_get(&h->j, 0,
 	    "timestamp"), &h->ts) == -1 || (ch = json_get(&h->j, 0,
 	    "changes")) == 0 || h->j.v[ch].type != JSON_ARRAY) {
-		logx(0, "%s: not a changeset (%s); the collection is asked "
-		    "whole", path, why);
+		logx(0, "%s/%s: not a changeset (%s); the collection is asked "
+		    "whole", state_path(rc->st), held_names[col->which], why);
 		return;
 	}
 	h->ok = 1;
@@ -301,6 +287,7 @@ put_meta(const struct json *ans, const char *key, int *first, char **buf,
  * changeset {"changes", "metadata": the answer's signatures, "timestamp":
  * the answer's}: a record of the answer replaces the held one of its id,
  * a tombstone removes it (Kinto's _since semantics).  0, or -1 (rc->err).
+ * Over 60 lines: one walk writing the document, each part in its order.
  */
 static int
 merge(struct rs_client *rc, struct rs_collection *col,
@@ -466,14 +453,14 @@ rs_collection_recheck(struct rs_client *rc, struct rs_collection *col)
 int
 rs_collection_keep(struct rs_client *rc, const struct rs_collection *col)
 {
-	char path[PATH_MAX], why[ERRLEN];
+	char why[ERRLEN];
 
-	if (crlite_dir_prepare(rc->state_dir, why, sizeof(why)) == -1)
+	if (crlite_dir_prepare(rc->st, why, sizeof(why)) == -1)
 		return rs_fail(rc, "%s", why);
-	held_path(rc, col->which, path, sizeof(path));
-	if (replace_file(path, col->doc, col->len, 0644, (uid_t)-1,
-	    (gid_t)-1) == -1)
-		return rs_fail(rc, "%s: cannot be written", path);
+	if (state_replace(rc->st, held_names[col->which], col->doc, col->len,
+	    0644) == -1)
+		return rs_fail(rc, "%s/%s: cannot be written",
+		    state_path(rc->st), held_names[col->which]);
 	return 0;
 }
 

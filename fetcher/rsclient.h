@@ -50,7 +50,7 @@ enum { RS_CERT_REVOCATIONS, RS_ONECRL, RS_COLLECTIONS };
 
 struct rs_client {
 	const struct conf *conf;
-	const char	*state_dir;
+	struct state	*st;
 	long long	 deadline;	/* crlc_mono_ms(): nothing asked after */
 	uint64_t	 bytes;		/* received */
 	char		 err[ERRLEN];
@@ -83,7 +83,7 @@ struct rs_collection {
 };
 
 /* A client whose deadline is fetch_budget() from now. */
-void	 rs_client_init(struct rs_client *rc, const char *state_dir,
+void	 rs_client_init(struct rs_client *rc, struct state *st,
 	    const struct conf *conf);
 int	 rs_fail(struct rs_client *rc, const char *fmt, ...)
 	    __attribute__((format(printf, 2, 3)));
@@ -95,7 +95,7 @@ const char *rs_cid(unsigned which);
 /* Step 1: 0, or -1 (rc->err; m->answered 0). */
 int	 rs_poll(struct rs_client *rc, struct rs_monitor *m);
 /* After a run that settled every collection: the next poll's cursor. */
-void	 rs_poll_done(const char *state_dir, const struct rs_monitor *m);
+void	 rs_poll_done(struct state *st, const struct rs_monitor *m);
 /*
  * Steps 2 and 3: 1 with col->doc and col->cs (a newer collection,
  * verified), 0 unchanged (nothing asked, or the same timestamp), -1

@@ -20,7 +20,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +30,7 @@
 
 #include "fetcher.h"
 #include "spool.h"
+#include "state.h"
 
 #define SPOOL_MODE	CRLC_HINTS_MODE
 #define DRAIN_NAME	WORK_NAME "/hints.drain"
@@ -177,21 +177,33 @@ count_entries(int dfd, size_t max)
 	return n;
 }
 
-/* A private directory of this account at path, made if missing; its fd. */
+/* lstat() of name in the state: 0, or -1 with errno. */
+static int
+entry_stat(struct state *st, const char *name, struct stat *sb)
+{
+	const char *base;
+	int dfd;
+
+	if ((dfd = state_dirfd(st, name, &base)) == -1)
+		return -1;
+	return fstatat(dfd, base, sb, AT_SYMLINK_NOFOLLOW);
+}
+
+/* A private directory of this account, name, made if missing; its fd. */
 int
-private_dir(const char *path, mode_t mode)
+private_dir(struct state *st, const char *name, mode_t mode)
 {
 	struct stat sb;
 	int fd;
 
-	if (mkdir(path, mode) == -1 && errno != EEXIST) {
-		logx(0, "%s: %s", path, strerror(errno));
+	if (state_mkdir(st, name, mode) == -1) {
+		logx(0, "%s/%s: %s", state_path(st), name, strerror(errno));
 		return -1;
 	}
-	if ((fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC)) == -1 || fstat(fd, &sb) == -1 ||
-	    sb.st_uid != geteuid()) {
-		logx(0, "%s: not a directory of this account; not used", path);
+	if ((fd = state_openat(st, name, O_RDONLY | O_DIRECTORY, 0)) == -1 ||
+	    fstat(fd, &sb) == -1 || sb.st_uid != geteuid()) {
+		logx(0, "%s/%s: not a directory of this account; not used",
+		    state_path(st), name);
 		if (fd != -1)
 			close(fd);
 		return -1;
@@ -200,38 +212,42 @@ private_dir(const char *path, mode_t mode)
 }
 
 /*
- * The spool at path, made if missing, as the contract wants it: this
- * account's, its group this account's (the setgid bit hands it to every
- * hint, so that the hint is readable here and nowhere else), mode
- * SPOOL_MODE.  A spool of another owner is refused, never repaired.  A
- * spool already as it should be is left alone: a sandbox that forbids
- * setting the setgid bit (systemd's RestrictSUIDSGID=) refuses the
- * chmod even when it would change nothing.
+ * The spool, made if missing, as the contract wants it: this account's,
+ * its group this account's (the setgid bit hands it to every hint, so
+ * that the hint is readable here and nowhere else), mode SPOOL_MODE.  A
+ * spool of another owner is refused, never repaired.  A spool already as
+ * it should be is left alone: a sandbox that forbids setting the setgid
+ * bit (systemd's RestrictSUIDSGID=) refuses the chmod even when it would
+ * change nothing.
  */
 static int
-spool_create(const char *path)
+spool_create(struct state *st)
 {
+	const char *dir = state_path(st), *base;
 	struct stat sb;
-	int fd, ret = -1;
+	int dfd, fd = -1, ret = -1;
 
-	if (mkdir(path, 0700) == -1 && errno != EEXIST) {
-		logx(0, "%s: %s", path, strerror(errno));
+	if ((dfd = state_dirfd(st, HINTS_NAME, &base)) == -1 ||
+	    (mkdirat(dfd, base, 0700) == -1 && errno != EEXIST)) {
+		logx(0, "%s/%s: %s", dir, HINTS_NAME, strerror(errno));
 		return -1;
 	}
 	/* Said before opening: another user's 1733 spool cannot be read. */
-	if (lstat(path, &sb) == 0 && sb.st_uid != geteuid()) {
-		logx(0, "%s belongs to uid %lu, not to this account: hints are "
-		    "not used until it is removed", path,
+	if (fstatat(dfd, base, &sb, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    sb.st_uid != geteuid()) {
+		logx(0, "%s/%s belongs to uid %lu, not to this account: hints "
+		    "are not used until it is removed", dir, HINTS_NAME,
 		    (unsigned long)sb.st_uid);
 		return -1;
 	}
-	if ((fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC)) == -1 || fstat(fd, &sb) == -1) {
-		logx(0, "%s: %s", path, strerror(errno));
+	if ((fd = state_openat(st, HINTS_NAME, O_RDONLY | O_DIRECTORY,
+	    0)) == -1 || fstat(fd, &sb) == -1) {
+		logx(0, "%s/%s: %s", dir, HINTS_NAME, strerror(errno));
 		goto done;
 	}
 	if (sb.st_uid != geteuid()) {
-		logx(0, "%s: replaced while opened; not used", path);
+		logx(0, "%s/%s: replaced while opened; not used", dir,
+		    HINTS_NAME);
 		goto done;
 	}
 	if (sb.st_gid == getegid() && (sb.st_mode & 07777) == SPOOL_MODE) {
@@ -240,14 +256,14 @@ spool_create(const char *path)
 	}
 	/* chown clears the setgid bit: the group first, then the mode. */
 	if (sb.st_gid != getegid() && fchown(fd, (uid_t)-1, getegid()) == -1) {
-		logx(0, "%s: chown: %s", path, strerror(errno));
+		logx(0, "%s/%s: chown: %s", dir, HINTS_NAME, strerror(errno));
 		goto done;
 	}
 	/* mkdir's mode passes through the umask; sticky and setgid must not. */
 	if (fchmod(fd, SPOOL_MODE) == -1) {
-		logx(0, "%s: chmod %o: %s%s", path, SPOOL_MODE, strerror(errno),
-		    errno == EPERM ? " (a sandbox that forbids the setgid bit: "
-		    "run crlcache publish outside it once)" : "");
+		logx(0, "%s/%s: chmod %o: %s%s", dir, HINTS_NAME, SPOOL_MODE,
+		    strerror(errno), errno == EPERM ? " (a sandbox that forbids "
+		    "the setgid bit: run crlcache publish outside it once)" : "");
 		goto done;
 	}
 	ret = 0;
@@ -258,18 +274,17 @@ done:
 }
 
 int
-hints_prepare(const char *state_dir)
+hints_prepare(struct state *st)
 {
-	char spool[PATH_MAX];
 	struct stat sb;
 
-	snprintf(spool, sizeof(spool), "%s/%s", state_dir, HINTS_NAME);
-	if (lstat(spool, &sb) == 0 && !S_ISDIR(sb.st_mode) &&
-	    unlink(spool) == -1) {
-		logx(0, "%s: %s", spool, strerror(errno));
+	if (entry_stat(st, HINTS_NAME, &sb) == 0 && !S_ISDIR(sb.st_mode) &&
+	    state_remove(st, HINTS_NAME, 0) == -1) {
+		logx(0, "%s/%s: %s", state_path(st), HINTS_NAME,
+		    strerror(errno));
 		return -1;
 	}
-	return spool_create(spool);
+	return spool_create(st);
 }
 
 /*
@@ -282,20 +297,22 @@ hints_prepare(const char *state_dir)
  * as the contract wants it (then nothing is left).
  */
 static int
-spool_successor(const char *spool, char name[SPOOL_NEXT_LEN])
+spool_successor(struct state *st, char name[SPOOL_NEXT_LEN])
 {
+	const char *dir = state_path(st);
 	uint8_t rnd[SPOOL_NEXT_RAND];
 	struct stat sb;
 	mode_t mask;
 	int dfd, fd = -1, made = 0, ret = -1;
 
-	if ((dfd = open(spool, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC)) == -1) {
-		logx(0, "%s: %s", spool, strerror(errno));
+	if ((dfd = state_openat(st, HINTS_NAME, O_RDONLY | O_DIRECTORY,
+	    0)) == -1) {
+		logx(0, "%s/%s: %s", dir, HINTS_NAME, strerror(errno));
 		return -1;
 	}
 	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd)) {
-		logx(0, "%s: getrandom: %s", spool, strerror(errno));
+		logx(0, "%s/%s: getrandom: %s", dir, HINTS_NAME,
+		    strerror(errno));
 		goto done;
 	}
 	memcpy(name, SPOOL_NEXT_PREFIX, sizeof(SPOOL_NEXT_PREFIX) - 1);
@@ -304,15 +321,17 @@ spool_successor(const char *spool, char name[SPOOL_NEXT_LEN])
 	made = mkdirat(dfd, name, SPOOL_MODE & ~(mode_t)S_ISGID) == 0;
 	(void)umask(mask);
 	if (!made) {
-		logx(0, "%s/%s: %s", spool, name, strerror(errno));
+		logx(0, "%s/%s/%s: %s", dir, HINTS_NAME, name,
+		    strerror(errno));
 		goto done;
 	}
 	if ((fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC)) == -1 || fstat(fd, &sb) == -1 ||
 	    sb.st_uid != geteuid() || sb.st_gid != getegid() ||
 	    (sb.st_mode & 07777) != SPOOL_MODE) {
-		logx(0, "%s: a new spool made in it is not mode %o of this "
-		    "account's group; hints are not used", spool, SPOOL_MODE);
+		logx(0, "%s/%s: a new spool made in it is not mode %o of this "
+		    "account's group; hints are not used", dir, HINTS_NAME,
+		    SPOOL_MODE);
 		goto done;
 	}
 	ret = 0;
@@ -329,30 +348,38 @@ done:
  * Move the live spool aside and put its successor in its place (nothing
  * to do when the last run's flood is not finished).  Between the two
  * renames there is no spool: a hint left then is dropped by its writer,
- * as when the provider finds none.
+ * as when the provider finds none.  The directories renamed are
+ * forgotten by the handle (state.h).
  */
 static int
-spool_swap(const char *state_dir, const char *drain)
+spool_swap(struct state *st)
 {
-	char spool[PATH_MAX], next[PATH_MAX], name[SPOOL_NEXT_LEN];
+	char next[sizeof(DRAIN_NAME) + SPOOL_NEXT_LEN], name[SPOOL_NEXT_LEN];
 	struct stat sb;
+	int rc;
 
-	if (lstat(drain, &sb) == 0)
+	if (entry_stat(st, DRAIN_NAME, &sb) == 0)
 		return 0;	/* the last run's drain is not finished */
-	snprintf(spool, sizeof(spool), "%s/%s", state_dir, HINTS_NAME);
-	if (spool_create(spool) == -1 || spool_successor(spool, name) == -1)
+	if (spool_create(st) == -1 || spool_successor(st, name) == -1)
 		return -1;
-	if (rename(spool, drain) == -1) {
-		logx(0, "%s: %s", spool, strerror(errno));
-		if (snprintf(next, sizeof(next), "%s/%s", spool, name) <
-		    (int)sizeof(next))
-			(void)rmdir(next);
+	rc = state_rename(st, HINTS_NAME, DRAIN_NAME);
+	state_forget(st, HINTS_NAME);
+	state_forget(st, DRAIN_NAME);
+	if (rc == -1) {
+		logx(0, "%s/%s: %s", state_path(st), HINTS_NAME,
+		    strerror(errno));
+		snprintf(next, sizeof(next), "%s/%s", HINTS_NAME, name);
+		(void)state_remove(st, next, AT_REMOVEDIR);
+		state_forget(st, HINTS_NAME);
 		return -1;
 	}
 	/* On failure the successor is drained (removed) with the rest. */
-	if (snprintf(next, sizeof(next), "%s/%s", drain, name) >=
-	    (int)sizeof(next) || rename(next, spool) == -1) {
-		logx(0, "%s: %s", spool, strerror(errno));
+	snprintf(next, sizeof(next), "%s/%s", DRAIN_NAME, name);
+	rc = state_rename(st, next, HINTS_NAME);
+	state_forget(st, DRAIN_NAME);
+	if (rc == -1) {
+		logx(0, "%s/%s: %s", state_path(st), HINTS_NAME,
+		    strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -360,23 +387,23 @@ spool_swap(const char *state_dir, const char *drain)
 
 /*
  * What a user made undeletable (a directory of theirs with content): the
- * drain holding it is closed to everybody else and parked, never left to
- * block the spool; at most HINT_JUNK_MAX times, after which the drain is
- * kept, closed, and the spool is taken in place.
+ * drain holding it (dfd) is closed to everybody else and parked, never
+ * left to block the spool; at most HINT_JUNK_MAX times, after which the
+ * drain is kept, closed, and the spool is taken in place.
  */
 static void
-park(const char *state_dir, const char *drain, int dfd, size_t stuck)
+park(struct state *st, int dfd, size_t stuck)
 {
-	char junk[PATH_MAX], dst[PATH_MAX + 32];
+	char dst[sizeof(JUNK_NAME) + 64];
 	struct timespec ts;
-	int jfd;
+	int jfd, rc;
 
 	if (fchmod(dfd, JUNK_MODE) == -1) {
-		logx(0, "%s: chmod: %s", drain, strerror(errno));
+		logx(0, "%s/%s: chmod: %s", state_path(st), DRAIN_NAME,
+		    strerror(errno));
 		return;
 	}
-	snprintf(junk, sizeof(junk), "%s/%s", state_dir, JUNK_NAME);
-	if ((jfd = private_dir(junk, JUNK_MODE)) == -1)
+	if ((jfd = private_dir(st, JUNK_NAME, JUNK_MODE)) == -1)
 		return;
 	if (count_entries(jfd, HINT_JUNK_MAX) == HINT_JUNK_MAX) {
 		logx(1, "hints: %zu entries could not be removed; %d drains are "
@@ -387,29 +414,32 @@ park(const char *state_dir, const char *drain, int dfd, size_t stuck)
 	}
 	close(jfd);
 	clock_gettime(CLOCK_REALTIME, &ts);
-	snprintf(dst, sizeof(dst), "%s/%lld.%09ld", junk, (long long)ts.tv_sec,
-	    ts.tv_nsec);
-	if (rename(drain, dst) == -1) {
-		logx(0, "%s: %s", drain, strerror(errno));
+	snprintf(dst, sizeof(dst), "%s/%lld.%09ld", JUNK_NAME,
+	    (long long)ts.tv_sec, ts.tv_nsec);
+	rc = state_rename(st, DRAIN_NAME, dst);
+	state_forget(st, DRAIN_NAME);
+	if (rc == -1) {
+		logx(0, "%s/%s: %s", state_path(st), DRAIN_NAME,
+		    strerror(errno));
 		return;
 	}
 	logx(1, "hints: %zu entries could not be removed; closed and moved "
-	    "to %s", stuck, dst);
+	    "to %s/%s", stuck, state_path(st), dst);
 }
 
-/* The directory at path, this account's, through intake(); -1 when not. */
+/* The directory name, this account's, through intake(); -1 when not. */
 static int
-intake_dir(const char *path, int qfd, int64_t run, size_t *seq,
-    struct hint_tally *tl, int *all)
+intake_dir(struct state *st, const char *name, int qfd, int64_t run,
+    size_t *seq, struct hint_tally *tl, int *all)
 {
 	struct stat sb;
 	int dfd;
 
-	if ((dfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC)) == -1)
+	if ((dfd = state_openat(st, name, O_RDONLY | O_DIRECTORY, 0)) == -1)
 		return errno == ENOENT ? -1 : -2;
 	if (fstat(dfd, &sb) == -1 || sb.st_uid != geteuid()) {
-		logx(0, "%s: not this account's; not read", path);
+		logx(0, "%s/%s: not this account's; not read", state_path(st),
+		    name);
 		close(dfd);
 		return -2;
 	}
@@ -422,9 +452,8 @@ intake_dir(const char *path, int qfd, int64_t run, size_t *seq,
  * last swap) first, then, while a drain remains, the live spool in place.
  */
 int
-spool_intake(const char *state_dir, int qfd, struct hint_tally *tl)
+spool_intake(struct state *st, int qfd, struct hint_tally *tl)
 {
-	char drain[PATH_MAX], spool[PATH_MAX];
 	struct timespec ts;
 	struct stat sb;
 	size_t seq = 0;
@@ -433,58 +462,42 @@ spool_intake(const char *state_dir, int qfd, struct hint_tally *tl)
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	run = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-	snprintf(drain, sizeof(drain), "%s/%s", state_dir, DRAIN_NAME);
-	snprintf(spool, sizeof(spool), "%s/%s", state_dir, HINTS_NAME);
-	if (spool_swap(state_dir, drain) == -1)
+	if (spool_swap(st) == -1)
 		return -1;
-	if ((dfd = intake_dir(drain, qfd, run, &seq, tl, &all)) == -2)
+	if ((dfd = intake_dir(st, DRAIN_NAME, qfd, run, &seq, tl, &all)) == -2)
 		return -1;
 	if (dfd >= 0) {
 		if (!all)
 			logx(1, "hints: more than %d waiting; the rest is taken "
 			    "by the next runs", HINT_MOVE_MAX);
-		else if (rmdir(drain) == -1)
-			park(state_dir, drain, dfd, tl->stuck);
+		else if (state_remove(st, DRAIN_NAME, AT_REMOVEDIR) == -1)
+			park(st, dfd, tl->stuck);
+		state_forget(st, DRAIN_NAME);
 		close(dfd);
 	}
-	if (lstat(drain, &sb) == 0 &&
-	    (dfd = intake_dir(spool, qfd, run, &seq, tl, &all)) >= 0)
+	if (entry_stat(st, DRAIN_NAME, &sb) == 0 &&
+	    (dfd = intake_dir(st, HINTS_NAME, qfd, run, &seq, tl, &all)) >= 0)
 		close(dfd);
 	return 0;
 }
 
 DIR *
-hints_opendir(const char *state_dir)
+hints_opendir(struct state *st)
 {
-	char path[PATH_MAX];
-	DIR *d;
-	int fd, saved;
-
-	snprintf(path, sizeof(path), "%s/%s", state_dir, HINTS_NAME);
-	if ((fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC)) == -1)
-		return NULL;
-	if ((d = fdopendir(fd)) == NULL) {
-		saved = errno;
-		close(fd);
-		errno = saved;
-	}
-	return d;
+	return state_list(st, HINTS_NAME);
 }
 
 int
-hints_waiting(const char *state_dir)
+hints_waiting(struct state *st)
 {
-	char path[PATH_MAX];
 	struct dirent *de;
 	struct stat sb;
 	DIR *d;
 	int any = 0;
 
-	snprintf(path, sizeof(path), "%s/%s", state_dir, DRAIN_NAME);
-	if (lstat(path, &sb) == 0)
+	if (entry_stat(st, DRAIN_NAME, &sb) == 0)
 		return 1;
-	if ((d = hints_opendir(state_dir)) == NULL)
+	if ((d = hints_opendir(st)) == NULL)
 		return errno != ENOENT;	/* unreadable: let learning say why */
 	while (!any && (de = readdir(d)) != NULL)
 		any = strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0;
@@ -493,13 +506,13 @@ hints_waiting(const char *state_dir)
 }
 
 int
-hints_follow(const char *state_dir, long ms)
+hints_follow(struct state *st, long ms)
 {
 	struct timespec ts = { 0, HINTS_FOLLOW_POLL_MS * 1000000L };
 	long waited;
 
 	for (waited = 0;; waited += HINTS_FOLLOW_POLL_MS) {
-		if (hints_waiting(state_dir))
+		if (hints_waiting(st))
 			return 1;
 		if (waited >= ms)
 			return 0;

@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include "fetcher.h"
+#include "state.h"
 
 #define QUEUE_NAME	WORK_NAME "/hints.queue"
 /* Queues and parked drains: nobody else's. */
@@ -23,9 +24,12 @@
  * the drain (the spool of the last swap) first, then, while a drain
  * remains, the live spool in place.  0, or -1 when neither can be read.
  */
-int	 spool_intake(const char *state_dir, int qfd, struct hint_tally *tl);
-/* A private directory of this account at path, made if missing; its fd. */
-int	 private_dir(const char *path, mode_t mode);
+int	 spool_intake(struct state *st, int qfd, struct hint_tally *tl);
+/*
+ * A private directory of this account, name in the state, made (mode
+ * exactly) if missing; its fd.
+ */
+int	 private_dir(struct state *st, const char *name, mode_t mode);
 /* A directory stream of dfd's directory from its start (dfd stays open). */
 DIR	*list_dir(int dfd);
 /* "." or ".."? */

@@ -114,8 +114,10 @@ subdir_fd(struct state *st, const char *dir, size_t len, int *owned)
 	int pfd, powned = 0, fd;
 
 	*owned = 0;
-	if (st->fd == -1) {
-		errno = ENOENT;
+	/* Empty: the directory may have been made since (state_open). */
+	if (st->fd == -1 && (st->path == NULL || open_top(st) == -1)) {
+		if (st->path == NULL)
+			errno = ENOENT;
 		return -1;
 	}
 	if (len == 0)
@@ -133,8 +135,7 @@ subdir_fd(struct state *st, const char *dir, size_t len, int *owned)
 	memcpy(comp, slash == NULL ? dir : slash + 1, len - (slash == NULL ?
 	    0 : up + 1));
 	comp[len - (slash == NULL ? 0 : up + 1)] = '\0';
-	fd = comp[0] == '\0' || strcmp(comp, "..") == 0 ? (errno = EINVAL, -1) :
-	    openat(pfd, comp, DIR_FLAGS);
+	fd = openat(pfd, comp, DIR_FLAGS);
 	if (powned)
 		close(pfd);
 	if (fd == -1)
@@ -155,13 +156,32 @@ subdir_fd(struct state *st, const char *dir, size_t len, int *owned)
 	return fd;
 }
 
+/* A name relative to the state: no empty or ".." component, depth bound. */
+static int
+name_ok(const char *name)
+{
+	const char *p = name, *slash;
+	size_t len;
+	int depth = 0;
+
+	for (;;) {
+		slash = strchr(p, '/');
+		len = slash == NULL ? strlen(p) : (size_t)(slash - p);
+		if (len == 0 || (len == 2 && p[0] == '.' && p[1] == '.') ||
+		    ++depth > STATE_DEPTH)
+			return 0;
+		if (slash == NULL)
+			return 1;
+		p = slash + 1;
+	}
+}
+
 /* state_dirfd(), telling the caller whether it must close the fd. */
 static int
 resolve(struct state *st, const char *name, const char **base, int *owned)
 {
 	const char *slash = strrchr(name, '/');
 	size_t len = slash == NULL ? 0 : (size_t)(slash - name);
-	int fd;
 
 	*owned = 0;
 	if (strlen(name) >= STATE_NAME_MAX) {
@@ -169,12 +189,11 @@ resolve(struct state *st, const char *name, const char **base, int *owned)
 		return -1;
 	}
 	*base = slash == NULL ? name : slash + 1;
-	if (**base == '\0' || name[0] == '/') {
+	if (!name_ok(name)) {
 		errno = EINVAL;
 		return -1;
 	}
-	fd = subdir_fd(st, name, len, owned);
-	return fd;
+	return subdir_fd(st, name, len, owned);
 }
 
 int
@@ -301,9 +320,10 @@ temp_at(int dfd, const char *base, mode_t mode, char *tmp, size_t tmplen)
 	return state_mktemp(dfd, prefix, mode, tmp, tmplen);
 }
 
-int
-state_replace(struct state *st, const char *name, const void *data,
-    size_t len, mode_t mode)
+/* state_replace(), the file's times set to ts (when not NULL) first. */
+static int
+replace(struct state *st, const char *name, const void *data, size_t len,
+    mode_t mode, const struct timespec ts[2])
 {
 	char tmp[STATE_NAME_MAX + 32];
 	const char *base;
@@ -316,7 +336,8 @@ state_replace(struct state *st, const char *name, const void *data,
 		goto done;
 	}
 	if (write(fd, data, len) != (ssize_t)len || fchmod(fd, mode) == -1 ||
-	    fsync(fd) == -1 || renameat(dfd, tmp, dfd, base) == -1) {
+	    (ts != NULL && futimens(fd, ts) == -1) || fsync(fd) == -1 ||
+	    renameat(dfd, tmp, dfd, base) == -1) {
 		logx(0, "%s/%s: %s", st->path, name, strerror(errno));
 		(void)unlinkat(dfd, tmp, 0);
 		goto done;
@@ -330,6 +351,13 @@ done:
 	if (owned)
 		close(dfd);
 	return ret;
+}
+
+int
+state_replace(struct state *st, const char *name, const void *data,
+    size_t len, mode_t mode)
+{
+	return replace(st, name, data, len, mode, NULL);
 }
 
 int
@@ -420,6 +448,29 @@ state_file_path(const struct state *st, const char *name, char *out,
 {
 	return (size_t)snprintf(out, len, "%s/%s", st->path, name) < len ?
 	    0 : -1;
+}
+
+int
+state_replace_timed(struct state *st, const char *name, const void *data,
+    size_t len, mode_t mode, const struct timespec ts[2])
+{
+	return replace(st, name, data, len, mode, ts);
+}
+
+int
+state_exists(struct state *st, const char *name)
+{
+	struct stat sb;
+	const char *base;
+	int owned, dfd, rc, e;
+
+	if ((dfd = resolve(st, name, &base, &owned)) == -1)
+		return errno == ENOENT ? 0 : -1;
+	rc = fstatat(dfd, base, &sb, AT_SYMLINK_NOFOLLOW);
+	e = errno;
+	if (owned)
+		close(dfd);
+	return rc == 0 ? 1 : e == ENOENT ? 0 : -1;
 }
 
 int

@@ -33,6 +33,7 @@
 #include <stdint.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <time.h>
 
 #define STATE_NAME_MAX		256
 #define STATE_DEPTH		3
@@ -56,7 +57,8 @@ struct state {
 /*
  * Open the state directory path.  0, or -1 with the reason logged.  A
  * directory that does not exist yet is no error: the handle stays empty
- * (every operation fails with ENOENT) until state_create() makes it.
+ * (every operation fails with ENOENT) until state_create() makes it, or
+ * until an operation finds it made since.
  */
 int	 state_open(struct state *st, const char *path);
 /* Make the directory (0755) when the handle is empty.  0, or -1 logged. */
@@ -111,6 +113,19 @@ DIR	*state_list(struct state *st, const char *name);
  */
 int	 state_file_path(const struct state *st, const char *name, char *out,
 	    size_t len);
+/*
+ * state_replace(), the new file's access and modification times set to
+ * ts (futimens) before it takes name: a file whose mtime is a date
+ * (the learning marker's expiry) is never seen with another.
+ */
+int	 state_replace_timed(struct state *st, const char *name,
+	    const void *data, size_t len, mode_t mode,
+	    const struct timespec ts[2]);
+/*
+ * Is there an entry name (a link not followed)?  1 yes, 0 no (it or a
+ * directory on the way does not exist), -1 another error with errno.
+ */
+int	 state_exists(struct state *st, const char *name);
 
 /*
  * A new file of the directory dfd named prefix and STATE_TEMP_SUFFIX

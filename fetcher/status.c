@@ -22,7 +22,8 @@
 #include "crlite.h"
 #include "fetcher.h"
 #include "state.h"
-#include "status.h"
+#include "outfmt.h"
+#include "status_sources.h"
 
 struct status_walk {
 	FILE		*out;
@@ -44,42 +45,6 @@ struct summary {
 	int		 dir_failing;	/* the directory's last refresh failed */
 	int		 from_verdict;	/* not readable: the last run's counts */
 };
-
-void
-status_json_str(FILE *f, const char *s, size_t len)
-{
-	size_t i;
-
-	fputc('"', f);
-	for (i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20 || c == 0x7f)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
-
-void
-status_prom_str(FILE *f, const char *s, size_t len)
-{
-	size_t i;
-
-	fputc('"', f);
-	for (i = 0; i < len; i++) {
-		if (s[i] == '\\' || s[i] == '"')
-			fprintf(f, "\\%c", s[i]);
-		else if (s[i] == '\n')
-			fputs("\\n", f);
-		else
-			fputc(s[i], f);
-	}
-	fputc('"', f);
-}
 
 static int
 is_stale(const struct status_walk *w, const struct crlc_crl_info *ci)
@@ -112,12 +77,12 @@ prom_labels(FILE *out, const char *src, size_t srclen, const char *scope,
     const struct crlc_crl_info *ci, const char *reasons)
 {
 	fputs("{source=", out);
-	status_prom_str(out, src, srclen);
+	out_prom_str(out, src, srclen);
 	fputs(",scope=", out);
-	status_prom_str(out, scope, strlen(scope));
+	out_prom_str(out, scope, strlen(scope));
 	if (ci->reasons != CRLC_REASONS_ALL) {
 		fputs(",reasons=", out);
-		status_prom_str(out, reasons, strlen(reasons));
+		out_prom_str(out, reasons, strlen(reasons));
 	}
 	fputs("}", out);
 }
@@ -136,6 +101,7 @@ ski_hex(const struct crlc_crl_info *ci, char *buf, size_t size)
 		snprintf(buf + 2 * i, size - 2 * i, "%02x", ci->ski.p[i]);
 }
 
+/* Over 60 lines: one CRL in the three formats, side by side. */
 static int
 print_crl(const struct crlc_crl_info *ci, void *arg)
 {
@@ -183,16 +149,16 @@ print_crl(const struct crlc_crl_info *ci, void *arg)
 		break;
 	case OUT_JSON:
 		fprintf(w->out, "%s\n    {\"source\": ", w->n++ ? "," : "");
-		status_json_str(w->out, src, srclen);
+		out_json_str(w->out, src, srclen);
 		fputs(", \"scope\": ", w->out);
-		status_json_str(w->out, scope, strlen(scope));
+		out_json_str(w->out, scope, strlen(scope));
 		fputs(", \"kind\": ", w->out);
-		status_json_str(w->out, kind, strlen(kind));
+		out_json_str(w->out, kind, strlen(kind));
 		fputs(", \"reasons\": ", w->out);
-		status_json_str(w->out, reasons, strlen(reasons));
+		out_json_str(w->out, reasons, strlen(reasons));
 		fprintf(w->out, ", \"key\": %u, \"ski\": ", ci->key_no);
 		if (ski[0] != '\0')
-			status_json_str(w->out, ski, strlen(ski));
+			out_json_str(w->out, ski, strlen(ski));
 		else
 			fputs("null", w->out);
 		fprintf(w->out, ", \"partition\": %s, \"user_only\": %s, "
@@ -256,7 +222,7 @@ print_source(const char *raw_url, const struct source_rec *r, void *arg)
 		break;
 	case OUT_JSON:
 		fprintf(w->out, "%s\n    {\"url\": ", w->n++ ? "," : "");
-		status_json_str(w->out, url, strlen(url));
+		out_json_str(w->out, url, strlen(url));
 		fprintf(w->out, ", \"origin\": \"%s\", \"failing\": %s, "
 		    "\"failures\": %lu, \"last_attempt\": %lld, "
 		    "\"last_success\": %lld, \"http_status\": %ld, \"error\": ",
@@ -264,19 +230,19 @@ print_source(const char *raw_url, const struct source_rec *r, void *arg)
 		    failures, (long long)r->last_attempt,
 		    (long long)r->last_success, r->http_status);
 		if (erred)
-			status_json_str(w->out, error, strlen(error));
+			out_json_str(w->out, error, strlen(error));
 		else
 			fputs("null", w->out);
 		fputc('}', w->out);
 		break;
 	case OUT_PROM:
 		fputs("crlcache_source_last_success_timestamp_seconds{url=", w->out);
-		status_prom_str(w->out, url, strlen(url));
+		out_prom_str(w->out, url, strlen(url));
 		fprintf(w->out, "} %lld\ncrlcache_source_failing{url=",
 		    (long long)r->last_success);
-		status_prom_str(w->out, url, strlen(url));
+		out_prom_str(w->out, url, strlen(url));
 		fprintf(w->out, "} %d\ncrlcache_source_failures{url=", failing);
-		status_prom_str(w->out, url, strlen(url));
+		out_prom_str(w->out, url, strlen(url));
 		fprintf(w->out, "} %lu\n", failures);
 		break;
 	}
@@ -292,13 +258,13 @@ print_source(const char *raw_url, const struct source_rec *r, void *arg)
 
 /* Hints waiting in the spool; listing it follows no link. */
 static size_t
-hints_pending(const char *state_dir)
+hints_pending(struct state *st)
 {
 	struct dirent *de;
 	size_t n = 0;
 	DIR *d;
 
-	if ((d = hints_opendir(state_dir)) == NULL)
+	if ((d = hints_opendir(st)) == NULL)
 		return 0;
 	while (n < MAX_PENDING_COUNT && (de = readdir(d)) != NULL)
 		if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
@@ -365,6 +331,7 @@ struct coverage {
 };
 
 /* One enrolled issuer: fresh, stale or unfetched, and why not. */
+/* Over 60 lines: one issuer in the three formats, side by side. */
 static void
 print_issuer(struct status_walk *w, struct crlc_index *idx,
     const struct enrolled *en, const struct strlist *errors,
@@ -421,12 +388,12 @@ print_issuer(struct status_walk *w, struct crlc_index *idx,
 		fputc('\n', w->out);
 	} else if (w->fmt == OUT_JSON) {
 		fprintf(w->out, "%s\n    {\"subject\": ", w->n++ ? "," : "");
-		status_json_str(w->out, subject, strlen(subject));
+		out_json_str(w->out, subject, strlen(subject));
 		fprintf(w->out, ", \"last_met\": %lld, \"state\": \"%s\", "
 		    "\"crls\": %zu, \"why\": ", (long long)en->last_seen, state,
 		    ic.held);
 		if (shown != NULL)
-			status_json_str(w->out, shown, strlen(shown));
+			out_json_str(w->out, shown, strlen(shown));
 		else
 			fputs("null", w->out);
 		fputc('}', w->out);
@@ -440,21 +407,23 @@ print_issuer(struct status_walk *w, struct crlc_index *idx,
  */
 static void
 print_coverage(struct status_walk *w, struct crlc_index *idx,
-    const char *state_dir)
+    struct state *st)
 {
 	struct strlist errors = { NULL, 0 };
 	struct coverage cv = { 0, 0, 0 };
 	struct enrolment en;
-	char path[PATH_MAX], failed[32];
+	const char *base;
+	char failed[32];
 	size_t i, pending;
+	int dfd;
 
 	/* Like the sources: only root and the crlcache user may read it. */
-	snprintf(path, sizeof(path), "%s/%s", state_dir, WORK_NAME);
-	if (access(path, X_OK) == -1 && errno == EACCES)
+	if ((dfd = state_dirfd(st, WORK_NAME, &base)) != -1 &&
+	    faccessat(dfd, base, X_OK, 0) == -1 && errno == EACCES)
 		return;
-	pending = hints_pending(state_dir);
-	(void)enrolment_load(state_dir, &en);
-	(void)store_foreach_source(state_dir, collect_error, &errors);
+	pending = hints_pending(st);
+	(void)enrolment_load(st, &en);
+	(void)store_foreach_source(state_path(st), collect_error, &errors);
 	if (errors.n > 0)
 		qsort(errors.v, errors.n, sizeof(*errors.v), cmp_lines);
 	if (w->fmt == OUT_JSON)
@@ -488,13 +457,14 @@ print_coverage(struct status_walk *w, struct crlc_index *idx,
 	strlist_free(&errors);
 }
 
+/* Over 60 lines: the report's sections in order, in three formats. */
 static int
 print_status(FILE *out, enum out_format fmt, const char *path,
-    struct crlc_index *idx, const char *state_dir, int64_t now, int64_t grace,
+    struct crlc_index *idx, struct state *st, int64_t now, int64_t grace,
     struct summary *sum)
 {
 	struct status_walk w = { out, fmt, now, grace, 0, 0, 0, 0, 0, 0, 0 };
-	struct crlc_stats st;
+	struct crlc_stats cs;
 	int64_t created = crlc_index_created(idx);
 	/* the file's age, on the clock whatever --at says */
 	long long age = (long long)((int64_t)time(NULL) - created);
@@ -503,25 +473,25 @@ print_status(FILE *out, enum out_format fmt, const char *path,
 	int rc, have_sources, dir_failing, from_verdict = 0;
 	struct verdict v;
 
-	if (crlc_index_stats(idx, &st) == -1)
+	if (crlc_index_stats(idx, &cs) == -1)
 		return -1;
 	format_time(created, ct, sizeof(ct));
 	if (fmt == OUT_TEXT)
 		fprintf(out, "index %s\ngeneration %llu\ncreated %s\nage %llds\n"
 		    "issuers %llu\ncrls %llu\nrevoked %llu\nbytes %llu\n", path, gen,
 		    ct, age,
-		    (unsigned long long)st.issuers, (unsigned long long)st.crls,
-		    (unsigned long long)st.revoked,
-		    (unsigned long long)st.file_size);
+		    (unsigned long long)cs.issuers, (unsigned long long)cs.crls,
+		    (unsigned long long)cs.revoked,
+		    (unsigned long long)cs.file_size);
 	else if (fmt == OUT_JSON) {
 		fputs("{\n  \"index\": ", out);
-		status_json_str(out, path, strlen(path));
+		out_json_str(out, path, strlen(path));
 		fprintf(out, ",\n  \"generation\": %llu,\n  \"created\": %lld,\n"
 		    "  \"age_seconds\": %lld,\n  \"issuers\": %llu,\n  \"crls\": %llu,\n"
 		    "  \"revoked\": %llu,\n  \"bytes\": %llu,\n  \"crl\": [", gen,
 		    (long long)created, age,
-		    (unsigned long long)st.issuers, (unsigned long long)st.crls,
-		    (unsigned long long)st.revoked, (unsigned long long)st.file_size);
+		    (unsigned long long)cs.issuers, (unsigned long long)cs.crls,
+		    (unsigned long long)cs.revoked, (unsigned long long)cs.file_size);
 	} else
 		fprintf(out, "# HELP crlcache_index_generation Published index generation.\n"
 		    "# TYPE crlcache_index_generation gauge\n"
@@ -529,9 +499,9 @@ print_status(FILE *out, enum out_format fmt, const char *path,
 		    "crlcache_index_created_timestamp_seconds %lld\n"
 		    "crlcache_index_revoked_entries %llu\ncrlcache_index_crls %llu\n"
 		    "crlcache_index_issuers %llu\ncrlcache_index_bytes %llu\n", gen,
-		    (long long)created, (unsigned long long)st.revoked,
-		    (unsigned long long)st.crls, (unsigned long long)st.issuers,
-		    (unsigned long long)st.file_size);
+		    (long long)created, (unsigned long long)cs.revoked,
+		    (unsigned long long)cs.crls, (unsigned long long)cs.issuers,
+		    (unsigned long long)cs.file_size);
 	if ((rc = crlc_index_foreach_crl(idx, 0, CRLC_WALK_CRLS,
 	    print_crl, &w)) != 0)
 		return -1;
@@ -539,15 +509,16 @@ print_status(FILE *out, enum out_format fmt, const char *path,
 		fputs("\n  ],\n  \"sources\": [", out);
 	w.n = 0;
 	/* Source state lives in the working index; not every user can read it. */
-	have_sources = store_foreach_source(state_dir, print_source, &w) == 0;
+	have_sources = store_foreach_source(state_path(st), print_source,
+	    &w) == 0;
 	if (fmt == OUT_JSON)
 		fputs("\n  ]", out);
-	dir_failing = print_directory(out, fmt, state_dir);
-	print_crlite(out, fmt, state_dir, w.now);
-	print_onecrl(out, fmt, state_dir, w.now);
-	print_coverage(&w, idx, state_dir);
+	dir_failing = print_directory(out, fmt, st);
+	print_crlite(out, fmt, st, w.now);
+	print_onecrl(out, fmt, st, w.now);
+	print_coverage(&w, idx, st);
 	/* Who may not read them is given the verdict the last run left. */
-	if (!have_sources && verdict_read(state_dir, &v) == 0) {
+	if (!have_sources && verdict_read(st, &v) == 0) {
 		w.sources = v.sources;
 		w.failing = v.failing;
 		w.retrying = v.retrying;
@@ -633,7 +604,6 @@ struct status_args {
 static int
 status_report(struct state *st, FILE *out, void *arg)
 {
-	const char *state_dir = state_path(st);
 	const struct status_args *a = arg;
 	struct crlc_index *idx;
 	struct summary sum;
@@ -643,17 +613,16 @@ status_report(struct state *st, FILE *out, void *arg)
 	int rc;
 
 	memset(&sum, 0, sizeof(sum));
-	warn_network_fs(state_dir);
+	warn_network_fs(state_path(st));
 	if (a->refused)
-		return dir_refused_print(state_dir, out) == 0 ? 0 : 4;
+		return dir_refused_print(st, out) == 0 ? 0 : 4;
 	if (a->refusals)
-		return refusals_print(state_dir, out, a->fmt == OUT_JSON) == 0 ?
-		    0 : 4;
-	if (index_open(state_dir, path, sizeof(path), &idx, 1) == -1) {
+		return refusals_print(st, out, a->fmt == OUT_JSON) == 0 ? 0 : 4;
+	if (index_open(state_path(st), path, sizeof(path), &idx, 1) == -1) {
 		/* What reads JSON gets JSON; the reason is on stderr. */
 		if (a->fmt == OUT_JSON) {
 			fputs("{\n  \"index\": ", out);
-			status_json_str(out, path, strlen(path));
+			out_json_str(out, path, strlen(path));
 			fputs(",\n  \"error\": \"cannot open the index\"\n}\n",
 			    out);
 		}
@@ -664,8 +633,7 @@ status_report(struct state *st, FILE *out, void *arg)
 		crlc_index_close(idx);
 		return 4;
 	}
-	rc = print_status(to, a->fmt, path, idx, state_dir, a->now,
-	    a->grace, &sum);
+	rc = print_status(to, a->fmt, path, idx, st, a->now, a->grace, &sum);
 	crlc_index_close(idx);
 	if (to != out && fclose(to) != 0)
 		rc = -1;
@@ -683,7 +651,7 @@ status_report(struct state *st, FILE *out, void *arg)
 }
 
 void
-status_leave_verdict(const char *state_dir, int64_t grace)
+status_leave_verdict(struct state *st, int64_t grace)
 {
 	struct crlc_index *idx;
 	struct summary sum;
@@ -691,19 +659,19 @@ status_leave_verdict(const char *state_dir, int64_t grace)
 	char path[PATH_MAX];
 	FILE *sink;
 
-	if (index_open(state_dir, path, sizeof(path), &idx, 0) == -1)
+	if (index_open(state_path(st), path, sizeof(path), &idx, 0) == -1)
 		return;
 	memset(&sum, 0, sizeof(sum));
 	if ((sink = fopen("/dev/null", "w")) != NULL &&
-	    print_status(sink, OUT_TEXT, path, idx, state_dir,
+	    print_status(sink, OUT_TEXT, path, idx, st,
 	    (int64_t)time(NULL), grace, &sum) == 0 && sum.readable) {
 		v.sources = sum.sources;
 		v.failing = sum.failing;
 		v.retrying = sum.retrying;
 		v.dir_failing = sum.dir_failing;
-		if (verdict_write(state_dir, &v) == -1)
+		if (verdict_write(st, &v) == -1)
 			logx(0, "%s: the verdict for other users' status is "
-			    "not written", state_dir);
+			    "not written", state_path(st));
 	}
 	if (sink != NULL)
 		fclose(sink);

@@ -16,24 +16,27 @@
 
 #include "crlite.h"
 #include "fetcher.h"
-#include "status.h"
+#include "outfmt.h"
+#include "state.h"
+#include "status_sources.h"
 
 /*
  * Whether update uses the directory: built, and readable as a whole (a
  * directory that fails to load is not used at all).  why says why not.
  */
 static int
-directory_in_use(const char *state_dir, const struct dir_state *st,
+directory_in_use(struct state *st, const struct dir_state *ds,
     char *why, size_t whylen)
 {
 	struct directory d;
 	int ok;
 
-	if (st->built == 0) {
+	if (ds->built == 0) {
 		snprintf(why, whylen, "never built");
 		return 0;
 	}
-	ok = directory_load(state_dir, &d, NULL, why, whylen) == 0 && d.built != 0;
+	ok = directory_load(st, &d, NULL, why, whylen) == 0 &&
+	    d.built != 0;
 	if (ok)
 		why[0] = '\0';
 	else if (d.built == 0 && why[0] == '\0')
@@ -46,80 +49,81 @@ directory_in_use(const char *state_dir, const struct dir_state *st,
  * One line on the issuer directory, when update has ever tried to build
  * one.  1 when its last refresh failed, else 0.
  */
+/* Over 60 lines: the three formats side by side, to stay alike. */
 int
-print_directory(FILE *out, enum out_format fmt, const char *state_dir)
+print_directory(FILE *out, enum out_format fmt, struct state *st)
 {
-	struct dir_state st;
+	struct dir_state ds;
 	char bt[32], why[ERRLEN] = "", *error = NULL, *notused = NULL;
 	int in_use, failing;
 	size_t i;
 
-	if (directory_info(state_dir, &st) == -1)
+	if (directory_info(st, &ds) == -1)
 		return 0;
-	failing = st.error != NULL;
-	in_use = directory_in_use(state_dir, &st, why, sizeof(why));
+	failing = ds.error != NULL;
+	in_use = directory_in_use(st, &ds, why, sizeof(why));
 	/* They may quote a ccadb URL and a server's words. */
-	if (st.error != NULL)
-		error = safe_text(st.error);
+	if (ds.error != NULL)
+		error = safe_text(ds.error);
 	if (!in_use)
 		notused = safe_text(why);
-	format_time(st.built, bt, sizeof(bt));
+	format_time(ds.built, bt, sizeof(bt));
 	if (fmt == OUT_TEXT) {
 		fprintf(out, "directory built=%s entries=%lld rows=%lld in_use=%s",
-		    st.built != 0 ? bt : "never", st.entries, st.rows,
+		    ds.built != 0 ? bt : "never", ds.entries, ds.rows,
 		    in_use ? "yes" : "no");
 		if (notused != NULL)
 			fprintf(out, " why=\"%s\"", notused);
 		for (i = 0; i < CSV_NSKIP; i++)
-			if (st.skipped[i] > 0)
+			if (ds.skipped[i] > 0)
 				fprintf(out, " rows_%s=%lld", csv_skip_name[i],
-				    st.skipped[i]);
+				    ds.skipped[i]);
 		for (i = 1; i < DIR_NREASONS; i++)
-			if (st.refused[i] > 0)
+			if (ds.refused[i] > 0)
 				fprintf(out, " refused_%s=%lld",
-				    dir_reason_key[i], st.refused[i]);
+				    dir_reason_key[i], ds.refused[i]);
 		if (error != NULL)
 			fprintf(out, " error=%s", error);
 		fputc('\n', out);
 	} else if (fmt == OUT_JSON) {
 		fprintf(out, ",\n  \"directory\": {\"built\": %lld, \"entries\": "
 		    "%lld, \"rows\": %lld, \"in_use\": %s, \"why_not_used\": ",
-		    (long long)st.built, st.entries, st.rows,
+		    (long long)ds.built, ds.entries, ds.rows,
 		    in_use ? "true" : "false");
 		if (notused != NULL)
-			status_json_str(out, notused, strlen(notused));
+			out_json_str(out, notused, strlen(notused));
 		else
 			fputs("null", out);
 		fputs(", \"rows_lenient\": {", out);
 		for (i = 0; i < CSV_NSKIP; i++)
 			fprintf(out, "%s\"%s\": %lld", i ? ", " : "",
-			    csv_skip_name[i], st.skipped[i]);
+			    csv_skip_name[i], ds.skipped[i]);
 		fputs("}, \"refused\": {", out);
 		for (i = 1; i < DIR_NREASONS; i++)
 			fprintf(out, "%s\"%s\": %lld", i > 1 ? ", " : "",
-			    dir_reason_key[i], st.refused[i]);
+			    dir_reason_key[i], ds.refused[i]);
 		fputs("}, \"error\": ", out);
 		if (error != NULL)
-			status_json_str(out, error, strlen(error));
+			out_json_str(out, error, strlen(error));
 		else
 			fputs("null", out);
 		fputc('}', out);
 	} else {
 		fprintf(out, "crlcache_directory_entries %lld\n"
-		    "crlcache_directory_in_use %d\n", st.entries, in_use);
+		    "crlcache_directory_in_use %d\n", ds.entries, in_use);
 		for (i = 1; i < DIR_NREASONS; i++)
 			fprintf(out, "crlcache_directory_refused{reason=\"%s\"} "
-			    "%lld\n", dir_reason_key[i], st.refused[i]);
+			    "%lld\n", dir_reason_key[i], ds.refused[i]);
 	}
 	free(error);
 	free(notused);
-	dir_state_free(&st);
+	dir_state_free(&ds);
 	return failing;
 }
 
 /* The tally of source kind, or (0) of the source that ran last. */
 static int
-crlite_last_tally(const char *state_dir, unsigned kind,
+crlite_last_tally(struct state *st, unsigned kind,
     struct crlite_tally *tl)
 {
 	struct crlite_tally t;
@@ -130,7 +134,7 @@ crlite_last_tally(const char *state_dir, unsigned kind,
 	for (k = CRLC_CRLITE_SRC_REMOTE_SETTINGS; k <= CRLC_CRLITE_SRC_UPKI_DIR;
 	    k++)
 		if ((kind == 0 || k == kind) &&
-		    crlite_tally_read(state_dir, k, &t) == 0 &&
+		    crlite_tally_read(st, k, &t) == 0 &&
 		    (found == -1 || t.attempt > tl->attempt)) {
 			*tl = t;
 			found = 0;
@@ -143,21 +147,22 @@ crlite_last_tally(const char *state_dir, unsigned kind,
  * fetched: its filters, enrolled issuers, how fresh (the newest SCT time
  * its filters cover) and what its source's last run fetched.
  */
+/* Over 60 lines: the three formats side by side, to stay alike. */
 void
-print_crlite(FILE *out, enum out_format fmt, const char *state_dir,
+print_crlite(FILE *out, enum out_format fmt, struct state *st,
     int64_t now)
 {
 	struct crlite_info ci;
 	struct crlite_tally tl;
 	const char *src;
-	char nt[32], it[32], st[32];
+	char nt[32], it[32], sa[32];
 	int64_t newest, stale_at;
 	int have, damaged, tallied, stale, r;
 
-	have = (r = crlite_info(state_dir, &ci)) == 0;
+	have = (r = crlite_info(st, &ci)) == 0;
 	damaged = r == -1;	/* a set file that is not one: why says */
 	src = crlite_source_name(have ? ci.set.source : 0);
-	tallied = crlite_last_tally(state_dir, have ? ci.set.source : 0,
+	tallied = crlite_last_tally(st, have ? ci.set.source : 0,
 	    &tl) == 0;
 	if (!have && !damaged && !tallied)
 		return;
@@ -167,7 +172,7 @@ print_crlite(FILE *out, enum out_format fmt, const char *state_dir,
 	/* <crlcache/crlite.h> FRESHNESS: past it, only its revocations count */
 	stale_at = crlc_crlite_stale_at(ci.set.installed, ci.set.newest);
 	stale = have && now >= stale_at;
-	format_time(stale_at, st, sizeof(st));
+	format_time(stale_at, sa, sizeof(sa));
 	if (fmt == OUT_TEXT) {
 		fprintf(out, "crlite source=%s filters=%zu issuers=%zu", src,
 		    ci.set.n, ci.issuers);
@@ -175,7 +180,7 @@ print_crlite(FILE *out, enum out_format fmt, const char *state_dir,
 			fprintf(out, " newest=%s age=%llds installed=%s "
 			    "in_use=%s %s=%s", nt, (long long)(now - newest),
 			    it, ci.usable ? "yes" : "no", stale ?
-			    "stale_since" : "fresh_until", st);
+			    "stale_since" : "fresh_until", sa);
 		if (damaged)
 			fputs(" in_use=no", out);
 		if ((have && !ci.usable) || damaged)
@@ -214,7 +219,7 @@ print_crlite(FILE *out, enum out_format fmt, const char *state_dir,
  * collection's timestamp) and the records the fetcher left out.
  */
 void
-print_onecrl(FILE *out, enum out_format fmt, const char *state_dir,
+print_onecrl(FILE *out, enum out_format fmt, struct state *st,
     int64_t now)
 {
 	char dir[PATH_MAX], why[CRLC_ONECRL_WHY_LEN] = "", *shown;
@@ -223,8 +228,9 @@ print_onecrl(FILE *out, enum out_format fmt, const char *state_dir,
 	int64_t ts;
 	int r;
 
-	snprintf(dir, sizeof(dir), "%s/%s", state_dir, CRLC_CRLITE_DIR);
-	if ((r = crlc_onecrl_open(dir, &o, why, sizeof(why))) == 1)
+	/* lib's reader takes a directory path (shared with the provider). */
+	if (state_file_path(st, CRLC_CRLITE_DIR, dir, sizeof(dir)) == -1 ||
+	    (r = crlc_onecrl_open(dir, &o, why, sizeof(why))) == 1)
 		return;
 	memset(&info, 0, sizeof(info));
 	if (r == 0)

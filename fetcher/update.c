@@ -19,6 +19,7 @@
 #include <crlcache/index.h>
 
 #include "fetcher.h"
+#include "state.h"
 #include "mozilla.h"
 #include "state.h"
 #include "update.h"
@@ -233,7 +234,7 @@ learn_refused(struct state *st, const struct trust *t,
 
 	if (index_open(state_path(st), path, sizeof(path), &idx, 0) == -1)
 		return;
-	learning_mark(state_path(st), LEARNING_CONTENT, t, en, idx);
+	learning_mark(st, LEARNING_CONTENT, t, en, idx);
 	crlc_index_close(idx);
 }
 
@@ -282,7 +283,7 @@ prune_enrolled(struct state *st, struct enrolment *en,
 {
 	strlist_uniq(pruned);
 	if (pruned->n > 0 && enrolment_prune(en, pruned) > 0 &&
-	    enrolment_save(state_path(st), en) == -1)
+	    enrolment_save(st, en) == -1)
 		logx(0, "enroll: cannot record the pruned URLs");
 }
 
@@ -338,7 +339,7 @@ say_warnings(FILE *f, struct state *st, const struct outcome *o)
 	if (o->dir_failed) {
 		memset(&ds, 0, sizeof(ds));
 		fprintf(f, "; warning: issuer directory not refreshed (CCADB), "
-		    "%s", directory_info(state_path(st), &ds) == 0 &&
+		    "%s", directory_info(st, &ds) == 0 &&
 		    ds.built != 0 ? "the previous one kept" : "none built yet");
 		dir_state_free(&ds);
 	}
@@ -445,7 +446,7 @@ run_lock(struct run *r)
 static void
 run_directory(struct run *r)
 {
-	if (!r->hints_only && directory_refresh(state_path(r->st), r->conf,
+	if (!r->hints_only && directory_refresh(r->st, r->conf,
 	    &r->t, r->force) == -1)
 		r->dir_failed = r->refresh_failed = 1;
 }
@@ -468,24 +469,24 @@ static void
 run_hints(struct run *r)
 {
 	/* A malformed file is logged and its issuers learned anew. */
-	(void)enrolment_load(state_path(r->st), &r->en);
+	(void)enrolment_load(r->st, &r->en);
 	/* The run the spool's watcher starts says it watches. */
-	learning_mark(state_path(r->st), r->hints_only ? LEARNING_FAST :
+	learning_mark(r->st, r->hints_only ? LEARNING_FAST :
 	    LEARNING_FULL, &r->t, &r->en, r->t.index);
 	/* Issuers proven from here on were met in this run's hints. */
 	if (r->hints_only)
 		r->since = (int64_t)time(NULL);
 	/* A hint's issuers are looked up by name, not the whole directory. */
-	if (hints_waiting(state_path(r->st)) && dir_index_attach(&r->t,
-	    state_path(r->st)) == -1)
+	if (hints_waiting(r->st) && dir_index_attach(&r->t,
+	    r->st) == -1)
 		(void)dir_need(&r->dir, "hints");
 	/* Hints are proven against what is published: no revoked issuer. */
-	if (hints_prepare(state_path(r->st)) == -1 ||
-	    enrolment_learn(state_path(r->st), r->conf, &r->t, &r->en,
+	if (hints_prepare(r->st) == -1 ||
+	    enrolment_learn(r->st, r->conf, &r->t, &r->en,
 	    r->cas) == -1) {
 		logx(0, "update: enrolment from hints failed; explicit sources "
 		    "only this run");
-		enrolment_failed(state_path(r->st), &r->en);
+		enrolment_failed(r->st, &r->en);
 		r->sg.tl.enrol_failed = 1;
 	}
 }
@@ -505,7 +506,7 @@ run_enrolled(struct run *r)
 	/* After the set is read: what it answered for counts as met. */
 	if (conf->enroll == ENROLL_SEEN && enrolment_expire(&r->en, (int64_t)
 	    time(NULL) - conf->seen_expiry, &fresh) > 0)
-		(void)enrolment_save(state_path(r->st), &r->en);
+		(void)enrolment_save(r->st, &r->en);
 	enrolled_sources(conf, dir_enrolled(&r->dir, conf, &r->en, r->since),
 	    &r->en, &fresh, &r->t, r->since, &r->urls, &r->learned,
 	    &r->vouched);
@@ -639,15 +640,15 @@ run_mozilla(struct run *r)
 
 	if (r->hints_only)
 		return 0;
-	r->moz = mozilla_begin(state_path(r->st), r->conf, r->s);
+	r->moz = mozilla_begin(r->st, r->conf, r->s);
 	store_close(r->s);
 	r->s = NULL;
-	mozilla_fetch(r->moz, state_path(r->st), r->conf);
+	mozilla_fetch(r->moz, r->st, r->conf);
 	if (store_open_waiting(&r->s, r->st, 1, err, sizeof(err)) == -1) {
 		logx(0, "%s; CRLite and OneCRL not installed", err);
 		return -1;
 	}
-	mozilla_finish(r->moz, state_path(r->st), r->s, r->crlite,
+	mozilla_finish(r->moz, r->st, r->s, r->crlite,
 	    sizeof(r->crlite), &r->o.crlite_failed, r->onecrl,
 	    sizeof(r->onecrl), &r->o.onecrl_failed);
 	return 0;
@@ -804,7 +805,7 @@ cmd_update(const struct cmd_ctx *c, int argc, char **argv)
 			ret = rc;
 		if (!hints_only || rc == 4 || round == FOLLOW_ROUNDS ||
 		    sk_X509_num(cas) == proven ||
-		    !hints_follow(state_path(c->st), FOLLOW_MS))
+		    !hints_follow(c->st, FOLLOW_MS))
 			break;
 		logx(2, "update: a hint below the CA certificates just proven; "
 		    "another round");

@@ -112,7 +112,7 @@ dir_read(struct lazy_dir *ld, struct directory *d, const struct fpset *only)
 {
 	char err[ERRLEN];
 
-	if (directory_load(state_path(ld->st), d, only, err, sizeof(err)) == 0)
+	if (directory_load(ld->st, d, only, err, sizeof(err)) == 0)
 		return 0;
 	logx(0, "%s; not used until the next refresh", err);
 	(*ld->failed)++;

@@ -25,36 +25,34 @@
 #include <string.h>
 
 #include "fetcher.h"
+#include "state.h"
 
 #define VERDICT_NAME	"verdict"
 /* Four short lines; anything longer is not a verdict this version wrote. */
 #define VERDICT_MAX	256
 
 int
-verdict_write(const char *state_dir, const struct verdict *v)
+verdict_write(struct state *st, const struct verdict *v)
 {
-	char path[PATH_MAX], text[VERDICT_MAX];
+	char text[VERDICT_MAX];
 	int len;
 
-	snprintf(path, sizeof(path), "%s/%s", state_dir, VERDICT_NAME);
 	len = snprintf(text, sizeof(text), "sources %zu\nfailing %zu\n"
 	    "retrying %zu\ndirectory_failing %d\n", v->sources, v->failing,
 	    v->retrying, v->dir_failing != 0);
-	return replace_file(path, text, (size_t)len, 0644, (uid_t)-1,
-	    (gid_t)-1);
+	return state_replace(st, VERDICT_NAME, text, (size_t)len, 0644);
 }
 
 int
-verdict_read(const char *state_dir, struct verdict *v)
+verdict_read(struct state *st, struct verdict *v)
 {
-	char path[PATH_MAX], err[ERRLEN], *text = NULL;
+	char err[ERRLEN], *text = NULL;
 	uint8_t *buf = NULL;
 	size_t len;
 	int used = 0, ret = -1;
 
 	memset(v, 0, sizeof(*v));
-	snprintf(path, sizeof(path), "%s/%s", state_dir, VERDICT_NAME);
-	if (read_state_file(path, VERDICT_MAX, &buf, &len, err,
+	if (state_read(st, VERDICT_NAME, VERDICT_MAX, &buf, &len, err,
 	    sizeof(err)) == -1)
 		return -1;
 	text = xcalloc(1, len + 1);

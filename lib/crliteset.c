@@ -182,8 +182,7 @@ set_parse(int dfd, const struct stat *dsb, struct crlc_crliteset_file *out,
 
 /* The directory, opened as readers must: its fd, or -1 (1 in *none). */
 static int
-dir_open(const char *dir, struct stat *dsb, char *why, size_t whylen,
-    int *none)
+dir_open(const char *dir, char *why, size_t whylen, int *none)
 {
 	int dfd;
 
@@ -193,24 +192,39 @@ dir_open(const char *dir, struct stat *dsb, char *why, size_t whylen,
 		*none = errno == ENOENT;
 		return crlc_refuse(why, whylen, "%s", strerror(errno));
 	}
-	if (fstat(dfd, dsb) == -1 || (dsb->st_mode & (S_IWGRP | S_IWOTH))) {
-		close(dfd);
+	return dfd;
+}
+
+/* The open directory as readers must have it: its stat into dsb, or -1. */
+static int
+dir_check(int dfd, struct stat *dsb, char *why, size_t whylen)
+{
+	if (fstat(dfd, dsb) == -1 || (dsb->st_mode & (S_IWGRP | S_IWOTH)))
 		return crlc_refuse(why, whylen, "the directory is writable by "
 		    "others than its owner");
-	}
-	return dfd;
+	return 0;
+}
+
+int
+crlc_crliteset_read_at(int dfd, struct crlc_crliteset_file *out, char *why,
+    size_t whylen)
+{
+	struct stat dsb;
+
+	if (dir_check(dfd, &dsb, why, whylen) == -1)
+		return -1;
+	return set_parse(dfd, &dsb, out, why, whylen);
 }
 
 int
 crlc_crliteset_read(const char *dir, struct crlc_crliteset_file *out,
     char *why, size_t whylen)
 {
-	struct stat dsb;
 	int dfd, none, ret;
 
-	if ((dfd = dir_open(dir, &dsb, why, whylen, &none)) == -1)
+	if ((dfd = dir_open(dir, why, whylen, &none)) == -1)
 		return none ? 1 : -1;
-	ret = set_parse(dfd, &dsb, out, why, whylen);
+	ret = crlc_crliteset_read_at(dfd, out, why, whylen);
 	close(dfd);
 	return ret;
 }
@@ -298,14 +312,28 @@ int
 crlc_crliteset_open(const char *dir, struct crlc_crliteset **out, char *why,
     size_t whylen)
 {
+	int dfd, none, ret;
+
+	*out = NULL;
+	if ((dfd = dir_open(dir, why, whylen, &none)) == -1)
+		return none ? 1 : -1;
+	ret = crlc_crliteset_open_at(dfd, out, why, whylen);
+	close(dfd);
+	return ret;
+}
+
+int
+crlc_crliteset_open_at(int dfd, struct crlc_crliteset **out, char *why,
+    size_t whylen)
+{
 	char name[CRLC_CRLITE_LOOKUP_NAME_LEN];
 	struct crlc_crliteset *set = NULL;
 	struct stat dsb, sb;
-	int dfd, none, r, ret = -1;
+	int r, ret = -1;
 
 	*out = NULL;
-	if ((dfd = dir_open(dir, &dsb, why, whylen, &none)) == -1)
-		return none ? 1 : -1;
+	if (dir_check(dfd, &dsb, why, whylen) == -1)
+		return -1;
 	if ((set = calloc(1, sizeof(*set))) == NULL) {
 		crlc_refuse(why, whylen, "out of memory");
 		goto done;
@@ -329,7 +357,6 @@ crlc_crliteset_open(const char *dir, struct crlc_crliteset **out, char *why,
 	ret = 0;
 done:
 	crlc_crliteset_free(set);
-	close(dfd);
 	return ret;
 }
 

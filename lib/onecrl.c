@@ -93,15 +93,27 @@ int
 crlc_onecrl_open(const char *dir, struct crlc_onecrl **out, char *why,
     size_t whylen)
 {
-	struct stat dsb, sb;
-	uint8_t *buf = NULL;
-	int dfd, fd = -1, ret = -1;
+	int dfd, ret;
 
 	*out = NULL;
 	if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC)) == -1)
 		return errno == ENOENT ? 1 : crlc_refuse(why, whylen, "%s",
 		    strerror(errno));
+	ret = crlc_onecrl_open_at(dfd, out, why, whylen);
+	close(dfd);
+	return ret;
+}
+
+int
+crlc_onecrl_open_at(int dfd, struct crlc_onecrl **out, char *why,
+    size_t whylen)
+{
+	struct stat dsb, sb;
+	uint8_t *buf = NULL;
+	int fd = -1, ret = -1;
+
+	*out = NULL;
 	if (fstat(dfd, &dsb) == -1 || (dsb.st_mode & (S_IWGRP | S_IWOTH))) {
 		crlc_refuse(why, whylen, "the directory is writable by others "
 		    "than its owner");
@@ -131,7 +143,6 @@ done:
 	free(buf);
 	if (fd != -1)
 		close(fd);
-	close(dfd);
 	return ret;
 }
 

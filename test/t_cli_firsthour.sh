@@ -3,21 +3,23 @@
 # a typo of a command is named in one line (not buried in the usage), -V
 # prints the version, `check` of a missing file says the file is missing,
 # `status --json` before the first update is still JSON, `--prometheus -`
-# writes to stdout, --help lists `status --directory`, and README's tables
-# have no row outside them.  Offline.
+# writes to stdout, --help lists `status --directory`, and the tables of
+# README and of docs/configuration.md (where README's went) have no row outside
+# them.  Offline.
 . "$(dirname "$0")/lib.sh"
 offline_int_crl
 write_conf "anchor = $PKI/root/cert.pem" "untrusted = $PKI/int/cert.pem"
 mkdir -p "$STATE"
 
-# README's tables: every row follows the table's header or another row
-python3 - "$TESTDIR/../README.md" <<'PY' && case_ok "README tables whole" || case_fail readme "a table row outside its table"
+# The tables: every row follows the table's header or another row
+python3 - "$TESTDIR/../README.md" "$TESTDIR/../docs/configuration.md" <<'PY' && case_ok "README tables whole" || case_fail readme "a table row outside its table"
 import sys
-lines = open(sys.argv[1]).read().split("\n")
-for n, line in enumerate(lines):
-    header = n + 1 < len(lines) and lines[n + 1].startswith("| ---")
-    if line.startswith("|") and not header and not lines[n - 1].startswith("|"):
-        sys.exit(f"README.md:{n + 1}: a row outside a table: {line}")
+for path in sys.argv[1:]:
+    lines = open(path).read().split("\n")
+    for n, line in enumerate(lines):
+        header = n + 1 < len(lines) and lines[n + 1].startswith("| ---")
+        if line.startswith("|") and not header and not lines[n - 1].startswith("|"):
+            sys.exit(f"{path}:{n + 1}: a row outside a table: {line}")
 PY
 
 cc statsu >"$W/o" 2>"$W/e"; rc=$?

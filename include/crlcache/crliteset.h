@@ -65,6 +65,12 @@ struct crlc_crliteset_file {
  */
 int	crlc_crliteset_read(const char *dir, struct crlc_crliteset_file *out,
 	    char *why, size_t whylen);
+/*
+ * The same of the directory open at dfd (the fetcher's state handle),
+ * which stays open.  No 1 for a missing directory: the caller has it.
+ */
+int	crlc_crliteset_read_at(int dfd, struct crlc_crliteset_file *out,
+	    char *why, size_t whylen);
 
 struct crlc_crliteset;
 
@@ -76,6 +82,9 @@ struct crlc_crliteset;
  * file's head; keeps the lookup file open until crlc_crliteset_free().
  */
 int	crlc_crliteset_open(const char *dir, struct crlc_crliteset **out,
+	    char *why, size_t whylen);
+/* The same of the directory open at dfd, which stays open. */
+int	crlc_crliteset_open_at(int dfd, struct crlc_crliteset **out,
 	    char *why, size_t whylen);
 /* Release the set, its file and what it holds.  NULL is fine. */
 void	crlc_crliteset_free(struct crlc_crliteset *set);

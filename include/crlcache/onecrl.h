@@ -114,6 +114,9 @@ int	crlc_onecrl_parse(const uint8_t *buf, size_t len,
  */
 int	crlc_onecrl_open(const char *dir, struct crlc_onecrl **out,
 	    char *why, size_t whylen);
+/* The same of the directory open at dfd, which stays open. */
+int	crlc_onecrl_open_at(int dfd, struct crlc_onecrl **out,
+	    char *why, size_t whylen);
 /* NULL is fine. */
 void	crlc_onecrl_free(struct crlc_onecrl *o);
 void	crlc_onecrl_info(const struct crlc_onecrl *o,
