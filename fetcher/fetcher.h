@@ -171,7 +171,7 @@ int	 rename_durably(const char *tmp, const char *path);
 int	 replace_file(const char *path, const void *data, size_t len,
 	    mode_t mode, uid_t uid, gid_t gid);
 struct crlc_index;
-int	 index_open(const char *state_dir, char *path, size_t len,
+int	 index_open(struct state *st, char *path, size_t len,
 	    struct crlc_index **idx, int report);
 
 /* at.c: --at TIME (RFC 3339 or seconds since the epoch) */
@@ -403,7 +403,7 @@ void	 source_rec_free(struct source_rec *rec);
 struct fetch;
 void	 source_note(struct store *s, const char *key, struct fetch *f,
 	    long status, const char *err);
-int	 store_foreach_source(const char *state_dir,
+int	 store_foreach_source(struct state *st,
 	    int (*fn)(const char *url, const struct source_rec *, void *),
 	    void *arg);
 /*
@@ -639,7 +639,7 @@ enum state_access {
 struct state;
 struct cmd_ctx {
 	const struct conf *conf;
-	const char	*state_dir;	/* NULL for STATE_READS */
+	const char	*state_dir;	/* STATE_NONE: the path it names */
 	struct state	*st;		/* STATE_WRITES: the opened state */
 	const char	*read_dir;	/* STATE_READS: for as_state_owner() */
 };

@@ -170,7 +170,6 @@ state_enter(struct cmd_ctx *c, enum state_access access,
 		if (become_owner(state_dir, allow_root) == -1 ||
 		    state_open(&st, state_dir) == -1)
 			return -1;
-		c->state_dir = state_dir;
 		c->st = &st;
 		break;
 	case STATE_READS:

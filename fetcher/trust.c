@@ -230,7 +230,7 @@ trust_use_index(struct trust *t, struct state *st)
 {
 	char path[PATH_MAX];
 
-	if (index_open(state_path(st), path, sizeof(path), &t->index, 0) == -1)
+	if (index_open(st, path, sizeof(path), &t->index, 0) == -1)
 		t->index = NULL;
 }
 

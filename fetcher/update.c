@@ -232,7 +232,7 @@ learn_refused(struct state *st, const struct trust *t,
 	struct crlc_index *idx;
 	char path[PATH_MAX];
 
-	if (index_open(state_path(st), path, sizeof(path), &idx, 0) == -1)
+	if (index_open(st, path, sizeof(path), &idx, 0) == -1)
 		return;
 	learning_mark(st, LEARNING_CONTENT, t, en, idx);
 	crlc_index_close(idx);
