@@ -234,10 +234,7 @@ read_end(struct store *s, MDB_txn *txn)
 int
 unpublished_held(struct store *s)
 {
-	const char *base;
-	int dfd = state_dirfd(s->st, UNPUBLISHED, &base);
-
-	return dfd != -1 && faccessat(dfd, base, F_OK, 0) == 0;
+	return state_exists(s->st, UNPUBLISHED) == 1;
 }
 
 void
