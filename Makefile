@@ -96,8 +96,8 @@ test/unit/t_at: fetcher/at.c fetcher/fetcher.h
 test/unit/t_header: fetcher/header.c fetcher/fetcher.h
 # t_hostq builds fetcher/hostq.c in.
 test/unit/t_hostq: fetcher/hostq.c fetcher/fetcher.h
-# t_ccadb_urls builds fetcher/ccadb.c, csv.c and util.c in.
-test/unit/t_ccadb_urls: fetcher/ccadb.c fetcher/csv.c fetcher/util.c fetcher/fetcher.h
+# t_ccadb_urls builds fetcher/ccadb.c, csv.c, util.c and state.c (index_open) in.
+test/unit/t_ccadb_urls: fetcher/ccadb.c fetcher/csv.c fetcher/util.c fetcher/state.c fetcher/fetcher.h
 # t_json builds fetcher/json.c in.
 test/unit/t_json: fetcher/json.c fetcher/json.h
 # t_guard builds fetcher/guard.c in.

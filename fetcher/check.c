@@ -364,7 +364,7 @@ check_all(struct state *st, FILE *out, void *arg)
 	int i, ret = EXIT_ERROR;
 
 	(void)out;		/* stdout: as_state_owner() is given no consume */
-	if (index_open(state_path(st), path, sizeof(path), &idx, 1) == -1)
+	if (index_open(st, path, sizeof(path), &idx, 1) == -1)
 		goto done;
 	/* lib's readers take a directory path (shared with the provider). */
 	if (state_file_path(st, CRLC_CRLITE_DIR, path, sizeof(path)) == 0 &&

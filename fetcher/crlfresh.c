@@ -46,6 +46,7 @@
 #include <crlcache/crliteset.h>
 
 #include "fetcher.h"
+#include "state.h"
 
 /*
  * How long a CRLite-enrolled issuer's hinted distribution points are
@@ -55,7 +56,7 @@
 #define CRLITE_CATCHUP	(2 * 86400)
 
 int
-crl_fresh_load(struct crl_fresh *cf, const char *state_dir,
+crl_fresh_load(struct crl_fresh *cf, struct state *st,
     const struct conf *conf)
 {
 	char path[PATH_MAX], why[CRLC_CRLITESET_WHY_LEN], when[32];
@@ -65,8 +66,8 @@ crl_fresh_load(struct crl_fresh *cf, const char *state_dir,
 
 	memset(cf, 0, sizeof(*cf));
 	cf->all = conf->crl_fresh_all;
-	if ((size_t)snprintf(path, sizeof(path), "%s/%s", state_dir,
-	    CRLC_CRLITE_DIR) >= sizeof(path))
+	/* crlc_crliteset_open() takes nothing but a path (state.h). */
+	if (state_file_path(st, CRLC_CRLITE_DIR, path, sizeof(path)) == -1)
 		return -1;
 	/*
 	 * A set that cannot be read: every issuer as without CRLite, and

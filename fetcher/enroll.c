@@ -46,7 +46,7 @@ cmd_enroll(const struct cmd_ctx *c, int argc, char **argv)
 		return 4;
 	}
 	/* The store's lock keeps an update from rewriting the file meanwhile. */
-	if (store_open(&s, state_path(c->st), err, sizeof(err)) == -1) {
+	if (store_open(&s, c->st, err, sizeof(err)) == -1) {
 		logx(0, "%s", err);
 		goto done;
 	}
@@ -54,7 +54,7 @@ cmd_enroll(const struct cmd_ctx *c, int argc, char **argv)
 	    trust_load(&t, &conf->anchors, &conf->untrusted, &conf->cas) == -1 ||
 	    enrolment_load(c->st, &en) == -1)
 		goto done;
-	trust_use_index(&t, state_path(c->st));
+	trust_use_index(&t, c->st);
 	/* Issuers are found in the directory too, as update's are. */
 	if (directory_load(c->st, &d, NULL, err, sizeof(err)) == -1)
 		logx(0, "%s; not used", err);

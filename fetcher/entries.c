@@ -372,3 +372,46 @@ write_scope_entries(struct wtxn *w, const uint8_t prefix[CRLC_PREFIX_LEN],
 		return EINVAL;
 	return write_entries(w, prefix, scope_no, &crl, 1, count);
 }
+
+/*
+ * Make the "rev" records of the scope a split ingest left pending
+ * (struct wtxn) those of its "crl" record again: delete every record of
+ * its scope number under its prefix, write the entries of the record,
+ * if there is one (there is none when the ingest was the scope's first),
+ * and remove CRLC_META_PENDING.  In the caller's transaction.
+ */
+int
+recover_pending(struct store *s, MDB_txn *txn)
+{
+	MDB_val pk = { strlen(CRLC_META_PENDING), CRLC_META_PENDING };
+	MDB_val k, v;
+	struct crlc_crl_info ci;
+	uint8_t key[CRLC_KEY_MAX];
+	size_t keylen;
+	unsigned scope_no;
+	int64_t count;
+	int rc;
+
+	if ((rc = mdb_get(txn, s->meta, &pk, &v)) != 0)
+		return rc == MDB_NOTFOUND ? 0 : rc;
+	if (v.mv_size < 2 + CRLC_PREFIX_LEN || v.mv_size > 2 + CRLC_KEY_MAX)
+		return EINVAL;
+	scope_no = (unsigned)((const uint8_t *)v.mv_data)[0] << 8 |
+	    ((const uint8_t *)v.mv_data)[1];
+	keylen = v.mv_size - 2;
+	memcpy(key, (const uint8_t *)v.mv_data + 2, keylen);
+	if ((rc = drop_scope(ONE_TXN(s, txn), key, scope_no)) != 0)
+		return rc;
+	k.mv_size = keylen;
+	k.mv_data = key;
+	rc = mdb_get(txn, s->crl, &k, &v);
+	if (rc != 0 && rc != MDB_NOTFOUND)
+		return rc;
+	if (rc == 0 && (crlc_crl_decode(key, keylen, v.mv_data, v.mv_size,
+	    &ci) == -1 || ci.scope_no != scope_no))
+		return EINVAL;
+	if (rc == 0 && (rc = write_scope_entries(ONE_TXN(s, txn), key,
+	    scope_no, &ci.der, &ci.delta, &count)) != 0)
+		return rc;
+	return mdb_del(txn, s->meta, &pk, NULL);
+}

@@ -22,6 +22,9 @@
 #include <crlcache/hint.h>
 #include <crlcache/tbs.h>
 
+/* The opened state directory (state.h). */
+struct state;
+
 #define DEFAULT_STATE_DIR	"/var/lib/crlcache"
 #define DEFAULT_CONF		"/etc/crlcache/crlcache.conf"
 #define INDEX_NAME		"index.mdb"
@@ -165,7 +168,7 @@ int	 rename_durably(const char *tmp, const char *path);
 int	 replace_file(const char *path, const void *data, size_t len,
 	    mode_t mode, uid_t uid, gid_t gid);
 struct crlc_index;
-int	 index_open(const char *state_dir, char *path, size_t len,
+int	 index_open(struct state *st, char *path, size_t len,
 	    struct crlc_index **idx, int report);
 
 /* at.c: --at TIME (RFC 3339 or seconds since the epoch) */
@@ -247,7 +250,7 @@ struct trust {
 int	 trust_load(struct trust *t, const struct strlist *anchors,
 	    const struct strlist *untrusted, const struct strlist *cas);
 void	 trust_free(struct trust *t);
-void	 trust_use_index(struct trust *t, const char *state_dir);
+void	 trust_use_index(struct trust *t, struct state *st);
 int	 certs_load(const char *path, STACK_OF(X509) *sk);
 /* Make x (a new reference) an issuer candidate: -1 when out of memory. */
 int	 trust_add(struct trust *t, X509 *x);
@@ -331,11 +334,13 @@ struct store;
 enum ingest_result { INGEST_FAILED = -1, INGEST_UNCHANGED = 0, INGEST_CHANGED = 1 };
 /*
  * store.c: open (refusing another format), close, publish.  open_empty:
- * the working index removed first and made anew (`reset --all`).
+ * the working index removed first and made anew (`reset --all`).  The
+ * state directory is made when missing (state_create()); st must
+ * outlive the store.
  */
-int	 store_open(struct store **s, const char *state_dir, char *err,
+int	 store_open(struct store **s, struct state *st, char *err,
 	    size_t errlen);
-int	 store_open_empty(struct store **s, const char *state_dir, char *err,
+int	 store_open_empty(struct store **s, struct state *st, char *err,
 	    size_t errlen);
 void	 store_close(struct store *s);
 int	 store_publish(struct store *s, int force, uint64_t *generation,
@@ -395,7 +400,7 @@ void	 source_rec_free(struct source_rec *rec);
 struct fetch;
 void	 source_note(struct store *s, const char *key, struct fetch *f,
 	    long status, const char *err);
-int	 store_foreach_source(const char *state_dir,
+int	 store_foreach_source(struct state *st,
 	    int (*fn)(const char *url, const struct source_rec *, void *),
 	    void *arg);
 /*
@@ -448,10 +453,10 @@ struct publish_src {
 	struct MDB_txn	*txn;
 	unsigned int	 canon, alias, key, rev, crl, crlhash;	/* MDB_dbi */
 };
-int	 publish(const char *state_dir, const struct publish_src *src,
+int	 publish(struct state *st, const struct publish_src *src,
 	    uint64_t generation, int64_t created, char *err, size_t errlen);
-int	 publish_needed(const char *state_dir);
-void	 publish_clean(const char *state_dir);
+int	 publish_needed(struct state *st);
+void	 publish_clean(struct state *st);
 
 /* fetch.c: parallel HTTP(S) with libcurl multi */
 struct fetch {
@@ -616,7 +621,7 @@ int	 enable_selftest(const char *cnf);
 void	 enable_warn_lost(void);
 
 /* localfs.c: warn when the state directory is on a network filesystem */
-void	 warn_network_fs(const char *state_dir);
+void	 warn_network_fs(const char *dir);
 
 /*
  * privs.c: how a command reaches STATE_DIR.  Each command declares one of
@@ -631,7 +636,7 @@ enum state_access {
 struct state;
 struct cmd_ctx {
 	const struct conf *conf;
-	const char	*state_dir;	/* NULL for STATE_READS */
+	const char	*state_dir;	/* STATE_NONE: the path it names */
 	struct state	*st;		/* STATE_WRITES: the opened state */
 	const char	*read_dir;	/* STATE_READS: for as_state_owner() */
 };
@@ -1111,7 +1116,7 @@ enum crl_want {
  * Read the set in force and the crl_fresh = files.  0; -1 when a file
  * cannot be read (logged; cf then wants every CRL of every issuer).
  */
-int	 crl_fresh_load(struct crl_fresh *cf, const char *state_dir,
+int	 crl_fresh_load(struct crl_fresh *cf, struct state *st,
 	    const struct conf *conf);
 enum crl_want crl_fresh_want(const struct crl_fresh *cf,
 	    const struct enrolled *en, int64_t now);

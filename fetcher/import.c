@@ -32,16 +32,21 @@ import_one(struct store *s, const struct trust *t, const struct conf *conf,
 	return ret;
 }
 
+/* What import was given, in order. */
+struct import_args {
+	struct strlist	 anchors, untrusted;
+	struct strlist	 files, urls;	/* urls[i] for files[i]; "": none */
+};
+
 /*
  * import [--anchor CA.pem]... [--untrusted CERTS.pem]... [--at TIME]
  * [[--url URL] CRL]...: a --url applies to the CRL file that follows it,
  * so options and files are read in order (getopt stops at each file).
+ * -1 after saying what is wrong.
  */
-int
-cmd_import(const struct cmd_ctx *c, int argc, char **argv)
+static int
+import_parse(int argc, char **argv, struct import_args *a, struct trust *t)
 {
-	const char *state_dir = c->state_dir;
-	const struct conf *conf = c->conf;
 	static const struct option opts[] = {
 		{ "anchor", required_argument, NULL, 'a' },
 		{ "untrusted", required_argument, NULL, 'u' },
@@ -49,15 +54,8 @@ cmd_import(const struct cmd_ctx *c, int argc, char **argv)
 		{ "at", required_argument, NULL, 'T' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct strlist anchors = { NULL, 0 }, untrusted = { NULL, 0 };
-	struct strlist files = { NULL, 0 }, urls = { NULL, 0 };
-	struct trust t = { 0 };
-	struct store *s = NULL;
 	const char *url = NULL;
-	char err[ERRLEN];
-	uint64_t gen;
-	size_t i;
-	int ch, dashdash = 0, failed = 0, ret = 4;
+	int ch, dashdash = 0;
 
 	for (;;) {
 		if (dashdash || (ch = getopt_long(argc, argv, "+", opts,
@@ -70,50 +68,68 @@ cmd_import(const struct cmd_ctx *c, int argc, char **argv)
 			optarg = argv[optind++];
 		}
 		if (ch == 'a')
-			strlist_add(&anchors, optarg);
+			strlist_add(&a->anchors, optarg);
 		else if (ch == 'u')
-			strlist_add(&untrusted, optarg);
+			strlist_add(&a->untrusted, optarg);
 		else if (ch == 'U') {
 			if (url != NULL) {
 				logx(0, "import: --url %s names no CRL file", url);
-				goto done;
+				return -1;
 			}
 			url = optarg;
 		} else if (ch == 'T') {
-			if (at_option("import", optarg, &t.at) == -1)
-				goto done;
+			if (at_option("import", optarg, &t->at) == -1)
+				return -1;
 		} else if (ch == 1) {
-			strlist_add(&files, optarg);
-			strlist_add(&urls, url != NULL ? url : "");
+			strlist_add(&a->files, optarg);
+			strlist_add(&a->urls, url != NULL ? url : "");
 			url = NULL;
 		} else
-			goto done;
+			return -1;
 	}
 	if (url != NULL) {
 		logx(0, "import: --url %s names no CRL file", url);
-		goto done;
+		return -1;
 	}
-	if (files.n == 0) {
+	if (a->files.n == 0) {
 		logx(0, "import: no CRL file given");
-		goto done;
+		return -1;
 	}
+	return 0;
+}
+
+int
+cmd_import(const struct cmd_ctx *c, int argc, char **argv)
+{
+	const struct conf *conf = c->conf;
+	struct import_args a;
+	struct trust t = { 0 };
+	struct store *s = NULL;
+	char err[ERRLEN];
+	uint64_t gen;
+	size_t i;
+	int failed = 0, ret = 4;
+
+	memset(&a, 0, sizeof(a));
+	if (import_parse(argc, argv, &a, &t) == -1)
+		goto done;
 	/*
 	 * Command-line anchors replace the configured ones; the configured
 	 * untrusted and ca certificates are issuer candidates, as in update.
 	 */
 	for (i = 0; i < conf->untrusted.n; i++)
-		strlist_add(&untrusted, conf->untrusted.v[i]);
-	if (trust_load(&t, anchors.n > 0 ? &anchors : &conf->anchors,
-	    &untrusted, &conf->cas) == -1)
+		strlist_add(&a.untrusted, conf->untrusted.v[i]);
+	if (trust_load(&t, a.anchors.n > 0 ? &a.anchors : &conf->anchors,
+	    &a.untrusted, &conf->cas) == -1)
 		goto done;
-	if (store_open(&s, state_dir, err, sizeof(err)) == -1) {
+	if (store_open(&s, c->st, err, sizeof(err)) == -1) {
 		logx(0, "%s", err);
 		goto done;
 	}
-	trust_use_index(&t, state_dir);
-	for (i = 0; i < files.n; i++)
-		if (import_one(s, &t, conf, files.v[i],
-		    urls.v[i][0] != '\0' ? urls.v[i] : NULL) == -1)
+	trust_use_index(&t, c->st);
+	for (i = 0; i < a.files.n; i++)
+		if (import_one(s, &t, conf, a.files.v[i],
+		    a.urls.v[i][0] != '\0' ? a.urls.v[i] : NULL) == -1)
 			failed++;
 	if (store_publish(s, 0, &gen, err, sizeof(err)) == -1) {
 		logx(0, "publish: %s", err);
@@ -125,9 +141,9 @@ cmd_import(const struct cmd_ctx *c, int argc, char **argv)
 done:
 	store_close(s);
 	trust_free(&t);
-	strlist_free(&anchors);
-	strlist_free(&untrusted);
-	strlist_free(&files);
-	strlist_free(&urls);
+	strlist_free(&a.anchors);
+	strlist_free(&a.untrusted);
+	strlist_free(&a.files);
+	strlist_free(&a.urls);
 	return ret;
 }

@@ -15,15 +15,15 @@
  * directory is root's own choice of path, not anything inside it.
  */
 void
-warn_network_fs(const char *state_dir)
+warn_network_fs(const char *dir)
 {
 	struct statfs sf;
 	const char *name;
 
-	if (statfs(state_dir, &sf) == -1 ||
+	if (statfs(dir, &sf) == -1 ||
 	    (name = crlc_fs_remote((unsigned long)sf.f_type)) == NULL)
 		return;
 	logx(0, "warning: %s is on a %s filesystem; the index must be on "
 	    "local storage (a hung server would block every program that "
-	    "verifies a certificate)", state_dir, name);
+	    "verifies a certificate)", dir, name);
 }

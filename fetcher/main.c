@@ -14,6 +14,7 @@
 #include <crlcache/version.h>
 
 #include "fetcher.h"
+#include "state.h"
 
 /*
  * Every command, and how it touches the state directory: main() applies
@@ -152,6 +153,46 @@ command_find(const char *name)
 	return NULL;
 }
 
+/*
+ * cmd with its configuration, at the state as its table entry says
+ * (privs.c): its exit status.
+ */
+static int
+run_command(const struct command *cmd, const char *state_dir,
+    const char *conf_path, int explicit_conf, int allow_root, int argc,
+    char **argv)
+{
+	struct cmd_ctx ctx;
+	struct conf conf;
+	int ret;
+
+	conf_init(&conf);
+	if (conf_load(&conf, conf_path, explicit_conf) == -1) {
+		conf_free(&conf);
+		return 4;
+	}
+	ctx.conf = &conf;
+	if (state_enter(&ctx, cmd->access, state_dir, allow_root) == -1) {
+		conf_free(&conf);
+		return 4;
+	}
+	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+		logx(0, "cannot initialise libcurl");
+		conf_free(&conf);
+		return 4;
+	}
+	ret = cmd->run(&ctx, argc, argv);
+	/* Every user's status then says what root's does. */
+	if (cmd->access == STATE_WRITES) {
+		status_leave_verdict(ctx.st, conf.stale_grace);
+		refusals_tend(ctx.st);
+	}
+	curl_global_cleanup();
+	conf_free(&conf);
+	return ret;
+}
+
+/* Long for its option table and switch, one case an option. */
 int
 main(int argc, char **argv)
 {
@@ -169,10 +210,8 @@ main(int argc, char **argv)
 	const char *state_dir = getenv("CRLCACHE_STATE_DIR");
 	const char *conf_path = DEFAULT_CONF;
 	const struct command *cmd;
-	struct cmd_ctx ctx;
-	struct conf conf;
 	const char *allow_env = getenv("CRLCACHE_ALLOW_ROOT");
-	int ch, explicit_conf = 0, allow_root, ret;
+	int ch, explicit_conf = 0, allow_root;
 
 	if (state_dir == NULL || *state_dir == '\0')
 		state_dir = DEFAULT_STATE_DIR;
@@ -230,29 +269,7 @@ main(int argc, char **argv)
 		return 0;
 	}
 
-	conf_init(&conf);
-	if (conf_load(&conf, conf_path, explicit_conf) == -1) {
-		conf_free(&conf);
-		return 4;
-	}
 	allow_root = allow_env != NULL && strcmp(allow_env, "1") == 0;
-	ctx.conf = &conf;
-	if (state_enter(&ctx, cmd->access, state_dir, allow_root) == -1) {
-		conf_free(&conf);
-		return 4;
-	}
-	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
-		logx(0, "cannot initialise libcurl");
-		conf_free(&conf);
-		return 4;
-	}
-	ret = cmd->run(&ctx, argc, argv);
-	/* Every user's status then says what root's does. */
-	if (cmd->access == STATE_WRITES) {
-		status_leave_verdict(ctx.st, conf.stale_grace);
-		refusals_tend(ctx.st);
-	}
-	curl_global_cleanup();
-	conf_free(&conf);
-	return ret;
+	return run_command(cmd, state_dir, conf_path, explicit_conf, allow_root,
+	    argc, argv);
 }

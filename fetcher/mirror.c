@@ -328,9 +328,9 @@ mirror_read(struct state *st, FILE *out, void *arg)
 	int rc;
 
 	(void)arg;
-	if (index_open(state_path(st), path, sizeof(path), &idx, 1) == -1)
+	if (index_open(st, path, sizeof(path), &idx, 1) == -1)
 		return 4;
-	if (store_foreach_source(state_path(st), collect_fed, &rd) == -1)
+	if (store_foreach_source(st, collect_fed, &rd) == -1)
 		logx(1, "mirror: the sources are not readable; each CRL is "
 		    "written under the one URL the index names");
 	qsort(rd.feds, rd.nfeds, sizeof(*rd.feds), fedcmp);

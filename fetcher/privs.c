@@ -170,7 +170,6 @@ state_enter(struct cmd_ctx *c, enum state_access access,
 		if (become_owner(state_dir, allow_root) == -1 ||
 		    state_open(&st, state_dir) == -1)
 			return -1;
-		c->state_dir = state_dir;
 		c->st = &st;
 		break;
 	case STATE_READS:
@@ -404,6 +403,7 @@ reader_child(const char *dir, uid_t uid, gid_t gid, int fd, int to_stdout,
 	_exit(rc);
 }
 
+/* Long: one fork, its pipe and its deadlines, cleaned up on one path. */
 int
 as_state_owner(const struct cmd_ctx *c, int (*reader)(struct state *st,
     FILE *out, void *arg), void *rarg, int (*consume)(FILE *in, void *arg),

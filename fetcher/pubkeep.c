@@ -22,6 +22,7 @@
 
 #include "fetcher.h"
 #include "pubkeep.h"
+#include "state.h"
 
 #define FILE_NAME_LEN		(2 * CRLC_SCOPE_ID_LEN)
 /*
@@ -118,21 +119,16 @@ keep_free(struct pub_keep *k)
 	k->n = k->cap = 0;
 }
 
-/* Names prefix || TEMP_SUFFIX_LEN characters in dir dfd, never followed. */
+/* Names prefix || STATE_TEMP_SUFFIX characters in d, never followed. */
 static void
-remove_temps(int dfd, const char *prefix)
+remove_temps(DIR *d, const char *prefix)
 {
 	size_t plen = strlen(prefix);
 	struct dirent *de;
-	DIR *d;
 
-	if ((d = fdopendir(dfd)) == NULL) {
-		close(dfd);
-		return;
-	}
 	while ((de = readdir(d)) != NULL)
 		if (strncmp(de->d_name, prefix, plen) == 0 &&
-		    strlen(de->d_name) == plen + TEMP_SUFFIX_LEN)
+		    strlen(de->d_name) == plen + STATE_TEMP_SUFFIX)
 			(void)unlinkat(dirfd(d), de->d_name, 0);
 	closedir(d);
 }
@@ -142,14 +138,12 @@ remove_temps(int dfd, const char *prefix)
  * writer's lock, when no publish runs.
  */
 void
-publish_clean(const char *state_dir)
+publish_clean(struct state *st)
 {
-	int dfd, sfd;
+	DIR *d;
 
-	if ((dfd = open(state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
-		return;
-	if ((sfd = openat(dfd, SCOPE_NAME, O_RDONLY | O_DIRECTORY |
-	    O_NOFOLLOW | O_CLOEXEC)) != -1)
-		remove_temps(sfd, SCOPE_TEMP_PREFIX);
-	remove_temps(dfd, TOP_TEMP_PREFIX);
+	if ((d = state_list(st, SCOPE_NAME)) != NULL)
+		remove_temps(d, SCOPE_TEMP_PREFIX);
+	if ((d = state_list(st, ".")) != NULL)
+		remove_temps(d, TOP_TEMP_PREFIX);
 }

@@ -12,10 +12,14 @@
 
 #include <crlcache/format.h>
 
-/* Temporary names (mkostemp): the top's beside it, the others' in scope/. */
+/*
+ * Temporary names (state_mktemp(): the prefix and STATE_TEMP_SUFFIX
+ * characters): the top's beside it, the others' in scope/.
+ */
 #define TOP_TEMP_PREFIX		"." INDEX_NAME "."
 #define SCOPE_TEMP_PREFIX	".tmp."
-#define TEMP_SUFFIX_LEN		6
+/* Room for either name and its NUL. */
+#define TEMP_NAME_SIZE		32
 
 /* Ids of page and scope files to keep: the new top's and the old's. */
 struct pub_keep {

@@ -36,6 +36,7 @@
 
 #include "fetcher.h"
 #include "pubkeep.h"
+#include "state.h"
 
 #define SCOPE_NAME_LEN		(2 * CRLC_SCOPE_ID_LEN)
 /*
@@ -84,7 +85,7 @@ struct scope_write {
 	size_t			 scope;		/* in publish.scopes */
 	struct crlc_span	 der, delta;
 	int			 fd;		/* its temporary file, or -1 */
-	char			 tmp[PATH_MAX];
+	char			 tmp[TEMP_NAME_SIZE];
 	struct crlc_scope_out	*out;
 	int			 sorted;	/* collect in e[], sort */
 	struct crlc_scope_entry	*e;
@@ -92,7 +93,7 @@ struct scope_write {
 };
 
 struct publish {
-	const char		*dir;
+	struct state		*st;
 	const struct publish_src *src;
 	int			 sfd;		/* STATE_DIR/scope */
 	struct crlc_top_issuer	*alias, *canon;
@@ -335,20 +336,19 @@ scope_file_entries(struct publish *p, const uint8_t id[CRLC_SCOPE_ID_LEN],
  * made (reported, tmp empty).
  */
 static int
-tmp_create(struct publish *p, char tmp[PATH_MAX])
+tmp_create(struct publish *p, char tmp[TEMP_NAME_SIZE])
 {
 	int fd, e;
 
-	snprintf(tmp, PATH_MAX, "%s/" SCOPE_NAME "/" SCOPE_TEMP_PREFIX
-	    "XXXXXX", p->dir);
-	if ((fd = mkostemp(tmp, O_CLOEXEC)) == -1) {
+	if ((fd = state_mktemp(p->sfd, SCOPE_TEMP_PREFIX, 0600, tmp,
+	    TEMP_NAME_SIZE)) == -1) {
 		tmp[0] = '\0';
 		return fail(p, SCOPE_NAME, errno);
 	}
 	if (fchmod(fd, 0644) == -1) {
 		e = errno;
 		close(fd);
-		unlink(tmp);
+		(void)unlinkat(p->sfd, tmp, 0);
 		tmp[0] = '\0';
 		return fail(p, SCOPE_NAME, e);
 	}
@@ -361,7 +361,8 @@ tmp_create(struct publish *p, char tmp[PATH_MAX])
  * caller closes what is left open and removes tmp if not empty.
  */
 static int
-tmp_install(struct publish *p, int *fd, char tmp[PATH_MAX], const char *name)
+tmp_install(struct publish *p, int *fd, char tmp[TEMP_NAME_SIZE],
+    const char *name)
 {
 	char what[PATH_MAX + 16];
 	int rc;
@@ -371,7 +372,7 @@ tmp_install(struct publish *p, int *fd, char tmp[PATH_MAX], const char *name)
 		return fail(p, what, errno);
 	rc = close(*fd);
 	*fd = -1;
-	if (rc == -1 || renameat(AT_FDCWD, tmp, p->sfd, name) == -1)
+	if (rc == -1 || renameat(p->sfd, tmp, p->sfd, name) == -1)
 		return fail(p, what, errno);
 	tmp[0] = '\0';
 	return 0;
@@ -537,7 +538,7 @@ done:
 	if (w.fd != -1)
 		close(w.fd);
 	if (w.tmp[0] != '\0')
-		unlink(w.tmp);
+		(void)unlinkat(p->sfd, w.tmp, 0);
 	free(w.out);
 	free(w.e);
 	return ret;
@@ -576,7 +577,7 @@ page_out(const struct crlc_top_page *pg, const uint8_t *buf, size_t len,
 {
 	struct publish *p = arg;
 	uint8_t h[CRLC_TOP_HDR_LEN];
-	char tmp[PATH_MAX], name[SCOPE_NAME_LEN + 1];
+	char tmp[TEMP_NAME_SIZE], name[SCOPE_NAME_LEN + 1];
 	int fd, rc;
 
 	if (p->npages >= MAX_TOP_RECORDS || grow(&p->pages, &p->cappages,
@@ -603,7 +604,7 @@ page_out(const struct crlc_top_page *pg, const uint8_t *buf, size_t len,
 	if (fd != -1)
 		close(fd);
 	if (tmp[0] != '\0')
-		unlink(tmp);
+		(void)unlinkat(p->sfd, tmp, 0);
 	if (rc == -1)
 		return -1;
 	p->pages_written++;
@@ -638,7 +639,10 @@ own(uint8_t **at, const uint8_t *p, size_t len)
 	return s;
 }
 
-/* One "crl" record: its SCOPE record, and its file unless it exists. */
+/*
+ * One "crl" record: its SCOPE record, and its file unless it exists.
+ * Long: the record's fields are read and checked in one place.
+ */
 static int
 scope(struct publish *p, const MDB_val *k, const MDB_val *v)
 {
@@ -759,7 +763,7 @@ open_scope_dir(struct publish *p, int dfd)
 		return fail(p, SCOPE_NAME, errno);
 	if (sb.st_uid != geteuid()) {
 		snprintf(p->err, p->errlen, "%s/%s belongs to uid "
-		    "%lu, not to this account", p->dir, SCOPE_NAME,
+		    "%lu, not to this account", state_path(p->st), SCOPE_NAME,
 		    (unsigned long)sb.st_uid);
 		return -1;
 	}
@@ -775,16 +779,15 @@ open_scope_dir(struct publish *p, int dfd)
  * index.mdb, the directory fsync()ed.
  */
 static int
-write_top(struct publish *p, uint64_t generation, int64_t created)
+write_top(struct publish *p, int dfd, uint64_t generation, int64_t created)
 {
-	char tmp[PATH_MAX], dst[PATH_MAX];
-	int fd, e, rc;
+	char tmp[TEMP_NAME_SIZE];
+	int fd, e;
 
-	snprintf(dst, sizeof(dst), "%s/%s", p->dir, INDEX_NAME);
-	snprintf(tmp, sizeof(tmp), "%s/" TOP_TEMP_PREFIX "XXXXXX", p->dir);
 	if (fsync(p->sfd) == -1)
 		return fail(p, SCOPE_NAME, errno);
-	if ((fd = mkostemp(tmp, O_CLOEXEC)) == -1)
+	if ((fd = state_mktemp(dfd, TOP_TEMP_PREFIX, 0600, tmp,
+	    sizeof(tmp))) == -1)
 		return fail(p, INDEX_NAME, errno);
 	if (fchmod(fd, 0644) == -1 ||
 	    crlc_top_write(fd, generation, created, p->alias, p->nalias,
@@ -793,55 +796,65 @@ write_top(struct publish *p, uint64_t generation, int64_t created)
 	    fsync(fd) == -1) {
 		e = errno;
 		close(fd);
-		unlink(tmp);
+		(void)unlinkat(dfd, tmp, 0);
 		return fail(p, INDEX_NAME, e);
 	}
 	if (close(fd) == -1) {
 		e = errno;
-		unlink(tmp);
+		(void)unlinkat(dfd, tmp, 0);
 		return fail(p, INDEX_NAME, e);
 	}
-	if ((rc = rename_durably(tmp, dst)) == -1)
-		return fail(p, "rename to " INDEX_NAME, errno);
-	if (rc == 1) {
+	if (renameat(dfd, tmp, dfd, INDEX_NAME) == -1) {
+		e = errno;
+		(void)unlinkat(dfd, tmp, 0);
+		return fail(p, "rename to " INDEX_NAME, e);
+	}
+	/* The new top survives a crash once its directory is synced. */
+	if (fsync(dfd) == -1) {
 		snprintf(p->err, p->errlen, "%s: fsync of the "
-		    "directory failed", p->dir);
+		    "directory failed", state_path(p->st));
 		return -1;
 	}
 	return 0;
 }
 
 int
-publish(const char *state_dir, const struct publish_src *src,
+publish(struct state *st, const struct publish_src *src,
     uint64_t generation, int64_t created, char *err, size_t errlen)
 {
 	struct publish p;
 	char top[PATH_MAX];
+	const char *base;
 	size_t i, removed;
 	int dfd, ret = -1;
 
 	memset(&p, 0, sizeof(p));
-	p.dir = state_dir;
+	p.st = st;
 	p.src = src;
 	p.sfd = -1;
 	p.err = err;
 	p.errlen = errlen;
 	p.lo = UINTPTR_MAX;
 	p.taken = xcalloc(SCOPE_NOS, sizeof(*p.taken));
-	snprintf(top, sizeof(top), "%s/%s", state_dir, INDEX_NAME);
-	if ((dfd = open(state_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1) {
-		fail(&p, state_dir, errno);
+	/* The handle's descriptor: not closed here. */
+	if ((dfd = state_dirfd(st, INDEX_NAME, &base)) == -1) {
+		fail(&p, state_path(st), errno);
 		goto done;
 	}
 	if (open_scope_dir(&p, dfd) == -1)
 		goto done;
+	/* crlc_index_open() takes nothing but a path (state.h). */
+	if (state_file_path(st, INDEX_NAME, top, sizeof(top)) == -1) {
+		fail(&p, INDEX_NAME, ENAMETOOLONG);
+		goto done;
+	}
 	keep_old(&p.keep, top);
 	if (read_issuers(&p, src->alias, CRLC_DB_ALIAS, &p.alias,
 	    &p.nalias) == -1 ||
 	    read_issuers(&p, src->canon, CRLC_DB_CANON, &p.canon,
 	    &p.ncanon) == -1 ||
 	    read_keys(&p) == -1 || read_scopes(&p) == -1 ||
-	    write_top(&p, generation, created) == -1)
+	    write_top(&p, dfd, generation, created) == -1)
 		goto done;
 	removed = keep_collect(&p.keep, p.sfd);
 	logx(2, "published generation %llu: scope files %zu written, %zu "
@@ -850,8 +863,6 @@ publish(const char *state_dir, const struct publish_src *src,
 	    p.pages_written, p.pages_reused, removed);
 	ret = 0;
 done:
-	if (dfd != -1)
-		close(dfd);
 	if (p.sfd != -1)
 		close(p.sfd);
 	for (i = 0; i < p.nscopes; i++)
@@ -874,15 +885,15 @@ done:
  * publish leaves out, such as the "source" database).
  */
 int
-publish_needed(const char *state_dir)
+publish_needed(struct state *st)
 {
 	char path[PATH_MAX];
 	struct crlc_index *idx;
 	const char *detail;
 	int need;
 
-	snprintf(path, sizeof(path), "%s/%s", state_dir, INDEX_NAME);
-	if (crlc_index_open(path, &idx, &detail) != CRLC_OK)
+	if (state_file_path(st, INDEX_NAME, path, sizeof(path)) == -1 ||
+	    crlc_index_open(path, &idx, &detail) != CRLC_OK)
 		return 1;
 	need = crlc_index_format(idx) != CRLC_FORMAT_VERSION;
 	crlc_index_close(idx);

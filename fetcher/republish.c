@@ -12,11 +12,11 @@
 #include <getopt.h>
 
 #include "fetcher.h"
+#include "state.h"
 
 int
 cmd_publish(const struct cmd_ctx *c, int argc, char **argv)
 {
-	const char *state_dir = c->state_dir;
 	static const struct option opts[] = {
 		{ NULL, 0, NULL, 0 },
 	};
@@ -29,7 +29,7 @@ cmd_publish(const struct cmd_ctx *c, int argc, char **argv)
 		logx(0, "usage: crlcache publish");
 		goto done;
 	}
-	if (store_open(&s, state_dir, err, sizeof(err)) == -1) {
+	if (store_open(&s, c->st, err, sizeof(err)) == -1) {
 		logx(0, "%s", err);
 		goto done;
 	}

@@ -83,13 +83,12 @@ kind_from_text(const char *text, unsigned *kind)
 static int
 reset_all(struct state *st)
 {
-	const char *state_dir = state_path(st);
 	struct store *s = NULL;
 	char err[ERRLEN];
 	uint64_t gen;
 	int ret = 4;
 
-	if (store_open_empty(&s, state_dir, err, sizeof(err)) == -1) {
+	if (store_open_empty(&s, st, err, sizeof(err)) == -1) {
 		logx(0, "reset --all: %s", err);
 		goto done;
 	}
@@ -98,12 +97,12 @@ reset_all(struct state *st)
 	directory_forget(st);
 	if (store_publish(s, 1, &gen, err, sizeof(err)) == -1) {
 		logx(0, "reset --all: the working index of %s was removed; "
-		    "the empty one is not published: %s", state_dir, err);
+		    "the empty one is not published: %s", state_path(st), err);
 		goto done;
 	}
 	logx(1, "reset --all: removed every CRL and source record and the "
 	    "issuer directory of %s; published the empty index, generation %llu; the next "
-	    "`crlcache update` fetches every source again", state_dir,
+	    "`crlcache update` fetches every source again", state_path(st),
 	    (unsigned long long)gen);
 	ret = 0;
 done:
@@ -111,10 +110,17 @@ done:
 	return ret;
 }
 
-int
-cmd_reset(const struct cmd_ctx *c, int argc, char **argv)
+/* What reset was asked to remove. */
+struct reset_args {
+	const char	*issuer, *scope, *kindtext;
+	unsigned	 reasons, kind;
+	int		 all;
+};
+
+/* The options into a; -1 after saying what is wrong with one. */
+static int
+reset_parse(int argc, char **argv, struct reset_args *a)
 {
-	const char *state_dir = c->state_dir;
 	static const struct option opts[] = {
 		{ "issuer", required_argument, NULL, 'i' },
 		{ "scope", required_argument, NULL, 'u' },
@@ -123,29 +129,22 @@ cmd_reset(const struct cmd_ctx *c, int argc, char **argv)
 		{ "all", no_argument, NULL, 'a' },
 		{ NULL, 0, NULL, 0 },
 	};
-	STACK_OF(X509) *certs = sk_X509_new_null();
-	const char *issuer = NULL, *scope = NULL, *kindtext = NULL;
-	struct store *s = NULL;
-	struct store_reset held;
-	char name[256], num[2 * CRLC_CRLNUM_MAX + 1], tu[32], err[ERRLEN];
-	/* ", reasons LIST" then ", kind LIST" (KIND_TEXT_MAX) */
-	char rtext[10 + CRLC_REASONS_TEXT_MAX + KIND_TEXT_MAX];
-	unsigned reasons = CRLC_REASONS_ALL, kind = 0;
-	uint64_t gen;
-	int ch, rc, all = 0, ret = 4;
+	int ch;
 
+	memset(a, 0, sizeof(*a));
+	a->reasons = CRLC_REASONS_ALL;
 	while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		if (ch == 'i')
-			issuer = optarg;
+			a->issuer = optarg;
 		else if (ch == 'u')
-			scope = optarg;
+			a->scope = optarg;
 		else if (ch == 'a')
-			all = 1;
+			a->all = 1;
 		else if (ch == 'r' && crlc_reasons_from_text(optarg,
-		    &reasons) == 0)
+		    &a->reasons) == 0)
 			continue;
-		else if (ch == 'k' && kind_from_text(optarg, &kind) == 0)
-			kindtext = optarg;
+		else if (ch == 'k' && kind_from_text(optarg, &a->kind) == 0)
+			a->kindtext = optarg;
 		else {
 			if (ch == 'r')
 				logx(0, "reset: --reasons: a comma-separated "
@@ -154,50 +153,65 @@ cmd_reset(const struct cmd_ctx *c, int argc, char **argv)
 			if (ch == 'k')
 				logx(0, "reset: --kind: user-only or CA-only, "
 				    "and indirect, separated by a comma");
-			goto done;
+			return -1;
 		}
 	}
-	if (all && issuer == NULL && scope == NULL &&
-	    reasons == CRLC_REASONS_ALL && kind == 0 && optind == argc) {
-		ret = reset_all(c->st);
-		goto done;
-	}
-	if (all || issuer == NULL || optind != argc) {
-		logx(0, "usage: crlcache reset --issuer CERT.pem [--scope URI] "
-		    "[--reasons LIST] [--kind KINDS] | --all");
-		goto done;
-	}
-	/* a reason partition is named in the messages, after its scope */
+	return 0;
+}
+
+/*
+ * What the messages name after a scope: its reason partition, then its
+ * kind (checked words: nothing to escape; cut if repeated).
+ */
+static void
+partition_text(const struct reset_args *a, char *rtext, size_t len)
+{
 	rtext[0] = '\0';
-	if (reasons != CRLC_REASONS_ALL) {
+	if (a->reasons != CRLC_REASONS_ALL) {
 		memcpy(rtext, ", reasons ", 11);
-		crlc_reasons_format(reasons, rtext + 10, sizeof(rtext) - 10);
+		crlc_reasons_format(a->reasons, rtext + 10, len - 10);
 	}
-	/* and its kind (checked words: nothing to escape; cut if repeated) */
-	if (kindtext != NULL)
-		snprintf(rtext + strlen(rtext), sizeof(rtext) - strlen(rtext),
-		    ", kind %s", kindtext);
-	if (certs == NULL || certs_load(issuer, certs) == -1)
+	if (a->kindtext != NULL)
+		snprintf(rtext + strlen(rtext), len - strlen(rtext),
+		    ", kind %s", a->kindtext);
+}
+
+/* Remove the CRL a names from the working index and publish. */
+static int
+reset_scope(struct state *st, const struct reset_args *a)
+{
+	STACK_OF(X509) *certs = sk_X509_new_null();
+	const char *scope = a->scope != NULL ? a->scope : "all";
+	struct store *s = NULL;
+	struct store_reset held;
+	char name[256], num[2 * CRLC_CRLNUM_MAX + 1], tu[32], err[ERRLEN];
+	/* ", reasons LIST" then ", kind LIST" (KIND_TEXT_MAX) */
+	char rtext[10 + CRLC_REASONS_TEXT_MAX + KIND_TEXT_MAX];
+	uint64_t gen;
+	int rc, ret = 4;
+
+	partition_text(a, rtext, sizeof(rtext));
+	if (certs == NULL || certs_load(a->issuer, certs) == -1)
 		goto done;
 	if (sk_X509_num(certs) != 1) {
 		logx(0, "%s: give exactly one certificate, the CRL issuer's",
-		    issuer);
+		    a->issuer);
 		goto done;
 	}
 	X509_NAME_oneline(X509_get_subject_name(sk_X509_value(certs, 0)), name,
 	    sizeof(name));
-	if (store_open(&s, state_dir, err, sizeof(err)) == -1) {
+	if (store_open(&s, st, err, sizeof(err)) == -1) {
 		logx(0, "%s", err);
 		goto done;
 	}
-	if ((rc = store_reset_scope(s, sk_X509_value(certs, 0), scope, reasons,
-	    kind, &held, err, sizeof(err))) == -1) {
+	if ((rc = store_reset_scope(s, sk_X509_value(certs, 0), a->scope,
+	    a->reasons, a->kind, &held, err, sizeof(err))) == -1) {
 		logx(0, "reset: %s", err);
 		goto done;
 	}
 	if (rc == 0) {
 		logx(0, "reset: no CRL held for issuer %s, scope %s%s", name,
-		    scope != NULL ? scope : "all", rtext);
+		    scope, rtext);
 		ret = 1;
 		goto done;
 	}
@@ -209,18 +223,35 @@ cmd_reset(const struct cmd_ctx *c, int argc, char **argv)
 	if (store_publish(s, 0, &gen, err, sizeof(err)) == -1) {
 		/* the working index changed: the next publish carries it */
 		logx(0, "reset: issuer %s, scope %s%s removed from the working "
-		    "index, not published: %s", name, scope != NULL ? scope :
-		    "all", rtext, err);
+		    "index, not published: %s", name, scope, rtext, err);
 		goto done;
 	}
 	log_always();
 	logx(1, "reset: issuer %s, scope %s%s: removed CRL number %s "
 	    "(thisUpdate %s, %u entries); published generation %llu",
-	    name, scope != NULL ? scope : "all", rtext, num, tu, held.entries,
+	    name, scope, rtext, num, tu, held.entries,
 	    (unsigned long long)gen);
 	ret = 0;
 done:
 	store_close(s);
 	sk_X509_pop_free(certs, X509_free);
 	return ret;
+}
+
+int
+cmd_reset(const struct cmd_ctx *c, int argc, char **argv)
+{
+	struct reset_args a;
+
+	if (reset_parse(argc, argv, &a) == -1)
+		return 4;
+	if (a.all && a.issuer == NULL && a.scope == NULL &&
+	    a.reasons == CRLC_REASONS_ALL && a.kind == 0 && optind == argc)
+		return reset_all(c->st);
+	if (a.all || a.issuer == NULL || optind != argc) {
+		logx(0, "usage: crlcache reset --issuer CERT.pem [--scope URI] "
+		    "[--reasons LIST] [--kind KINDS] | --all");
+		return 4;
+	}
+	return reset_scope(c->st, &a);
 }

@@ -183,6 +183,7 @@ same_bytes(const uint8_t *a, const uint8_t *held, size_t len, int release)
  * CRL numbers increase monotonically; 5.2.4: a delta applies onto a
  * complete CRL whose number is at least the delta's BaseCRLNumber).
  * Returns 1 to apply, 0 when c is what we already hold, -1 to reject.
+ * Long: each rule and its message side by side.
  */
 static int
 admissible(const struct store *s, const struct crl *c,
@@ -302,6 +303,146 @@ settle_unkinded(struct store *s, MDB_txn *txn,
 	return rc;
 }
 
+/* Where a CRL goes: its scope, and the record held for it. */
+struct scope_at {
+	uint8_t			 key[CRLC_KEY_MAX], prefix[CRLC_PREFIX_LEN];
+	size_t			 keylen;
+	/*
+	 * The held record is read in LMDB's map, not copied (it holds a
+	 * whole signed CRL): it stays committed and unchanged, its pages
+	 * in use, until the last transaction replaces it.
+	 */
+	struct crlc_crl_info	 old;
+	int			 have;
+	unsigned		 scope_no;
+};
+
+/*
+ * c's scope in w, and whether c may replace what it holds: 0 to go on,
+ * -1 with *res what the ingest ends with.
+ */
+static int
+scope_find(struct store *s, struct wtxn *w, const struct crl *c,
+    struct scope_at *at, int *res, char *err, size_t errlen)
+{
+	uint32_t id = 0, key_no = 0;
+	MDB_val k, v;
+	int rc, ok;
+
+	*res = INGEST_FAILED;
+	if ((rc = issuer_id(s, w->txn, c, &id)) != 0 ||
+	    (rc = key_no_of(s, w->txn, id, c->issuer, &key_no)) != 0) {
+		lmdb_err(err, errlen, "issuer id", rc);
+		return -1;
+	}
+	put_prefix(at->prefix, id, key_no);
+	if (scope_key(at->prefix, c->scope, c->reasons, c->idp_flags, at->key,
+	    &at->keylen) == -1) {
+		snprintf(err, errlen, "IDP URI too long");
+		return -1;
+	}
+	if ((rc = settle_unkinded(s, w->txn, at->prefix, c)) != 0) {
+		lmdb_err(err, errlen, "rekey scope", rc);
+		return -1;
+	}
+	k.mv_size = at->keylen;
+	k.mv_data = at->key;
+	rc = mdb_get(w->txn, s->crl, &k, &v);
+	if (rc != 0 && rc != MDB_NOTFOUND) {
+		lmdb_err(err, errlen, "read scope", rc);
+		return -1;
+	}
+	at->have = rc == 0;
+	if (at->have && crlc_crl_decode(k.mv_data, k.mv_size, v.mv_data,
+	    v.mv_size, &at->old) == -1) {
+		snprintf(err, errlen, "index: stored CRL record is corrupt");
+		return -1;
+	}
+	if ((ok = admissible(s, c, &at->old, at->have, err, errlen)) <= 0) {
+		*res = ok < 0 ? INGEST_FAILED : INGEST_UNCHANGED;
+		return -1;
+	}
+	if (at->have)
+		at->scope_no = at->old.scope_no;
+	else if ((rc = next_scope_no(s, w->txn, at->prefix,
+	    &at->scope_no)) != 0) {
+		lmdb_err(err, errlen, "scope number", rc);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The "crl" record c makes of at's (its source not yet set); a delta's
+ * base parsed into *base.  -1 when the held base cannot be read.
+ */
+static int
+record_of(const struct crl *c, const struct scope_at *at,
+    struct crlc_crl_info *rec, struct crlc_crl *base, char *err,
+    size_t errlen)
+{
+	const char *why;
+
+	memset(rec, 0, sizeof(*rec));
+	if (c->is_delta) {
+		*rec = at->old;
+		rec->flags |= CRLC_CRL_HAS_DELTA;
+		rec->delta_this_update = c->this_update;
+		rec->delta_next_update = c->next_update;
+		rec->number.p = c->number;
+		rec->number.len = c->numlen;
+		rec->delta.p = c->der;
+		rec->delta.len = c->derlen;
+		if (crlc_crl_parse(at->old.der.p, at->old.der.len, base,
+		    &why) == -1) {
+			snprintf(err, errlen, "index: stored base CRL unreadable");
+			return -1;
+		}
+	} else {
+		rec->flags = c->idp_flags;
+		rec->this_update = c->this_update;
+		rec->next_update = c->next_update;
+		rec->number.p = rec->base.p = c->number;
+		rec->number.len = rec->base.len = c->numlen;
+		rec->der.p = c->der;
+		rec->der.len = c->derlen;
+	}
+	rec->scope_no = at->scope_no;
+	rec->fetched_at = (int64_t)time(NULL);
+	return 0;
+}
+
+/*
+ * Rebuild the scope: drop what base and old delta listed, write anew;
+ * the entries written to *count.  -1 with the reason in err.
+ */
+static int
+scope_rewrite(struct wtxn *w, const struct scope_at *at, const struct crl *c,
+    const struct crlc_crl *base, int64_t *count, char *err, size_t errlen)
+{
+	int rc = 0;
+
+	if (at->have)
+		rc = drop_scope(w, at->prefix, at->scope_no);
+	if (rc == 0)
+		rc = write_entries(w, at->prefix, at->scope_no,
+		    c->is_delta ? base : &c->p, 0, count);
+	if (rc == 0 && c->is_delta)
+		rc = write_entries(w, at->prefix, at->scope_no, &c->p, 1,
+		    count);
+	if (rc == 0)
+		return 0;
+	if (rc == EINVAL)
+		snprintf(err, errlen, "malformed revoked entry");
+	else if (rc == E2BIG)
+		snprintf(err, errlen, "indirect CRL names more than %d "
+		    "certificate issuers (RFC 5280 5.3.3) not supported",
+		    CERT_ISSUERS_MAX);
+	else
+		lmdb_err(err, errlen, "write entries", rc);
+	return -1;
+}
+
 /*
  * Ingest c in w (split: struct wtxn).  Returns an enum ingest_result;
  * INGEST_CHANGED leaves the last transaction to commit.
@@ -310,85 +451,19 @@ static int
 ingest_txn(struct store *s, struct wtxn *w, const struct crl *c, char *err,
     size_t errlen)
 {
-	uint8_t key[CRLC_KEY_MAX], prefix[CRLC_PREFIX_LEN];
-	size_t keylen;
-	MDB_val k, v;
-	struct crlc_crl_info old, rec;
+	MDB_val k = { strlen(CRLC_META_PENDING), CRLC_META_PENDING };
+	struct scope_at at;
+	struct crlc_crl_info rec;
 	struct crlc_crl base;
-	const char *why;
 	char *source = NULL;
 	int64_t count = 0;
-	uint32_t id = 0, key_no = 0;
-	unsigned scope_no;
-	int have, rc, ok, ret = INGEST_FAILED;
+	int rc, ret;
 
-	if ((rc = issuer_id(s, w->txn, c, &id)) != 0 ||
-	    (rc = key_no_of(s, w->txn, id, c->issuer, &key_no)) != 0) {
-		lmdb_err(err, errlen, "issuer id", rc);
+	if (scope_find(s, w, c, &at, &ret, err, errlen) == -1)
+		return ret;
+	if (record_of(c, &at, &rec, &base, err, errlen) == -1)
 		return INGEST_FAILED;
-	}
-	put_prefix(prefix, id, key_no);
-	if (scope_key(prefix, c->scope, c->reasons, c->idp_flags, key,
-	    &keylen) == -1) {
-		snprintf(err, errlen, "IDP URI too long");
-		return INGEST_FAILED;
-	}
-	if ((rc = settle_unkinded(s, w->txn, prefix, c)) != 0) {
-		lmdb_err(err, errlen, "rekey scope", rc);
-		return INGEST_FAILED;
-	}
-	k.mv_size = keylen;
-	k.mv_data = key;
-	rc = mdb_get(w->txn, s->crl, &k, &v);
-	if (rc != 0 && rc != MDB_NOTFOUND) {
-		lmdb_err(err, errlen, "read scope", rc);
-		return INGEST_FAILED;
-	}
-	/*
-	 * The held record is read in LMDB's map, not copied (it holds a
-	 * whole signed CRL): it stays committed and unchanged, its pages
-	 * in use, until the last transaction replaces it.
-	 */
-	have = rc == 0;
-	if (have && crlc_crl_decode(k.mv_data, k.mv_size, v.mv_data,
-	    v.mv_size, &old) == -1) {
-		snprintf(err, errlen, "index: stored CRL record is corrupt");
-		return INGEST_FAILED;
-	}
-	if ((ok = admissible(s, c, &old, have, err, errlen)) <= 0)
-		return ok < 0 ? INGEST_FAILED : INGEST_UNCHANGED;
-	if (have)
-		scope_no = old.scope_no;
-	else if ((rc = next_scope_no(s, w->txn, prefix, &scope_no)) != 0) {
-		lmdb_err(err, errlen, "scope number", rc);
-		return INGEST_FAILED;
-	}
-
-	memset(&rec, 0, sizeof(rec));
-	if (c->is_delta) {
-		rec = old;
-		rec.flags |= CRLC_CRL_HAS_DELTA;
-		rec.delta_this_update = c->this_update;
-		rec.delta_next_update = c->next_update;
-		rec.number.p = c->number;
-		rec.number.len = c->numlen;
-		rec.delta.p = c->der;
-		rec.delta.len = c->derlen;
-		if (crlc_crl_parse(old.der.p, old.der.len, &base, &why) == -1) {
-			snprintf(err, errlen, "index: stored base CRL unreadable");
-			return INGEST_FAILED;
-		}
-	} else {
-		rec.flags = c->idp_flags;
-		rec.this_update = c->this_update;
-		rec.next_update = c->next_update;
-		rec.number.p = rec.base.p = c->number;
-		rec.number.len = rec.base.len = c->numlen;
-		rec.der.p = c->der;
-		rec.der.len = c->derlen;
-	}
-	rec.scope_no = scope_no;
-	rec.fetched_at = (int64_t)time(NULL);
+	ret = INGEST_FAILED;
 	/* The record is published: the source without its credentials. */
 	source = redact_userinfo(c->source);
 	rec.source.p = (const uint8_t *)source;
@@ -396,35 +471,14 @@ ingest_txn(struct store *s, struct wtxn *w, const struct crl *c, char *err,
 	/* Marked before the first commit, which a kill may follow. */
 	if (mark_dirty(s, err, errlen) == -1)
 		goto done;
-
-	/* Rebuild the scope: drop what base and old delta listed, write anew. */
-	w->scope_no = scope_no;
-	w->key = key;
-	w->keylen = keylen;
-	rc = 0;
-	if (have)
-		rc = drop_scope(w, prefix, scope_no);
-	if (rc == 0)
-		rc = write_entries(w, prefix, scope_no,
-		    c->is_delta ? &base : &c->p, 0, &count);
-	if (rc == 0 && c->is_delta)
-		rc = write_entries(w, prefix, scope_no, &c->p, 1, &count);
-	if (rc != 0) {
-		if (rc == EINVAL)
-			snprintf(err, errlen, "malformed revoked entry");
-		else if (rc == E2BIG)
-			snprintf(err, errlen, "indirect CRL names more than %d "
-			    "certificate issuers (RFC 5280 5.3.3) not supported",
-			    CERT_ISSUERS_MAX);
-		else
-			lmdb_err(err, errlen, "write entries", rc);
+	w->scope_no = at.scope_no;
+	w->key = at.key;
+	w->keylen = at.keylen;
+	if (scope_rewrite(w, &at, c, &base, &count, err, errlen) == -1)
 		goto done;
-	}
 	rec.entries = count < 0 ? 0 : count > UINT32_MAX ? UINT32_MAX :
 	    (uint32_t)count;
-	k.mv_size = strlen(CRLC_META_PENDING);
-	k.mv_data = CRLC_META_PENDING;
-	if ((rc = put_scope(s, w->txn, key, keylen, &rec,
+	if ((rc = put_scope(s, w->txn, at.key, at.keylen, &rec,
 	    w->split && !c->keep_body)) != 0 ||
 	    (w->committed && (rc = mdb_del(w->txn, s->meta, &k, NULL)) != 0)) {
 		lmdb_err(err, errlen, "write CRL record", rc);
@@ -434,49 +488,6 @@ ingest_txn(struct store *s, struct wtxn *w, const struct crl *c, char *err,
 done:
 	free(source);
 	return ret;
-}
-
-/*
- * Make the "rev" records of the scope a split ingest left pending
- * (struct wtxn) those of its "crl" record again: delete every record of
- * its scope number under its prefix, write the entries of the record,
- * if there is one (there is none when the ingest was the scope's first),
- * and remove CRLC_META_PENDING.  In the caller's transaction.
- */
-int
-recover_pending(struct store *s, MDB_txn *txn)
-{
-	MDB_val pk = { strlen(CRLC_META_PENDING), CRLC_META_PENDING };
-	MDB_val k, v;
-	struct crlc_crl_info ci;
-	uint8_t key[CRLC_KEY_MAX];
-	size_t keylen;
-	unsigned scope_no;
-	int64_t count;
-	int rc;
-
-	if ((rc = mdb_get(txn, s->meta, &pk, &v)) != 0)
-		return rc == MDB_NOTFOUND ? 0 : rc;
-	if (v.mv_size < 2 + CRLC_PREFIX_LEN || v.mv_size > 2 + CRLC_KEY_MAX)
-		return EINVAL;
-	scope_no = (unsigned)((const uint8_t *)v.mv_data)[0] << 8 |
-	    ((const uint8_t *)v.mv_data)[1];
-	keylen = v.mv_size - 2;
-	memcpy(key, (const uint8_t *)v.mv_data + 2, keylen);
-	if ((rc = drop_scope(ONE_TXN(s, txn), key, scope_no)) != 0)
-		return rc;
-	k.mv_size = keylen;
-	k.mv_data = key;
-	rc = mdb_get(txn, s->crl, &k, &v);
-	if (rc != 0 && rc != MDB_NOTFOUND)
-		return rc;
-	if (rc == 0 && (crlc_crl_decode(key, keylen, v.mv_data, v.mv_size,
-	    &ci) == -1 || ci.scope_no != scope_no))
-		return EINVAL;
-	if (rc == 0 && (rc = write_scope_entries(ONE_TXN(s, txn), key,
-	    scope_no, &ci.der, &ci.delta, &count)) != 0)
-		return rc;
-	return mdb_del(txn, s->meta, &pk, NULL);
 }
 
 /*
@@ -604,7 +615,7 @@ store_has_scope(struct store *s, const uint8_t *key, size_t keylen,
  * that the rollback rule no longer binds it (and update, finding the
  * scope empty, fetches its sources unconditionally).  Returns 1 when
  * removed (what was held in *held), 0 when the scope holds nothing, -1 on
- * error.
+ * error.  Long: one transaction, each of its failures said apart.
  */
 int
 store_reset_scope(struct store *s, X509 *issuer, const char *scope,

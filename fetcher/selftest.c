@@ -38,6 +38,7 @@
 #include <openssl/x509v3.h>
 
 #include "fetcher.h"
+#include "state.h"
 
 /* `openssl list -providers` and `openssl verify` print a few hundred bytes. */
 #define MAX_OPENSSL_OUTPUT	65536
@@ -273,17 +274,21 @@ make_index(const char *dir, const char *ca_pem, X509_CRL *crl)
 	struct strlist anchors = { NULL, 0 }, none = { NULL, 0 };
 	struct trust t = { 0 };
 	struct store *s = NULL;
+	struct state st;
 	char state[PATH_MAX], err[ERRLEN];
 	unsigned char *der = NULL;
 	uint64_t gen;
 	int len, ret = -1;
 
 	err[0] = '\0';
+	memset(&st, 0, sizeof(st));
+	st.fd = -1;
 	strlist_add(&anchors, ca_pem);
 	if ((size_t)snprintf(state, sizeof(state), "%s/state", dir) >=
 	    sizeof(state) || (len = i2d_X509_CRL(crl, &der)) <= 0 ||
 	    trust_load(&t, &anchors, &none, &none) == -1 ||
-	    store_open(&s, state, err, sizeof(err)) == -1 ||
+	    state_open(&st, state) == -1 ||
+	    store_open(&s, &st, err, sizeof(err)) == -1 ||
 	    ingest_buffer(s, &t, "the self-test CRL", NULL, der, (size_t)len,
 	    NULL, NULL, err, sizeof(err)) == INGEST_FAILED ||
 	    store_publish(s, 1, &gen, err, sizeof(err)) == -1)
@@ -294,6 +299,7 @@ done:
 		logx(0, "self-test index: %s", err[0] != '\0' ? err :
 		    "cannot be made");
 	store_close(s);
+	state_close(&st);
 	trust_free(&t);
 	OPENSSL_free(der);
 	strlist_free(&anchors);

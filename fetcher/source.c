@@ -18,6 +18,7 @@
 #include <crlcache/index.h>
 
 #include "fetcher.h"
+#include "state.h"
 #include "store.h"
 
 static char *
@@ -110,7 +111,7 @@ store_get_source(struct store *s, const char *url, struct source_rec *rec)
  * the crlcache user has.  Returns 0, fn's non-zero value, or -1.
  */
 int
-store_foreach_source(const char *state_dir,
+store_foreach_source(struct state *st,
     int (*fn)(const char *url, const struct source_rec *, void *), void *arg)
 {
 	char path[PATH_MAX], url[CRLC_KEY_MAX + 1], *shown;
@@ -122,7 +123,9 @@ store_foreach_source(const char *state_dir,
 	MDB_val k, v;
 	int rc, ret = -1;
 
-	snprintf(path, sizeof(path), "%s/%s", state_dir, WORK_NAME);
+	/* LMDB takes nothing but a path (state.h). */
+	if (state_file_path(st, WORK_NAME, path, sizeof(path)) == -1)
+		return -1;
 	if (mdb_env_create(&env) != 0 || mdb_env_set_maxdbs(env, CRLC_NUM_DBS) != 0 ||
 	    mdb_env_open(env, path, MDB_RDONLY, 0600) != 0 ||
 	    mdb_txn_begin(env, NULL, MDB_RDONLY, &txn) != 0 ||

@@ -18,7 +18,7 @@
 #include "state.h"
 
 #define DIR_FLAGS	(O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-/* Names a temporary file may take before state_replace() gives up. */
+/* Names a temporary file may take before state_mktemp() gives up. */
 #define TEMP_TRIES	16
 
 /* Open st->path; -1 with errno. */
@@ -310,23 +310,14 @@ done:
 static int
 temp_at(int dfd, const char *base, mode_t mode, char *tmp, size_t tmplen)
 {
-	uint32_t r;
-	int i, fd;
+	char prefix[STATE_NAME_MAX + 16];
 
-	for (i = 0; i < TEMP_TRIES; i++) {
-		if (getrandom(&r, sizeof(r), 0) != sizeof(r))
-			return -1;
-		if ((size_t)snprintf(tmp, tmplen, ".%s.crlcache-%08x", base,
-		    (unsigned)r) >= tmplen) {
-			errno = ENAMETOOLONG;
-			return -1;
-		}
-		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-		    O_CLOEXEC, mode);
-		if (fd != -1 || errno != EEXIST)
-			return fd;
+	if ((size_t)snprintf(prefix, sizeof(prefix), ".%s.crlcache-", base) >=
+	    sizeof(prefix)) {
+		errno = ENAMETOOLONG;
+		return -1;
 	}
-	return -1;
+	return state_mktemp(dfd, prefix, mode, tmp, tmplen);
 }
 
 /* state_replace(), the file's times set to ts (when not NULL) first. */
@@ -480,4 +471,33 @@ state_exists(struct state *st, const char *name)
 	if (owned)
 		close(dfd);
 	return rc == 0 ? 1 : e == ENOENT ? 0 : -1;
+}
+
+int
+state_mktemp(int dfd, const char *prefix, mode_t mode, char *tmp,
+    size_t tmplen)
+{
+	static const char chars[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "abcdefghijklmnopqrstuvwxyz0123456789";
+	uint8_t r[STATE_TEMP_SUFFIX];
+	size_t plen = strlen(prefix), i;
+	int t, fd;
+
+	if (plen + STATE_TEMP_SUFFIX >= tmplen) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(tmp, prefix, plen);
+	for (t = 0; t < TEMP_TRIES; t++) {
+		if (getrandom(r, sizeof(r), 0) != sizeof(r))
+			return -1;
+		for (i = 0; i < sizeof(r); i++)
+			tmp[plen + i] = chars[r[i] % (sizeof(chars) - 1)];
+		tmp[plen + sizeof(r)] = '\0';
+		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+		    O_CLOEXEC, mode);
+		if (fd != -1 || errno != EEXIST)
+			return fd;
+	}
+	return -1;
 }

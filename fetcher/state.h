@@ -127,4 +127,14 @@ int	 state_replace_timed(struct state *st, const char *name,
  */
 int	 state_exists(struct state *st, const char *name);
 
+/*
+ * A new file of the directory dfd named prefix and STATE_TEMP_SUFFIX
+ * random letters and digits (mkostemp()'s names, for the cleaners that
+ * know them), created O_EXCL with mode: its descriptor, its name in tmp.
+ * -1 with errno.
+ */
+#define STATE_TEMP_SUFFIX	6
+int	 state_mktemp(int dfd, const char *prefix, mode_t mode, char *tmp,
+	    size_t tmplen);
+
 #endif /* CRLCACHE_FETCHER_STATE_H */

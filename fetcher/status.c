@@ -421,7 +421,7 @@ print_coverage(struct status_walk *w, struct crlc_index *idx,
 		return;
 	pending = hints_pending(st);
 	(void)enrolment_load(st, &en);
-	(void)store_foreach_source(state_path(st), collect_error, &errors);
+	(void)store_foreach_source(st, collect_error, &errors);
 	if (errors.n > 0)
 		qsort(errors.v, errors.n, sizeof(*errors.v), cmp_lines);
 	if (w->fmt == OUT_JSON)
@@ -507,7 +507,7 @@ print_status(FILE *out, enum out_format fmt, const char *path,
 		fputs("\n  ],\n  \"sources\": [", out);
 	w.n = 0;
 	/* Source state lives in the working index; not every user can read it. */
-	have_sources = store_foreach_source(state_path(st), print_source,
+	have_sources = store_foreach_source(st, print_source,
 	    &w) == 0;
 	if (fmt == OUT_JSON)
 		fputs("\n  ]", out);
@@ -616,7 +616,7 @@ status_report(struct state *st, FILE *out, void *arg)
 		return dir_refused_print(st, out) == 0 ? 0 : 4;
 	if (a->refusals)
 		return refusals_print(st, out, a->fmt == OUT_JSON) == 0 ? 0 : 4;
-	if (index_open(state_path(st), path, sizeof(path), &idx, 1) == -1) {
+	if (index_open(st, path, sizeof(path), &idx, 1) == -1) {
 		/* What reads JSON gets JSON; the reason is on stderr. */
 		if (a->fmt == OUT_JSON) {
 			fputs("{\n  \"index\": ", out);
@@ -657,7 +657,7 @@ status_leave_verdict(struct state *st, int64_t grace)
 	char path[PATH_MAX];
 	FILE *sink;
 
-	if (index_open(state_path(st), path, sizeof(path), &idx, 0) == -1)
+	if (index_open(st, path, sizeof(path), &idx, 0) == -1)
 		return;
 	memset(&sum, 0, sizeof(sum));
 	if ((sink = fopen("/dev/null", "w")) != NULL &&

@@ -28,6 +28,7 @@
 #include <lmdb.h>
 
 #include "fetcher.h"
+#include "state.h"
 #include "store.h"
 
 /*
@@ -35,11 +36,14 @@
  * LMDB reports a short write as EIO, and writes a page run at a time.
  */
 #define FULL_FS_BYTES		((unsigned long long)1 << 20)
+/* LMDB's data file: where it writes. */
+#define WORK_DATA		WORK_NAME "/data.mdb"
 
 /*
  * The databases.  A working index of another format than this one is
  * refused, not converted (format.h VERSIONS: format 4 is the first
- * released; a later one brings its migration).
+ * released; a later one brings its migration).  Long: eight databases
+ * opened in one transaction, the format checked in it.
  */
 static int
 open_dbs(struct store *s, char *err, size_t errlen)
@@ -76,7 +80,7 @@ open_dbs(struct store *s, char *err, size_t errlen)
 		snprintf(err, errlen, "working index %s/%s is of format %s, "
 		    "not %u, the one this version reads, and is not "
 		    "converted: run `crlcache reset --all` to empty it (the "
-		    "next `crlcache update` fills it again)", s->dir,
+		    "next `crlcache update` fills it again)", state_path(s->st),
 		    WORK_NAME, found, CRLC_WORK_FORMAT_VERSION);
 		return -1;
 	}
@@ -105,15 +109,13 @@ fail:
 	return -1;
 }
 
-/* Remove dir/name (an LMDB file of the working index), if there. */
+/* Remove name (an LMDB file of the working index), if there. */
 static int
-remove_env_file(const char *dir, const char *name, char *err, size_t errlen)
+remove_env_file(struct state *st, const char *name, char *err, size_t errlen)
 {
-	char path[PATH_MAX];
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	if (unlink(path) == -1 && errno != ENOENT) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	if (state_remove(st, name, 0) == -1 && errno != ENOENT) {
+		snprintf(err, errlen, "%s/%s: %s", state_path(st), name,
+		    strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -124,7 +126,7 @@ remove_env_file(const char *dir, const char *name, char *err, size_t errlen)
  * (`reset --all`: whatever format they are of, nothing of them is read).
  */
 static int
-open_locked(struct store **out, const char *state_dir, int empty, char *err,
+open_locked(struct store **out, struct state *st, int empty, char *err,
     size_t errlen)
 {
 	struct store *s = xcalloc(1, sizeof(*s));
@@ -133,29 +135,36 @@ open_locked(struct store **out, const char *state_dir, int empty, char *err,
 
 	*out = NULL;
 	s->lockfd = -1;
-	s->dir = xstrdup(state_dir);
-	if (mkdir(state_dir, 0755) == -1 && errno != EEXIST) {
-		snprintf(err, errlen, "%s: %s", state_dir, strerror(errno));
+	s->st = st;
+	if (state_create(st) == -1) {
+		snprintf(err, errlen, "%s: cannot make the state directory",
+		    state_path(st));
 		goto fail;
 	}
-	snprintf(path, sizeof(path), "%s/%s", state_dir, LOCK_NAME);
-	if ((s->lockfd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600)) == -1) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	if ((s->lockfd = state_openat(st, LOCK_NAME, O_RDWR | O_CREAT,
+	    0600)) == -1) {
+		snprintf(err, errlen, "%s/%s: %s", state_path(st), LOCK_NAME,
+		    strerror(errno));
 		goto fail;
 	}
 	if (flock(s->lockfd, LOCK_EX | LOCK_NB) == -1) {
-		snprintf(err, errlen, "%s: another crlcache run holds the lock",
-		    path);
+		snprintf(err, errlen, "%s/%s: another crlcache run holds the "
+		    "lock", state_path(st), LOCK_NAME);
 		goto fail;
 	}
-	snprintf(path, sizeof(path), "%s/%s", state_dir, WORK_NAME);
-	if (mkdir(path, 0700) == -1 && errno != EEXIST) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	if (state_mkdir(st, WORK_NAME, 0700) == -1) {
+		snprintf(err, errlen, "%s/%s: %s", state_path(st), WORK_NAME,
+		    strerror(errno));
 		goto fail;
 	}
-	if (empty && (remove_env_file(path, "data.mdb", err, errlen) == -1 ||
-	    remove_env_file(path, "lock.mdb", err, errlen) == -1))
+	if (empty && (remove_env_file(st, WORK_DATA, err, errlen) == -1 ||
+	    remove_env_file(st, WORK_NAME "/lock.mdb", err, errlen) == -1))
 		goto fail;
+	/* LMDB takes nothing but a path (state.h). */
+	if (state_file_path(st, WORK_NAME, path, sizeof(path)) == -1) {
+		snprintf(err, errlen, "%s: path too long", state_path(st));
+		goto fail;
+	}
 	if ((rc = mdb_env_create(&s->env)) != 0 ||
 	    (rc = mdb_env_set_maxdbs(s->env, CRLC_NUM_DBS)) != 0 ||
 	    (rc = mdb_env_set_mapsize(s->env, CRLC_MAP_SIZE)) != 0 ||
@@ -166,9 +175,8 @@ open_locked(struct store **out, const char *state_dir, int empty, char *err,
 	if (open_dbs(s, err, errlen) == -1)
 		goto fail;
 	map_find(s);
-	publish_clean(state_dir);
-	unpublished_path(s, path, sizeof(path));
-	s->dirty = access(path, F_OK) == 0;
+	publish_clean(st);
+	s->dirty = unpublished_held(s);
 	*out = s;
 	return 0;
 fail:
@@ -177,16 +185,16 @@ fail:
 }
 
 int
-store_open(struct store **out, const char *state_dir, char *err, size_t errlen)
+store_open(struct store **out, struct state *st, char *err, size_t errlen)
 {
-	return open_locked(out, state_dir, 0, err, errlen);
+	return open_locked(out, st, 0, err, errlen);
 }
 
 int
-store_open_empty(struct store **out, const char *state_dir, char *err,
+store_open_empty(struct store **out, struct state *st, char *err,
     size_t errlen)
 {
-	return open_locked(out, state_dir, 1, err, errlen);
+	return open_locked(out, st, 1, err, errlen);
 }
 
 void
@@ -200,7 +208,6 @@ store_close(struct store *s)
 		mdb_env_close(s->env);
 	if (s->lockfd != -1)
 		close(s->lockfd);
-	free(s->dir);
 	strlist_free(&s->asked);
 	free(s);
 }
@@ -238,11 +245,14 @@ stamp_generation(struct store *s, uint64_t *generation, int64_t *created)
 
 /* EIO from LMDB on a filesystem with no room left is ENOSPC. */
 static int
-full_fs(const char *dir, int rc)
+full_fs(struct state *st, int rc)
 {
 	struct statvfs sv;
+	const char *base;
+	int dfd;
 
-	if (rc == EIO && statvfs(dir, &sv) == 0 &&
+	if (rc == EIO && (dfd = state_dirfd(st, WORK_DATA, &base)) != -1 &&
+	    fstatvfs(dfd, &sv) == 0 &&
 	    (unsigned long long)sv.f_bavail * sv.f_frsize < FULL_FS_BYTES)
 		return ENOSPC;
 	return rc;
@@ -257,7 +267,6 @@ int
 store_publish(struct store *s, int force, uint64_t *generation, char *err,
     size_t errlen)
 {
-	char marker[PATH_MAX];
 	struct publish_src src;
 	int64_t created;
 	MDB_txn *txn;
@@ -270,13 +279,13 @@ store_publish(struct store *s, int force, uint64_t *generation, char *err,
 		return -1;
 	}
 	if ((rc = batch_end(s)) != 0) {
-		lmdb_err(err, errlen, "commit", full_fs(s->dir, rc));
+		lmdb_err(err, errlen, "commit", full_fs(s->st, rc));
 		return -1;
 	}
-	if (!s->dirty && !force && !publish_needed(s->dir))
+	if (!s->dirty && !force && !publish_needed(s->st))
 		return 0;
 	if ((rc = stamp_generation(s, generation, &created)) != 0) {
-		lmdb_err(err, errlen, "generation", full_fs(s->dir, rc));
+		lmdb_err(err, errlen, "generation", full_fs(s->st, rc));
 		return -1;
 	}
 	if ((rc = mdb_txn_begin(s->env, NULL, MDB_RDONLY, &txn)) != 0) {
@@ -290,12 +299,11 @@ store_publish(struct store *s, int force, uint64_t *generation, char *err,
 	src.rev = s->rev;
 	src.crl = s->crl;
 	src.crlhash = s->crlhash;
-	rc = publish(s->dir, &src, *generation, created, err, errlen);
+	rc = publish(s->st, &src, *generation, created, err, errlen);
 	mdb_txn_abort(txn);
 	if (rc == -1)
 		return -1;
 	s->dirty = 0;
-	unpublished_path(s, marker, sizeof(marker));
-	(void)unlink(marker);
+	unpublished_clear(s);
 	return 0;
 }

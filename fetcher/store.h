@@ -19,7 +19,7 @@
 
 /* store.c: the environment, opened and published */
 struct store {
-	char		*dir;
+	struct state	*st;		/* the state it lives in */
 	int		 lockfd;
 	MDB_env		*env;
 	MDB_dbi		 meta, canon, alias, key, rev, crl, source, crlhash;
@@ -104,7 +104,9 @@ int	 batch_add(struct store *s, size_t writes);
 int	 batch_end(struct store *s);
 int	 read_begin(struct store *s, MDB_txn **txn);
 void	 read_end(struct store *s, MDB_txn *txn);
-void	 unpublished_path(const struct store *s, char *path, size_t len);
+/* The marker of changes not yet published (work.c): there?, removed. */
+int	 unpublished_held(struct store *s);
+void	 unpublished_clear(struct store *s);
 int	 mark_dirty(struct store *s, char *err, size_t errlen);
 
 /* issuerid.c: issuer ids, key numbers, scope keys */
@@ -138,8 +140,11 @@ int	 write_scope_entries(struct wtxn *w,
 	    int64_t *count);
 int	 drop_scope(struct wtxn *w, const uint8_t prefix[CRLC_PREFIX_LEN],
 	    unsigned scope_no);
-
-/* scope.c: the "crl" and "crlhash" records */
+/*
+ * The scope a split ingest left half written (CRLC_META_PENDING) made
+ * its "crl" record's again: store_open() after a killed run, and
+ * store_ingest() after a failed one.
+ */
 int	 recover_pending(struct store *s, MDB_txn *txn);
 
 #endif

@@ -21,6 +21,7 @@
 #include <crlcache/index.h>
 
 #include "fetcher.h"
+#include "state.h"
 
 /*
  * Why a certificate file did not open, with the OS's word.  Commands that
@@ -225,11 +226,11 @@ trust_add(struct trust *t, X509 *x)
  * state directory has nothing yet; that is not an error).
  */
 void
-trust_use_index(struct trust *t, const char *state_dir)
+trust_use_index(struct trust *t, struct state *st)
 {
 	char path[PATH_MAX];
 
-	if (index_open(state_dir, path, sizeof(path), &t->index, 0) == -1)
+	if (index_open(st, path, sizeof(path), &t->index, 0) == -1)
 		t->index = NULL;
 }
 

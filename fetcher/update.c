@@ -21,265 +21,8 @@
 #include "fetcher.h"
 #include "state.h"
 #include "mozilla.h"
-
-/*
- * CRL URLs of the CCADB exports the configuration names: a file the
- * administrator placed (its URLs to urls, as configured), or an http(s)
- * URL fetched with the same limits as a CRL (its URLs came from the
- * network: to fromnet, fetched as learned URLs).  Returns how many
- * exports could not be read.
- */
-static size_t
-read_ccadb(const struct conf *conf, struct strlist *urls,
-    struct strlist *fromnet)
-{
-	char err[ERRLEN];
-	struct fetch f;
-	uint8_t *buf;
-	size_t i, len, failed = 0;
-	int ok, net;
-
-	for (i = 0; i < conf->ccadb.n; i++) {
-		const char *src = conf->ccadb.v[i];
-
-		buf = NULL;
-		len = 0;
-		if ((net = is_http_url(src, strlen(src)))) {
-			memset(&f, 0, sizeof(f));
-			f.url = src;
-			ok = fetch_all(&f, 1, conf) == 0 && f.ok && !f.not_modified;
-			if (!ok)
-				logx(0, "%s: %s", src, f.err[0] ? f.err : "fetch failed");
-			else {
-				buf = f.body;
-				len = f.len;
-				f.body = NULL;
-			}
-			fetch_free(&f);
-		} else {
-			ok = read_file(src, conf->max_size, &buf, &len, err,
-			    sizeof(err)) == 0;
-			if (!ok)
-				logx(0, "%s: %s", src, err);
-		}
-		if (!ok || ccadb_parse(buf, len, src, net ? fromnet : urls) == -1)
-			failed++;
-		free(buf);
-	}
-	return failed;
-}
-
-/*
- * The explicit sources and the CRL DPs of the configured CA certificates
- * to urls; those of downloaded CCADB exports to fromnet.
- */
-static int
-gather_urls(const struct conf *conf, const struct trust *t, struct strlist *urls,
-    struct strlist *fromnet, size_t *failed)
-{
-	size_t i;
-	int j;
-
-	for (i = 0; i < conf->urls.n; i++) {
-		if (!is_http_url(conf->urls.v[i], strlen(conf->urls.v[i]))) {
-			logx(0, "url %s: only http:// and https:// are fetched",
-			    conf->urls.v[i]);
-			return -1;
-		}
-		/* Redaction of its userinfo must see the whole URL. */
-		if (!url_plain(conf->urls.v[i])) {
-			/* Unprintable: it may hold credentials redaction misses. */
-			logx(0, "url number %zu: white space, a control character, "
-			    "'\"', '<' or '>' in a URL", i + 1);
-			return -1;
-		}
-		/* Its state is keyed by the URL: LMDB keys stop at 511 bytes. */
-		if (strlen(conf->urls.v[i]) > CRLC_KEY_MAX) {
-			/* Redacted before it is cut: the '@' may lie beyond. */
-			char *r = redact_userinfo(conf->urls.v[i]);
-
-			logx(0, "url %.64s...: longer than %d bytes", r,
-			    CRLC_KEY_MAX);
-			free(r);
-			return -1;
-		}
-		strlist_add(urls, conf->urls.v[i]);
-	}
-	/* DESIGN 4: CRL DPs of the CA certificates the configuration names. */
-	for (j = 0; j < sk_X509_num(t->certs); j++)
-		if (X509_check_ca(sk_X509_value(t->certs, j)) > 0)
-			cert_crl_urls(sk_X509_value(t->certs, j), urls);
-	*failed += read_ccadb(conf, urls, fromnet);
-	return 0;
-}
-
-/*
- * The directory, read when the run first needs it, and no more of it
- * than it needs: the entries of the enrolled issuers for their URLs (no
- * certificate decoded), and every entry with its certificate only for
- * proving hints or when a CRL's issuer cannot be proven without them
- * (trust.widen).  An hourly run whose CRLs answer 304, or whose new CRLs
- * come from issuers it already holds, costs a read of the file however
- * many CAs it lists.  Only after gather_urls(), as directory_trust().
- */
-struct lazy_dir {
-	struct state	*st;
-	struct trust	*t;
-	size_t		*failed;
-	struct directory d;		/* every entry, once read */
-	struct directory enrolled;	/* or the enrolled issuers' only */
-	int		 read;		/* d tried: it is what there is */
-};
-
-static int
-dir_read(struct lazy_dir *ld, struct directory *d, const struct fpset *only)
-{
-	char err[ERRLEN];
-
-	if (directory_load(ld->st, d, only, err, sizeof(err)) == 0)
-		return 0;
-	logx(0, "%s; not used until the next refresh", err);
-	(*ld->failed)++;
-	return -1;
-}
-
-static const struct directory *
-dir_need(struct lazy_dir *ld, const char *why)
-{
-	if (ld->read)
-		return &ld->d;
-	ld->read = 1;
-	if (dir_read(ld, &ld->d, NULL) == -1)
-		return &ld->d;
-	if (directory_trust(ld->t, &ld->d) == -1) {
-		logx(0, "update: out of memory; the directory is not used");
-		directory_free(&ld->d);
-		(*ld->failed)++;
-	} else
-		logx(2, "directory: %zu entries read (%s)", ld->d.n, why);
-	return &ld->d;
-}
-
-/* trust.widen: the directory's certificates, for a CRL's issuer. */
-static int
-dir_widen(void *arg)
-{
-	struct lazy_dir *ld = arg;
-
-	if (ld->read)
-		return 0;
-	return dir_need(ld, "issuer candidates")->n > 0;
-}
-
-/* The directory entries enrolled_sources() looks up. */
-static const struct directory *
-dir_enrolled(struct lazy_dir *ld, const struct conf *conf,
-    const struct enrolment *en, int64_t since)
-{
-	struct fpset only;
-	size_t i;
-
-	if (conf->enroll == ENROLL_ALL && since == 0)
-		return dir_need(ld, "enrolled issuers");
-	if (ld->read || conf->enroll == ENROLL_NONE || en->n == 0)
-		return &ld->d;
-	only.v = xcalloc(en->n, sizeof(*only.v));
-	for (i = only.n = 0; i < en->n; i++)
-		if (en->v[i].last_seen >= since)
-			memcpy(only.v[only.n++], en->v[i].fp, CRLC_HASH_LEN);
-	fpset_sort(&only);
-	if (dir_read(ld, &ld->enrolled, &only) == 0)
-		logx(2, "directory: %zu of %zu enrolled issuers found",
-		    ld->enrolled.n, only.n);
-	free(only.v);
-	return &ld->enrolled;
-}
-
-/*
- * The URLs of from that urls does not name to learned; to vouched too
- * when it is given (a directory's or a CCADB export's: not only a
- * certificate's proposal).
- */
-static void
-add_learned(const struct strlist *from, const struct strlist *urls,
-    struct strlist *learned, struct strlist *vouched)
-{
-	size_t i;
-
-	for (i = 0; i < from->n && learned->n < MAX_SOURCES; i++)
-		if (!strlist_listed(urls, from->v[i])) {
-			strlist_add(learned, from->v[i]);
-			if (vouched != NULL)
-				strlist_add(vouched, from->v[i]);
-		}
-}
-
-/*
- * The sources enrolment adds (DESIGN 4), less what the configuration
- * already names: the CRLs of every enrolled issuer (enroll = seen) met
- * since `since` (0: all), from its directory entry and from the
- * distribution points of its proven certificates, every enrolled
- * certificate becoming an issuer candidate for verifying them; with
- * enroll = all and no `since`, every directory entry's CRLs too.  Those
- * of the directory to vouched as well.
- */
-static void
-enrolled_sources(const struct conf *conf, const struct directory *d,
-    const struct enrolment *en, const struct crl_fresh *cf, struct trust *t,
-    int64_t since, const struct strlist *urls, struct strlist *learned,
-    struct strlist *vouched)
-{
-	const struct dir_entry *de;
-	int64_t now = (int64_t)time(NULL);
-	size_t i, crlite = 0;
-	enum crl_want w;
-
-	if (conf->enroll == ENROLL_NONE)
-		return;
-	for (i = 0; i < en->n; i++) {
-		(void)trust_add(t, en->v[i].issuer);
-		if (en->v[i].last_seen < since)
-			continue;
-		/* CRLite answers for its leaves: what it cannot, only. */
-		if ((w = crl_fresh_want(cf, &en->v[i], now)) != CRL_WANT_ALL)
-			crlite++;
-		if (w == CRL_WANT_NONE)
-			continue;
-		if (w == CRL_WANT_ALL &&
-		    (de = directory_find(d, en->v[i].fp)) != NULL)
-			add_learned(&de->urls, urls, learned, vouched);
-		add_learned(&en->v[i].urls, urls, learned, NULL);
-	}
-	if (crlite > 0)
-		logx(2, "enroll: %zu issuers answered by CRLite: only the "
-		    "distribution points of their certificates it could not "
-		    "answer are fetched, for two days after", crlite);
-	if (conf->enroll == ENROLL_ALL && since == 0)
-		for (i = 0; i < d->n; i++)
-			add_learned(&d->v[i].urls, urls, learned, vouched);
-}
-
-/*
- * update --hints: a URL of a newly met issuer that the configuration
- * names keeps its standing (fetched unguarded, as the full run does).
- */
-static void
-keep_configured(const struct conf *conf, struct strlist *urls,
-    struct strlist *learned)
-{
-	struct strlist configured = { NULL, 0 }, rest = { NULL, 0 };
-	size_t i;
-
-	for (i = 0; i < conf->urls.n; i++)
-		strlist_add(&configured, conf->urls.v[i]);
-	strlist_uniq(&configured);
-	for (i = 0; i < learned->n; i++)
-		strlist_add(strlist_listed(&configured, learned->v[i]) ? urls : &rest,
-		    learned->v[i]);
-	strlist_free(learned);
-	*learned = rest;
-	strlist_free(&configured);
-}
+#include "state.h"
+#include "update.h"
 
 /*
  * Times update --hints waits for a run in progress (and then tries the
@@ -289,17 +32,15 @@ keep_configured(const struct conf *conf, struct strlist *urls,
 #define LOCK_WAITS	3
 
 static int
-store_open_waiting(struct store **s, const char *state_dir, int wait,
+store_open_waiting(struct store **s, struct state *st, int wait,
     char *err, size_t errlen)
 {
-	char path[PATH_MAX];
 	int fd, waits;
 
-	for (waits = 0; store_open(s, state_dir, err, errlen) == -1; waits++) {
+	for (waits = 0; store_open(s, st, err, errlen) == -1; waits++) {
 		if (!wait || waits == LOCK_WAITS)
 			return -1;
-		snprintf(path, sizeof(path), "%s/%s", state_dir, LOCK_NAME);
-		if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) == -1)
+		if ((fd = state_openat(st, LOCK_NAME, O_RDONLY, 0)) == -1)
 			return -1;
 		(void)flock(fd, LOCK_EX);	/* until that run ends */
 		close(fd);
@@ -315,7 +56,10 @@ struct tally {
 	int	fresh_failed;	/* crl_fresh's files could not be read */
 };
 
-/* Ingest one finished transfer and record the outcome for its source. */
+/*
+ * Ingest one finished transfer and record the outcome for its source.
+ * Long: every outcome's effect on the record, side by side.
+ */
 static void
 settle(struct store *s, const struct trust *t, struct fetch *f,
     struct source_rec *rec, int hints_only, struct tally *tl)
@@ -403,27 +147,27 @@ struct settling {
 static void
 settle_one(struct fetch *f, void *arg)
 {
-	struct settling *st = arg;
-	size_t i = (size_t)(f - st->f);
+	struct settling *sg = arg;
+	size_t i = (size_t)(f - sg->f);
 
 	f->etag = f->last_modified = NULL;
-	settle(st->s, st->t, f, &st->recs[i], st->hints_only, &st->tl);
+	settle(sg->s, sg->t, f, &sg->recs[i], sg->hints_only, &sg->tl);
 	fetch_free(f);
-	st->settled[i] = 1;
+	sg->settled[i] = 1;
 }
 
 /* Fetch and settle the transfers f[from..to). */
 static void
-fetch_settle(struct settling *st, size_t from, size_t to,
+fetch_settle(struct settling *sg, size_t from, size_t to,
     const struct conf *conf)
 {
 	size_t i;
 
-	if (fetch_each(st->f + from, to - from, conf, settle_one, st) == -1)
+	if (fetch_each(sg->f + from, to - from, conf, settle_one, sg) == -1)
 		logx(0, "update: transfer engine failed");
 	for (i = from; i < to; i++)
-		if (!st->settled[i])
-			settle_one(&st->f[i], st);
+		if (!sg->settled[i])
+			settle_one(&sg->f[i], sg);
 }
 
 /*
@@ -488,7 +232,7 @@ learn_refused(struct state *st, const struct trust *t,
 	struct crlc_index *idx;
 	char path[PATH_MAX];
 
-	if (index_open(state_path(st), path, sizeof(path), &idx, 0) == -1)
+	if (index_open(st, path, sizeof(path), &idx, 0) == -1)
 		return;
 	learning_mark(st, LEARNING_CONTENT, t, en, idx);
 	crlc_index_close(idx);
@@ -556,34 +300,33 @@ struct outcome {
 	const char	*crlite, *onecrl;
 };
 
-/*
- * The summary: the sources status counts, what failed by name, and
- * whether a directory was there to keep; logged at level 0 when ret says
- * the run failed, so that -q still says why.
- */
+/* The summary's counts, and which of the sources beside the CRLs failed. */
 static void
-say_summary(struct state *st, int ret, const struct outcome *o)
+say_counts(FILE *f, const struct outcome *o)
 {
 	const struct tally *tl = o->tl;
-	struct dir_state ds;
-	char *line = NULL;
-	size_t len = 0;
-	FILE *f;
 
-	if ((f = open_memstream(&line, &len)) == NULL)
-		return;
 	fprintf(f, "update: %zu sources, %zu updated, %zu unchanged, %zu "
 	    "failed", o->full ? o->sc.n : o->n, tl->updated +
 	    o->sc.beside_changed, tl->unchanged + o->sc.beside_same,
 	    tl->failed + o->sc.beside_failed);
-	if (o->crlite_failed || o->onecrl_failed) {
-		fputs(" (", f);
-		if (tl->failed > 0)
-			fprintf(f, "%zu CRL URLs, ", tl->failed);
-		fprintf(f, "%s%s%s)", o->crlite_failed ? "CRLite" : "",
-		    o->crlite_failed && o->onecrl_failed ? ", " : "",
-		    o->onecrl_failed ? "OneCRL" : "");
-	}
+	if (!o->crlite_failed && !o->onecrl_failed)
+		return;
+	fputs(" (", f);
+	if (tl->failed > 0)
+		fprintf(f, "%zu CRL URLs, ", tl->failed);
+	fprintf(f, "%s%s%s)", o->crlite_failed ? "CRLite" : "",
+	    o->crlite_failed && o->onecrl_failed ? ", " : "",
+	    o->onecrl_failed ? "OneCRL" : "");
+}
+
+/* The summary's warnings: what was not read, whether a directory is kept. */
+static void
+say_warnings(FILE *f, struct state *st, const struct outcome *o)
+{
+	const struct tally *tl = o->tl;
+	struct dir_state ds;
+
 	if (tl->url_failed > 0)
 		fprintf(f, ", %zu proposed URLs failing (their failure, not "
 		    "the run's: retried later)", tl->url_failed);
@@ -596,16 +339,378 @@ say_summary(struct state *st, int ret, const struct outcome *o)
 	if (o->dir_failed) {
 		memset(&ds, 0, sizeof(ds));
 		fprintf(f, "; warning: issuer directory not refreshed (CCADB), "
-		    "%s", directory_info(st, &ds) == 0 && ds.built != 0 ?
-		    "the previous one kept" : "none built yet");
+		    "%s", directory_info(st, &ds) == 0 &&
+		    ds.built != 0 ? "the previous one kept" : "none built yet");
 		dir_state_free(&ds);
 	}
-	fprintf(f, "; generation %llu%s%s%s%s%s", o->gen, o->published ? "" :
-	    " (unchanged)", o->crlite[0] != '\0' ? "; " : "", o->crlite,
-	    o->onecrl[0] != '\0' ? "; " : "", o->onecrl);
+}
+
+/* The summary's generation and what CRLite and OneCRL said. */
+static void
+say_generation(FILE *f, const struct outcome *o)
+{
+	fprintf(f, "; generation %llu%s", o->gen, o->published ? "" :
+	    " (unchanged)");
+	if (o->crlite[0] != '\0')
+		fprintf(f, "; %s", o->crlite);
+	if (o->onecrl[0] != '\0')
+		fprintf(f, "; %s", o->onecrl);
+}
+
+/*
+ * The summary: the sources status counts, what failed by name, and
+ * whether a directory was there to keep; logged at level 0 when ret says
+ * the run failed, so that -q still says why.
+ */
+static void
+say_summary(struct state *st, int ret, const struct outcome *o)
+{
+	char *line = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if ((f = open_memstream(&line, &len)) == NULL)
+		return;
+	say_counts(f, o);
+	say_warnings(f, st, o);
+	say_generation(f, o);
 	if (fclose(f) == 0)
 		logx(ret != 0 ? 0 : 1, "%s", line);
 	free(line);
+}
+
+/* One run's state, which its steps share (update_run()). */
+struct run {
+	const struct conf	*conf;
+	struct state		*st;
+	int			 force, hints_only;
+	STACK_OF(X509)		*cas;
+	struct strlist		 urls, learned, fromnet, vouched, pruned, listed;
+	struct trust		 t;
+	struct lazy_dir		 dir;
+	struct enrolment	 en;
+	struct store		*s;
+	struct fetch		*f;	/* the transfers, recs[i] for f[i] */
+	struct source_rec	*recs;
+	size_t			 n;
+	size_t			 first;	/* f[0..first): published first */
+	struct mozilla_run	*moz;
+	struct settling		 sg;	/* its tally: the run's */
+	struct outcome		 o;
+	char			 crlite[ERRLEN], onecrl[ERRLEN];
+	uint64_t		 gen;	/* published by this run; 0: none */
+	int64_t			 since;	/* issuers met from here on */
+	size_t			 dir_failed, refresh_failed;
+	int			 complete;	/* every source there is listed */
+};
+
+/* Step: the trust the CRLs are verified under, the lazy directory's. */
+static int
+run_trust(struct run *r)
+{
+	int ca;
+
+	r->dir.st = r->st;
+	r->dir.t = &r->t;
+	r->dir.failed = &r->dir_failed;
+	r->t.widen = dir_widen;
+	r->t.widen_arg = &r->dir;
+	if (trust_load(&r->t, &r->conf->anchors, &r->conf->untrusted,
+	    &r->conf->cas) == -1)
+		return -1;
+	for (ca = 0; ca < sk_X509_num(r->cas); ca++)
+		(void)certpool_add(r->t.pool, sk_X509_value(r->cas, ca));
+	return 0;
+}
+
+/* Step: the lock, and the working index under it. */
+static int
+run_lock(struct run *r)
+{
+	char err[ERRLEN];
+
+	if (store_open_waiting(&r->s, r->st, r->hints_only, err,
+	    sizeof(err)) == -1) {
+		logx(0, "%s", err);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Step: the directory refreshed when due, under the lock (it lives in
+ * the working directory).  Counted apart from the sources: the previous
+ * directory serves.  --hints touches nothing but the new issuers' CRLs:
+ * no directory refresh, no configured source, no CCADB export.
+ */
+static void
+run_directory(struct run *r)
+{
+	if (!r->hints_only && directory_refresh(r->st, r->conf,
+	    &r->t, r->force) == -1)
+		r->dir_failed = r->refresh_failed = 1;
+}
+
+/* Step: the configured sources and the CCADB exports'. */
+static int
+run_sources(struct run *r)
+{
+	if (!r->hints_only && gather_urls(r->conf, &r->t, &r->urls,
+	    &r->fromnet, &r->sg.tl.exports) == -1)
+		return -1;
+	strlist_uniq(&r->urls);
+	add_learned(&r->fromnet, &r->urls, &r->learned, &r->vouched);
+	trust_use_index(&r->t, r->st);
+	return 0;
+}
+
+/* Step: the hints proven into the enrolment. */
+static void
+run_hints(struct run *r)
+{
+	/* A malformed file is logged and its issuers learned anew. */
+	(void)enrolment_load(r->st, &r->en);
+	/* The run the spool's watcher starts says it watches. */
+	learning_mark(r->st, r->hints_only ? LEARNING_FAST :
+	    LEARNING_FULL, &r->t, &r->en, r->t.index);
+	/* Issuers proven from here on were met in this run's hints. */
+	if (r->hints_only)
+		r->since = (int64_t)time(NULL);
+	/* A hint's issuers are looked up by name, not the whole directory. */
+	if (hints_waiting(r->st) && dir_index_attach(&r->t,
+	    r->st) == -1)
+		(void)dir_need(&r->dir, "hints");
+	/* Hints are proven against what is published: no revoked issuer. */
+	if (hints_prepare(r->st) == -1 ||
+	    enrolment_learn(r->st, r->conf, &r->t, &r->en,
+	    r->cas) == -1) {
+		logx(0, "update: enrolment from hints failed; explicit sources "
+		    "only this run");
+		enrolment_failed(r->st, &r->en);
+		r->sg.tl.enrol_failed = 1;
+	}
+}
+
+/* Step: the enrolled issuers' sources, less what CRLite answers. */
+static void
+run_enrolled(struct run *r)
+{
+	const struct conf *conf = r->conf;
+	struct crl_fresh fresh;
+
+	/* The filters are read only when an enrolled issuer is asked about. */
+	memset(&fresh, 0, sizeof(fresh));
+	if (conf->enroll != ENROLL_NONE && r->en.n > 0 &&
+	    crl_fresh_load(&fresh, r->st, conf) == -1)
+		r->sg.tl.fresh_failed = 1;
+	/* After the set is read: what it answered for counts as met. */
+	if (conf->enroll == ENROLL_SEEN && enrolment_expire(&r->en, (int64_t)
+	    time(NULL) - conf->seen_expiry, &fresh) > 0)
+		(void)enrolment_save(r->st, &r->en);
+	enrolled_sources(conf, dir_enrolled(&r->dir, conf, &r->en, r->since),
+	    &r->en, &fresh, &r->t, r->since, &r->urls, &r->learned,
+	    &r->vouched);
+	crl_fresh_free(&fresh);
+	strlist_uniq(&r->vouched);
+	if (r->hints_only)
+		keep_configured(conf, &r->urls, &r->learned);
+	strlist_uniq(&r->learned);
+	/* What a full run lists is every source there is, when all was read. */
+	r->complete = !r->hints_only && r->sg.tl.exports == 0 &&
+	    !r->sg.tl.enrol_failed && r->dir_failed == r->refresh_failed;
+	if (!r->hints_only)
+		listed_keys(&r->urls, &r->learned, &r->listed);
+}
+
+/* Step: a transfer for each source, its record read. */
+static void
+run_transfers(struct run *r)
+{
+	size_t i;
+
+	r->n = r->urls.n + r->learned.n;
+	if (r->n == 0 && !r->hints_only)
+		logx(1, "update: no CRL URL configured or learned");
+	r->f = xcalloc(r->n + 1, sizeof(*r->f));
+	r->recs = xcalloc(r->n + 1, sizeof(*r->recs));
+	for (i = 0; i < r->n; i++) {
+		r->f[i].url = i < r->urls.n ? r->urls.v[i] :
+		    r->learned.v[i - r->urls.n];
+		/* Not typed by the administrator: public addresses only. */
+		r->f[i].guarded = i >= r->urls.n;
+	}
+	r->first = r->hints_only ? hinted_first(r->f, r->n,
+	    &r->en.hinted_dps) : 0;
+}
+
+/* Step: the transfers not due dropped, the others made conditional. */
+static void
+run_due(struct run *r)
+{
+	struct fetch *f = r->f;
+	struct source_rec *recs = r->recs;
+	int64_t now = (int64_t)time(NULL), due = 0;
+	size_t i, kept, n = r->n;
+	int found, held;
+
+	for (i = kept = 0; i < n; i++) {
+		found = store_get_source(r->s, f[i].url, &recs[i]) == 0;
+		recs[i].origin = url_origin(&f[i], &r->vouched);
+		held = found && store_has_scope(r->s, recs[i].scope_key,
+		    recs[i].scope_keylen, &due);
+		if (found && ((r->hints_only &&
+		    refetch_waits(r->conf, &recs[i], held, due, now)) ||
+		    proposed_waits(r->conf, &recs[i], r->hints_only, now))) {
+			if (proposed_pruned(&recs[i]))
+				strlist_add(&r->pruned, f[i].url);
+			source_rec_free(&recs[i]);
+			r->first -= i < r->first;
+			continue;
+		}
+		/* Ask conditionally only when what we got last time is held. */
+		if (held) {
+			f[i].etag = recs[i].etag;
+			f[i].last_modified = recs[i].last_modified;
+		}
+		mirror_route(r->conf, &f[i]);
+		f[kept] = f[i];
+		recs[kept++] = recs[i];
+	}
+	if (kept < n) {
+		logx(1, "update: %zu sources fetched less than hint_refetch "
+		    "ago, held current or fresh, or backing off after failures, "
+		    "not fetched again", n - kept);
+		memset(f + kept, 0, (n - kept) * sizeof(*f));
+		memset(recs + kept, 0, (n - kept) * sizeof(*recs));
+		r->n = kept;
+	}
+}
+
+/* Step: fetch and ingest, what the waiting verifications need first. */
+static void
+run_fetch(struct run *r)
+{
+	char err[ERRLEN];
+	size_t i;
+
+	r->sg.s = r->s;
+	r->sg.t = &r->t;
+	r->sg.f = r->f;
+	r->sg.recs = r->recs;
+	r->sg.settled = xcalloc(r->n + 1, 1);
+	r->sg.hints_only = r->hints_only;
+	if (r->first > 0 && r->first < r->n) {
+		fetch_settle(&r->sg, 0, r->first, r->conf);
+		if (store_publish(r->s, 0, &r->gen, err, sizeof(err)) == -1)
+			logx(0, "publish: %s", err);
+		else
+			logx(2, "update: the %zu CRLs of the hinted certificates "
+			    "published first", r->first);
+	} else
+		r->first = 0;
+	fetch_settle(&r->sg, r->first, r->n, r->conf);
+	for (i = 0; i < r->n; i++)
+		if (proposed_pruned(&r->recs[i]))
+			strlist_add(&r->pruned, r->f[i].url);
+	prune_enrolled(r->st, &r->en, &r->pruned);
+}
+
+/* Step: publish what the CRLs changed. */
+static int
+run_publish(struct run *r)
+{
+	char err[ERRLEN];
+
+	if (store_publish(r->s, 0, &r->gen, err, sizeof(err)) == -1) {
+		logx(0, "publish: %s", err);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Step: DESIGN 4a, CRLite and OneCRL beside the CRLs; a failure keeps
+ * each.  Their transfers without the lock (mozilla.h).  -1: the lock
+ * could not be taken again.
+ */
+static int
+run_mozilla(struct run *r)
+{
+	char err[ERRLEN];
+
+	if (r->hints_only)
+		return 0;
+	r->moz = mozilla_begin(r->st, r->conf, r->s);
+	store_close(r->s);
+	r->s = NULL;
+	mozilla_fetch(r->moz, r->st, r->conf);
+	if (store_open_waiting(&r->s, r->st, 1, err, sizeof(err)) == -1) {
+		logx(0, "%s; CRLite and OneCRL not installed", err);
+		return -1;
+	}
+	mozilla_finish(r->moz, r->st, r->s, r->crlite,
+	    sizeof(r->crlite), &r->o.crlite_failed, r->onecrl,
+	    sizeof(r->onecrl), &r->o.onecrl_failed);
+	return 0;
+}
+
+/* Step: the sources' records tended, the verdict said; the exit status. */
+static int
+run_verdict(struct run *r)
+{
+	const struct tally *tl = &r->sg.tl;
+	struct outcome *o = &r->o;
+	int ret;
+
+	/* The sources status counts: this run's, the others' records gone. */
+	o->full = !r->hints_only && store_tend_sources(r->s, &r->listed,
+	    r->complete, &o->sc) == 0;
+	if (o->sc.removed > 0)
+		logx(1, "update: the records of %zu sources no longer listed "
+		    "removed", o->sc.removed);
+	ret = tl->failed > 0 || tl->exports > 0 || tl->enrol_failed ||
+	    tl->fresh_failed || o->crlite_failed || o->onecrl_failed ? 1 :
+	    r->dir_failed ? EXIT_DIRECTORY_FAILED : 0;
+	/* The summary: always with -v/default, with -q only on a failure. */
+	o->tl = tl;
+	o->n = r->n;
+	o->dir_failed = r->dir_failed != 0;
+	o->gen = (unsigned long long)(r->gen != 0 ? r->gen :
+	    r->t.index != NULL ? crlc_index_generation(r->t.index) : 0);
+	o->published = r->gen != 0;
+	o->crlite = r->crlite;
+	o->onecrl = r->onecrl;
+	say_summary(r->st, ret, o);
+	return ret;
+}
+
+static void
+run_free(struct run *r)
+{
+	size_t i;
+
+	for (i = 0; r->f != NULL && i < r->n; i++) {
+		fetch_free(&r->f[i]);
+		source_rec_free(&r->recs[i]);
+	}
+	free(r->f);
+	free(r->recs);
+	free(r->sg.settled);
+	mozilla_free(r->moz);
+	store_close(r->s);
+	/* The directory's index this run attached (dir_index_attach()). */
+	dir_index_free(r->t.dir);
+	r->t.dir = NULL;
+	trust_free(&r->t);
+	directory_free(&r->dir.d);
+	directory_free(&r->dir.enrolled);
+	enrolment_free(&r->en);
+	strlist_free(&r->urls);
+	strlist_free(&r->learned);
+	strlist_free(&r->fromnet);
+	strlist_free(&r->vouched);
+	strlist_free(&r->pruned);
+	strlist_free(&r->listed);
 }
 
 /*
@@ -618,227 +723,35 @@ static int
 update_run(const struct cmd_ctx *c, int force, int hints_only,
     STACK_OF(X509) *cas)
 {
-	const char *state_dir = c->state_dir;
-	const struct conf *conf = c->conf;
-	struct strlist urls = { NULL, 0 }, learned = { NULL, 0 };
-	struct strlist fromnet = { NULL, 0 }, vouched = { NULL, 0 };
-	struct strlist pruned = { NULL, 0 }, listed = { NULL, 0 };
-	struct trust t = { 0 };
-	struct lazy_dir dir;
-	struct enrolment en;
-	struct crl_fresh fresh;
-	struct store *s = NULL;
-	struct fetch *f = NULL;
-	struct source_rec *recs = NULL;
-	struct mozilla_run *moz = NULL;
-	struct settling st;
-	struct outcome o;
-	char err[ERRLEN], crlite[ERRLEN] = "", onecrl[ERRLEN] = "";
-	uint64_t gen = 0;
-	int64_t since = 0;
-	int64_t now, due = 0;
-	size_t i, n = 0, kept, first, dir_failed = 0, refresh_failed = 0;
-	int found, held, ca, ret = 4, complete;
+	struct run *r = xcalloc(1, sizeof(*r));
+	int ret = 4;
 
-	memset(&en, 0, sizeof(en));
-	memset(&st, 0, sizeof(st));
-	memset(&o, 0, sizeof(o));
-	memset(&dir, 0, sizeof(dir));
-	dir.st = c->st;
-	dir.t = &t;
-	dir.failed = &dir_failed;
-	t.widen = dir_widen;
-	t.widen_arg = &dir;
-	if (trust_load(&t, &conf->anchors, &conf->untrusted, &conf->cas) == -1)
+	r->conf = c->conf;
+	r->st = c->st;
+	r->force = force;
+	r->hints_only = hints_only;
+	r->cas = cas;
+	if (run_trust(r) == -1 || run_lock(r) == -1)
 		goto done;
-	for (ca = 0; ca < sk_X509_num(cas); ca++)
-		(void)certpool_add(t.pool, sk_X509_value(cas, ca));
-	if (store_open_waiting(&s, state_dir, hints_only, err,
-	    sizeof(err)) == -1) {
-		logx(0, "%s", err);
+	run_directory(r);
+	if (run_sources(r) == -1)
 		goto done;
-	}
-	/*
-	 * --hints touches nothing but the new issuers' CRLs: no directory
-	 * refresh, no configured source, no CCADB export.
-	 */
-	/* Under the lock: the directory lives in the working directory. */
-	/* Counted apart from the sources: the previous directory serves. */
-	if (!hints_only && directory_refresh(c->st, conf, &t, force) == -1)
-		dir_failed = refresh_failed = 1;
-	if (!hints_only && gather_urls(conf, &t, &urls, &fromnet,
-	    &st.tl.exports) == -1)
+	run_hints(r);
+	run_enrolled(r);
+	run_transfers(r);
+	run_due(r);
+	run_fetch(r);
+	if (run_publish(r) == -1)
 		goto done;
-	strlist_uniq(&urls);
-	add_learned(&fromnet, &urls, &learned, &vouched);
-	trust_use_index(&t, state_dir);
-	/* A malformed file is logged and its issuers learned anew. */
-	(void)enrolment_load(c->st, &en);
-	/* The run the spool's watcher starts says it watches. */
-	learning_mark(c->st, hints_only ? LEARNING_FAST : LEARNING_FULL, &t,
-	    &en, t.index);
-	/* Issuers proven from here on were met in this run's hints. */
-	if (hints_only)
-		since = (int64_t)time(NULL);
-	/* A hint's issuers are looked up by name, not the whole directory. */
-	if (hints_waiting(c->st) && dir_index_attach(&t, c->st) == -1)
-		(void)dir_need(&dir, "hints");
-	/* Hints are proven against what is published: no revoked issuer. */
-	if (hints_prepare(c->st) == -1 ||
-	    enrolment_learn(c->st, conf, &t, &en, cas) == -1) {
-		logx(0, "update: enrolment from hints failed; explicit sources "
-		    "only this run");
-		enrolment_failed(c->st, &en);
-		st.tl.enrol_failed = 1;
-	}
-	/* The filters are read only when an enrolled issuer is asked about. */
-	memset(&fresh, 0, sizeof(fresh));
-	if (conf->enroll != ENROLL_NONE && en.n > 0 &&
-	    crl_fresh_load(&fresh, state_dir, conf) == -1)
-		st.tl.fresh_failed = 1;
-	/* After the set is read: what it answered for counts as met. */
-	if (conf->enroll == ENROLL_SEEN && enrolment_expire(&en, (int64_t)
-	    time(NULL) - conf->seen_expiry, &fresh) > 0)
-		(void)enrolment_save(c->st, &en);
-	enrolled_sources(conf, dir_enrolled(&dir, conf, &en, since), &en,
-	    &fresh, &t, since, &urls, &learned, &vouched);
-	crl_fresh_free(&fresh);
-	strlist_uniq(&vouched);
-	if (hints_only)
-		keep_configured(conf, &urls, &learned);
-	strlist_uniq(&learned);
-	/* What a full run lists is every source there is, when all was read. */
-	complete = !hints_only && st.tl.exports == 0 && !st.tl.enrol_failed &&
-	    dir_failed == refresh_failed;
-	if (!hints_only)
-		listed_keys(&urls, &learned, &listed);
-	n = urls.n + learned.n;
-	if (n == 0 && !hints_only)
-		logx(1, "update: no CRL URL configured or learned");
-	f = xcalloc(n + 1, sizeof(*f));
-	recs = xcalloc(n + 1, sizeof(*recs));
-	for (i = 0; i < n; i++) {
-		f[i].url = i < urls.n ? urls.v[i] : learned.v[i - urls.n];
-		/* Not typed by the administrator: public addresses only. */
-		f[i].guarded = i >= urls.n;
-	}
-	first = hints_only ? hinted_first(f, n, &en.hinted_dps) : 0;
-	for (i = kept = 0, now = (int64_t)time(NULL); i < n; i++) {
-		found = store_get_source(s, f[i].url, &recs[i]) == 0;
-		recs[i].origin = url_origin(&f[i], &vouched);
-		held = found && store_has_scope(s, recs[i].scope_key,
-		    recs[i].scope_keylen, &due);
-		if (found && ((hints_only &&
-		    refetch_waits(conf, &recs[i], held, due, now)) ||
-		    proposed_waits(conf, &recs[i], hints_only, now))) {
-			if (proposed_pruned(&recs[i]))
-				strlist_add(&pruned, f[i].url);
-			source_rec_free(&recs[i]);
-			first -= i < first;
-			continue;
-		}
-		/* Ask conditionally only when what we got last time is held. */
-		if (held) {
-			f[i].etag = recs[i].etag;
-			f[i].last_modified = recs[i].last_modified;
-		}
-		mirror_route(conf, &f[i]);
-		f[kept] = f[i];
-		recs[kept++] = recs[i];
-	}
-	if (kept < n) {
-		logx(1, "update: %zu sources fetched less than hint_refetch "
-		    "ago, held current or fresh, or backing off after failures, "
-		    "not fetched again", n - kept);
-		memset(f + kept, 0, (n - kept) * sizeof(*f));
-		memset(recs + kept, 0, (n - kept) * sizeof(*recs));
-		n = kept;
-	}
-	st.s = s;
-	st.t = &t;
-	st.f = f;
-	st.recs = recs;
-	st.settled = xcalloc(n + 1, 1);
-	st.hints_only = hints_only;
-	/* What the waiting verifications need, published before the rest. */
-	if (first > 0 && first < n) {
-		fetch_settle(&st, 0, first, conf);
-		if (store_publish(s, 0, &gen, err, sizeof(err)) == -1)
-			logx(0, "publish: %s", err);
-		else
-			logx(2, "update: the %zu CRLs of the hinted certificates "
-			    "published first", first);
-	} else
-		first = 0;
-	fetch_settle(&st, first, n, conf);
-	for (i = 0; i < n; i++)
-		if (proposed_pruned(&recs[i]))
-			strlist_add(&pruned, f[i].url);
-	prune_enrolled(c->st, &en, &pruned);
-	if (store_publish(s, 0, &gen, err, sizeof(err)) == -1) {
-		logx(0, "publish: %s", err);
+	learn_refused(r->st, &r->t, &r->en);
+	if (run_mozilla(r) == -1) {
+		ret = 1;
 		goto done;
 	}
-	learn_refused(c->st, &t, &en);
-	/*
-	 * DESIGN 4a: CRLite and OneCRL beside the CRLs; a failure keeps
-	 * each.  Their transfers without the lock (mozilla.h).
-	 */
-	if (!hints_only) {
-		moz = mozilla_begin(c->st, conf, s);
-		store_close(s);
-		mozilla_fetch(moz, c->st, conf);
-		if (store_open_waiting(&s, state_dir, 1, err,
-		    sizeof(err)) == -1) {
-			logx(0, "%s; CRLite and OneCRL not installed", err);
-			ret = 1;
-			goto done;
-		}
-		mozilla_finish(moz, c->st, s, crlite, sizeof(crlite),
-		    &o.crlite_failed, onecrl, sizeof(onecrl), &o.onecrl_failed);
-	}
-	/* The sources status counts: this run's, the others' records gone. */
-	o.full = !hints_only && store_tend_sources(s, &listed, complete,
-	    &o.sc) == 0;
-	if (o.sc.removed > 0)
-		logx(1, "update: the records of %zu sources no longer listed "
-		    "removed", o.sc.removed);
-	ret = st.tl.failed > 0 || st.tl.exports > 0 || st.tl.enrol_failed ||
-	    st.tl.fresh_failed || o.crlite_failed || o.onecrl_failed ? 1 :
-	    dir_failed ? EXIT_DIRECTORY_FAILED : 0;
-	/* The summary: always with -v/default, with -q only on a failure. */
-	o.tl = &st.tl;
-	o.n = n;
-	o.dir_failed = dir_failed != 0;
-	o.gen = (unsigned long long)(gen != 0 ? gen : t.index != NULL ?
-	    crlc_index_generation(t.index) : 0);
-	o.published = gen != 0;
-	o.crlite = crlite;
-	o.onecrl = onecrl;
-	say_summary(c->st, ret, &o);
+	ret = run_verdict(r);
 done:
-	for (i = 0; f != NULL && i < n; i++) {
-		fetch_free(&f[i]);
-		source_rec_free(&recs[i]);
-	}
-	free(f);
-	free(recs);
-	free(st.settled);
-	mozilla_free(moz);
-	store_close(s);
-	/* The directory's index this run attached (dir_index_attach()). */
-	dir_index_free(t.dir);
-	t.dir = NULL;
-	trust_free(&t);
-	directory_free(&dir.d);
-	directory_free(&dir.enrolled);
-	enrolment_free(&en);
-	strlist_free(&urls);
-	strlist_free(&learned);
-	strlist_free(&fromnet);
-	strlist_free(&vouched);
-	strlist_free(&pruned);
-	strlist_free(&listed);
+	run_free(r);
+	free(r);
 	return ret;
 }
 

@@ -22,6 +22,7 @@
 #include <crlcache/index.h>
 
 #include "fetcher.h"
+#include "state.h"
 
 int verbosity = 1;
 int log_syslog;
@@ -499,13 +500,19 @@ replace_file(const char *path, const void *data, size_t len, mode_t mode,
  * When it cannot be opened, say why if report, and return -1.
  */
 int
-index_open(const char *state_dir, char *path, size_t len,
+index_open(struct state *st, char *path, size_t len,
     struct crlc_index **idx, int report)
 {
 	const char *detail;
 	int rc;
 
-	snprintf(path, len, "%s/%s", state_dir, INDEX_NAME);
+	/* crlc_index_open() takes nothing but a path (state.h). */
+	if (state_file_path(st, INDEX_NAME, path, len) == -1) {
+		if (report)
+			logx(0, "%s/%s: path too long", state_path(st),
+			    INDEX_NAME);
+		return -1;
+	}
 	if ((rc = crlc_index_open(path, idx, &detail)) == CRLC_OK)
 		return 0;
 	if (!report)

@@ -20,14 +20,15 @@
 #include <lmdb.h>
 
 #include "fetcher.h"
+#include "state.h"
 #include "store.h"
 
 /*
- * WORK_NAME/UNPUBLISHED_NAME exists while the working index holds changes
+ * UNPUBLISHED exists while the working index holds changes
  * the published one lacks: a run killed between ingest and publish leaves
  * it, and the next run publishes them even when it changes nothing.
  */
-#define UNPUBLISHED_NAME	"unpublished"
+#define UNPUBLISHED		WORK_NAME "/unpublished"
 
 void
 lmdb_err(char *err, size_t errlen, const char *what, int rc)
@@ -230,25 +231,30 @@ read_end(struct store *s, MDB_txn *txn)
 	map_read(s);
 }
 
-void
-unpublished_path(const struct store *s, char *path, size_t len)
+int
+unpublished_held(struct store *s)
 {
-	snprintf(path, len, "%s/%s/%s", s->dir, WORK_NAME, UNPUBLISHED_NAME);
+	return state_exists(s->st, UNPUBLISHED) == 1;
+}
+
+void
+unpublished_clear(struct store *s)
+{
+	(void)state_remove(s->st, UNPUBLISHED, 0);
 }
 
 /* Before the first change of a run commits: the marker, made durable. */
 int
 mark_dirty(struct store *s, char *err, size_t errlen)
 {
-	char path[PATH_MAX];
 	int fd;
 
 	if (s->dirty)
 		return 0;
-	unpublished_path(s, path, sizeof(path));
-	if ((fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
+	if ((fd = state_openat(s->st, UNPUBLISHED, O_WRONLY | O_CREAT,
 	    0600)) == -1 || fsync(fd) == -1) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		snprintf(err, errlen, "%s/%s: %s", state_path(s->st),
+		    UNPUBLISHED, strerror(errno));
 		if (fd != -1)
 			close(fd);
 		return -1;

@@ -363,7 +363,9 @@
  *	   "rev" (the range of its issuer id, key number and scope number,
  *	   which holds that scope's records only; a hashed serial form gives
  *	   its slot's hash) and the file is written to scope/.tmp.XXXXXX
- *	   (mkostemp, mode 0644) as they come: in "rev" key order the serials
+ *	   (six random letters or digits, as mkostemp's, made relative to
+ *	   the directory's descriptor; mode 0644) as they come: in "rev" key
+ *	   order the serials
  *	   of up to
  *	   CRLC_SLOT_INLINE octets already come in slot order (zero padding
  *	   then the length orders as LMDB's shorter-first comparison does),
@@ -386,7 +388,7 @@
  *	   "key", the PAGE records, the generation (the working "meta"
  *	   "generation", incremented by every publish) and the time.  After
  *	   an fsync() of scope/ (a top never names a file a crash could
- *	   lose), it is written to "." INDEX_NAME ".XXXXXX" (mkostemp) in
+ *	   lose), it is written to "." INDEX_NAME ".XXXXXX" (as above) in
  *	   STATE_DIR, mode 0644, fsync()ed, renamed over index.mdb, and
  *	   STATE_DIR is fsync()ed.  A reader opens the old top or the new,
  *	   and each names complete files only.

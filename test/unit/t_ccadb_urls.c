@@ -9,6 +9,7 @@
 
 #include "check.h"
 #include "../../fetcher/util.c"
+#include "../../fetcher/state.c"
 #include "../../fetcher/csv.c"
 #include "../../fetcher/ccadb.c"
 
