@@ -43,7 +43,7 @@ LIB_SRCS  = lib/tbs.c lib/index.c lib/indexopen.c lib/indexpage.c lib/indexwrite
 	    lib/clubcard.c lib/sct.c lib/crliteset.c lib/crlitelookup.c lib/crliteshare.c lib/statefile.c \
 	    lib/onecrl.c lib/hex.c
 # $(sort): byte order whatever the locale (glob(3) sorts by LC_COLLATE, and
-# the link order is the binary's layout: crlite_upki.c and crliteset.c
+# the link order is the binary's layout: crlite_upki.c and crlitedir.c
 # change places between C and en_US).
 FETCH_SRCS = $(sort $(wildcard fetcher/*.c))
 PROV_SRCS = $(sort $(wildcard provider/*.c))

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "crlite.h"
+#include "crlitedir.h"
 #include "fetcher.h"
 #include "rsclient.h"
 

@@ -36,7 +36,7 @@
 #include <crlcache/hash.h>
 #include <crlcache/version.h>
 
-#include "crlite.h"
+#include "crlitedir.h"
 #include "fetcher.h"
 #include "state.h"
 

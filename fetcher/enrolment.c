@@ -101,19 +101,6 @@ cert_fingerprint(X509 *x, uint8_t fp[CRLC_HASH_LEN])
 	return 0;
 }
 
-int
-cert_spki_hash(X509 *x, uint8_t h[CRLC_HASH_LEN])
-{
-	unsigned char *der = NULL;
-	int len;
-
-	if ((len = i2d_X509_PUBKEY(X509_get_X509_PUBKEY(x), &der)) <= 0)
-		return -1;
-	crlc_sha256(der, (size_t)len, h);
-	OPENSSL_free(der);
-	return 0;
-}
-
 struct enrolled *
 enrolment_find(const struct enrolment *e, const uint8_t fp[CRLC_HASH_LEN])
 {

@@ -141,7 +141,6 @@ int	 strlist_add(struct strlist *l, const char *s);
 int	 is_http_url(const char *s, size_t len);
 /* URL userinfo redaction (user:pass@ becomes ***@): keys, records, output */
 char	*redact_userinfo(const char *s);
-void	 redact_buf(char *buf, size_t size);
 int	 url_plain(const char *s);
 /* A URL from the network that may be fetched and stored (util.c). */
 int	 url_usable(const char *s, size_t len);
@@ -154,8 +153,6 @@ void	 strlist_uniq(struct strlist *l);
 int	 strlist_listed(const struct strlist *l, const char *s);
 int	 read_file(const char *path, size_t max, uint8_t **buf, size_t *len,
 	    char *err, size_t errlen);
-int	 read_state_file(const char *path, size_t max, uint8_t **buf,
-	    size_t *len, char *err, size_t errlen);
 int64_t	 asn1_time_to_epoch(const ASN1_TIME *t);
 void	 format_time(int64_t t, char *buf, size_t len);
 /* Base64 with white space anywhere (RFC 7468 3): -1 when it is not. */
@@ -167,9 +164,6 @@ int	 write_temp(const char *path, const void *data, size_t len, mode_t mode,
 int	 rename_durably(const char *tmp, const char *path);
 int	 replace_file(const char *path, const void *data, size_t len,
 	    mode_t mode, uid_t uid, gid_t gid);
-struct crlc_index;
-int	 index_open(struct state *st, char *path, size_t len,
-	    struct crlc_index **idx, int report);
 
 /* at.c: --at TIME (RFC 3339 or seconds since the epoch) */
 int	 at_option(const char *cmd, const char *arg, int64_t *at);
@@ -194,6 +188,8 @@ void	 cert_id_text(X509 *x, char *out, size_t len);
 int	 name_der_hash(const X509_NAME *name, uint8_t out[CRLC_HASH_LEN]);
 /* SHA-256 of x's subjectPublicKey bits: its key's identity (format.h "key") */
 int	 cert_key_hash(X509 *x, uint8_t out[CRLC_HASH_LEN]);
+/* SHA-256 of x's SubjectPublicKeyInfo DER (CRLite's issuer id); 0 or -1. */
+int	 cert_spki_hash(X509 *x, uint8_t h[CRLC_HASH_LEN]);
 
 /*
  * chain.c: CA certificates indexed by subject, and certification paths
@@ -1044,8 +1040,6 @@ struct enrolment {
 int	 aia_issuers(X509 *x, const struct trust *t, const struct conf *conf,
 	    size_t *budget, time_t now, STACK_OF(X509) *cands);
 int	 cert_fingerprint(X509 *x, uint8_t fp[CRLC_HASH_LEN]);
-/* SHA-256 of x's SubjectPublicKeyInfo DER (CRLite's issuer id); 0 or -1. */
-int	 cert_spki_hash(X509 *x, uint8_t h[CRLC_HASH_LEN]);
 /* None yet is an empty enrolment.  0, or -1 (logged; e is empty). */
 int	 enrolment_load(struct state *st, struct enrolment *e);
 int	 enrolment_save(struct state *st, const struct enrolment *e);

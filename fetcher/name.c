@@ -116,3 +116,16 @@ cert_id_text(X509 *x, char *out, size_t len)
 	else
 		snprintf(out, len, "serial %s%s of %s", neg, serial, issuer);
 }
+
+int
+cert_spki_hash(X509 *x, uint8_t h[CRLC_HASH_LEN])
+{
+	unsigned char *der = NULL;
+	int len;
+
+	if ((len = i2d_X509_PUBKEY(X509_get_X509_PUBKEY(x), &der)) <= 0)
+		return -1;
+	crlc_sha256(der, (size_t)len, h);
+	OPENSSL_free(der);
+	return 0;
+}

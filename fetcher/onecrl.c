@@ -42,7 +42,7 @@
 #include <crlcache/hash.h>
 #include <crlcache/onecrl.h>
 
-#include "crlite.h"
+#include "crlitedir.h"
 #include "onecrl.h"
 #include "state.h"
 

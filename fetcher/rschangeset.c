@@ -18,7 +18,8 @@
 #include <time.h>
 
 #include "contentsig.h"
-#include "rsclient.h"
+#include "rschangeset.h"
+#include "rsget.h"
 
 /* An x5u URL: the attachments' host and a path. */
 #define RS_X5U_MAX		1024

@@ -13,7 +13,7 @@
 #include <crlcache/crlite.h>
 #include <crlcache/onecrl.h>
 
-#include "crlite.h"
+#include "crlitedir.h"
 #include "rsclient.h"
 #include "state.h"
 
@@ -55,44 +55,6 @@ struct entry {
 	char		 id[RS_ID_MAX + 1];
 	int		 answer;	/* of the answer (1) or held (0) */
 };
-
-void
-rs_client_init(struct rs_client *rc, struct state *st,
-    const struct conf *conf)
-{
-	memset(rc, 0, sizeof(*rc));
-	rc->conf = conf;
-	rc->st = st;
-	rc->deadline = fetch_budget(conf);
-}
-
-int
-rs_fail(struct rs_client *rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(rc->err, sizeof(rc->err), fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
-int
-rs_get(struct rs_client *rc, struct fetch *f, const char *url, int guarded,
-    int decode, size_t max)
-{
-	if (fetch_until(f, url, guarded, decode, max, rc->conf, rc->deadline,
-	    rc->err, sizeof(rc->err)) == -1)
-		return -1;
-	rc->bytes += f->len;
-	return 0;
-}
-
-const char *
-rs_cid(unsigned which)
-{
-	return cids[which];
-}
 
 void
 rs_collection_url(const struct conf *conf, unsigned which, char *out,

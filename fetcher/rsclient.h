@@ -41,6 +41,7 @@
 
 #include "fetcher.h"
 #include "rschangeset.h"
+#include "rsget.h"
 
 #define RS_BUCKET		"security-state"
 /* A URL the client builds: the server (1024 at most), a path, two numbers. */
@@ -48,13 +49,6 @@
 
 enum { RS_CERT_REVOCATIONS, RS_ONECRL, RS_COLLECTIONS };
 
-struct rs_client {
-	const struct conf *conf;
-	struct state	*st;
-	long long	 deadline;	/* crlc_mono_ms(): nothing asked after */
-	uint64_t	 bytes;		/* received */
-	char		 err[ERRLEN];
-};
 
 /* What monitor/changes said. */
 struct rs_monitor {
@@ -82,16 +76,6 @@ struct rs_collection {
 	struct rs_changeset cs;		/* doc read: its records, timestamp */
 };
 
-/* A client whose deadline is fetch_budget() from now. */
-void	 rs_client_init(struct rs_client *rc, struct state *st,
-	    const struct conf *conf);
-int	 rs_fail(struct rs_client *rc, const char *fmt, ...)
-	    __attribute__((format(printf, 2, 3)));
-/* One GET within the deadline: 0 with f filled, or -1 (rc->err). */
-int	 rs_get(struct rs_client *rc, struct fetch *f, const char *url,
-	    int guarded, int decode, size_t max);
-/* The collection's name ("cert-revocations", "onecrl"). */
-const char *rs_cid(unsigned which);
 /* Step 1: 0, or -1 (rc->err; m->answered 0). */
 int	 rs_poll(struct rs_client *rc, struct rs_monitor *m);
 /* After a run that settled every collection: the next poll's cursor. */

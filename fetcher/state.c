@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <crlcache/index.h>
 #include <crlcache/statefile.h>
 
 #include "fetcher.h"
@@ -499,5 +500,37 @@ state_mktemp(int dfd, const char *prefix, mode_t mode, char *tmp,
 		if (fd != -1 || errno != EEXIST)
 			return fd;
 	}
+	return -1;
+}
+
+/*
+ * Open the published index STATE_DIR/index.mdb; its path goes to path.
+ * When it cannot be opened, say why if report, and return -1.
+ */
+int
+index_open(struct state *st, char *path, size_t len,
+    struct crlc_index **idx, int report)
+{
+	const char *detail;
+	int rc;
+
+	/* crlc_index_open() takes nothing but a path (state.h). */
+	if (state_file_path(st, INDEX_NAME, path, len) == -1) {
+		if (report)
+			logx(0, "%s/%s: path too long", state_path(st),
+			    INDEX_NAME);
+		return -1;
+	}
+	if ((rc = crlc_index_open(path, idx, &detail)) == CRLC_OK)
+		return 0;
+	if (!report)
+		return -1;
+	if (rc == CRLC_E_NOINDEX)
+		logx(0, "%s: no index yet: run `crlcache update` (or `crlcache "
+		    "import`) to build the first one", path);
+	else if (strcmp(detail, crlc_index_strerror(rc)) == 0)
+		logx(0, "%s: %s", path, detail);
+	else
+		logx(0, "%s: %s: %s", path, crlc_index_strerror(rc), detail);
 	return -1;
 }

@@ -136,5 +136,12 @@ int	 state_exists(struct state *st, const char *name);
 #define STATE_TEMP_SUFFIX	6
 int	 state_mktemp(int dfd, const char *prefix, mode_t mode, char *tmp,
 	    size_t tmplen);
+/*
+ * Open the published index (INDEX_NAME) for reading; its path goes to
+ * path.  When it cannot be opened, say why if report, and return -1.
+ */
+struct crlc_index;
+int	 index_open(struct state *st, char *path, size_t len,
+	    struct crlc_index **idx, int report);
 
 #endif /* CRLCACHE_FETCHER_STATE_H */

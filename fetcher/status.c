@@ -19,7 +19,7 @@
 #include <crlcache/index.h>
 #include <crlcache/reasons.h>
 
-#include "crlite.h"
+#include "crlitedir.h"
 #include "fetcher.h"
 #include "state.h"
 #include "outfmt.h"

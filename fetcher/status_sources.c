@@ -14,7 +14,7 @@
 #include <crlcache/index.h>
 #include <crlcache/onecrl.h>
 
-#include "crlite.h"
+#include "crlitedir.h"
 #include "fetcher.h"
 #include "outfmt.h"
 #include "state.h"

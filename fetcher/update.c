@@ -22,7 +22,7 @@
 #include "state.h"
 #include "mozilla.h"
 #include "state.h"
-#include "update.h"
+#include "update_sources.h"
 
 /*
  * Times update --hints waits for a run in progress (and then tries the

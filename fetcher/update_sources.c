@@ -13,7 +13,7 @@
 
 #include "fetcher.h"
 #include "state.h"
-#include "update.h"
+#include "update_sources.h"
 
 /*
  * CRL URLs of the CCADB exports the configuration names: a file the

@@ -22,7 +22,6 @@
 #include <crlcache/index.h>
 
 #include "fetcher.h"
-#include "state.h"
 
 int verbosity = 1;
 int log_syslog;
@@ -75,19 +74,6 @@ redact_userinfo(const char *s)
 	}
 	out[o] = '\0';
 	return out;
-}
-
-/* redact_userinfo() in place, truncated to size bytes. */
-void
-redact_buf(char *buf, size_t size)
-{
-	char *r;
-
-	if (size == 0)
-		return;
-	r = redact_userinfo(buf);
-	snprintf(buf, size, "%s", r);
-	free(r);
 }
 
 /* A byte a URL may hold here: no white space, control or quoting one. */
@@ -304,10 +290,10 @@ is_http_url(const char *s, size_t len)
 	    (len > 8 && strncmp(s, "https://", 8) == 0);
 }
 
-/* Read a whole regular file of at most max bytes, opened with flags. */
-static int
-read_whole(const char *path, int flags, size_t max, uint8_t **buf,
-    size_t *len, char *err, size_t errlen)
+/* Read a whole regular file of at most max bytes. */
+int
+read_file(const char *path, size_t max, uint8_t **buf, size_t *len,
+    char *err, size_t errlen)
 {
 	struct stat sb;
 	uint8_t *p = NULL;
@@ -318,7 +304,7 @@ read_whole(const char *path, int flags, size_t max, uint8_t **buf,
 	*buf = NULL;
 	*len = 0;
 	/* O_NONBLOCK: a FIFO planted at the path must not hang us. */
-	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | flags)) == -1) {
+	if ((fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)) == -1) {
 		snprintf(err, errlen, "%s", strerror(errno));
 		return -1;
 	}
@@ -351,26 +337,6 @@ done:
 	free(p);
 	close(fd);
 	return ret;
-}
-
-int
-read_file(const char *path, size_t max, uint8_t **buf, size_t *len,
-    char *err, size_t errlen)
-{
-	return read_whole(path, 0, max, buf, len, err, errlen);
-}
-
-/*
- * A file in the state directory, which the crlcache account owns: no
- * symbolic link is followed and no FIFO waited on (DESIGN 8), so that an
- * administrator's `crlcache status` reads nothing else on its behalf.
- */
-int
-read_state_file(const char *path, size_t max, uint8_t **buf, size_t *len,
-    char *err, size_t errlen)
-{
-	return read_whole(path, O_NOFOLLOW | O_NONBLOCK, max, buf, len, err,
-	    errlen);
 }
 
 int64_t
@@ -493,38 +459,6 @@ replace_file(const char *path, const void *data, size_t len, mode_t mode,
 		return -1;
 	}
 	return 0;
-}
-
-/*
- * Open the published index STATE_DIR/index.mdb; its path goes to path.
- * When it cannot be opened, say why if report, and return -1.
- */
-int
-index_open(struct state *st, char *path, size_t len,
-    struct crlc_index **idx, int report)
-{
-	const char *detail;
-	int rc;
-
-	/* crlc_index_open() takes nothing but a path (state.h). */
-	if (state_file_path(st, INDEX_NAME, path, len) == -1) {
-		if (report)
-			logx(0, "%s/%s: path too long", state_path(st),
-			    INDEX_NAME);
-		return -1;
-	}
-	if ((rc = crlc_index_open(path, idx, &detail)) == CRLC_OK)
-		return 0;
-	if (!report)
-		return -1;
-	if (rc == CRLC_E_NOINDEX)
-		logx(0, "%s: no index yet: run `crlcache update` (or `crlcache "
-		    "import`) to build the first one", path);
-	else if (strcmp(detail, crlc_index_strerror(rc)) == 0)
-		logx(0, "%s: %s", path, detail);
-	else
-		logx(0, "%s: %s: %s", path, crlc_index_strerror(rc), detail);
-	return -1;
 }
 
 /*

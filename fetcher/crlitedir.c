@@ -26,7 +26,7 @@
 #include <crlcache/hash.h>
 #include <crlcache/onecrl.h>
 
-#include "crlite.h"
+#include "crlitedir.h"
 #include "fetcher.h"
 #include "state.h"
 

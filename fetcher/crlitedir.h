@@ -4,8 +4,8 @@
  *
  * Copyright the crlcache authors. Licensed under the Apache License 2.0.
  */
-#ifndef CRLCACHE_FETCHER_CRLITE_H
-#define CRLCACHE_FETCHER_CRLITE_H
+#ifndef CRLCACHE_FETCHER_CRLITEDIR_H
+#define CRLCACHE_FETCHER_CRLITEDIR_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -95,4 +95,4 @@ int	 crlite_tally_read(struct state *st, unsigned source,
 void	 crlite_tally_add(struct state *st, unsigned source,
 	    uint64_t bytes);
 
-#endif /* CRLCACHE_FETCHER_CRLITE_H */
+#endif /* CRLCACHE_FETCHER_CRLITEDIR_H */

@@ -1,11 +1,11 @@
 /*
- * What update.c and update_sources.c share: the sources an update run
- * asks (update_sources.c), gathered by update.c's steps.
+ * update_sources.c: the sources an update run asks, gathered by
+ * update.c's steps.
  *
  * Copyright the crlcache authors. Licensed under the Apache License 2.0.
  */
-#ifndef CRLCACHE_FETCHER_UPDATE_H
-#define CRLCACHE_FETCHER_UPDATE_H
+#ifndef CRLCACHE_FETCHER_UPDATE_SOURCES_H
+#define CRLCACHE_FETCHER_UPDATE_SOURCES_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -56,4 +56,4 @@ void	 enrolled_sources(const struct conf *conf, const struct directory *d,
 void	 keep_configured(const struct conf *conf, struct strlist *urls,
 	    struct strlist *learned);
 
-#endif /* CRLCACHE_FETCHER_UPDATE_H */
+#endif /* CRLCACHE_FETCHER_UPDATE_SOURCES_H */
