@@ -13,6 +13,8 @@
 #include "fetcher.h"
 #include "state.h"
 
+struct hint_tally;
+
 #define QUEUE_NAME	WORK_NAME "/hints.queue"
 /* Queues and parked drains: nobody else's. */
 #define QUEUE_MODE	0700
