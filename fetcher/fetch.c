@@ -449,6 +449,20 @@ setup(struct xfer *x)
 	return 0;
 }
 
+/* A failed transfer from the mirror: its error names the mirror's URL. */
+static void
+mirror_blame(const char *via, char err[ERRLEN])
+{
+	char buf[ERRLEN];
+
+	if (via == NULL)
+		return;
+	/* Both cut to fit: a transfer error is short, the URL rarely long. */
+	snprintf(buf, sizeof(buf), "from the mirror, %.256s: %.200s", via,
+	    err);
+	memcpy(err, buf, sizeof(buf));
+}
+
 static void
 finish(struct xfer *x, CURLcode res)
 {
@@ -487,7 +501,7 @@ finish(struct xfer *x, CURLcode res)
 		free(f->body);
 		f->body = NULL;
 		f->len = 0;
-		mirror_blame(f);
+		mirror_blame(f->via, f->err);
 	}
 }
 

@@ -364,22 +364,8 @@ int	 store_scope_key(struct store *s, const X509_NAME *name, X509 *signer,
 /* entries.c: the start of a scope's "rev" range (every key of it) */
 void	 store_rev_range(const uint8_t prefix[CRLC_PREFIX_LEN],
 	    unsigned scope_no, uint8_t key[CRLC_REV_SCOPE_LEN]);
-/* source.c: the record of each source URL's last fetch */
-struct source_rec {
-	int64_t		 last_attempt;
-	int64_t		 last_success;
-	int64_t		 fresh_until;	/* its server's answer is fresh until
-					   then (0: not said) */
-	long		 http_status;
-	char		*etag;
-	char		*last_modified;
-	char		*error;
-	uint8_t		*scope_key;
-	size_t		 scope_keylen;
-	unsigned	 origin;	/* CRLC_SRC_ORIGIN_* (format.h) */
-	uint32_t	 failures;	/* consecutive failed fetches */
-	int64_t		 first_failure;	/* the first of them (0: none) */
-};
+/* source.c: the record of each source URL's last fetch (struct source_rec: proposed.c) */
+struct source_rec;
 int	 store_get_source(struct store *s, const char *url,
 	    struct source_rec *rec);
 int	 store_put_source(struct store *s, const char *url,
@@ -422,6 +408,21 @@ int	 store_tend_sources(struct store *s, const struct strlist *listed,
  * `status`); its name; rec's history after a fetch (rec->last_attempt
  * set); whether rec is pruned; whether its fetch waits.
  */
+struct source_rec {
+	int64_t		 last_attempt;
+	int64_t		 last_success;
+	int64_t		 fresh_until;	/* its server's answer is fresh until
+					   then (0: not said) */
+	long		 http_status;
+	char		*etag;
+	char		*last_modified;
+	char		*error;
+	uint8_t		*scope_key;
+	size_t		 scope_keylen;
+	unsigned	 origin;	/* CRLC_SRC_ORIGIN_* (format.h) */
+	uint32_t	 failures;	/* consecutive failed fetches */
+	int64_t		 first_failure;	/* the first of them (0: none) */
+};
 int	 source_origin_counts(unsigned origin, int hints_only);
 const char *source_origin_name(unsigned origin);
 void	 source_history(struct source_rec *rec, int ok);
@@ -452,7 +453,6 @@ struct publish_src {
 int	 publish(struct state *st, const struct publish_src *src,
 	    uint64_t generation, int64_t created, char *err, size_t errlen);
 int	 publish_needed(struct state *st);
-void	 publish_clean(struct state *st);
 
 /* fetch.c: parallel HTTP(S) with libcurl multi */
 struct fetch {
@@ -568,8 +568,6 @@ int	 mirror_name_parse(const char *url, struct mirror_name *m,
 	    const char **why);
 /* `mirror = ` for one transfer: sets via, or refused and err. */
 void	 mirror_route(const struct conf *conf, struct fetch *f);
-/* A failed transfer from the mirror: its error names the mirror's URL. */
-void	 mirror_blame(struct fetch *f);
 
 /* ingest.c: parse + verify + store one CRL, reporting a rejection */
 int	 ingest_buffer(struct store *s, const struct trust *t,
@@ -1002,7 +1000,10 @@ void	 hints_settle(struct hint_queue *q, int wait);
 void	 hints_close(struct hint_queue *q);
 
 
-/* enrolment.c: issuers met on this host, proven (STATE_DIR/work/enrolled) */
+/*
+ * The enrolled issuers, as enrolment.c loads and saves them and
+ * crlfresh.c reads them (the types only).
+ */
 struct enrolled {
 	uint8_t		 fp[CRLC_HASH_LEN];	/* SHA-256 of the issuer cert */
 	X509		*issuer;
@@ -1020,6 +1021,15 @@ struct enrolment {
 	struct strlist	 hinted_dps;
 	int64_t		 hints_failed;	/* the last run could not read them */
 };
+/* enrolment.c: issuers met on this host, proven (STATE_DIR/work/enrolled) */
+/*
+ * aia.c: x's issuers from its caIssuers URLs into cands, and the
+ * certificates above them, followed until they chain to an anchor of t
+ * (those join t's pool), each fetch spending one of *budget.  1 when
+ * the budget ran out before the search ended, else 0.
+ */
+int	 aia_issuers(X509 *x, const struct trust *t, const struct conf *conf,
+	    size_t *budget, time_t now, STACK_OF(X509) *cands);
 /*
  * caIssuers fetches one run may make, each bounded by AIA_TIMEOUT (15 s):
  * a run that meets hostile URLs stalls for two minutes at most.  Issuers
@@ -1031,14 +1041,6 @@ struct enrolment {
  */
 #define MAX_AIA_FETCHES	8
 #define AIA_WRITER_MAX	3
-/*
- * aia.c: x's issuers from its caIssuers URLs into cands, and the
- * certificates above them, followed until they chain to an anchor of t
- * (those join t's pool), each fetch spending one of *budget.  1 when
- * the budget ran out before the search ended, else 0.
- */
-int	 aia_issuers(X509 *x, const struct trust *t, const struct conf *conf,
-	    size_t *budget, time_t now, STACK_OF(X509) *cands);
 int	 cert_fingerprint(X509 *x, uint8_t fp[CRLC_HASH_LEN]);
 /* None yet is an empty enrolment.  0, or -1 (logged; e is empty). */
 int	 enrolment_load(struct state *st, struct enrolment *e);

@@ -219,16 +219,3 @@ mirror_route(const struct conf *conf, struct fetch *f)
 done:
 	free(m);
 }
-
-void
-mirror_blame(struct fetch *f)
-{
-	char err[ERRLEN];
-
-	if (f->via == NULL)
-		return;
-	/* Both cut to fit: a transfer error is short, the URL rarely long. */
-	snprintf(err, sizeof(err), "from the mirror, %.256s: %.200s", f->via,
-	    f->err);
-	memcpy(f->err, err, sizeof(err));
-}

@@ -48,4 +48,11 @@ size_t	keep_collect(struct pub_keep *k, int sfd);
 
 void	keep_free(struct pub_keep *k);
 
+struct state;
+/*
+ * Remove the temporary files of publishes that were killed.  Only
+ * under the writer's lock, when no publish runs.
+ */
+void	publish_clean(struct state *st);
+
 #endif /* CRLCACHE_PUBKEEP_H */

@@ -29,6 +29,7 @@
 
 #include "fetcher.h"
 #include "state.h"
+#include "pubkeep.h"
 #include "store.h"
 
 /*
