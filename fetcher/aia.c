@@ -28,7 +28,11 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
+#include "aia.h"
+#include "chain.h"
+#include "fetch.h"
 #include "fetcher.h"
+#include "trust.h"
 
 /*
  * Levels followed above the certificate being proven: the deepest Web

@@ -12,6 +12,7 @@
 
 #include <crlcache/civil.h>
 
+#include "at.h"
 #include "fetcher.h"
 
 /*

@@ -21,6 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ccadb.h"
+#include "csv.h"
 #include "fetcher.h"
 
 const char *const ccadb_url_columns[CCADB_URL_COLUMNS] = {

@@ -40,6 +40,7 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
+#include "chain.h"
 #include "fetcher.h"
 
 /*

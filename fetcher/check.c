@@ -30,8 +30,14 @@
 #include <crlcache/tbs.h>
 #include <crlcache/validity.h>
 
+#include "at.h"
+#include "cmd.h"
 #include "fetcher.h"
+#include "name.h"
+#include "peer.h"
+#include "privs.h"
 #include "state.h"
+#include "trust.h"
 
 #define EXIT_ERROR	4
 /* check_one(): no CRL state, the line says what the filter said */

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "conf.h"
 #include "fetcher.h"
 
 /*

@@ -25,7 +25,9 @@
 #include <crlcache/reasons.h>
 #include <crlcache/tbs.h>
 
+#include "crl.h"
 #include "fetcher.h"
+#include "trust.h"
 
 static void
 set_err(char *err, size_t errlen, const char *what)

@@ -45,8 +45,13 @@
 #include <crlcache/crlite.h>
 #include <crlcache/crliteset.h>
 
+#include "crlfresh.h"
+#include "directory.h"
+#include "enrolled.h"
 #include "fetcher.h"
+#include "name.h"
 #include "state.h"
+#include "trust.h"
 
 /*
  * How long a CRLite-enrolled issuer's hinted distribution points are

@@ -10,6 +10,7 @@
 #include <crlcache/hash.h>
 #include <crlcache/index.h>
 
+#include "crlhash.h"
 #include "fetcher.h"
 
 /*

@@ -37,6 +37,9 @@
 #include <crlcache/hash.h>
 
 #include "crlitesrc.h"
+#include "fetcher.h"
+#include "proposed.h"
+#include "source.h"
 
 /* A filter's bytes: the size and SHA-256 its source gave, and it parses. */
 static int

@@ -20,7 +20,7 @@
 #include <crlcache/clubcard.h>
 
 #include "crlitesrc.h"
-#include "json.h"
+#include "fetcher.h"
 
 #define MANIFEST_NAME		"manifest.json"
 /*

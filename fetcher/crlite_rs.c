@@ -46,6 +46,7 @@
 #include <crlcache/clubcard.h>
 
 #include "crlitesrc.h"
+#include "fetcher.h"
 
 #define RS_CHANNEL	"default"
 /*

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "crlitesrc.h"
+#include "fetcher.h"
 
 int
 crlite_fail(struct crlite_run *run, const char *fmt, ...)

@@ -35,6 +35,7 @@
 #include <crlcache/hash.h>
 
 #include "crlitesrc.h"
+#include "fetcher.h"
 
 #define UPKI_INDEX_FILE		"index.bin"
 #define UPKI_INDEX_MAGIC		"upkiidx1"

@@ -13,8 +13,10 @@
 #include <stdint.h>
 
 #include "crlitedir.h"
+#include "fetch.h"
 #include "fetcher.h"
 #include "rsclient.h"
+#include "store.h"
 
 /* URLs the sources build: a configured base and a path of 512 at most. */
 #define CRLITE_URL_MAX		1024

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "csv.h"
 #include "fetcher.h"
 
 const char *const csv_skip_name[CSV_NSKIP] = { "width", "long", "quote" };

@@ -22,7 +22,11 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
+#include "chain.h"
+#include "dirbuild.h"
+#include "direntry.h"
 #include "fetcher.h"
+#include "trust.h"
 
 static void
 log_refusal(const struct ccadb_record *rec, const char *why)

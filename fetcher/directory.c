@@ -74,8 +74,14 @@
 
 #include <openssl/x509.h>
 
+#include "conf.h"
+#include "directory.h"
+#include "direntry.h"
+#include "dirindex.h"
 #include "fetcher.h"
+#include "name.h"
 #include "state.h"
+#include "trust.h"
 
 #define STATE_FORMAT		"crlcache-directory-state 1"
 /* Files of the work directory: the crlcache account's only. */

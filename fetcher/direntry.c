@@ -10,7 +10,10 @@
 
 #include <openssl/x509.h>
 
+#include "conf.h"
+#include "direntry.h"
 #include "fetcher.h"
+#include "trust.h"
 
 /* "cert FP BASE64": the entry's fingerprint, into fp. */
 int

@@ -45,8 +45,14 @@
 
 #include <openssl/x509.h>
 
+#include "chain.h"
+#include "conf.h"
+#include "direntry.h"
+#include "dirindex.h"
 #include "fetcher.h"
+#include "name.h"
 #include "state.h"
+#include "trust.h"
 
 #define INDEX_FORMAT	"crlcache-directory-index 1"
 /* One line: "entry", a fingerprint, a name hash and two numbers. */

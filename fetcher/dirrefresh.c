@@ -37,8 +37,15 @@
 #include <crlcache/version.h>
 
 #include "crlitedir.h"
+#include "dirbuild.h"
+#include "directory.h"
+#include "direntry.h"
+#include "dirindex.h"
+#include "dirrefresh.h"
+#include "fetch.h"
 #include "fetcher.h"
 #include "state.h"
+#include "trust.h"
 
 /*
  * One report, from the network or a file.  The records report holds

@@ -30,7 +30,13 @@
 
 #include <openssl/crypto.h>
 
+#include "cmd.h"
+#include "enable.h"
 #include "fetcher.h"
+#include "localfs.h"
+#include "osslconf.h"
+#include "privs.h"
+#include "selftest.h"
 
 #define BEGIN_MARK	"# BEGIN crlcache: added by `crlcache enable`, removed by `crlcache disable`\n"
 #define BEGIN_MARK_NL	"# BEGIN crlcache (newline added): added by `crlcache enable`, removed by `crlcache disable`\n"

@@ -15,8 +15,17 @@
 #include <openssl/x509.h>
 #include <openssl/x509v3.h>
 
+#include "aia.h"
+#include "cmd.h"
+#include "directory.h"
+#include "direntry.h"
+#include "enrolled.h"
+#include "enrolment.h"
 #include "fetcher.h"
-#include "state.h"
+#include "peer.h"
+#include "privs.h"
+#include "store.h"
+#include "trust.h"
 
 static int
 self_signed(X509 *x)

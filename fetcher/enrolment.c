@@ -45,8 +45,16 @@
 
 #include <crlcache/hash.h>
 
+#include "aia.h"
+#include "chain.h"
+#include "crlfresh.h"
+#include "enrolled.h"
+#include "enrolment.h"
 #include "fetcher.h"
-#include "state.h"
+#include "hintq.h"
+#include "name.h"
+#include "spool.h"
+#include "trust.h"
 
 #define ENROLLED_NAME	WORK_NAME "/enrolled"
 #define ENROLLED_MAGIC	"crlcache-enrolled 1"
@@ -88,7 +96,7 @@ enrolment_free(struct enrolment *e)
 	memset(e, 0, sizeof(*e));
 }
 
-int
+static int
 cert_fingerprint(X509 *x, uint8_t fp[CRLC_HASH_LEN])
 {
 	unsigned char *der = NULL;
@@ -101,7 +109,7 @@ cert_fingerprint(X509 *x, uint8_t fp[CRLC_HASH_LEN])
 	return 0;
 }
 
-struct enrolled *
+static struct enrolled *
 enrolment_find(const struct enrolment *e, const uint8_t fp[CRLC_HASH_LEN])
 {
 	size_t i;

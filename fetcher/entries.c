@@ -16,8 +16,9 @@
 #include <crlcache/index.h>
 #include <crlcache/name.h>
 
+#include "entries.h"
 #include "fetcher.h"
-#include "store.h"
+#include "store_int.h"
 
 #define REASON_REMOVE_FROM_CRL	8			/* RFC 5280 5.3.1 */
 
@@ -353,7 +354,7 @@ write_entries(struct wtxn *w, const uint8_t prefix[CRLC_PREFIX_LEN],
  * Write what a scope's complete CRL der and delta (may be empty) list as
  * scope_no's entries; *count is the number held.
  */
-int
+static int
 write_scope_entries(struct wtxn *w, const uint8_t prefix[CRLC_PREFIX_LEN],
     unsigned scope_no, const struct crlc_span *der,
     const struct crlc_span *delta, int64_t *count)

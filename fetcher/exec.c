@@ -39,7 +39,11 @@
 #include <openssl/conf.h>
 #include <openssl/crypto.h>
 
+#include "cmd.h"
 #include "fetcher.h"
+#include "osslconf.h"
+#include "privdir.h"
+#include "privs.h"
 
 #ifndef SNIPPET_PATH
 #define SNIPPET_PATH	"/etc/ssl/openssl.cnf.d/crlcache.cnf"

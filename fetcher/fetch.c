@@ -35,8 +35,11 @@
 #include <crlcache/clock.h>
 #include <crlcache/version.h>
 
+#include "fetch.h"
 #include "fetcher.h"
 #include "guard.h"
+#include "header.h"
+#include "hostq.h"
 
 /* Reused connections are checked before each request (PREREQFUNCTION). */
 #if LIBCURL_VERSION_NUM < 0x075000

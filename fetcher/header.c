@@ -17,6 +17,7 @@
 #include <curl/curl.h>
 
 #include "fetcher.h"
+#include "header.h"
 
 /* The fields that say how long an answer stays fresh. */
 static const char *const fresh_field[FRESH_FIELDS] = {

@@ -48,9 +48,10 @@
 
 #include <crlcache/hash.h>
 
+#include "aia.h"
 #include "fetcher.h"
+#include "hintq.h"
 #include "spool.h"
-#include "state.h"
 
 #define TURN_NAME	WORK_NAME "/hints.turn"
 #define HINT_MAX_SIZE	CRLC_HINT_MAX

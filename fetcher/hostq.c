@@ -17,6 +17,7 @@
 #include <strings.h>
 
 #include "fetcher.h"
+#include "hostq.h"
 
 struct hostq_host {
 	size_t	 next, end;	/* its transfers not started: order[next..end) */

@@ -15,6 +15,7 @@
 #include <crlcache/dpname.h>
 
 #include "fetcher.h"
+#include "idp.h"
 
 /* The directoryName scope of n, newly allocated; NULL when unusable. */
 static char *

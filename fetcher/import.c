@@ -8,7 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "at.h"
+#include "cmd.h"
 #include "fetcher.h"
+#include "ingest.h"
+#include "privs.h"
+#include "store.h"
+#include "trust.h"
 
 /* Ingest one file; url: the distribution point it was fetched from. */
 static int

@@ -6,7 +6,14 @@
 #include <string.h>
 #include <time.h>
 
+#include "at.h"
+#include "crl.h"
 #include "fetcher.h"
+#include "ingest.h"
+#include "issuerid.h"
+#include "scope.h"
+#include "store.h"
+#include "trust.h"
 
 /*
  * Ingest buf as the CRL from source (a file name or URL; url, when not

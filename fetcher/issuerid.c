@@ -19,7 +19,9 @@
 #include <crlcache/reasons.h>
 
 #include "fetcher.h"
-#include "store.h"
+#include "issuerid.h"
+#include "name.h"
+#include "store_int.h"
 
 #define META_NEXT_ISSUER	"next_issuer_id"	/* writer's id counter */
 

@@ -47,8 +47,12 @@
 #include <crlcache/hint.h>
 #include <crlcache/index.h>
 
+#include "enrolled.h"
 #include "fetcher.h"
-#include "state.h"
+#include "learning.h"
+#include "name.h"
+#include "spool.h"
+#include "trust.h"
 
 /* World-readable like the index: every program looks at its mtime. */
 #define LEARNING_MODE	0644

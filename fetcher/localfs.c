@@ -8,6 +8,7 @@
 #include <crlcache/fstype.h>
 
 #include "fetcher.h"
+#include "localfs.h"
 
 /*
  * Every program re-checks the index with stat(); on a network filesystem

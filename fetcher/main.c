@@ -13,8 +13,12 @@
 
 #include <crlcache/version.h>
 
+#include "cmd.h"
+#include "conf.h"
 #include "fetcher.h"
-#include "state.h"
+#include "privs.h"
+#include "refusals.h"
+#include "status.h"
 
 /*
  * Every command, and how it touches the state directory: main() applies

@@ -24,7 +24,12 @@
 
 #include <crlcache/index.h>
 
+#include "cmd.h"
 #include "fetcher.h"
+#include "mirror_name.h"
+#include "privs.h"
+#include "proposed.h"
+#include "source.h"
 #include "state.h"
 
 /* Files one run writes: every "crl" record of an index holding the

@@ -23,7 +23,9 @@
 
 #include <curl/curl.h>
 
+#include "fetch.h"
 #include "fetcher.h"
+#include "mirror_name.h"
 
 /* A host name (RFC 1035 2.3.4), or an IPv6 literal in brackets. */
 #define MIRROR_HOST_MAX		(253 + 2)

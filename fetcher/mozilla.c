@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "crlitesrc.h"
+#include "fetcher.h"
 #include "mozilla.h"
 #include "onecrl.h"
 

@@ -18,6 +18,7 @@
 #include <crlcache/point.h>
 
 #include "fetcher.h"
+#include "name.h"
 
 int
 name_canon_hash(const X509_NAME *name, uint8_t out[CRLC_HASH_LEN])

@@ -43,7 +43,9 @@
 #include <crlcache/onecrl.h>
 
 #include "crlitedir.h"
+#include "fetcher.h"
 #include "onecrl.h"
+#include "source.h"
 #include "state.h"
 
 /* The file in force, by its name in the state directory. */

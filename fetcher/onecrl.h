@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fetcher.h"
 #include "rsclient.h"
 
 struct conf;

@@ -45,6 +45,7 @@
 #include <openssl/provider.h>
 
 #include "fetcher.h"
+#include "osslconf.h"
 
 /* The sections we write for openssl_conf and, when needed, nodejs_conf. */
 struct init_names {

@@ -26,6 +26,7 @@
 #include <openssl/x509.h>
 
 #include "fetcher.h"
+#include "peer.h"
 
 /* Certificates taken from one server: real chains have 2-4. */
 #define MAX_CHAIN	16

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "fetcher.h"
+#include "privdir.h"
 
 /* root's private directories: /run is root's, and emptied at boot. */
 #define RUN_DIR		"/run"

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "fetcher.h"
+#include "privs.h"
 #include "state.h"
 
 #define CRLCACHE_USER	"crlcache"

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "fetcher.h"
+#include "proposed.h"
 
 /*
  * Failures in a row, and seconds from the first of them, before a

@@ -12,6 +12,8 @@
 
 #include <crlcache/format.h>
 
+#include "fetcher.h"
+
 /*
  * Temporary names (state_mktemp(): the prefix and STATE_TEMP_SUFFIX
  * characters): the top's beside it, the others' in scope/.

@@ -34,8 +34,11 @@
 #include <crlcache/index.h>
 #include <crlcache/indexwrite.h>
 
+#include "crlhash.h"
+#include "entries.h"
 #include "fetcher.h"
 #include "pubkeep.h"
+#include "publish.h"
 #include "state.h"
 
 #define SCOPE_NAME_LEN		(2 * CRLC_SCOPE_ID_LEN)

@@ -30,8 +30,9 @@
 #include <crlcache/refusal.h>
 
 #include "fetcher.h"
-#include "state.h"
 #include "outfmt.h"
+#include "refusals.h"
+#include "state.h"
 
 /* One file of the spool, as listed. */
 struct refusal {

@@ -34,7 +34,9 @@
 
 #include <crlcache/hash.h>
 
+#include "ccadb.h"
 #include "fetcher.h"
+#include "report.h"
 
 #define COL_FP		"SHA-256 Fingerprint"
 #define COL_TYPE	"Certificate Record Type"
@@ -314,7 +316,7 @@ records_sort(struct ccadb_records *r)
 		strlist_uniq(&r->v[i].urls);
 }
 
-struct ccadb_record *
+static struct ccadb_record *
 records_find(const struct ccadb_records *r, const uint8_t fp[CRLC_HASH_LEN])
 {
 	struct ccadb_record key;

@@ -11,8 +11,11 @@
  */
 #include <getopt.h>
 
+#include "cmd.h"
 #include "fetcher.h"
-#include "state.h"
+#include "privs.h"
+#include "spool.h"
+#include "store.h"
 
 int
 cmd_publish(const struct cmd_ctx *c, int argc, char **argv)

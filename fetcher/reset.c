@@ -29,8 +29,14 @@
 
 #include <crlcache/reasons.h>
 
+#include "cmd.h"
+#include "dirrefresh.h"
 #include "fetcher.h"
+#include "privs.h"
+#include "scope.h"
 #include "state.h"
+#include "store.h"
+#include "trust.h"
 
 /* Said on stderr and, always, in syslog: revocation data is removed. */
 static void

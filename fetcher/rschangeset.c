@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "contentsig.h"
+#include "fetcher.h"
 #include "rschangeset.h"
 #include "rsget.h"
 

@@ -14,6 +14,7 @@
 #include <crlcache/onecrl.h>
 
 #include "crlitedir.h"
+#include "fetcher.h"
 #include "rsclient.h"
 #include "state.h"
 

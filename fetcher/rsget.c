@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fetcher.h"
 #include "rsget.h"
 
 void

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "fetch.h"
 #include "fetcher.h"
 
 struct state;

@@ -19,8 +19,12 @@
 #include <crlcache/index.h>
 #include <crlcache/reasons.h>
 
+#include "crlhash.h"
 #include "fetcher.h"
+#include "issuerid.h"
+#include "scope.h"
 #include "store.h"
+#include "store_int.h"
 
 /* A scope number not yet used among the "crl" records under prefix. */
 static int

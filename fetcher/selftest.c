@@ -38,7 +38,13 @@
 #include <openssl/x509v3.h>
 
 #include "fetcher.h"
+#include "ingest.h"
+#include "osslconf.h"
+#include "privdir.h"
+#include "selftest.h"
 #include "state.h"
+#include "store.h"
+#include "trust.h"
 
 /* `openssl list -providers` and `openssl verify` print a few hundred bytes. */
 #define MAX_OPENSSL_OUTPUT	65536

@@ -38,7 +38,9 @@
 #include <crlcache/format.h>
 #include <crlcache/hash.h>
 
+#include "cmd.h"
 #include "fetcher.h"
+#include "privs.h"
 #include "state.h"
 
 /* sd_listen_fds(3): the first descriptor passed. */

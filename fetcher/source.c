@@ -17,9 +17,12 @@
 
 #include <crlcache/index.h>
 
+#include "fetch.h"
 #include "fetcher.h"
+#include "proposed.h"
+#include "source.h"
 #include "state.h"
-#include "store.h"
+#include "store_int.h"
 
 static char *
 dup_span(const uint8_t *p, size_t len)

@@ -30,7 +30,6 @@
 
 #include "fetcher.h"
 #include "spool.h"
-#include "state.h"
 
 #define SPOOL_MODE	CRLC_HINTS_MODE
 #define DRAIN_NAME	WORK_NAME "/hints.drain"

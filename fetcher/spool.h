@@ -12,6 +12,7 @@
 
 #include "fetcher.h"
 #include "state.h"
+struct state;
 
 struct hint_tally;
 
@@ -38,5 +39,29 @@ DIR	*list_dir(int dfd);
 int	 dot(const char *name);
 /* Remove an entry of dfd: a file, or an empty directory. */
 int	 remove_entry(int dfd, const char *name);
+
+/*
+ * spool.c, hint.c: the spool of certificates no CRL covered (see
+ * HINTS_NAME), and the hints read from it
+ */
+struct hint_tally {
+	size_t	scanned;	/* spool entries looked at this run */
+	size_t	taken;		/* well-formed certificates returned */
+	size_t	malformed;	/* refused: type, size or content */
+	size_t	repeated;	/* a hint its writer already left this run */
+	size_t	waiting;	/* returned, and left for the next run */
+	size_t	stuck;		/* could not be removed */
+};
+/*
+ * spool.c.  Create the spool (mode 3733, this account's group) if it is
+ * missing or wrong.  0, or -1 (logged) also when another account owns it.
+ */
+int	 hints_prepare(struct state *st);
+/* Is a hint waiting (in the spool, or a drain left by the last run)? */
+int	 hints_waiting(struct state *st);
+/* Does one come within ms (hints_waiting() every HINTS_FOLLOW_POLL_MS)? */
+int	 hints_follow(struct state *st, long ms);
+/* The live spool for listing (no symlink followed), or NULL and errno. */
+DIR	*hints_opendir(struct state *st);
 
 #endif

@@ -19,11 +19,22 @@
 #include <crlcache/index.h>
 #include <crlcache/reasons.h>
 
-#include "crlitedir.h"
+#include "at.h"
+#include "cmd.h"
+#include "directory.h"
+#include "enable.h"
+#include "enrolled.h"
+#include "enrolment.h"
 #include "fetcher.h"
-#include "state.h"
-#include "outfmt.h"
+#include "localfs.h"
+#include "privs.h"
+#include "proposed.h"
+#include "refusals.h"
+#include "source.h"
+#include "spool.h"
+#include "status.h"
 #include "status_sources.h"
+#include "verdict.h"
 
 struct status_walk {
 	FILE		*out;

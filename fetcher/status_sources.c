@@ -15,8 +15,9 @@
 #include <crlcache/onecrl.h>
 
 #include "crlitedir.h"
+#include "directory.h"
+#include "direntry.h"
 #include "fetcher.h"
-#include "outfmt.h"
 #include "state.h"
 #include "status_sources.h"
 

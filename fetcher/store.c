@@ -28,9 +28,11 @@
 #include <lmdb.h>
 
 #include "fetcher.h"
-#include "state.h"
 #include "pubkeep.h"
+#include "publish.h"
+#include "state.h"
 #include "store.h"
+#include "store_int.h"
 
 /*
  * Free space below which a failed write is put down to a full filesystem:

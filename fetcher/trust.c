@@ -20,8 +20,12 @@
 #include <crlcache/hash.h>
 #include <crlcache/index.h>
 
+#include "at.h"
+#include "chain.h"
 #include "fetcher.h"
+#include "name.h"
 #include "state.h"
+#include "trust.h"
 
 /*
  * Why a certificate file did not open, with the OS's word.  Commands that

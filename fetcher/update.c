@@ -18,10 +18,25 @@
 
 #include <crlcache/index.h>
 
+#include "chain.h"
+#include "cmd.h"
+#include "directory.h"
+#include "dirindex.h"
+#include "dirrefresh.h"
+#include "enrolment.h"
+#include "fetch.h"
 #include "fetcher.h"
-#include "state.h"
+#include "header.h"
+#include "ingest.h"
+#include "learning.h"
+#include "mirror_name.h"
 #include "mozilla.h"
-#include "state.h"
+#include "privs.h"
+#include "proposed.h"
+#include "scope.h"
+#include "source.h"
+#include "spool.h"
+#include "store.h"
 #include "update_sources.h"
 
 /*

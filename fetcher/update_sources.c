@@ -11,8 +11,10 @@
 
 #include <openssl/x509v3.h>
 
+#include "ccadb.h"
+#include "directory.h"
+#include "fetch.h"
 #include "fetcher.h"
-#include "state.h"
 #include "update_sources.h"
 
 /*

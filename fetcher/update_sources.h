@@ -10,7 +10,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "crlfresh.h"
+#include "direntry.h"
+#include "enrolled.h"
 #include "fetcher.h"
+#include "trust.h"
 
 /*
  * The directory, read when the run first needs it, and no more of it

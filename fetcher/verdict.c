@@ -26,6 +26,7 @@
 
 #include "fetcher.h"
 #include "state.h"
+#include "verdict.h"
 
 #define VERDICT_NAME	"verdict"
 /* Four short lines; anything longer is not a verdict this version wrote. */

@@ -21,7 +21,7 @@
 
 #include "fetcher.h"
 #include "state.h"
-#include "store.h"
+#include "store_int.h"
 
 /*
  * UNPUBLISHED exists while the working index holds changes

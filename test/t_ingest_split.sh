@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A CRL larger than one ingest transaction (INGEST_CHUNK, 131,072 writes,
-# in fetcher/store.h) is written in several commits, and a kill between
+# in fetcher/store_int.h) is written in several commits, and a kill between
 # them must change nothing: `import` of a 300,000-entry CRL B over a
 # 200,000-entry CRL A is killed while its chunks are committed (the
 # working index holds the "ingest_pending" meta record); the next run puts

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../../fetcher/ccadb.h"
 #include "../../fetcher/fetcher.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -18,6 +18,9 @@
 #include <string.h>
 
 #include "../../fetcher/fetcher.h"
+#include "../../fetcher/ingest.h"
+#include "../../fetcher/store.h"
+#include "../../fetcher/trust.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -8,7 +8,9 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "../../fetcher/csv.h"
 #include "../../fetcher/fetcher.h"
+#include "../../fetcher/report.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "../../fetcher/fetcher.h"
+#include "../../fetcher/report.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
