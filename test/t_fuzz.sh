@@ -31,7 +31,7 @@ printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { (void)d; (v
 # ...so that a target of ours that does not build is a failure, not a skip.
 build() {   # build NAME SOURCES...
     local name=$1; shift
-    "${FUZZ_CC[@]}" -D_GNU_SOURCE -I"$src/include" -o "$W/$name" "$@" \
+    "${FUZZ_CC[@]}" -D_GNU_SOURCE -Werror=incompatible-pointer-types -Werror=implicit-function-declaration -I"$src/include" -o "$W/$name" "$@" \
         $(pkg-config --cflags --libs libcrypto lmdb) 2>"$W/cc.err" \
         || { cat "$W/cc.err"; fail "cannot build $name"; }
 }
@@ -60,7 +60,8 @@ STORE=("$src/fetcher/store.c" "$src/fetcher/work.c" "$src/fetcher/issuerid.c" "$
     "$src/fetcher/scope.c" "$src/fetcher/source.c" "$src/fetcher/proposed.c" "$src/fetcher/crlhash.c")
 INGEST=("$src/fetcher/ingest.c" "$src/fetcher/crl.c" "${STORE[@]}" "$src/fetcher/trust.c" "$src/fetcher/chain.c"
     "$src/fetcher/name.c" "$src/fetcher/util.c" "$src/fetcher/at.c" "$src/fetcher/idp.c"
-    "$src/fetcher/publish.c" "$src/fetcher/pubkeep.c" "$src/lib/indexwrite.c")
+    "$src/fetcher/publish.c" "$src/fetcher/pubkeep.c" "$src/fetcher/state.c" "$src/lib/indexwrite.c"
+    "$src/lib/statefile.c")
 build fuzz_crl "$src/test/fuzz/fuzz_crl.c" "${INGEST[@]}" "${LIB[@]}"
 build fuzz_index "$src/test/fuzz/fuzz_index.c" "${LIB[@]}"
 build fuzz_clubcard "$src/test/fuzz/fuzz_clubcard.c" "$src/lib/clubcard.c" "$src/lib/sct.c" "${LIB[@]}"

@@ -19,6 +19,7 @@
 
 #include "../../fetcher/fetcher.h"
 #include "../../fetcher/ingest.h"
+#include "../../fetcher/state.h"
 #include "../../fetcher/store.h"
 #include "../../fetcher/trust.h"
 
@@ -27,6 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static struct trust	trust;
 static struct store	*store;
+static struct state	 st;
 static const char	*url;
 
 static void
@@ -60,7 +62,9 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 		if ((state = mkdtemp(tmpl)) == NULL)
 			abort();
 	}
-	if (store_open(&store, state, err, sizeof(err)) == -1) {
+	/* The handle lives as long as the store: the whole fuzzing run. */
+	if (state_open(&st, state) == -1 ||
+	    store_open(&store, &st, err, sizeof(err)) == -1) {
 		fprintf(stderr, "fuzz_crl: %s\n", err);
 		abort();
 	}
