@@ -96,16 +96,16 @@ test/unit/t_at: fetcher/at.c fetcher/at.h fetcher/fetcher.h
 test/unit/t_header: fetcher/header.c fetcher/fetcher.h fetcher/header.h
 # t_hostq builds fetcher/hostq.c in.
 test/unit/t_hostq: fetcher/hostq.c fetcher/fetcher.h fetcher/hostq.h
-# t_ccadb_urls builds fetcher/ccadb.c, csv.c, util.c and state.c (index_open) in.
-test/unit/t_ccadb_urls: fetcher/ccadb.c fetcher/csv.c fetcher/util.c fetcher/state.c fetcher/ccadb.h fetcher/csv.h fetcher/fetcher.h fetcher/learning.h fetcher/state.h
+# t_ccadb_urls builds fetcher/ccadb.c, csv.c and util.c in.
+test/unit/t_ccadb_urls: fetcher/ccadb.c fetcher/csv.c fetcher/util.c fetcher/ccadb.h fetcher/csv.h fetcher/fetcher.h
 # t_json builds fetcher/json.c in.
 test/unit/t_json: fetcher/json.c fetcher/json.h
 # t_guard builds fetcher/guard.c in.
 test/unit/t_guard: fetcher/guard.c fetcher/fetcher.h fetcher/guard.h
 # t_proposed builds fetcher/proposed.c in.
 test/unit/t_proposed: fetcher/proposed.c fetcher/fetcher.h fetcher/proposed.h
-# t_state builds fetcher/state.c in.
-test/unit/t_state: fetcher/state.c fetcher/fetcher.h fetcher/learning.h fetcher/state.h
+# t_state builds fetcher/state.c and util.c in.
+test/unit/t_state: fetcher/state.c fetcher/util.c fetcher/fetcher.h fetcher/state.h
 
 unit: $(UNIT_BINS)
 

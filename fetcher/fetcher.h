@@ -154,6 +154,14 @@ void	 strlist_uniq(struct strlist *l);
 int	 strlist_listed(const struct strlist *l, const char *s);
 int	 read_file(const char *path, size_t max, uint8_t **buf, size_t *len,
 	    char *err, size_t errlen);
+/*
+ * The sb->st_size bytes of the open file fd (at most max) into *buf
+ * (NUL-terminated, free()) and *len; -1 with err and errno EFBIG (over
+ * max) or EIO (it shrank, or read failed).
+ */
+struct stat;
+int	 read_fd(int fd, const struct stat *sb, size_t max, uint8_t **buf,
+	    size_t *len, char *err, size_t errlen);
 int64_t	 asn1_time_to_epoch(const ASN1_TIME *t);
 void	 format_time(int64_t t, char *buf, size_t len);
 /* Base64 with white space anywhere (RFC 7468 3): -1 when it is not. */

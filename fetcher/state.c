@@ -227,24 +227,13 @@ state_forget(struct state *st, const char *name)
 	}
 }
 
-int
-state_openat(struct state *st, const char *name, int flags, mode_t mode)
-{
-	const char *base;
-	int owned, dfd, fd, e;
-
-	if ((dfd = resolve(st, name, &base, &owned)) == -1)
-		return -1;
-	fd = openat(dfd, base, flags | O_NOFOLLOW | O_CLOEXEC, mode);
-	e = errno;
-	if (owned)
-		close(dfd);
-	errno = e;
-	return fd;
-}
-
-int
-state_open_file(struct state *st, const char *name, struct stat *sb)
+/*
+ * name opened in its directory: by crlc_state_open() (the owner rule,
+ * *sb filled) when sb is given, else by openat() with flags.
+ */
+static int
+open_in(struct state *st, const char *name, int flags, mode_t mode,
+    struct stat *sb)
 {
 	const char *base;
 	int owned, dfd, fd, e;
@@ -252,7 +241,8 @@ state_open_file(struct state *st, const char *name, struct stat *sb)
 	if ((dfd = resolve(st, name, &base, &owned)) == -1)
 		return -1;
 	/* The owner rule is the directory's owner: the state's. */
-	fd = crlc_state_open(dfd, &st->sb, base, sb);
+	fd = sb != NULL ? crlc_state_open(dfd, &st->sb, base, sb) :
+	    openat(dfd, base, flags | O_NOFOLLOW | O_CLOEXEC, mode);
 	e = errno;
 	if (owned)
 		close(dfd);
@@ -261,14 +251,23 @@ state_open_file(struct state *st, const char *name, struct stat *sb)
 }
 
 int
+state_openat(struct state *st, const char *name, int flags, mode_t mode)
+{
+	return open_in(st, name, flags, mode, NULL);
+}
+
+int
+state_open_file(struct state *st, const char *name, struct stat *sb)
+{
+	return open_in(st, name, 0, 0, sb);
+}
+
+int
 state_read(struct state *st, const char *name, size_t max, uint8_t **buf,
     size_t *len, char *err, size_t errlen)
 {
 	struct stat sb;
-	uint8_t *p = NULL;
-	size_t off = 0;
-	ssize_t r;
-	int fd, e, ret = -1;
+	int fd, e, ret;
 
 	*buf = NULL;
 	*len = 0;
@@ -278,32 +277,10 @@ state_read(struct state *st, const char *name, size_t max, uint8_t **buf,
 		errno = e;
 		return -1;
 	}
-	if ((size_t)sb.st_size > max) {
-		snprintf(err, errlen, "file too large (%lld bytes, limit %zu)",
-		    (long long)sb.st_size, max);
-		errno = EFBIG;
-		goto done;
-	}
-	p = xcalloc(1, (size_t)sb.st_size + 1);
-	while (off < (size_t)sb.st_size) {
-		r = read(fd, p + off, (size_t)sb.st_size - off);
-		if (r == -1 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			snprintf(err, errlen, "read: %s",
-			    r == 0 ? "file shrank" : strerror(errno));
-			errno = EIO;
-			goto done;
-		}
-		off += (size_t)r;
-	}
-	*buf = p;
-	*len = off;
-	p = NULL;
-	ret = 0;
-done:
-	free(p);
+	ret = read_fd(fd, &sb, max, buf, len, err, errlen);
+	e = errno;
 	close(fd);
+	errno = e;
 	return ret;
 }
 

@@ -290,15 +290,47 @@ is_http_url(const char *s, size_t len)
 	    (len > 8 && strncmp(s, "https://", 8) == 0);
 }
 
+int
+read_fd(int fd, const struct stat *sb, size_t max, uint8_t **buf,
+    size_t *len, char *err, size_t errlen)
+{
+	uint8_t *p;
+	size_t off = 0;
+	ssize_t r;
+
+	*buf = NULL;
+	*len = 0;
+	if ((size_t)sb->st_size > max) {
+		snprintf(err, errlen, "file too large (%lld bytes, limit %zu)",
+		    (long long)sb->st_size, max);
+		errno = EFBIG;
+		return -1;
+	}
+	p = xcalloc(1, (size_t)sb->st_size + 1);
+	while (off < (size_t)sb->st_size) {
+		r = read(fd, p + off, (size_t)sb->st_size - off);
+		if (r == -1 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			snprintf(err, errlen, "read: %s",
+			    r == 0 ? "file shrank" : strerror(errno));
+			free(p);
+			errno = EIO;
+			return -1;
+		}
+		off += (size_t)r;
+	}
+	*buf = p;
+	*len = off;
+	return 0;
+}
+
 /* Read a whole regular file of at most max bytes. */
 int
 read_file(const char *path, size_t max, uint8_t **buf, size_t *len,
     char *err, size_t errlen)
 {
 	struct stat sb;
-	uint8_t *p = NULL;
-	size_t off = 0;
-	ssize_t r;
 	int fd, ret = -1;
 
 	*buf = NULL;
@@ -308,33 +340,10 @@ read_file(const char *path, size_t max, uint8_t **buf, size_t *len,
 		snprintf(err, errlen, "%s", strerror(errno));
 		return -1;
 	}
-	if (fstat(fd, &sb) == -1 || !S_ISREG(sb.st_mode)) {
+	if (fstat(fd, &sb) == -1 || !S_ISREG(sb.st_mode))
 		snprintf(err, errlen, "not a regular file");
-		goto done;
-	}
-	if ((size_t)sb.st_size > max) {
-		snprintf(err, errlen, "file too large (%lld bytes, limit %zu)",
-		    (long long)sb.st_size, max);
-		goto done;
-	}
-	p = xcalloc(1, (size_t)sb.st_size + 1);
-	while (off < (size_t)sb.st_size) {
-		r = read(fd, p + off, (size_t)sb.st_size - off);
-		if (r == -1 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			snprintf(err, errlen, "read: %s",
-			    r == 0 ? "file shrank" : strerror(errno));
-			goto done;
-		}
-		off += (size_t)r;
-	}
-	*buf = p;
-	*len = off;
-	p = NULL;
-	ret = 0;
-done:
-	free(p);
+	else
+		ret = read_fd(fd, &sb, max, buf, len, err, errlen);
 	close(fd);
 	return ret;
 }

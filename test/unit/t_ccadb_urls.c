@@ -9,7 +9,6 @@
 
 #include "check.h"
 #include "../../fetcher/util.c"
-#include "../../fetcher/state.c"
 #include "../../fetcher/csv.c"
 #include "../../fetcher/ccadb.c"
 

@@ -15,34 +15,8 @@
 
 #include "check.h"
 #include "tmpdir.h"
+#include "../../fetcher/util.c"
 #include "../../fetcher/state.c"
-
-void
-logx(int level, const char *fmt, ...)
-{
-	(void)level;
-	(void)fmt;
-}
-
-void *
-xcalloc(size_t n, size_t size)
-{
-	void *p = calloc(n, size);
-
-	if (p == NULL)
-		abort();
-	return p;
-}
-
-char *
-xstrdup(const char *s)
-{
-	char *p = strdup(s);
-
-	if (p == NULL)
-		abort();
-	return p;
-}
 
 /* Read name through st: its bytes, or NULL; errno is kept. */
 static char *
