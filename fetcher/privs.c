@@ -55,23 +55,26 @@ switch_to(uid_t uid, gid_t gid)
  * account's state when that account owns one of them).  *uid is 0 when
  * root owns all: nothing there belongs to another account.  Only the
  * state directory (root's choice) is followed; its entries are looked at
- * with lstat().  Two other accounts' entries in one directory: refused.
+ * without following (fstatat, AT_SYMLINK_NOFOLLOW).  Two other accounts'
+ * entries in one directory: refused.
  */
 static int
 state_owner(const char *state_dir, uid_t *uid, gid_t *gid)
 {
 	static const char *const names[] = { WORK_NAME, LOCK_NAME, INDEX_NAME,
 	    SCOPE_NAME, HINTS_NAME };
-	char path[PATH_MAX];
 	struct passwd *pw;
 	struct stat sb, eb;
 	uid_t owner;
 	gid_t group;
 	size_t i;
+	int dfd, ret = -1;
 
-	if (stat(state_dir, &sb) == -1) {
+	/* The directory itself, as stat() would: its entries never followed. */
+	if ((dfd = open(state_dir, O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1 ||
+	    fstat(dfd, &sb) == -1) {
 		logx(0, "%s: %s", state_dir, strerror(errno));
-		return -1;
+		goto done;
 	}
 	/*
 	 * Any local user can create entries in a world-writable directory,
@@ -80,17 +83,17 @@ state_owner(const char *state_dir, uid_t *uid, gid_t *gid)
 	if (sb.st_mode & S_IWOTH) {
 		logx(0, "%s is writable by every user: refusing to take any "
 		    "account's state from it (chmod o-w it)", state_dir);
-		return -1;
+		goto done;
 	}
 	owner = sb.st_uid;
 	group = sb.st_gid;
 	for (i = 0; sb.st_uid == 0 && i < sizeof(names) / sizeof(*names); i++) {
-		snprintf(path, sizeof(path), "%s/%s", state_dir, names[i]);
-		if (lstat(path, &eb) == -1) {
+		if (fstatat(dfd, names[i], &eb, AT_SYMLINK_NOFOLLOW) == -1) {
 			if (errno == ENOENT)
 				continue;
-			logx(0, "%s: %s", path, strerror(errno));
-			return -1;
+			logx(0, "%s/%s: %s", state_dir, names[i],
+			    strerror(errno));
+			goto done;
 		}
 		if (eb.st_uid == 0 || eb.st_uid == owner)
 			continue;
@@ -98,14 +101,18 @@ state_owner(const char *state_dir, uid_t *uid, gid_t *gid)
 			logx(0, "%s: entries of uid %lu and of uid %lu: "
 			    "refusing to guess whose state it is", state_dir,
 			    (unsigned long)owner, (unsigned long)eb.st_uid);
-			return -1;
+			goto done;
 		}
 		owner = eb.st_uid;
 		group = eb.st_gid;
 	}
 	*uid = owner;
 	*gid = (pw = getpwuid(owner)) != NULL ? pw->pw_gid : group;
-	return 0;
+	ret = 0;
+done:
+	if (dfd != -1)
+		close(dfd);
+	return ret;
 }
 
 /*
