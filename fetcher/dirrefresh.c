@@ -154,7 +154,7 @@ state_find(const struct dir_state *ds, const char *src)
  * what changed of some 35 MB of reports (13.6 MB gzip-coded), and the
  * records report changes daily.  While a fresh CRLite set is in force
  * and a CRLite source configured, the directory's partition lists serve only
- * the CAs the filters do not cover (crlfresh.c), its certificates prove
+ * the CAs the filters do not cover (crlite_cover.c), its certificates prove
  * hints, which a new CA's caIssuers URLs do too (aia.c), and its new
  * intermediates' revocations come from their issuers' CRLs: a month
  * keeps the directory near 0.45 MB a day.

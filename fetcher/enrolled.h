@@ -1,6 +1,6 @@
 /*
  * crlcache command-line tool: the enrolled issuers (types shared by
- * enrolment.c and crlfresh.c).
+ * enrolment.c and crlite_cover.c).
  *
  * Copyright the crlcache authors. Licensed under the Apache License 2.0.
  */
@@ -11,7 +11,7 @@
 
 /*
  * The enrolled issuers, as enrolment.c loads and saves them and
- * crlfresh.c reads them (the types only).
+ * crlite_cover.c reads them (the types only).
  */
 struct enrolled {
 	uint8_t		 fp[CRLC_HASH_LEN];	/* SHA-256 of the issuer cert */

@@ -47,7 +47,7 @@
 
 #include "aia.h"
 #include "chain.h"
-#include "crlfresh.h"
+#include "crlite_cover.h"
 #include "enrolled.h"
 #include "enrolment.h"
 #include "fetcher.h"

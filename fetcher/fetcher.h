@@ -119,7 +119,7 @@ struct conf {
 	struct strlist	untrusted;	/* untrusted = */
 	struct strlist	crl_fresh;	/* crl_fresh = FILE: CA certificates
 					   kept on all their CRLs whatever
-					   CRLite covers (crlfresh.c) */
+					   CRLite covers (crlite_cover.c) */
 	int		crl_fresh_all;	/* crl_fresh = all */
 	long		parallel;
 	long		connect_timeout;	/* seconds */

@@ -34,7 +34,7 @@
 #include <crlcache/index.h>
 #include <crlcache/indexwrite.h>
 
-#include "crlhash.h"
+#include "scopehash.h"
 #include "entries.h"
 #include "fetcher.h"
 #include "pubkeep.h"

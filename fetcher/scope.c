@@ -19,7 +19,7 @@
 #include <crlcache/index.h>
 #include <crlcache/reasons.h>
 
-#include "crlhash.h"
+#include "scopehash.h"
 #include "fetcher.h"
 #include "issuerid.h"
 #include "scope.h"

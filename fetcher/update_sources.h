@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "crlfresh.h"
+#include "crlite_cover.h"
 #include "direntry.h"
 #include "enrolled.h"
 #include "fetcher.h"

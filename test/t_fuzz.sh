@@ -57,7 +57,7 @@ build fuzz_ccadb "$src/test/fuzz/fuzz_ccadb.c" "${CSV[@]}" "${LIB[@]}"
 build fuzz_records "$src/test/fuzz/fuzz_records.c" "$src/fetcher/report.c" "${CSV[@]}" "${LIB[@]}"
 build fuzz_pems "$src/test/fuzz/fuzz_pems.c" "$src/fetcher/report.c" "${CSV[@]}" "${LIB[@]}"
 STORE=("$src/fetcher/store.c" "$src/fetcher/work.c" "$src/fetcher/issuerid.c" "$src/fetcher/entries.c"
-    "$src/fetcher/scope.c" "$src/fetcher/source.c" "$src/fetcher/proposed.c" "$src/fetcher/crlhash.c")
+    "$src/fetcher/scope.c" "$src/fetcher/source.c" "$src/fetcher/proposed.c" "$src/fetcher/scopehash.c")
 INGEST=("$src/fetcher/ingest.c" "$src/fetcher/crl.c" "${STORE[@]}" "$src/fetcher/trust.c" "$src/fetcher/chain.c"
     "$src/fetcher/name.c" "$src/fetcher/util.c" "$src/fetcher/at.c" "$src/fetcher/idp.c"
     "$src/fetcher/publish.c" "$src/fetcher/pubkeep.c" "$src/fetcher/state.c" "$src/lib/indexwrite.c"

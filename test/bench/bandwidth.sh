@@ -75,7 +75,7 @@ LE_PARTS=128
 # Encrypt's four active intermediates'.  CRLite on fetches only the
 # partitions of YOUNG, so this moves mostly the CRLite-off figure.
 LE_SHARD_ENTRIES=${BW_SHARD_ENTRIES:-1000}
-# One DigiCert intermediate's complete CRL: 36 MB (fetcher/crlfresh.c).
+# One DigiCert intermediate's complete CRL: 36 MB (fetcher/crlite_cover.c).
 BIG_CRL_BYTES=36000000
 # Bytes a scale_gen.c entry takes on average (16-byte serial, time, every
 # fourth a reason code): 100,000 entries make 3,850,402 bytes.

@@ -10,7 +10,7 @@
 #include <crlcache/hash.h>
 #include <crlcache/index.h>
 
-#include "crlhash.h"
+#include "scopehash.h"
 #include "fetcher.h"
 
 /*

@@ -1,11 +1,11 @@
 /*
- * crlcache command-line tool: what crlfresh.c offers the rest of the
+ * crlcache command-line tool: what crlite_cover.c offers the rest of the
  * fetcher.
  *
  * Copyright the crlcache authors. Licensed under the Apache License 2.0.
  */
-#ifndef CRLCACHE_FETCHER_CRLFRESH_H
-#define CRLCACHE_FETCHER_CRLFRESH_H
+#ifndef CRLCACHE_FETCHER_CRLITE_COVER_H
+#define CRLCACHE_FETCHER_CRLITE_COVER_H
 
 #include "direntry.h"
 #include "fetcher.h"
@@ -14,7 +14,7 @@ struct enrolled;
 struct state;
 
 /*
- * crlfresh.c: which CRLs of an enrolled issuer a run fetches while a
+ * crlite_cover.c: which CRLs of an enrolled issuer a run fetches while a
  * CRLite set is in force (crl_fresh = ).
  */
 struct crlc_crliteset;
@@ -48,4 +48,4 @@ int64_t	 crl_fresh_held(const struct crl_fresh *cf,
 	    const struct enrolled *en);
 void	 crl_fresh_free(struct crl_fresh *cf);
 
-#endif /* CRLCACHE_FETCHER_CRLFRESH_H */
+#endif /* CRLCACHE_FETCHER_CRLITE_COVER_H */

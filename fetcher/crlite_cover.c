@@ -45,7 +45,7 @@
 #include <crlcache/crlite.h>
 #include <crlcache/crliteset.h>
 
-#include "crlfresh.h"
+#include "crlite_cover.h"
 #include "directory.h"
 #include "enrolled.h"
 #include "fetcher.h"
