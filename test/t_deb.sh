@@ -115,17 +115,21 @@ grep -q 'deb-systemd-invoke.*start.*crlcache-update\.service' "$W/postinst" &&
 case_ok "build ($(basename "$DEB"))"
 
 # 2. lintian on the source and the binary package, every tag shown: none
-#    may be left that debian/ does not override.  One exception:
-#    newer-standards-version, which a lintian older than the package's
-#    Standards-Version (Debian 12's knows Policy up to 4.6.2) prints, asking
-#    for a newer lintian; Debian 13's judges the package.
+#    may be left that debian/ does not override.  Two exceptions, which a
+#    lintian older than the package prints and Debian 13's judges:
+#    newer-standards-version (Debian 12's knows Policy up to 4.6.2), and
+#    package-supports-alternative-init-but-no-init.d-script for the
+#    socket-activated crlcache-share.service (Debian 12's exempts a service
+#    that a .path or .timer starts, not one a .socket starts; Debian 13's
+#    lintian has no such tag, and an override naming it is an error there).
 grep -q ' crlcache_[^ ]*\.dsc$' "$CHANGES" || fail "no source package in $CHANGES"
 rc=0
 lintian --pedantic -I -E --display-experimental "$CHANGES" >"$W/lintian.out" 2>"$W/lintian.err" || rc=$?
 [ "$rc" -eq 0 ] || { cat "$W/lintian.out" "$W/lintian.err" >&2; fail "lintian exit $rc"; }
-grep -E '^[EWIPX]: ' "$W/lintian.out" | grep -Ev '^W: crlcache source: newer-standards-version ' &&
+OLD_LINTIAN='^W: crlcache source: newer-standards-version |^I: crlcache: package-supports-alternative-init-but-no-init\.d-script \[(usr/)?lib/systemd/system/crlcache-share\.service\]$'
+grep -E '^[EWIPX]: ' "$W/lintian.out" | grep -Ev "$OLD_LINTIAN" &&
     fail "lintian --pedantic: tags not overridden in debian/ (above)"
-grep '^W: crlcache source: newer-standards-version ' "$W/lintian.out" |
+grep -E "$OLD_LINTIAN" "$W/lintian.out" |
     sed 's/^/lintian older than the package: /' >&2
 case_ok "lintian"
 
