@@ -385,7 +385,7 @@ done:
 
 /* Over 60 lines: read, find our block, rewrite: in order, one cleanup. */
 static int
-enable_or_disable(const char *state_dir, int argc, char **argv, int enable)
+enable_or_disable(const struct cmd_ctx *c, int argc, char **argv, int enable)
 {
 	struct enable_opts o;
 	struct stat sb;
@@ -433,12 +433,9 @@ enable_or_disable(const char *state_dir, int argc, char **argv, int enable)
 		    strerror(errno));
 		goto done;
 	}
-	warn_network_fs(state_dir);
-	if (realpath(state_dir, index) == NULL)
-		snprintf(index, sizeof(index), "%s", state_dir);
-	if (strlen(index) + sizeof("/" INDEX_NAME) > sizeof(index))
+	warn_network_fs(c->path);
+	if (state_index_path(c, 0, index, sizeof(index)) == -1)
 		goto done;
-	strcat(index, "/" INDEX_NAME);
 	/* A block enabled before stays where it is; disable takes it out. */
 	if (!found && find_dropin_dir(base, blen, dir, sizeof(dir), &ds, &de) == 0) {
 		ret = enable_dropin(&o, base, blen, dir, ds, de, index, &sb);
@@ -518,11 +515,11 @@ enable_warn_lost(void)
 int
 cmd_enable(const struct cmd_ctx *c, int argc, char **argv)
 {
-	return enable_or_disable(c->state_dir, argc, argv, 1);
+	return enable_or_disable(c, argc, argv, 1);
 }
 
 int
 cmd_disable(const struct cmd_ctx *c, int argc, char **argv)
 {
-	return enable_or_disable(c->state_dir, argc, argv, 0);
+	return enable_or_disable(c, argc, argv, 0);
 }

@@ -341,7 +341,6 @@ spawn_cleaner(struct tmpconf *t)
 int
 cmd_exec(const struct cmd_ctx *c, int argc, char **argv)
 {
-	const char *state_dir = c->state_dir;
 	static const struct option opts[] = {
 		{ "module", required_argument, NULL, 'm' },
 		{ "set", required_argument, NULL, 's' },
@@ -381,13 +380,11 @@ cmd_exec(const struct cmd_ctx *c, int argc, char **argv)
 	    installed, module, sizeof(module)) == -1 ||
 	    locate(NULL, "CRLCACHE_SNIPPET", "openssl.cnf.d/crlcache.cnf",
 	    SNIPPET_PATH, snippet, sizeof(snippet)) == -1 ||
-	    realpath(state_dir, index) == NULL ||
-	    strlen(index) + sizeof("/" INDEX_NAME) > sizeof(index)) {
+	    state_index_path(c, 1, index, sizeof(index)) == -1) {
 		logx(0, "exec: cannot locate the module, the snippet or %s",
-		    state_dir);
+		    c->path);
 		goto done;
 	}
-	strcat(index, "/" INDEX_NAME);
 	if (access(module, R_OK) == -1 || access(snippet, R_OK) == -1) {
 		logx(0, "exec: %s: %s", access(module, R_OK) == -1 ? module : snippet,
 		    strerror(errno));

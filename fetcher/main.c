@@ -177,11 +177,13 @@ run_command(const struct command *cmd, const char *state_dir,
 	}
 	ctx.conf = &conf;
 	if (state_enter(&ctx, cmd->access, state_dir, allow_root) == -1) {
+		state_leave(&ctx);
 		conf_free(&conf);
 		return 4;
 	}
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
 		logx(0, "cannot initialise libcurl");
+		state_leave(&ctx);
 		conf_free(&conf);
 		return 4;
 	}
@@ -191,6 +193,7 @@ run_command(const struct command *cmd, const char *state_dir,
 		status_leave_verdict(ctx.st, conf.stale_grace);
 		refusals_tend(ctx.st);
 	}
+	state_leave(&ctx);
 	curl_global_cleanup();
 	conf_free(&conf);
 	return ret;

@@ -30,7 +30,6 @@
 /* The exit code of a child that could not become the state's owner. */
 #define CHILD_FAILED	255
 
-/* What a STATE_READS command holds instead of the path: see as_state_owner(). */
 /* Become uid/gid for good: no group kept, no way back to root. */
 static int
 switch_to(uid_t uid, gid_t gid)
@@ -49,17 +48,28 @@ switch_to(uid_t uid, gid_t gid)
 }
 
 /*
- * The account a root process acts as inside the state directory: the
- * owner of the directory, or, when root owns the directory itself, of
+ * Open the state directory c->path as a place (O_PATH): c->pin, or -1
+ * with the reason in c->pin_errno.  The path itself is root's choice and
+ * may be a link; nothing in the directory is opened here.
+ */
+static void
+pin(struct cmd_ctx *c)
+{
+	if ((c->pin = open(c->path, O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1)
+		c->pin_errno = errno;
+}
+
+/*
+ * The account a root process acts as inside the state directory (c->pin):
+ * the owner of the directory, or, when root owns the directory itself, of
  * the entries in it root would open (a directory root owns holds another
  * account's state when that account owns one of them).  *uid is 0 when
- * root owns all: nothing there belongs to another account.  Only the
- * state directory (root's choice) is followed; its entries are looked at
- * without following (fstatat, AT_SYMLINK_NOFOLLOW).  Two other accounts'
- * entries in one directory: refused.
+ * root owns all: nothing there belongs to another account.  Its entries
+ * are looked at without following (fstatat, AT_SYMLINK_NOFOLLOW).  Two
+ * other accounts' entries in one directory: refused.
  */
 static int
-state_owner(const char *state_dir, uid_t *uid, gid_t *gid)
+state_owner(const struct cmd_ctx *c, uid_t *uid, gid_t *gid)
 {
 	static const char *const names[] = { WORK_NAME, LOCK_NAME, INDEX_NAME,
 	    SCOPE_NAME, HINTS_NAME };
@@ -68,13 +78,11 @@ state_owner(const char *state_dir, uid_t *uid, gid_t *gid)
 	uid_t owner;
 	gid_t group;
 	size_t i;
-	int dfd, ret = -1;
 
-	/* The directory itself, as stat() would: its entries never followed. */
-	if ((dfd = open(state_dir, O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1 ||
-	    fstat(dfd, &sb) == -1) {
-		logx(0, "%s: %s", state_dir, strerror(errno));
-		goto done;
+	if (c->pin == -1 || fstat(c->pin, &sb) == -1) {
+		logx(0, "%s: %s", c->path,
+		    strerror(c->pin == -1 ? c->pin_errno : errno));
+		return -1;
 	}
 	/*
 	 * Any local user can create entries in a world-writable directory,
@@ -82,37 +90,33 @@ state_owner(const char *state_dir, uid_t *uid, gid_t *gid)
 	 */
 	if (sb.st_mode & S_IWOTH) {
 		logx(0, "%s is writable by every user: refusing to take any "
-		    "account's state from it (chmod o-w it)", state_dir);
-		goto done;
+		    "account's state from it (chmod o-w it)", c->path);
+		return -1;
 	}
 	owner = sb.st_uid;
 	group = sb.st_gid;
 	for (i = 0; sb.st_uid == 0 && i < sizeof(names) / sizeof(*names); i++) {
-		if (fstatat(dfd, names[i], &eb, AT_SYMLINK_NOFOLLOW) == -1) {
+		if (fstatat(c->pin, names[i], &eb, AT_SYMLINK_NOFOLLOW) == -1) {
 			if (errno == ENOENT)
 				continue;
-			logx(0, "%s/%s: %s", state_dir, names[i],
-			    strerror(errno));
-			goto done;
+			logx(0, "%s: cannot tell whose %s is: %s", c->path,
+			    names[i], strerror(errno));
+			return -1;
 		}
 		if (eb.st_uid == 0 || eb.st_uid == owner)
 			continue;
 		if (owner != 0) {
 			logx(0, "%s: entries of uid %lu and of uid %lu: "
-			    "refusing to guess whose state it is", state_dir,
+			    "refusing to guess whose state it is", c->path,
 			    (unsigned long)owner, (unsigned long)eb.st_uid);
-			goto done;
+			return -1;
 		}
 		owner = eb.st_uid;
 		group = eb.st_gid;
 	}
 	*uid = owner;
 	*gid = (pw = getpwuid(owner)) != NULL ? pw->pw_gid : group;
-	ret = 0;
-done:
-	if (dfd != -1)
-		close(dfd);
-	return ret;
+	return 0;
 }
 
 /*
@@ -123,27 +127,25 @@ done:
  * another account's.
  */
 static int
-become_owner(const char *state_dir, int allow_root)
+become_owner(struct cmd_ctx *c, int allow_root)
 {
 	struct passwd *pw;
-	struct stat sb;
 	uid_t uid = 0;
 	gid_t gid = 0;
 
 	if (geteuid() != 0)
 		return 0;
-	if (stat(state_dir, &sb) == 0 &&
-	    state_owner(state_dir, &uid, &gid) == -1)
+	if (c->pin != -1 && state_owner(c, &uid, &gid) == -1)
 		return -1;
 	if (uid != 0 && allow_root) {
 		logx(0, "the state in %s belongs to uid %lu: --allow-root is "
-		    "for a state directory root owns; run as that user", state_dir,
+		    "for a state directory root owns; run as that user", c->path,
 		    (unsigned long)uid);
 		return -1;
 	}
 	if (uid != 0) {
 		logx(2, "running as uid %lu, the owner of %s",
-		    (unsigned long)uid, state_dir);
+		    (unsigned long)uid, c->path);
 		return switch_to(uid, gid);
 	}
 	if (allow_root)
@@ -153,10 +155,12 @@ become_owner(const char *state_dir, int allow_root)
 		    "' system user (make install does) or pass --allow-root");
 		return -1;
 	}
-	if (mkdir(state_dir, 0755) == 0 &&
-	    chown(state_dir, pw->pw_uid, pw->pw_gid) == -1) {
-		logx(0, "%s: chown: %s", state_dir, strerror(errno));
-		return -1;
+	if (mkdir(c->path, 0755) == 0) {
+		if (chown(c->path, pw->pw_uid, pw->pw_gid) == -1) {
+			logx(0, "%s: chown: %s", c->path, strerror(errno));
+			return -1;
+		}
+		pin(c);
 	}
 	if (switch_to(pw->pw_uid, pw->pw_gid) == -1)
 		return -1;
@@ -165,29 +169,52 @@ become_owner(const char *state_dir, int allow_root)
 }
 
 int
-state_enter(struct cmd_ctx *c, enum state_access access,
-    const char *state_dir, int allow_root)
+state_enter(struct cmd_ctx *c, enum state_access access, const char *path,
+    int allow_root)
 {
 	static struct state st;
 
-	c->state_dir = NULL;
+	c->access = access;
+	c->path = path;
+	c->pin = -1;
+	c->pin_errno = ENOENT;
 	c->st = NULL;
-	c->read_dir = NULL;
-	switch (access) {
-	case STATE_WRITES:
-		if (become_owner(state_dir, allow_root) == -1 ||
-		    state_open(&st, state_dir) == -1)
+	if (access == STATE_NONE)
+		return 0;
+	pin(c);
+	if (access == STATE_WRITES) {
+		if (become_owner(c, allow_root) == -1 ||
+		    state_open_pinned(&st, c->pin, path) == -1)
 			return -1;
 		c->st = &st;
-		break;
-	case STATE_READS:
-		c->read_dir = state_dir;
-		break;
-	case STATE_NONE:
-		c->state_dir = state_dir;
-		break;
 	}
 	return 0;
+}
+
+void
+state_leave(struct cmd_ctx *c)
+{
+	state_close(c->st);
+	c->st = NULL;
+	if (c->pin != -1)
+		close(c->pin);
+	c->pin = -1;
+}
+
+int
+state_index_path(const struct cmd_ctx *c, int must_exist, char *out,
+    size_t len)
+{
+	char real[PATH_MAX];
+	const char *dir = c->path;
+	int n;
+
+	if (realpath(c->path, real) != NULL)
+		dir = real;
+	else if (must_exist)
+		return -1;
+	n = snprintf(out, len, "%s/" INDEX_NAME, dir);
+	return n < 0 || (size_t)n >= len ? -1 : 0;
 }
 
 int
@@ -388,8 +415,8 @@ reader_killed_say(const struct reader_pipe *rp, const char *dir)
 
 /* The child of as_state_owner(): the state's owner from here on. */
 static void
-reader_child(const char *dir, uid_t uid, gid_t gid, int fd, int to_stdout,
-    int (*reader)(struct state *, FILE *, void *), void *rarg)
+reader_child(const struct cmd_ctx *c, uid_t uid, gid_t gid, int fd,
+    int to_stdout, int (*reader)(struct state *, FILE *, void *), void *rarg)
 {
 	struct state st;
 	FILE *out = stdout;
@@ -400,7 +427,7 @@ reader_child(const char *dir, uid_t uid, gid_t gid, int fd, int to_stdout,
 	if (to_stdout ? dup2(fd, STDOUT_FILENO) == -1 :
 	    (out = fdopen(fd, "w")) == NULL)
 		_exit(CHILD_FAILED);
-	if (state_open(&st, dir) == -1)
+	if (state_open_pinned(&st, c->pin, c->path) == -1)
 		_exit(CHILD_FAILED);
 	rc = reader(&st, out, rarg);
 	state_close(&st);
@@ -427,19 +454,19 @@ as_state_owner(const struct cmd_ctx *c, int (*reader)(struct state *st,
 	gid_t gid = 0;
 	FILE *in;
 
-	if (c->read_dir == NULL) {
+	if (c->access != STATE_READS) {
 		logx(0, "internal error: a command reads the state it did "
 		    "not declare it reads");
 		return -1;
 	}
 	/* uid stays 0 where there is no account to switch to. */
-	if (geteuid() == 0 && state_owner(c->read_dir, &uid, &gid) == -1)
+	if (geteuid() == 0 && state_owner(c, &uid, &gid) == -1)
 		return -1;
 	/* No switch to make and nothing to hand over: no process either. */
 	if (uid == 0 && consume == NULL) {
 		struct state st;
 
-		if (state_open(&st, c->read_dir) == -1)
+		if (state_open_pinned(&st, c->pin, c->path) == -1)
 			return -1;
 		rc = reader(&st, stdout, rarg);
 		state_close(&st);
@@ -455,7 +482,7 @@ as_state_owner(const struct cmd_ctx *c, int (*reader)(struct state *st,
 		p[0] = p[1] = -1;
 	if (p[0] == -1 || (rp.pid = fork()) == -1) {
 		logx(0, "cannot start a process to read %s: %s",
-		    c->read_dir, strerror(errno));
+		    c->path, strerror(errno));
 		if (p[0] != -1) {
 			close(p[0]);
 			close(p[1]);
@@ -464,8 +491,7 @@ as_state_owner(const struct cmd_ctx *c, int (*reader)(struct state *st,
 	}
 	if (rp.pid == 0) {
 		close(p[0]);
-		reader_child(c->read_dir, uid, gid, p[1], to_stdout, reader,
-		    rarg);
+		reader_child(c, uid, gid, p[1], to_stdout, reader, rarg);
 	}
 	close(p[1]);
 	rp.fd = p[0];
@@ -478,7 +504,7 @@ as_state_owner(const struct cmd_ctx *c, int (*reader)(struct state *st,
 		fclose(in);
 	}
 	if (reap(&rp, &status) == -1) {
-		reader_killed_say(&rp, c->read_dir);
+		reader_killed_say(&rp, c->path);
 		return -1;
 	}
 	if (crc == -1 || !WIFEXITED(status) ||

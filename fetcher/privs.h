@@ -22,17 +22,38 @@ enum state_access {
 struct state;
 struct cmd_ctx {
 	const struct conf *conf;
-	const char	*state_dir;	/* STATE_NONE: the path it names */
+	enum state_access access;
+	/*
+	 * The state directory's path as given: for messages, and for
+	 * naming the index (state_index_path()).  Opened once, by
+	 * state_enter(), into pin; nothing opens it again.
+	 */
+	const char	*path;
+	int		 pin;		/* STATE_READS, STATE_WRITES: the directory
+					   (O_PATH), or -1 (errno in pin_errno) */
+	int		 pin_errno;
 	struct state	*st;		/* STATE_WRITES: the opened state */
-	const char	*read_dir;	/* STATE_READS: for as_state_owner() */
 };
 /*
- * Started as root: for STATE_WRITES become the state's owner (or the
- * crlcache user for a state root owns, unless allow_root); fill c.
- * 0, or -1 when the command must not run.
+ * Fill c for a command of access at the state directory path.  The
+ * directory is opened once, as a place (O_PATH), and everything decided
+ * of it or opened in it afterwards (whose state it is, the handle) is
+ * of that directory, whatever path names later.  Started as root: for
+ * STATE_WRITES become the state's owner (or the crlcache user for a state
+ * root owns, unless allow_root).  0, or -1 when the command must not run.
  */
 int	 state_enter(struct cmd_ctx *c, enum state_access access,
-	    const char *state_dir, int allow_root);
+	    const char *path, int allow_root);
+/* Close what state_enter() opened. */
+void	 state_leave(struct cmd_ctx *c);
+/*
+ * The published index's path, as a configuration names it (STATE_NONE:
+ * enable, exec): in the directory's real path when it exists; when it
+ * does not, -1 if must_exist, else in the path as given.  -1 too when it
+ * does not fit len.
+ */
+int	 state_index_path(const struct cmd_ctx *c, int must_exist, char *out,
+	    size_t len);
 /*
  * reader(st, out, rarg) in a child running as the state's owner
  * (when root calls for another account's state; as the caller otherwise,

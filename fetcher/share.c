@@ -323,9 +323,10 @@ cmd_share(const struct cmd_ctx *c, int argc, char **argv)
 	 * under as_state_owner()'s deadlines, made for short commands:
 	 * the sharer runs as that account instead.
 	 */
-	if (geteuid() == 0 && (stat(c->read_dir, &sb) == -1 || sb.st_uid != 0)) {
+	if (geteuid() == 0 && (c->pin == -1 || fstat(c->pin, &sb) == -1 ||
+	    sb.st_uid != 0)) {
 		logx(0, "share: run it as the owner of %s (User= in "
-		    "crlcache-share.service), not as root", c->read_dir);
+		    "crlcache-share.service), not as root", c->path);
 		return 4;
 	}
 	return as_state_owner(c, share_serve, &a, NULL, NULL) == 0 ? 0 : 1;

@@ -63,6 +63,23 @@ state_create(struct state *st)
 	return 0;
 }
 
+int
+state_open_pinned(struct state *st, int pin, const char *path)
+{
+	if (pin == -1)
+		return state_open(st, path);
+	memset(st, 0, sizeof(*st));
+	st->path = xstrdup(path);
+	/* "." from the place: opened, and its search permission checked, as now. */
+	if ((st->fd = openat(pin, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1 ||
+	    fstat(st->fd, &st->sb) == -1) {
+		logx(0, "%s: %s", path, strerror(errno));
+		state_close(st);
+		return -1;
+	}
+	return 0;
+}
+
 void
 state_close(struct state *st)
 {

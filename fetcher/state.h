@@ -61,6 +61,11 @@ struct state {
  * until an operation finds it made since.
  */
 int	 state_open(struct state *st, const char *path);
+/*
+ * state_open() of the directory pin (an O_PATH descriptor of path, which
+ * names it in messages), opened as the caller is now; pin -1: of path.
+ */
+int	 state_open_pinned(struct state *st, int pin, const char *path);
 /* Make the directory (0755) when the handle is empty.  0, or -1 logged. */
 int	 state_create(struct state *st);
 /* Close every descriptor; st may be NULL or never opened. */
