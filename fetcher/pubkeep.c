@@ -56,13 +56,13 @@ old_id(const uint8_t id[CRLC_SCOPE_ID_LEN], void *arg)
 }
 
 void
-keep_old(struct pub_keep *k, const char *top)
+keep_old(struct pub_keep *k, int dfd, const char *name)
 {
 	struct crlc_index *idx;
 	const char *detail;
 	int rc;
 
-	rc = crlc_index_open(top, &idx, &detail);
+	rc = crlc_index_open_at(dfd, name, &idx, &detail);
 	if (rc == CRLC_OK) {
 		k->old_known = crlc_index_foreach_file_id(idx, old_id, k) == 0;
 		crlc_index_close(idx);

@@ -34,12 +34,13 @@ struct pub_keep {
 int	keep_add(struct pub_keep *k, const uint8_t id[CRLC_SCOPE_ID_LEN]);
 
 /*
- * Keep the page and scope files the top at path (about to be replaced)
+ * Keep the page and scope files the top name in directory dfd (about to
+ * be replaced)
  * names: a reader that has not re-checked index.mdb yet may still open
  * them.  When that top cannot be read for a reason that may pass (memory,
  * permissions), old_known stays 0 and nothing is collected this time.
  */
-void	keep_old(struct pub_keep *k, const char *top);
+void	keep_old(struct pub_keep *k, int dfd, const char *name);
 
 /*
  * Remove the page and scope files (names of 32 lower-case hex digits) of

@@ -826,7 +826,6 @@ publish(struct state *st, const struct publish_src *src,
     uint64_t generation, int64_t created, char *err, size_t errlen)
 {
 	struct publish p;
-	char top[PATH_MAX];
 	const char *base;
 	size_t i, removed;
 	int dfd, ret = -1;
@@ -846,12 +845,7 @@ publish(struct state *st, const struct publish_src *src,
 	}
 	if (open_scope_dir(&p, dfd) == -1)
 		goto done;
-	/* crlc_index_open() takes nothing but a path (state.h). */
-	if (state_file_path(st, INDEX_NAME, top, sizeof(top)) == -1) {
-		fail(&p, INDEX_NAME, ENAMETOOLONG);
-		goto done;
-	}
-	keep_old(&p.keep, top);
+	keep_old(&p.keep, dfd, base);
 	if (read_issuers(&p, src->alias, CRLC_DB_ALIAS, &p.alias,
 	    &p.nalias) == -1 ||
 	    read_issuers(&p, src->canon, CRLC_DB_CANON, &p.canon,
@@ -890,13 +884,12 @@ done:
 int
 publish_needed(struct state *st)
 {
-	char path[PATH_MAX];
 	struct crlc_index *idx;
-	const char *detail;
-	int need;
+	const char *base, *detail;
+	int dfd, need;
 
-	if (state_file_path(st, INDEX_NAME, path, sizeof(path)) == -1 ||
-	    crlc_index_open(path, &idx, &detail) != CRLC_OK)
+	if ((dfd = state_dirfd(st, INDEX_NAME, &base)) == -1 ||
+	    crlc_index_open_at(dfd, base, &idx, &detail) != CRLC_OK)
 		return 1;
 	need = crlc_index_format(idx) != CRLC_FORMAT_VERSION;
 	crlc_index_close(idx);

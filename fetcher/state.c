@@ -498,24 +498,29 @@ state_mktemp(int dfd, const char *prefix, mode_t mode, char *tmp,
 }
 
 /*
- * Open the published index STATE_DIR/index.mdb; its path goes to path.
+ * Open the published index (INDEX_NAME) through the handle; its path, for
+ * messages, goes to path.
  * When it cannot be opened, say why if report, and return -1.
  */
 int
 index_open(struct state *st, char *path, size_t len,
     struct crlc_index **idx, int report)
 {
-	const char *detail;
-	int rc;
+	const char *base, *detail;
+	int dfd, n, rc;
 
-	/* crlc_index_open() takes nothing but a path (state.h). */
-	if (state_file_path(st, INDEX_NAME, path, len) == -1) {
+	/* The path names it in messages and reports; it is not opened. */
+	n = snprintf(path, len, "%s/" INDEX_NAME, state_path(st));
+	if (n < 0 || (size_t)n >= len) {
 		if (report)
 			logx(0, "%s/%s: path too long", state_path(st),
 			    INDEX_NAME);
 		return -1;
 	}
-	if ((rc = crlc_index_open(path, idx, &detail)) == CRLC_OK)
+	if ((dfd = state_dirfd(st, INDEX_NAME, &base)) == -1) {
+		rc = errno == ENOENT ? CRLC_E_NOINDEX : CRLC_E_ACCESS;
+		detail = crlc_index_strerror(rc);
+	} else if ((rc = crlc_index_open_at(dfd, base, idx, &detail)) == CRLC_OK)
 		return 0;
 	if (!report)
 		return -1;

@@ -87,12 +87,12 @@ split_path(const char *path, char dir[PATH_MAX], int *err, const char **why)
  * *why otherwise.
  */
 static int
-open_dir(const char *dir, struct stat *db, int *err, const char **why)
+open_dir(int at, const char *dir, struct stat *db, int *err, const char **why)
 {
 	int dfd;
 
 	/* O_PATH: a directory of mode 0711 will do. */
-	if ((dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1) {
+	if ((dfd = openat(at, dir, O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1) {
 		*err = errno == ENOENT ? CRLC_E_NOINDEX : CRLC_E_ACCESS;
 		*why = errno == ENOENT ? "no such directory" :
 		    "cannot open the directory that holds it";
@@ -208,8 +208,9 @@ check_file(int fd, const struct stat *db, struct stat *sb, int *err,
 }
 
 /*
- * Open path without trusting it (see index.h): the directory that holds
- * it, then the file in that directory, never following a symbolic link
+ * Open path (relative to at, a directory descriptor or AT_FDCWD) without
+ * trusting it (see index.h): the directory that holds it, then the file
+ * in that directory, never following a symbolic link
  * in the last component, never blocking, and never opening anything but
  * a regular file on purpose.  On success returns the descriptor, its
  * fstat in *sb and the directory's O_PATH descriptor in *dirfd; else -1,
@@ -217,8 +218,8 @@ check_file(int fd, const struct stat *db, struct stat *sb, int *err,
  * lookup: this runs inside every OpenSSL program.
  */
 static int
-open_trusted(const char *path, struct stat *sb, int *dirfd, int *err,
-    const char **why)
+open_trusted(int at, const char *path, struct stat *sb, int *dirfd,
+    int *err, const char **why)
 {
 	char dir[PATH_MAX];
 	const char *base;
@@ -226,7 +227,7 @@ open_trusted(const char *path, struct stat *sb, int *dirfd, int *err,
 	int dfd, fd;
 
 	if ((base = split_path(path, dir, err, why)) == NULL ||
-	    (dfd = open_dir(dir, &db, err, why)) == -1)
+	    (dfd = open_dir(at, dir, &db, err, why)) == -1)
 		return -1;
 	if ((fd = open_entry(dfd, base, err, why)) != -1 &&
 	    check_file(fd, &db, sb, err, why) == -1) {
@@ -430,8 +431,10 @@ scope_dir_open(struct crlc_index *idx, int dfd, const struct stat *top,
 	return CRLC_OK;
 }
 
-int
-crlc_index_open(const char *path, struct crlc_index **out, const char **detail)
+/* crlc_index_open() of path relative to at (AT_FDCWD or a directory). */
+static int
+index_open_in(int at, const char *path, struct crlc_index **out,
+    const char **detail)
 {
 	struct crlc_index *idx = NULL;
 	const char *why = NULL;
@@ -439,7 +442,7 @@ crlc_index_open(const char *path, struct crlc_index **out, const char **detail)
 	int fd, dfd = -1, ret = CRLC_OK;
 
 	*out = NULL;
-	if ((fd = open_trusted(path, &sb, &dfd, &ret, &why)) == -1)
+	if ((fd = open_trusted(at, path, &sb, &dfd, &ret, &why)) == -1)
 		goto done;
 	if ((idx = calloc(1, sizeof(*idx))) == NULL) {
 		ret = CRLC_E_NOMEM;
@@ -476,6 +479,19 @@ done:
 	if (detail != NULL)
 		*detail = why != NULL ? why : crlc_index_strerror(ret);
 	return ret;
+}
+
+int
+crlc_index_open(const char *path, struct crlc_index **out, const char **detail)
+{
+	return index_open_in(AT_FDCWD, path, out, detail);
+}
+
+int
+crlc_index_open_at(int dirfd, const char *name, struct crlc_index **out,
+    const char **detail)
+{
+	return index_open_in(dirfd, name, out, detail);
 }
 
 void

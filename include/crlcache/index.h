@@ -93,6 +93,13 @@ crlc_crl_due(int64_t this_update, int64_t next_update)
  */
 int		 crlc_index_open(const char *path, struct crlc_index **out,
 		    const char **detail);
+/*
+ * crlc_index_open() of name relative to the directory dirfd (as path is
+ * to the working directory), with the same checks: for a caller that
+ * holds the state directory open.
+ */
+int		 crlc_index_open_at(int dirfd, const char *name,
+		    struct crlc_index **out, const char **detail);
 /* Accepts NULL. */
 void		 crlc_index_close(struct crlc_index *idx);
 const char	*crlc_index_strerror(int err);

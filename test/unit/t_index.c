@@ -582,6 +582,30 @@ check_refusals(const char *dir, const char *good)
 	CHECK(crlc_index_open(good, &idx, NULL) == CRLC_OK);
 	crlc_index_close(idx);
 
+	/* the same rules through a directory descriptor */
+	{
+		const char *base = strrchr(good, '/') + 1;
+		int dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+		CHECK(dfd != -1);
+		CHECK(crlc_index_open_at(dfd, base, &idx, NULL) == CRLC_OK);
+		crlc_index_close(idx);
+		CHECK(crlc_index_open_at(dfd, "missing.mdb", &idx, NULL) ==
+		    CRLC_E_NOINDEX && idx == NULL);
+		CHECK(crlc_index_open_at(dfd, "garbage.mdb", &idx, NULL) ==
+		    CRLC_E_FORMAT && idx == NULL);
+		snprintf(path, sizeof(path), "%s/link.mdb", dir);
+		CHECK(symlink(base, path) == 0);
+		CHECK(crlc_index_open_at(dfd, "link.mdb", &idx, NULL) ==
+		    CRLC_E_ACCESS && idx == NULL);
+		CHECK(unlink(path) == 0);
+		CHECK(chmod(good, 0666) == 0);
+		CHECK(crlc_index_open_at(dfd, base, &idx, NULL) ==
+		    CRLC_E_ACCESS && idx == NULL);
+		CHECK(chmod(good, 0644) == 0);
+		close(dfd);
+	}
+
 	/* a newer version, and descriptors out of range, with good trailers */
 	snprintf(path, sizeof(path), "%s/newer.mdb", dir);
 	copy_reheaded(good, path, 8, CRLC_FORMAT_VERSION + 1);
