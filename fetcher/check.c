@@ -32,6 +32,7 @@
 
 #include "at.h"
 #include "cmd.h"
+#include "crlitedir.h"
 #include "fetcher.h"
 #include "name.h"
 #include "peer.h"
@@ -372,17 +373,18 @@ check_all(struct state *st, FILE *out, void *arg)
 	(void)out;		/* stdout: as_state_owner() is given no consume */
 	if (index_open(st, path, sizeof(path), &idx, 1) == -1)
 		goto done;
-	/* lib's readers take a directory path (shared with the provider). */
-	if (state_file_path(st, CRLC_CRLITE_DIR, path, sizeof(path)) == 0 &&
-	    crlc_crliteset_open(path, &set, why, sizeof(why)) == -1)
-		logx(0, "check: CRLite data in %s not used: %s", path, why);
+	if (crlite_set_open(st, &set, why, sizeof(why)) == -1)
+		logx(0, "check: CRLite data in %s/%s not used: %s",
+		    state_path(st), CRLC_CRLITE_DIR, why);
 	if (set != NULL && at_or_now(a->at) >= crlc_crliteset_stale_at(set)) {
 		format_time(crlc_crliteset_stale_at(set), why, sizeof(why));
-		logx(0, "check: CRLite data in %s stale since %s: only its "
-		    "revocations count, the CRLs answer the rest", path, why);
+		logx(0, "check: CRLite data in %s/%s stale since %s: only its "
+		    "revocations count, the CRLs answer the rest",
+		    state_path(st), CRLC_CRLITE_DIR, why);
 	}
-	if (crlc_onecrl_open(path, &onecrl, why, sizeof(why)) == -1)
-		logx(0, "check: OneCRL data in %s not used: %s", path, why);
+	if (crlite_onecrl_open(st, &onecrl, why, sizeof(why)) == -1)
+		logx(0, "check: OneCRL data in %s/%s not used: %s",
+		    state_path(st), CRLC_CRLITE_DIR, why);
 	for (i = 0; i < sk_X509_num(a->certs); i++) {
 		x = sk_X509_value(a->certs, i);
 		/* A root the server sends along: no CRL speaks for it. */

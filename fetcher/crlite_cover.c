@@ -34,7 +34,6 @@
  *	crl_fresh = FILE does so for the CA certificates in FILE, matched by
  *	key.  A run without a CRLite set in force changes nothing.
  */
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +45,7 @@
 #include <crlcache/crliteset.h>
 
 #include "crlite_cover.h"
+#include "crlitedir.h"
 #include "directory.h"
 #include "enrolled.h"
 #include "fetcher.h"
@@ -64,24 +64,22 @@ int
 crl_fresh_load(struct crl_fresh *cf, struct state *st,
     const struct conf *conf)
 {
-	char path[PATH_MAX], why[CRLC_CRLITESET_WHY_LEN], when[32];
+	char why[CRLC_CRLITESET_WHY_LEN], when[32];
 	STACK_OF(X509) *certs = NULL;
 	size_t i;
 	int j, ret = -1;
 
 	memset(cf, 0, sizeof(*cf));
 	cf->all = conf->crl_fresh_all;
-	/* crlc_crliteset_open() takes nothing but a path (state.h). */
-	if (state_file_path(st, CRLC_CRLITE_DIR, path, sizeof(path)) == -1)
-		return -1;
 	/*
 	 * A set that cannot be read: every issuer as without CRLite, and
 	 * none expires (whom it answered for is not known this run).
 	 */
-	if (crlc_crliteset_open(path, &cf->set, why, sizeof(why)) == -1) {
+	if (crlite_set_open(st, &cf->set, why, sizeof(why)) == -1) {
 		cf->unread = 1;
-		logx(0, "enroll: CRLite data in %s not used: %s; the CRLs of "
-		    "every enrolled issuer are fetched", path, why);
+		logx(0, "enroll: CRLite data in %s/%s not used: %s; the CRLs "
+		    "of every enrolled issuer are fetched", state_path(st),
+		    CRLC_CRLITE_DIR, why);
 		return 0;
 	}
 	if (cf->set != NULL && (int64_t)time(NULL) >=
@@ -89,8 +87,9 @@ crl_fresh_load(struct crl_fresh *cf, struct state *st,
 		cf->stale = 1;
 		format_time(crlc_crliteset_stale_at(cf->set), when,
 		    sizeof(when));
-		logx(1, "enroll: CRLite data in %s stale since %s: the CRLs of "
-		    "every enrolled issuer are fetched", path, when);
+		logx(1, "enroll: CRLite data in %s/%s stale since %s: the CRLs "
+		    "of every enrolled issuer are fetched", state_path(st),
+		    CRLC_CRLITE_DIR, when);
 	}
 	if (cf->set == NULL || cf->stale || cf->all || conf->crl_fresh.n == 0)
 		return 0;

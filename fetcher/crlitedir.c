@@ -68,13 +68,10 @@ crlite_set_read(struct state *st, struct crlite_set *s, char *err,
 	struct crlc_crliteset_file file;
 	char why[CRLC_CRLITESET_WHY_LEN];
 	size_t i;
-	int dfd, r;
+	int r;
 
 	memset(s, 0, sizeof(*s));
-	if ((dfd = crlite_dirfd(st, why, sizeof(why))) == -1 && errno == ENOENT)
-		return 1;
-	if ((r = dfd == -1 ? -1 : crlc_crliteset_read_at(dfd, &file, why,
-	    sizeof(why))) != 0) {
+	if ((r = crlite_set_file(st, &file, why, sizeof(why))) != 0) {
 		if (r == -1)
 			snprintf(err, errlen, "%s/%s: %s", state_path(st),
 			    CRLC_CRLITE_DIR, why);
@@ -108,16 +105,51 @@ crlite_dirfd(struct state *st, char *why, size_t whylen)
 	return dfd;
 }
 
+/*
+ * crlite/'s descriptor into *dfd: 0; 1 when there is none yet (nothing
+ * installed: the path readers' silence); -1 with why.
+ */
+static int
+dir_at(struct state *st, int *dfd, char *why, size_t whylen)
+{
+	if ((*dfd = crlite_dirfd(st, why, whylen)) != -1)
+		return 0;
+	return errno == ENOENT ? 1 : -1;
+}
+
+int
+crlite_set_file(struct state *st, struct crlc_crliteset_file *file,
+    char *why, size_t whylen)
+{
+	int dfd, r;
+
+	if ((r = dir_at(st, &dfd, why, whylen)) != 0)
+		return r;
+	return crlc_crliteset_read_at(dfd, file, why, whylen);
+}
+
 int
 crlite_set_open(struct state *st, struct crlc_crliteset **set, char *why,
     size_t whylen)
 {
-	int dfd;
+	int dfd, r;
 
 	*set = NULL;
-	if ((dfd = crlite_dirfd(st, why, whylen)) == -1)
-		return errno == ENOENT ? 1 : -1;
+	if ((r = dir_at(st, &dfd, why, whylen)) != 0)
+		return r;
 	return crlc_crliteset_open_at(dfd, set, why, whylen);
+}
+
+int
+crlite_onecrl_open(struct state *st, struct crlc_onecrl **o, char *why,
+    size_t whylen)
+{
+	int dfd, r;
+
+	*o = NULL;
+	if ((r = dir_at(st, &dfd, why, whylen)) != 0)
+		return r;
+	return crlc_onecrl_open_at(dfd, o, why, whylen);
 }
 
 int

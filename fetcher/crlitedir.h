@@ -50,9 +50,20 @@ int	 crlite_set_read(struct state *st, struct crlite_set *s,
  * -1 with errno (ENOENT: none yet) and why.
  */
 int	 crlite_dirfd(struct state *st, char *why, size_t whylen);
-/* The set as readers open it, with its lookup file (crlc_crliteset_open). */
+/*
+ * The readers of crlite/ through the handle, each as lib's reader of a
+ * directory path says: 1 (nothing to say) when there is no crlite/ yet.
+ * The set file (crlc_crliteset_read); the set with its lookup file
+ * (crlc_crliteset_open); OneCRL in force (crlc_onecrl_open).
+ */
+struct crlc_crliteset_file;
 struct crlc_crliteset;
+struct crlc_onecrl;
+int	 crlite_set_file(struct state *st, struct crlc_crliteset_file *file,
+	    char *why, size_t whylen);
 int	 crlite_set_open(struct state *st, struct crlc_crliteset **set,
+	    char *why, size_t whylen);
+int	 crlite_onecrl_open(struct state *st, struct crlc_onecrl **o,
 	    char *why, size_t whylen);
 /*
  * Filter f of the directory, whole, when it is the file the set names

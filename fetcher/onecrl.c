@@ -33,7 +33,6 @@
  * Any failure, a signature that does not verify, or a changeset in which
  * no record is usable keeps the file in force.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -224,13 +223,9 @@ in_force(struct state *st)
 	char why[CRLC_ONECRL_WHY_LEN];
 	struct crlc_onecrl_info info;
 	struct crlc_onecrl *o;
-	int dfd, r;
+	int r;
 
-	if ((dfd = crlite_dirfd(st, why, sizeof(why))) == -1)
-		r = errno == ENOENT ? 1 : -1;
-	else
-		r = crlc_onecrl_open_at(dfd, &o, why, sizeof(why));
-	if (r == -1)
+	if ((r = crlite_onecrl_open(st, &o, why, sizeof(why))) == -1)
 		logx(0, "onecrl: %s; fetched whole", why);
 	if (r != 0)
 		return 0;

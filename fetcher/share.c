@@ -20,7 +20,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <limits.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +38,7 @@
 #include <crlcache/hash.h>
 
 #include "cmd.h"
+#include "crlitedir.h"
 #include "fetcher.h"
 #include "privs.h"
 #include "state.h"
@@ -209,14 +209,10 @@ static void
 shared_refresh(struct state *st, struct shared *sh)
 {
 	static struct crlc_crliteset_file set;
-	char dir[PATH_MAX], why[CRLC_CRLITESET_WHY_LEN];
+	char why[CRLC_CRLITESET_WHY_LEN];
 	int r;
 
-	if (state_file_path(st, CRLC_CRLITE_DIR, dir, sizeof(dir)) == -1) {
-		shared_drop(sh);
-		return;
-	}
-	if ((r = crlc_crliteset_read(dir, &set, why, sizeof(why))) == 1) {
+	if ((r = crlite_set_file(st, &set, why, sizeof(why))) == 1) {
 		shared_drop(sh);
 		return;
 	}

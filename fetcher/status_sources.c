@@ -4,7 +4,6 @@
  *
  * Copyright the crlcache authors. Licensed under the Apache License 2.0.
  */
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -223,15 +222,13 @@ void
 print_onecrl(FILE *out, enum out_format fmt, struct state *st,
     int64_t now)
 {
-	char dir[PATH_MAX], why[CRLC_ONECRL_WHY_LEN] = "", *shown;
+	char why[CRLC_ONECRL_WHY_LEN] = "", *shown;
 	struct crlc_onecrl_info info;
 	struct crlc_onecrl *o;
 	int64_t ts;
 	int r;
 
-	/* lib's reader takes a directory path (shared with the provider). */
-	if (state_file_path(st, CRLC_CRLITE_DIR, dir, sizeof(dir)) == -1 ||
-	    (r = crlc_onecrl_open(dir, &o, why, sizeof(why))) == 1)
+	if ((r = crlite_onecrl_open(st, &o, why, sizeof(why))) == 1)
 		return;
 	memset(&info, 0, sizeof(info));
 	if (r == 0)
