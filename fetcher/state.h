@@ -112,9 +112,9 @@ int	 state_mkdir(struct state *st, const char *name, mode_t mode);
 /* The directory name, for readdir(); closedir() it.  NULL with errno. */
 DIR	*state_list(struct state *st, const char *name);
 /*
- * The path of name, for the few APIs that take nothing else (LMDB's
- * mdb_env_open, crlc_index_open): the only place a state path is
- * joined.  -1 when it does not fit.
+ * The path of name, for the one API that takes nothing else (LMDB's
+ * mdb_env_open, for work/): the only place a path in the state is
+ * joined to be opened.  -1 when it does not fit.
  */
 int	 state_file_path(const struct state *st, const char *name, char *out,
 	    size_t len);
