@@ -1,6 +1,6 @@
 /*
  * Unit test of the state directory handle (fetcher/state.c, built in):
- * a missing directory, names refused (absolute, "..", too long), no
+ * a missing directory, a pinned directory moved away, names refused (absolute, "..", too long), no
  * symbolic link followed in the last component or on the way, no FIFO
  * waited on, the owner rule for reads, the size bound, durable replace
  * leaving no temporary file, exact modes under a umask, renames and a
@@ -75,6 +75,38 @@ missing_then_created(const char *top)
 	CHECK(reads(&st, "x", "1"));
 	state_close(&st);
 	state_close(NULL);
+}
+
+/*
+ * state_open_pinned(): the directory of the pin, whatever its path names
+ * by the time it is opened (privs.c judges whose state it is from the
+ * pin, then opens the handle from it).
+ */
+static void
+pinned_not_path(const char *top)
+{
+	struct state st;
+	char path[TMPDIR_PATH_MAX + 16], moved[TMPDIR_PATH_MAX + 16];
+	int pin;
+
+	snprintf(path, sizeof(path), "%s/pinned", top);
+	snprintf(moved, sizeof(moved), "%s/pinned.moved", top);
+	CHECK(mkdir(path, 0755) == 0);
+	CHECK((pin = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC)) != -1);
+	CHECK(rename(path, moved) == 0 && mkdir(path, 0755) == 0);
+	CHECK(state_open_pinned(&st, pin, path) == 0);
+	CHECK(state_replace(&st, "x", "pinned", 6, 0644) == 0);
+	state_close(&st);
+	CHECK(state_open(&st, moved) == 0 && reads(&st, "x", "pinned"));
+	state_close(&st);
+	CHECK(state_open(&st, path) == 0);
+	errno = 0;
+	CHECK(read_text(&st, "x", 10) == NULL && errno == ENOENT);
+	state_close(&st);
+	close(pin);
+	/* No pin (no directory when the command started): the path. */
+	CHECK(state_open_pinned(&st, -1, path) == 0 && st.fd != -1);
+	state_close(&st);
 }
 
 static void
@@ -197,6 +229,7 @@ main(void)
 	struct state st;
 
 	missing_then_created(dir);
+	pinned_not_path(dir);
 	CHECK(state_open(&st, dir) == 0);
 	names_refused(&st);
 	links_fifos_owners(&st, dir);
