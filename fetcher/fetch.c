@@ -676,44 +676,6 @@ fetch_all(struct fetch *f, size_t n, const struct conf *conf)
 	return fetch_each(f, n, conf, NULL, NULL);
 }
 
-long long
-fetch_budget(const struct conf *conf)
-{
-	long long s = (long long)conf->timeout * FETCH_BUDGET_TRANSFERS;
-
-	return crlc_mono_ms() + (s < FETCH_BUDGET_MAX_S ? s :
-	    FETCH_BUDGET_MAX_S) * 1000;
-}
-
-int
-fetch_until(struct fetch *f, const char *url, int guarded, int decode,
-    size_t max, const struct conf *conf, long long deadline, char *err,
-    size_t errlen)
-{
-	long long left = (deadline - crlc_mono_ms()) / 1000;
-	struct conf c = *conf;
-	char *shown;
-
-	f->url = url;
-	f->guarded = guarded;
-	f->decode = decode;
-	c.max_size = max;
-	/* Each attempt a share of what is left: retries end in time too. */
-	left /= c.retries + 1;
-	if (left < c.timeout)
-		c.timeout = left;
-	if (c.connect_timeout > c.timeout)
-		c.connect_timeout = c.timeout;
-	if (c.timeout >= 1 && fetch_all(f, 1, &c) == 0 && f->ok)
-		return 0;
-	shown = safe_text(url);
-	snprintf(err, errlen, "%s: %s", shown, c.timeout < 1 ? "not asked: "
-	    "the time this source may take is spent" : f->err[0] != '\0' ?
-	    f->err : "fetch failed");
-	free(shown);
-	return -1;
-}
-
 /* A transfer is over: count it and hand it to the caller's callback. */
 static void
 over(struct fetch *f, size_t *done, size_t n,
