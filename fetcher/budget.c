@@ -12,6 +12,7 @@
 
 #include "budget.h"
 #include "fetch.h"
+#include "fetchall.h"
 #include "fetcher.h"
 
 void

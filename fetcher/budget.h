@@ -3,7 +3,7 @@
  * network in one run (budget.c): every transfer within one deadline, the
  * bytes counted, a failure said.  Below the CRLite driver and its
  * sources (crlitesrc.h) and the Remote Settings client (rsclient.c,
- * rschangeset.c) alike, above fetch.c.
+ * rschangeset.c) alike, above fetchall.c.
  *
  * Copyright the crlcache authors. Licensed under the Apache License 2.0.
  */
@@ -29,7 +29,7 @@
 
 struct fetch_budget {
 	const struct conf *conf;
-	long long	 deadline;	/* crlc_mono_ms(): nothing asked after */
+	long long	 deadline;	/* monotonic ms: nothing asked after */
 	uint64_t	 bytes;		/* received */
 	char		 err[ERRLEN];
 };

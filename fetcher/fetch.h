@@ -1,6 +1,6 @@
 /*
  * crlcache command-line tool: what fetch.c offers the rest of the
- * fetcher.
+ * fetcher: one transfer's request and results (fetchall.h runs them).
  *
  * Copyright the crlcache authors. Licensed under the Apache License 2.0.
  */
@@ -9,7 +9,7 @@
 
 #include "fetcher.h"
 
-/* fetch.c: parallel HTTP(S) with libcurl multi */
+/* One HTTP(S) transfer: what to ask, and what it gave. */
 struct fetch {
 	const char	*url;
 	const char	*etag;		/* sent as If-None-Match */
@@ -33,14 +33,7 @@ struct fetch {
 					   its server said (header.c) */
 	char		 err[ERRLEN];
 };
-int	 fetch_all(struct fetch *f, size_t n, const struct conf *conf);
-/*
- * fetch_all, calling cb(f, arg) as each transfer ends (retries done):
- * the caller can use and free its body while the others go on.  A
- * transfer the engine gave up on (-1) gets no call.
- */
-int	 fetch_each(struct fetch *f, size_t n, const struct conf *conf,
-	    void (*cb)(struct fetch *, void *), void *arg);
+/* What f holds, freed: its body, validators and via. */
 void	 fetch_free(struct fetch *f);
 
 #endif /* CRLCACHE_FETCHER_FETCH_H */
