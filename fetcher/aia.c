@@ -31,6 +31,7 @@
 #include "aia.h"
 #include "chain.h"
 #include "fetch.h"
+#include "fetchall.h"
 #include "fetcher.h"
 #include "trust.h"
 

@@ -8,7 +8,7 @@
  * One run, whatever the source (crlite_rs.c, crlite_mirror.c,
  * crlite_upki.c), in three steps (crlitesrc.h): what is in force read
  * under the state lock, steps 1 to 3 without it, within the source's
- * budget (fetch_budget()), step 4 under it again:
+ * budget (budget.h), step 4 under it again:
  *   1. GET the index document, with If-None-Match and If-Modified-Since
  *      from the last run that installed a set when that set is on disk
  *      whole.  A 304: nothing else is asked.  (Remote Settings asks its
@@ -26,7 +26,6 @@
  * Any failure keeps the set in force, and forgets the index document's
  * validators, so that the next run asks for all of it again.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +35,7 @@
 #include <crlcache/crliteset.h>
 #include <crlcache/hash.h>
 
+#include "budget.h"
 #include "crlitesrc.h"
 #include "fetcher.h"
 #include "proposed.h"
@@ -51,16 +51,17 @@ check_filter(struct crlite_run *run, const struct crlite_want *w,
 	struct crlc_clubcard *cc;
 
 	if (len != w->size)
-		return crlite_fail(run, "%s: attachment of %zu bytes, the %s "
-		    "says %llu", w->name, len, run->src->says,
+		return fetch_budget_fail(&run->b, "%s: attachment of %zu "
+		    "bytes, the %s says %llu", w->name, len, run->src->says,
 		    (unsigned long long)w->size);
 	crlc_sha256(body, len, hash);
 	if (memcmp(hash, w->hash, CRLC_HASH_LEN) != 0)
-		return crlite_fail(run, "%s: the attachment's SHA-256 is not "
-		    "the one the %s says", w->name, run->src->says);
+		return fetch_budget_fail(&run->b, "%s: the attachment's "
+		    "SHA-256 is not the one the %s says", w->name,
+		    run->src->says);
 	if (crlc_clubcard_parse(body, len, &cc, why, sizeof(why)) == -1)
-		return crlite_fail(run, "%s: not a clubcard filter: %s",
-		    w->name, why);
+		return fetch_budget_fail(&run->b, "%s: not a clubcard filter: "
+		    "%s", w->name, why);
 	crlc_clubcard_info(cc, info);
 	crlc_clubcard_free(cc);
 	return 0;
@@ -79,8 +80,8 @@ download(struct crlite_run *run, const char *base,
 	memset(&f, 0, sizeof(f));
 	snprintf(url, sizeof(url), "%s%s", base, w->path);
 	if ((run->src->local ? crlite_read_local(run, url,
-	    CRLC_CLUBCARD_MAX_LEN, &f.body, &f.len) : crlite_get(run, &f, url,
-	    run->src->guarded, 0, CRLC_CLUBCARD_MAX_LEN)) == 0 &&
+	    CRLC_CLUBCARD_MAX_LEN, &f.body, &f.len) : fetch_budget_get(&run->b,
+	    &f, url, run->src->guarded, 0, CRLC_CLUBCARD_MAX_LEN)) == 0 &&
 	    check_filter(run, w, f.body, f.len, info) == 0) {
 		*body = f.body;
 		f.body = NULL;
@@ -164,14 +165,15 @@ set_refused(struct crlite_run *run)
 		for (k = 0; k < i; k++)
 			if (memcmp(run->want[i].hash, run->want[k].hash,
 			    CRLC_HASH_LEN) == 0) {
-				crlite_fail(run, "%s: the filter of %s again",
-				    run->want[i].name, run->want[k].name);
+				fetch_budget_fail(&run->b, "%s: the filter of "
+				    "%s again", run->want[i].name,
+				    run->want[k].name);
 				return 1;
 			}
 	}
 	if (total <= CRLC_CRLITE_SET_MAX_BYTES)
 		return 0;
-	crlite_fail(run, "a set of %llu bytes, more than %llu",
+	fetch_budget_fail(&run->b, "a set of %llu bytes, more than %llu",
 	    (unsigned long long)total,
 	    (unsigned long long)CRLC_CRLITE_SET_MAX_BYTES);
 	return 1;
@@ -212,9 +214,9 @@ not_older(struct crlite_run *run)
 	if (now.source == run->set.source && run->set.newest < now.newest) {
 		format_time((int64_t)(run->set.newest / 1000), a, sizeof(a));
 		format_time((int64_t)(now.newest / 1000), b, sizeof(b));
-		ret = crlite_fail(run, "the set's newest filter covers "
-		    "certificates up to %s, the set in force up to %s: refused, "
-		    "the newer set stays in force", a, b);
+		ret = fetch_budget_fail(&run->b, "the set's newest filter "
+		    "covers certificates up to %s, the set in force up to %s: "
+		    "refused, the newer set stays in force", a, b);
 	}
 	crlite_set_free(&now);
 	return ret;
@@ -230,18 +232,19 @@ install(struct crlite_run *run)
 	struct rs_client rc;
 	char why[ERRLEN];
 
-	rs_client_init(&rc, run->st, run->conf);
+	fetch_budget_start(&rc.b, run->b.conf);
+	rc.st = run->st;
 	if (run->col.doc != NULL && rs_collection_recheck(&rc, &run->col) == -1)
-		return crlite_fail(run, "%s", rc.err);
+		return fetch_budget_fail(&run->b, "%s", rc.b.err);
 	if (run->r == 1 && run->src->kind != CRLC_CRLITE_SRC_REMOTE_SETTINGS &&
 	    not_older(run) == -1)
 		return -1;
 	run->set.installed = (int64_t)time(NULL);
 	if (run->r == 1 && crlite_set_install(run->st, &run->set, why,
 	    sizeof(why)) == -1)
-		return crlite_fail(run, "%s", why);
+		return fetch_budget_fail(&run->b, "%s", why);
 	if (run->col.doc != NULL && rs_collection_keep(&rc, &run->col) == -1)
-		return crlite_fail(run, "%s", rc.err);
+		return fetch_budget_fail(&run->b, "%s", rc.b.err);
 	return run->r;
 }
 
@@ -327,7 +330,7 @@ crlite_begin(struct crlite_run *run, struct state *st,
 	if ((run->src = configured(conf)) == NULL)
 		return 0;
 	run->st = st;
-	run->conf = conf;
+	run->b.conf = conf;
 	run->mon = mon;
 	run->src->index_url(conf, run->index_url, sizeof(run->index_url));
 	if ((have = crlite_set_read(st, &run->cur, why,
@@ -354,7 +357,7 @@ crlite_fetch(struct crlite_run *run)
 
 	if (run->src == NULL)
 		return;
-	run->deadline = fetch_budget(run->conf);
+	fetch_budget_start(&run->b, run->b.conf);
 	run->r = -1;
 	if (run->src->index != NULL) {
 		if ((run->r = run->src->index(run)) == 1)
@@ -364,7 +367,7 @@ crlite_fetch(struct crlite_run *run)
 		if (crlite_read_local(run, run->index_url, run->src->index_max,
 		    &f->body, &f->len) == 0)
 			run->r = settle(run, f->body, f->len);
-	} else if (crlite_get(run, f, run->index_url, 0, 1,
+	} else if (fetch_budget_get(&run->b, f, run->index_url, 0, 1,
 	    run->src->index_max) == 0)
 		run->r = f->not_modified ? 0 : settle(run, f->body, f->len);
 }
@@ -382,22 +385,23 @@ crlite_finish(struct crlite_run *run, struct store *s, char *what,
 		run->r = install(run);
 	/* Remote Settings: no HTTP status says the outcome, the run does. */
 	source_note(s, run->index_url, f, run->src->index == NULL ? f->status :
-	    run->r == 0 ? 304 : 200, run->r == -1 ? run->err : NULL);
-	crlite_tally_add(run->st, run->src->kind, run->bytes);
+	    run->r == 0 ? 304 : 200, run->r == -1 ? run->b.err : NULL);
+	crlite_tally_add(run->st, run->src->kind, run->b.bytes);
 	if (run->r == -1) {
-		logx(0, "crlite: %s; %s", run->err, run->in_force ?
+		logx(0, "crlite: %s; %s", run->b.err, run->in_force ?
 		    "the set in force is kept" : "no set in force yet");
-		snprintf(what, whatlen, "crlite failed (%s), %s", run->err,
+		snprintf(what, whatlen, "crlite failed (%s), %s", run->b.err,
 		    run->in_force ? "the set in force kept" :
 		    "no set in force yet");
 	} else if (run->r == 0)
 		snprintf(what, whatlen, "crlite %s (%zu filters, %llu bytes "
 		    "fetched)", f->not_modified ? "not modified" : "unchanged",
-		    run->have ? run->cur.n : 0, (unsigned long long)run->bytes);
+		    run->have ? run->cur.n : 0,
+		    (unsigned long long)run->b.bytes);
 	else
 		snprintf(what, whatlen, "crlite: %zu filters installed (%zu "
 		    "fetched, %llu bytes)", run->nwant, run->fetched,
-		    (unsigned long long)run->bytes);
+		    (unsigned long long)run->b.bytes);
 	say_freshness(run->st, what, whatlen);
 	crlite_free(run);
 	return run->r == -1 ? -1 : 0;

@@ -19,6 +19,7 @@
 
 #include <crlcache/clubcard.h>
 
+#include "budget.h"
 #include "crlitesrc.h"
 #include "fetcher.h"
 
@@ -60,16 +61,18 @@ manifest_file(struct crlite_run *run, const struct json *j, size_t e,
 
 	if (json_str(j, json_get(j, e, "filename"), name, sizeof(name)) == -1 ||
 	    !upki_name_ok(name))
-		return crlite_fail(run, "manifest: file %zu: no filename of 1 "
-		    "to %d letters, digits, '-', '.' or '_'", i, UPKI_NAME_MAX);
+		return fetch_budget_fail(&run->b, "manifest: file %zu: no "
+		    "filename of 1 to %d letters, digits, '-', '.' or '_'", i,
+		    UPKI_NAME_MAX);
 	if (json_int(j, json_get(j, e, "size"), &size) == -1 || size <= 0 ||
 	    (uint64_t)size > CRLC_CLUBCARD_MAX_LEN)
-		return crlite_fail(run, "manifest: %s: size not 1 to %zu", name,
-		    CRLC_CLUBCARD_MAX_LEN);
+		return fetch_budget_fail(&run->b, "manifest: %s: size not 1 to "
+		    "%zu", name, CRLC_CLUBCARD_MAX_LEN);
 	if (json_str(j, json_get(j, e, "hash"), hex, sizeof(hex)) == -1 ||
 	    strlen(hex) != 2 * CRLC_HASH_LEN ||
 	    crlc_hex_decode(hex, strlen(hex), w->hash, CRLC_HASH_LEN) == -1)
-		return crlite_fail(run, "manifest: %s: no SHA-256", name);
+		return fetch_budget_fail(&run->b, "manifest: %s: no SHA-256",
+		    name);
 	w->size = (uint64_t)size;
 	snprintf(w->name, sizeof(w->name), "file %s", name);
 	snprintf(w->path, sizeof(w->path), "%s", name);
@@ -83,14 +86,14 @@ mirror_plan(struct crlite_run *run, const uint8_t *body, size_t len)
 	size_t list, e, i;
 	int ret = -1;
 
-	if (json_parse(&j, (const char *)body, len, MANIFEST_VALUES, run->err,
-	    sizeof(run->err)) == -1)
+	if (json_parse(&j, (const char *)body, len, MANIFEST_VALUES, run->b.err,
+	    sizeof(run->b.err)) == -1)
 		return -1;
 	if ((list = json_get(&j, 0, "files")) == 0)
 		list = json_get(&j, 0, "filters");
 	if (list == 0 || j.v[list].type != JSON_ARRAY || j.v[list].n == 0 ||
 	    j.v[list].n > CRLC_CRLITE_FILTERS_MAX)
-		crlite_fail(run, "manifest: no list of 1 to %u files",
+		fetch_budget_fail(&run->b, "manifest: no list of 1 to %u files",
 		    CRLC_CRLITE_FILTERS_MAX);
 	else {
 		for (i = 0, e = json_first(&j, list); i < j.v[list].n;

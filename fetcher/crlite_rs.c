@@ -45,6 +45,7 @@
 
 #include <crlcache/clubcard.h>
 
+#include "budget.h"
 #include "crlitesrc.h"
 #include "fetcher.h"
 
@@ -95,30 +96,33 @@ record_filter(struct rs_run *rs, struct rs_record *rec)
 
 	if (inc == 0 || (j->v[inc].type != JSON_TRUE &&
 	    j->v[inc].type != JSON_FALSE))
-		return crlite_fail(rs->run, "record %s: no incremental flag", rec->id);
+		return fetch_budget_fail(&rs->run->b, "record %s: no "
+		    "incremental flag", rec->id);
 	rec->incremental = j->v[inc].type == JSON_TRUE;
 	if (rec->incremental && rs_member_text(j, rec->val, "parent",
 	    rec->parent, RS_ID_MAX) == -1)
-		return crlite_fail(rs->run, "record %s: a delta without a parent",
-		    rec->id);
+		return fetch_budget_fail(&rs->run->b, "record %s: a delta "
+		    "without a parent", rec->id);
 	if (!rec->incremental && parent != 0 && j->v[parent].type != JSON_NULL)
-		return crlite_fail(rs->run, "record %s: a full filter with a parent",
-		    rec->id);
+		return fetch_budget_fail(&rs->run->b, "record %s: a full "
+		    "filter with a parent", rec->id);
 	if (json_int(j, json_get(j, rec->val, "last_modified"),
 	    &rec->last_modified) == -1)
-		return crlite_fail(rs->run, "record %s: no last_modified", rec->id);
+		return fetch_budget_fail(&rs->run->b, "record %s: no "
+		    "last_modified", rec->id);
 	if (att == 0 || rs_member_text(j, att, "hash", hex, sizeof(hex) - 1) ==
 	    -1 || strlen(hex) != 2 * CRLC_HASH_LEN ||
 	    crlc_hex_decode(hex, strlen(hex), rec->hash, CRLC_HASH_LEN) == -1)
-		return crlite_fail(rs->run, "record %s: no attachment SHA-256", rec->id);
+		return fetch_budget_fail(&rs->run->b, "record %s: no "
+		    "attachment SHA-256", rec->id);
 	if (json_int(j, json_get(j, att, "size"), &rec->size) == -1 ||
 	    rec->size <= 0 || (uint64_t)rec->size > CRLC_CLUBCARD_MAX_LEN)
-		return crlite_fail(rs->run, "record %s: attachment size not 1 to %zu",
-		    rec->id, CRLC_CLUBCARD_MAX_LEN);
+		return fetch_budget_fail(&rs->run->b, "record %s: attachment "
+		    "size not 1 to %zu", rec->id, CRLC_CLUBCARD_MAX_LEN);
 	if (rs_member_text(j, att, "location", rec->location,
 	    RS_LOCATION_MAX) == -1 || !crlite_path_ok(rec->location))
-		return crlite_fail(rs->run, "record %s: attachment location not a "
-		    "relative path", rec->id);
+		return fetch_budget_fail(&rs->run->b, "record %s: attachment "
+		    "location not a relative path", rec->id);
 	return 0;
 }
 
@@ -179,8 +183,9 @@ select_chain(struct rs_run *rs)
 		if (!cur->wanted)
 			continue;
 		if (cur->incremental && find_id(rs, cur->parent) == NULL)
-			return crlite_fail(rs->run, "changeset: delta %s's parent %s "
-			    "is not in the collection", cur->id, cur->parent);
+			return fetch_budget_fail(&rs->run->b, "changeset: "
+			    "delta %s's parent %s is not in the collection",
+			    cur->id, cur->parent);
 		if (cur->incremental)
 			continue;
 		if (full != NULL && cur->last_modified == full->last_modified)
@@ -189,10 +194,11 @@ select_chain(struct rs_run *rs)
 			full = cur, ties = 0;
 	}
 	if (full == NULL)
-		return crlite_fail(rs->run, "changeset: no full filter in the %s "
-		    "channel", RS_CHANNEL);
+		return fetch_budget_fail(&rs->run->b, "changeset: no full "
+		    "filter in the %s channel", RS_CHANNEL);
 	if (ties > 0)
-		return crlite_fail(rs->run, "changeset: two newest full filters");
+		return fetch_budget_fail(&rs->run->b, "changeset: two newest "
+		    "full filters");
 	want(rs, full);
 	for (cur = full; ; cur = next) {
 		next = NULL;
@@ -201,15 +207,16 @@ select_chain(struct rs_run *rs)
 			    strcmp(rs->r[i].parent, cur->id) != 0)
 				continue;
 			if (next != NULL)
-				return crlite_fail(rs->run, "changeset: two deltas of "
-				    "%s", cur->id);
+				return fetch_budget_fail(&rs->run->b,
+				    "changeset: two deltas of %s", cur->id);
 			next = &rs->r[i];
 		}
 		if (next == NULL)
 			return 0;
 		if (rs->run->nwant == CRLC_CRLITE_FILTERS_MAX)
-			return crlite_fail(rs->run, "changeset: more than %u filters "
-			    "in the chain", CRLC_CRLITE_FILTERS_MAX);
+			return fetch_budget_fail(&rs->run->b, "changeset: more "
+			    "than %u filters in the chain",
+			    CRLC_CRLITE_FILTERS_MAX);
 		want(rs, next);
 	}
 }
@@ -226,17 +233,17 @@ rs_index(struct crlite_run *run)
 	struct rs_run rs;
 	int r;
 
-	rs_client_init(&rc, run->st, run->conf);
-	rc.deadline = run->deadline;
+	rc.b = run->b;		/* the run's budget, spent by the client */
+	rc.st = run->st;
 	run->col.which = RS_CERT_REVOCATIONS;
 	run->col.max_len = RS_CHANGESET_MAX;
 	run->col.max_values = RS_MAX_VALUES;
 	run->col.max_records = RS_MAX_RECORDS;
 	run->col.whole = !run->have;
 	r = rs_collection_fetch(&rc, run->mon, &run->col);
-	run->bytes += rc.bytes;
+	run->b = rc.b;
 	if (r != 1)
-		return r == 0 ? 0 : crlite_fail(run, "%s", rc.err);
+		return r;
 	memset(&rs, 0, sizeof(rs));
 	rs.run = run;
 	rs.c = &run->col.cs;
@@ -262,11 +269,11 @@ rs_base(struct crlite_run *run, char *out, size_t outlen)
 	int ret = -1;
 
 	memset(&f, 0, sizeof(f));
-	snprintf(url, sizeof(url), "%s/", run->conf->crlite);
-	if (crlite_get(run, &f, url, 0, 1, RS_ROOT_MAX) == -1)
+	snprintf(url, sizeof(url), "%s/", run->b.conf->crlite);
+	if (fetch_budget_get(&run->b, &f, url, 0, 1, RS_ROOT_MAX) == -1)
 		return -1;
 	if (json_parse(&j, (const char *)f.body, f.len, RS_ROOT_VALUES,
-	    run->err, sizeof(run->err)) == -1) {
+	    run->b.err, sizeof(run->b.err)) == -1) {
 		fetch_free(&f);
 		return -1;
 	}
@@ -275,8 +282,8 @@ rs_base(struct crlite_run *run, char *out, size_t outlen)
 	if (caps == 0 ||
 	    rs_member_text(&j, caps, "base_url", out, outlen - 2) == -1 ||
 	    !url_usable(out, strlen(out)))
-		crlite_fail(run, "%s: no capabilities.attachments.base_url",
-		    url);
+		fetch_budget_fail(&run->b,
+		    "%s: no capabilities.attachments.base_url", url);
 	else {
 		if (out[strlen(out) - 1] != '/')
 			strcat(out, "/");

@@ -1,39 +1,16 @@
 /*
- * What a CRLite source may do within the driver's run (crlitesrc.h):
- * a transfer within the run's deadline, a local file read, a failure
- * said, a relative name checked.  Below the driver (crlite.c) and the
+ * What a CRLite source may do within the driver's run (crlitesrc.h)
+ * besides its transfers (the run's budget, budget.c): a local file
+ * read, a relative name checked.  Below the driver (crlite.c) and the
  * sources alike, so that neither calls back into the other.
  *
  * Copyright the crlcache authors. Licensed under the Apache License 2.0.
  */
-#include <stdarg.h>
-#include <stdio.h>
 #include <string.h>
 
+#include "budget.h"
 #include "crlitesrc.h"
 #include "fetcher.h"
-
-int
-crlite_fail(struct crlite_run *run, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(run->err, sizeof(run->err), fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
-int
-crlite_get(struct crlite_run *run, struct fetch *f, const char *url,
-    int guarded, int decode, size_t max)
-{
-	if (fetch_until(f, url, guarded, decode, max, run->conf, run->deadline,
-	    run->err, sizeof(run->err)) == -1)
-		return -1;
-	run->bytes += f->len;
-	return 0;
-}
 
 int
 crlite_read_local(struct crlite_run *run, const char *path, size_t max,
@@ -42,7 +19,7 @@ crlite_read_local(struct crlite_run *run, const char *path, size_t max,
 	char why[ERRLEN];
 
 	if (read_file(path, max, body, len, why, sizeof(why)) == -1)
-		return crlite_fail(run, "%s: %s", path, why);
+		return fetch_budget_fail(&run->b, "%s: %s", path, why);
 	return 0;
 }
 

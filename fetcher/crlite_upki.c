@@ -34,6 +34,7 @@
 #include <crlcache/clubcard.h>
 #include <crlcache/hash.h>
 
+#include "budget.h"
 #include "crlitesrc.h"
 #include "fetcher.h"
 
@@ -86,21 +87,21 @@ check_logs(struct crlite_run *run, const uint8_t *b, size_t len,
 		log = b + UPKI_HDR_LEN + names * UPKI_NAME_LEN +
 		    i * UPKI_LOG_LEN;
 		if (prev != NULL && memcmp(prev, log, 32) >= 0)
-			return crlite_fail(run, "index.bin: log %zu not after "
-			    "the log before it", i);
+			return fetch_budget_fail(&run->b, "index.bin: log %zu "
+			    "not after the log before it", i);
 		off = crlc_get_u64(log + 32);
 		n = (size_t)log[40] << 8 | log[41];
 		end = off + (uint64_t)n * UPKI_ENTRY_LEN;
 		/* sections in the order of their logs, none overlapping */
 		if (off < last_end || off > len || end > len)
-			return crlite_fail(run, "index.bin: log %zu's entries "
-			    "outside the file or overlapping", i);
+			return fetch_budget_fail(&run->b, "index.bin: log "
+			    "%zu's entries outside the file or overlapping", i);
 		last_end = end;
 		for (k = 0; k < n; k++)
 			if (((size_t)b[off + k * UPKI_ENTRY_LEN] << 8 |
 			    b[off + k * UPKI_ENTRY_LEN + 1]) >= names)
-				return crlite_fail(run, "index.bin: log %zu "
-				    "names filter %zu of %zu", i,
+				return fetch_budget_fail(&run->b, "index.bin: "
+				    "log %zu names filter %zu of %zu", i,
 				    (size_t)b[off + k * UPKI_ENTRY_LEN] << 8 |
 				    b[off + k * UPKI_ENTRY_LEN + 1], names);
 	}
@@ -115,7 +116,8 @@ want_file(struct crlite_run *run, const char *name, struct crlite_want *w)
 	uint8_t *body;
 	size_t len;
 
-	snprintf(path, sizeof(path), "%s%s", run->conf->crlite_upki_dir, name);
+	snprintf(path, sizeof(path), "%s%s", run->b.conf->crlite_upki_dir,
+	    name);
 	if (crlite_read_local(run, path, CRLC_CLUBCARD_MAX_LEN, &body,
 	    &len) == -1)
 		return -1;
@@ -134,26 +136,28 @@ upki_plan(struct crlite_run *run, const uint8_t *b, size_t len)
 	size_t names, logs, tables, i;
 
 	if (len < UPKI_HDR_LEN || memcmp(b, UPKI_INDEX_MAGIC, 8) != 0)
-		return crlite_fail(run, "index.bin: not an upki index of "
-		    "version upkiidx1");
+		return fetch_budget_fail(&run->b, "index.bin: not an upki "
+		    "index of version upkiidx1");
 	names = (size_t)b[8] << 8 | b[9];
 	logs = crlc_get_u32(b + 10);
 	if (names == 0 || names > CRLC_CRLITE_FILTERS_MAX)
-		return crlite_fail(run, "index.bin: %zu filters, not 1 to %u",
-		    names, CRLC_CRLITE_FILTERS_MAX);
+		return fetch_budget_fail(&run->b, "index.bin: %zu filters, not "
+		    "1 to %u", names, CRLC_CRLITE_FILTERS_MAX);
 	if (logs > (len - UPKI_HDR_LEN) / UPKI_LOG_LEN)
-		return crlite_fail(run, "index.bin: %zu logs past its end",
-		    logs);
+		return fetch_budget_fail(&run->b, "index.bin: %zu logs past "
+		    "its end", logs);
 	tables = UPKI_HDR_LEN + names * UPKI_NAME_LEN + logs * UPKI_LOG_LEN;
 	if (tables > len)
-		return crlite_fail(run, "index.bin: its tables pass its end");
+		return fetch_budget_fail(&run->b, "index.bin: its tables pass "
+		    "its end");
 	if (check_logs(run, b, len, names, logs, tables) == -1)
 		return -1;
 	for (i = 0; i < names; i++) {
 		if (index_name(b + UPKI_HDR_LEN + i * UPKI_NAME_LEN,
 		    name) == -1)
-			return crlite_fail(run, "index.bin: filter name %zu is "
-			    "not 1 to 32 letters, digits, '-', '.' or '_'", i);
+			return fetch_budget_fail(&run->b, "index.bin: filter "
+			    "name %zu is not 1 to 32 letters, digits, '-', '.' "
+			    "or '_'", i);
 		if (want_file(run, name, &run->want[i]) == -1)
 			return -1;
 	}

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "budget.h"
 #include "crlitedir.h"
 #include "fetch.h"
 #include "fetcher.h"
@@ -44,7 +45,7 @@ struct crlite_source {
 	const char	*says;		/* who vouches for sizes and hashes */
 	/* The index document's URL (local: its path), from the configuration. */
 	void		(*index_url)(const struct conf *, char *, size_t);
-	/* Read the index document: run->want, or -1 with run->err. */
+	/* Read the index document: run->want, or -1 with run->b.err. */
 	int		(*plan)(struct crlite_run *, const uint8_t *, size_t);
 	/*
 	 * The URL the wanted paths are under (ends in '/'), or -1; NULL:
@@ -53,7 +54,7 @@ struct crlite_source {
 	int		(*base)(struct crlite_run *, char *, size_t);
 	/*
 	 * Instead of asking index_url and plan(): get the index and plan
-	 * (run->want): 1, 0 unchanged, -1 (run->err).
+	 * (run->want): 1, 0 unchanged, -1 (run->b.err).
 	 */
 	int		(*index)(struct crlite_run *);
 };
@@ -65,21 +66,20 @@ extern const struct crlite_source crlite_upki_dir;
 /*
  * One run of the configured source, in three steps: crlite_begin()
  * under the state lock (the set in force, the index's validators),
- * crlite_fetch() without it (every transfer, within run->deadline),
+ * crlite_fetch() without it (every transfer within run->b's deadline),
  * crlite_finish() under it again (install, record).
  */
 struct crlite_run {
 	struct state	*st;
-	const struct conf *conf;
+	struct fetch_budget b;		/* the configuration, the deadline,
+					   the bytes fetched, err */
 	const struct crlite_source *src;
 	const struct rs_monitor *mon;	/* Remote Settings: the poll */
 	struct rs_collection col;	/* Remote Settings: the collection */
-	long long	 deadline;	/* crlc_mono_ms(): fetch_budget() */
 	char		 index_url[CRLITE_URL_MAX + CRLITE_PATH_MAX];
 	/* 128 of 656 bytes: 84 KB on the stack of update's main thread */
 	struct crlite_want want[CRLC_CRLITE_FILTERS_MAX];
 	size_t		 nwant;		/* the full filter first */
-	uint64_t	 bytes;		/* fetched this run */
 	size_t		 fetched;	/* filters downloaded */
 	struct crlite_set cur;		/* in force when the run began */
 	int		 in_force;	/* a set was in force (any source) */
@@ -88,11 +88,8 @@ struct crlite_run {
 	char		*validator[2];	/* f's ETag and Last-Modified */
 	struct crlite_set set;		/* to install */
 	int		 r;		/* 1 set to install, 0 none, -1 */
-	char		 err[ERRLEN];
 };
 
-int	 crlite_fail(struct crlite_run *run, const char *fmt, ...)
-	    __attribute__((format(printf, 2, 3)));
 /*
  * The three steps.  begin: 0 when no source is configured (then the
  * others do nothing), 1.  finish: 0, or -1 when the source failed (the
@@ -106,14 +103,7 @@ int	 crlite_finish(struct crlite_run *run, struct store *s, char *what,
 	    size_t whatlen);
 /* What a run holds, freed (finish does it; for a run not finished). */
 void	 crlite_free(struct crlite_run *run);
-/*
- * One GET of url within run->deadline, body at most max bytes (gzip
- * asked when decode): 0 with f filled (the caller frees it), or -1 with
- * why in run->err.
- */
-int	 crlite_get(struct crlite_run *run, struct fetch *f, const char *url,
-	    int guarded, int decode, size_t max);
-/* A local source's file, whole, at most max bytes: 0, or -1 (run->err). */
+/* A local source's file, whole, at most max bytes: 0, or -1 (run->b.err). */
 int	 crlite_read_local(struct crlite_run *run, const char *path,
 	    size_t max, uint8_t **body, size_t *len);
 /* A relative path of unreserved characters (RFC 3986 2.3) and '/'. */

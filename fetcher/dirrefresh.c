@@ -43,6 +43,7 @@
 #include "dirindex.h"
 #include "dirrefresh.h"
 #include "fetch.h"
+#include "fetchall.h"
 #include "fetcher.h"
 #include "state.h"
 #include "trust.h"

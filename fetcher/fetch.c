@@ -1,5 +1,7 @@
 /*
- * Fetch CRLs over HTTP(S) in parallel with libcurl's multi interface.
+ * One HTTP(S) transfer (struct xfer, xfer.h) of the many fetchall.c runs
+ * at once over libcurl's multi interface: set up, its body received,
+ * every hop guarded, settled (done, retried, redirected or deferred).
  *
  * Copyright the crlcache authors. Licensed under the Apache License 2.0.
  *
@@ -27,7 +29,6 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <curl/curl.h>
 
@@ -39,90 +40,12 @@
 #include "fetcher.h"
 #include "guard.h"
 #include "header.h"
-#include "hostq.h"
+#include "xfer.h"
 
 /* Reused connections are checked before each request (PREREQFUNCTION). */
 #if LIBCURL_VERSION_NUM < 0x075000
 #error "libcurl 7.80 or later is needed (CURLOPT_PREREQFUNCTION)"
 #endif
-
-/* The body bytes all transfers in flight may hold, and who waits. */
-struct budget {
-	size_t		 limit;
-	size_t		 held;
-	size_t		 waiting;	/* transfers deferred */
-	unsigned long long tickets;	/* deferrals so far: their order */
-};
-
-struct xfer {
-	struct fetch	*f;
-	const struct conf *conf;
-	struct budget	*budget;
-	CURL		*easy;
-	struct curl_slist *headers;
-	size_t		 cap;
-	size_t		 held;		/* of the budget: cap, or more reserved */
-	size_t		 need;		/* deferred until the budget has this */
-	unsigned long long ticket;	/* its place in the queue */
-	int		 too_large;
-	int		 bomb;		/* decoded past FETCH_DECODE_RATIO */
-	int		 refused_addr;	/* the guard refused an address */
-	const char	*stop;		/* why a redirect was not followed */
-	struct crlc_origin origin;	/* the configured URL's own addresses */
-	int		 origin_resolved; /* through a proxy: looked up */
-	char		*hop;		/* the redirect being followed, or NULL */
-	long		 hops;		/* redirects followed in this attempt */
-	int		 proxied;	/* this hop goes through a proxy */
-	long		 attempts;	/* transfers started */
-	long long	 retry_at;	/* monotonic ms; 0: not waiting */
-	struct freshness fresh;		/* what the answer said of it */
-};
-
-/*
- * Transfers at once, all hosts together (`parallel` is the budget of one
- * host): each holds a slot, and while it receives a body of up to
- * max_size.  Eight hosts busy at the default parallel = 8: at 50 ms a
- * request, 16,000 conditional GETs take 13 s.
- */
-#define FETCH_SLOTS		64
-/*
- * The body bytes the transfers in flight hold, all together, in bodies
- * of max_size: 64 slots would otherwise hold 64 of them (4 GiB at the
- * default 64 MiB).  Four: 256 MiB at the default, where the largest
- * real CRLs are tens of MiB and rare, so that a few of them still come
- * in side by side while the thousands of small ones, holding only their
- * size, keep all the slots busy.  At least one, so that a CRL of
- * max_size can always be received: alone, it fits.
- *
- * A transfer whose body would go past the budget is deferred, not
- * failed: its attempt is dropped (the bytes it held given back) and it
- * starts again, from the top, once the budget has room for what it
- * asked (Content-Length, when the server sent one, so once is enough).
- * The deferred go first come, first served, and while one waits no
- * other transfer takes from the budget (one that would is deferred
- * too), so the budget drains to it: none waits for ever, even where
- * servers keep their bodies coming slowly.  The first FETCH_BODY_FREE
- * bytes of a body are not counted, so that the small CRLs, nearly all
- * of them, never wait: 64 slots hold 4 MiB of those at most.
- * Pausing it instead (CURL_WRITEFUNC_PAUSE) is not safe with libcurl
- * 7.88: over HTTP/2 the data of a paused stream that already arrived
- * stops nghttp2 for the whole connection (http2.c, pause_stream_id),
- * so the other streams on it, the one that would free the budget
- * among them, stall until their timeouts; and over HTTP/1.1 a paused
- * transfer keeps its connection and its CURLOPT_TIMEOUT running.  What
- * deferring costs is the bytes received before the check: with a
- * Content-Length, the first read.
- */
-#define FETCH_HELD_MAX_SIZES	4
-#define FETCH_BODY_FREE		65536
-/* Connections open at once, all hosts together, idle ones included. */
-#define FETCH_MAX_CONNECTIONS	FETCH_SLOTS
-/*
- * Transfers at once to one https host, per connection `parallel` allows:
- * over HTTP/2 they are streams of the same connections (servers allow
- * 100 at least, RFC 9113 6.5.2); over HTTP/1.1 they wait for one.
- */
-#define FETCH_STREAMS_PER_CONNECTION	4
 
 /*
  * A gzip-coded body (fetch.decode) may decode to at most this many times
@@ -160,12 +83,8 @@ capacity(const struct xfer *x, size_t want)
 	return cap > x->conf->max_size ? x->conf->max_size : cap;
 }
 
-/*
- * Hold cap bytes of body: 1, or 0 when the others hold too much of the
- * budget, or when others wait for it and x is not the first in line.
- */
-static int
-budget_take(struct xfer *x, size_t cap, int in_turn)
+int
+xfer_hold(struct xfer *x, size_t cap, int in_turn)
 {
 	struct budget *b = x->budget;
 
@@ -221,7 +140,7 @@ on_body(char *data, size_t size, size_t nmemb, void *arg)
 	}
 	if (f->len + n > x->cap) {
 		cap = capacity(x, f->len + n);
-		if (!budget_take(x, cap, 0)) {
+		if (!xfer_hold(x, cap, 0)) {
 			logx(2, "%s: waits for %zu bytes of memory (bodies in "
 			    "flight hold %zu of %zu, %zu waiting)", f->url,
 			    cap, x->budget->held, x->budget->limit,
@@ -508,14 +427,6 @@ finish(struct xfer *x, CURLcode res)
 	}
 }
 
-static void
-progress(size_t done, size_t n)
-{
-	if (verbosity > 0 && isatty(STDERR_FILENO))
-		fprintf(stderr, "\rcrlcache: fetched %zu/%zu%s", done, n,
-		    done == n ? "\n" : "");
-}
-
 /*
  * Worth another try in this run: the server or the path may recover
  * (connection refused or reset, timeout, 5xx, 429).  Not: 4xx, a body
@@ -558,9 +469,6 @@ reset_attempt(struct xfer *x)
 	budget_give(x);
 }
 
-/* How a transfer that libcurl finished goes on. */
-enum next { XFER_DONE, XFER_RETRY, XFER_FOLLOW, XFER_DEFER };
-
 /* Hand the transfer to libcurl, aimed where it is: 0, or -1 when over. */
 static int
 launch(CURLM *multi, struct xfer *x)
@@ -578,8 +486,8 @@ launch(CURLM *multi, struct xfer *x)
 	return 0;
 }
 
-static int
-start(CURLM *multi, struct xfer *x)
+int
+xfer_start(CURLM *multi, struct xfer *x)
 {
 	x->attempts++;
 	x->retry_at = 0;
@@ -633,9 +541,8 @@ restart(struct xfer *x)
 	x->hops = 0;
 }
 
-/* Settle a transfer libcurl finished: over, parked for a retry, or on. */
-static enum next
-completed(CURLM *multi, struct xfer *x, CURLcode res)
+enum xfer_next
+xfer_completed(CURLM *multi, struct xfer *x, CURLcode res)
 {
 	long long backoff;
 	int r;
@@ -670,66 +577,9 @@ completed(CURLM *multi, struct xfer *x, CURLcode res)
 	return XFER_DONE;
 }
 
-int
-fetch_all(struct fetch *f, size_t n, const struct conf *conf)
+void
+xfer_free(CURLM *multi, struct xfer *x)
 {
-	return fetch_each(f, n, conf, NULL, NULL);
-}
-
-long long
-fetch_budget(const struct conf *conf)
-{
-	long long s = (long long)conf->timeout * FETCH_BUDGET_TRANSFERS;
-
-	return crlc_mono_ms() + (s < FETCH_BUDGET_MAX_S ? s :
-	    FETCH_BUDGET_MAX_S) * 1000;
-}
-
-int
-fetch_until(struct fetch *f, const char *url, int guarded, int decode,
-    size_t max, const struct conf *conf, long long deadline, char *err,
-    size_t errlen)
-{
-	long long left = (deadline - crlc_mono_ms()) / 1000;
-	struct conf c = *conf;
-	char *shown;
-
-	f->url = url;
-	f->guarded = guarded;
-	f->decode = decode;
-	c.max_size = max;
-	/* Each attempt a share of what is left: retries end in time too. */
-	left /= c.retries + 1;
-	if (left < c.timeout)
-		c.timeout = left;
-	if (c.connect_timeout > c.timeout)
-		c.connect_timeout = c.timeout;
-	if (c.timeout >= 1 && fetch_all(f, 1, &c) == 0 && f->ok)
-		return 0;
-	shown = safe_text(url);
-	snprintf(err, errlen, "%s: %s", shown, c.timeout < 1 ? "not asked: "
-	    "the time this source may take is spent" : f->err[0] != '\0' ?
-	    f->err : "fetch failed");
-	free(shown);
-	return -1;
-}
-
-/* A transfer is over: count it and hand it to the caller's callback. */
-static void
-over(struct fetch *f, size_t *done, size_t n,
-    void (*cb)(struct fetch *, void *), void *arg)
-{
-	(*done)++;
-	progress(*done, n);
-	if (cb != NULL)
-		cb(f, arg);
-}
-
-/* A slot's transfer is over: its host has room, the slot is free. */
-static void
-release(CURLM *multi, struct hostq *q, struct xfer *x, size_t transfer)
-{
-	hostq_done(q, transfer);
 	budget_give(x);
 	if (x->easy != NULL) {
 		curl_multi_remove_handle(multi, x->easy);
@@ -739,231 +589,6 @@ release(CURLM *multi, struct hostq *q, struct xfer *x, size_t transfer)
 	free(x->hop);
 	freshness_forget(&x->fresh);
 	memset(x, 0, sizeof(*x));
-}
-
-/* The deferred transfer first in line, or NULL. */
-static struct xfer *
-first_in_line(struct xfer *slots)
-{
-	struct xfer *first = NULL;
-	size_t k;
-
-	for (k = 0; k < FETCH_SLOTS; k++)
-		if (slots[k].f != NULL && slots[k].need > 0 &&
-		    (first == NULL || slots[k].ticket < first->ticket))
-			first = &slots[k];
-	return first;
-}
-
-/* The multi handle: connections kept alive and shared, host by host. */
-static CURLM *
-multi_new(const struct conf *conf)
-{
-	CURLM *multi;
-
-	if ((multi = curl_multi_init()) == NULL)
-		return NULL;
-	/* HTTP/2 streams share a connection (https; libcurl's default). */
-	curl_multi_setopt(multi, CURLMOPT_PIPELINING, (long)CURLPIPE_MULTIPLEX);
-	curl_multi_setopt(multi, CURLMOPT_MAX_HOST_CONNECTIONS, conf->parallel);
-	curl_multi_setopt(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS,
-	    (long)FETCH_MAX_CONNECTIONS);
-	/* Idle connections kept alive for the next transfers to their host. */
-	curl_multi_setopt(multi, CURLMOPT_MAXCONNECTS, (long)FETCH_MAX_CONNECTIONS);
-	return multi;
-}
-
-/* One fetch_each(): what its steps share. */
-struct fetch_run {
-	struct fetch		*f;		/* the caller's n transfers */
-	size_t			 n;
-	const struct conf	*conf;
-	void			(*cb)(struct fetch *, void *);
-	void			*arg;
-	CURLM			*multi;
-	struct hostq		*q;		/* which transfer starts next */
-	struct xfer		*slots;		/* FETCH_SLOTS of them */
-	struct budget		 budget;
-	size_t			 done;		/* transfers over */
-	size_t			 busy;		/* slots in use */
-	int			 active;	/* transfers libcurl holds */
-};
-
-/* The multi handle, the host queue and the slots of r; -1 on failure. */
-static int
-run_open(struct fetch_run *r)
-{
-	const char **urls;
-	size_t i;
-
-	if ((r->multi = multi_new(r->conf)) == NULL)
-		return -1;
-	urls = xcalloc(r->n, sizeof(*urls));
-	for (i = 0; i < r->n; i++)
-		urls[i] = r->f[i].via != NULL ? r->f[i].via : r->f[i].url;
-	r->q = hostq_new(urls, r->n, r->conf->parallel,
-	    r->conf->parallel * FETCH_STREAMS_PER_CONNECTION);
-	free(urls);
-	r->budget.limit = r->conf->max_size <= SIZE_MAX / FETCH_HELD_MAX_SIZES ?
-	    r->conf->max_size * FETCH_HELD_MAX_SIZES : SIZE_MAX;
-	r->slots = xcalloc(FETCH_SLOTS, sizeof(*r->slots));
-	return 0;
-}
-
-/* x is over: counted, handed to the callback, its slot freed. */
-static void
-run_over(struct fetch_run *r, struct xfer *x)
-{
-	over(x->f, &r->done, r->n, r->cb, r->arg);
-	release(r->multi, r->q, x, (size_t)(x->f - r->f));
-	r->busy--;
-}
-
-/* x handed to libcurl, or over when it cannot start. */
-static void
-run_launch(struct fetch_run *r, struct xfer *x)
-{
-	if (start(r->multi, x) == -1)
-		run_over(r, x);
-	else
-		r->active++;
-}
-
-/*
- * The first deferred transfer if the budget has room for it (the next one
- * right after) and retries that are due: started again.  Returns when to
- * look again at the latest: the next retry's time, or a second from now.
- */
-static long long
-run_resume(struct fetch_run *r)
-{
-	long long now = crlc_mono_ms(), wake = now + 1000;
-	struct xfer *first = first_in_line(r->slots), *x;
-	size_t k;
-
-	for (k = 0; k < FETCH_SLOTS; k++) {
-		x = &r->slots[k];
-		if (x->f == NULL || (x->retry_at == 0 && x->need == 0))
-			continue;
-		if (x->need > 0) {
-			if (x != first || !budget_take(x, x->need, 1))
-				continue;
-			x->need = 0;
-			r->budget.waiting--;
-			wake = now;
-		} else if (x->retry_at > now) {
-			if (x->retry_at < wake)
-				wake = x->retry_at;
-			continue;
-		}
-		run_launch(r, x);
-	}
-	return wake;
-}
-
-/* New transfers into the free slots, as the host queue lets them start. */
-static void
-run_fill(struct fetch_run *r)
-{
-	struct xfer *x;
-	size_t i;
-
-	while (r->busy < FETCH_SLOTS && hostq_next(r->q, &i) == 0) {
-		for (x = r->slots; x->f != NULL; x++)
-			continue;	/* a free one: busy < FETCH_SLOTS */
-		x->f = &r->f[i];
-		x->conf = r->conf;
-		x->budget = &r->budget;
-		r->busy++;
-		run_launch(r, x);
-	}
-}
-
-/*
- * The transfers libcurl finished, settled (completed()); how many of them
- * freed a slot or went back in line.
- */
-static int
-run_collect(struct fetch_run *r)
-{
-	struct xfer *x;
-	CURLMsg *msg;
-	int left, ended = 0;
-
-	while ((msg = curl_multi_info_read(r->multi, &left)) != NULL) {
-		if (msg->msg != CURLMSG_DONE)
-			continue;
-		curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, &x);
-		switch (completed(r->multi, x, msg->data.result)) {
-		case XFER_DONE:
-			r->active--;
-			run_over(r, x);
-			ended++;
-			break;
-		case XFER_RETRY:
-			r->active--;
-			break;
-		case XFER_DEFER:	/* back around: its turn may be due */
-			r->active--;
-			ended++;
-			break;
-		case XFER_FOLLOW:
-			break;
-		}
-	}
-	return ended;
-}
-
-/* Every slot still held released, then the slots, queue and handle. */
-static void
-run_close(struct fetch_run *r)
-{
-	size_t k;
-
-	for (k = 0; k < FETCH_SLOTS; k++)
-		if (r->slots[k].f != NULL)
-			release(r->multi, r->q, &r->slots[k],
-			    (size_t)(r->slots[k].f - r->f));
-	free(r->slots);
-	hostq_free(r->q);
-	curl_multi_cleanup(r->multi);
-}
-
-int
-fetch_each(struct fetch *f, size_t n, const struct conf *conf,
-    void (*cb)(struct fetch *, void *), void *arg)
-{
-	struct fetch_run r = { .f = f, .n = n, .conf = conf, .cb = cb,
-	    .arg = arg };
-	long long wake;
-	int running, wait_ms;
-
-	if (n == 0)
-		return 0;
-	if (run_open(&r) == -1)
-		return -1;
-	while (r.done < n) {
-		wake = run_resume(&r);
-		run_fill(&r);
-		if (curl_multi_perform(r.multi, &running) != CURLM_OK)
-			break;
-		/*
-		 * A slot freed: start what waits for it now.  Waiting first
-		 * would sleep up to the whole wait_ms when every transfer in
-		 * flight has just ended (nothing left to wake the poll):
-		 * 2,000 sources over loopback took 4 to 13 s instead of 1.
-		 */
-		if (run_collect(&r) > 0)
-			continue;
-		/* Wait for traffic, or until the next retry is due. */
-		wait_ms = (int)(wake - crlc_mono_ms());
-		if (r.done < n && (running > 0 || r.active == 0) &&
-		    curl_multi_poll(r.multi, NULL, 0, wait_ms > 0 ? wait_ms : 0,
-		    NULL) != CURLM_OK)
-			break;
-	}
-	run_close(&r);
-	return r.done == n ? 0 : -1;
 }
 
 void

@@ -1,6 +1,6 @@
 /*
  * crlcache command-line tool: what fetch.c offers the rest of the
- * fetcher.
+ * fetcher: one transfer's request and results (fetchall.h runs them).
  *
  * Copyright the crlcache authors. Licensed under the Apache License 2.0.
  */
@@ -9,7 +9,7 @@
 
 #include "fetcher.h"
 
-/* fetch.c: parallel HTTP(S) with libcurl multi */
+/* One HTTP(S) transfer: what to ask, and what it gave. */
 struct fetch {
 	const char	*url;
 	const char	*etag;		/* sent as If-None-Match */
@@ -33,36 +33,7 @@ struct fetch {
 					   its server said (header.c) */
 	char		 err[ERRLEN];
 };
-int	 fetch_all(struct fetch *f, size_t n, const struct conf *conf);
-/*
- * fetch_all, calling cb(f, arg) as each transfer ends (retries done):
- * the caller can use and free its body while the others go on.  A
- * transfer the engine gave up on (-1) gets no call.
- */
-int	 fetch_each(struct fetch *f, size_t n, const struct conf *conf,
-	    void (*cb)(struct fetch *, void *), void *arg);
+/* What f holds, freed: its body, validators and via. */
 void	 fetch_free(struct fetch *f);
-/*
- * What a source of update's CRLite and OneCRL step (monitor/changes,
- * the CRLite source, OneCRL) may spend on the network in one run:
- * FETCH_BUDGET_TRANSFERS transfers of `timeout` (a root document, a
- * changeset or manifest, an x5u chain, a filter), at most
- * FETCH_BUDGET_MAX_S, so that a stalling server delays the run by
- * minutes, not by `timeout` for each URL it names.  Retries share it;
- * their backoff (at most 1 + 2 + ... s) may add a few seconds.
- */
-#define FETCH_BUDGET_TRANSFERS	4
-#define FETCH_BUDGET_MAX_S	300
-/* The deadline of such a source, started now (crlc_mono_ms()). */
-long long fetch_budget(const struct conf *conf);
-/*
- * One GET of url, body at most max bytes (decoded from gzip when
- * decode), every attempt's timeout cut to what is left before deadline:
- * 0 with f filled (the caller frees it), or -1 with why (the URL
- * escaped) in err.
- */
-int	 fetch_until(struct fetch *f, const char *url, int guarded, int decode,
-	    size_t max, const struct conf *conf, long long deadline, char *err,
-	    size_t errlen);
 
 #endif /* CRLCACHE_FETCHER_FETCH_H */

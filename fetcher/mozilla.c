@@ -2,14 +2,15 @@
  * The CRLite and OneCRL step of `update` (DESIGN 4a), off the state
  * lock: what is in force read under the lock, every transfer made and
  * verified without it (a hint run is never kept waiting by a server of
- * Mozilla's or a mirror, and each source within fetch_budget()), then
- * the results installed under the lock again.
+ * Mozilla's or a mirror, and each source within its budget, budget.h),
+ * then the results installed under the lock again.
  *
  * Copyright the crlcache authors. Licensed under the Apache License 2.0.
  */
 #include <stdlib.h>
 #include <string.h>
 
+#include "budget.h"
 #include "crlitesrc.h"
 #include "fetcher.h"
 #include "mozilla.h"
@@ -38,10 +39,11 @@ mozilla_fetch(struct mozilla_run *m, struct state *st,
 	struct rs_client rc;
 
 	if (conf->crlite != NULL) {
-		rs_client_init(&rc, st, conf);
+		fetch_budget_start(&rc.b, conf);
+		rc.st = st;
 		if (rs_poll(&rc, &m->mon) == -1)
 			logx(1, "remote settings: %s; each collection is asked "
-			    "with _since", rc.err);
+			    "with _since", rc.b.err);
 	}
 	crlite_fetch(&m->crlite);
 	onecrl_fetch(&m->onecrl);

@@ -41,6 +41,7 @@
 #include <crlcache/hash.h>
 #include <crlcache/onecrl.h>
 
+#include "budget.h"
 #include "crlitedir.h"
 #include "fetcher.h"
 #include "onecrl.h"
@@ -172,8 +173,8 @@ read_list(struct rs_client *rc, const struct rs_changeset *c,
 		}
 	}
 	if (c->n > 0 && l->n[0] + l->n[1] == 0)
-		return rs_fail(rc, "changeset: none of its %zu records "
-		    "is usable (the first: %s)", c->n, l->first_bad);
+		return fetch_budget_fail(&rc->b, "changeset: none of its %zu "
+		    "records is usable (the first: %s)", c->n, l->first_bad);
 	l->n[0] = sort_unique(l->r[0], l->n[0]);
 	l->n[1] = sort_unique(l->r[1], l->n[1]);
 	return 0;
@@ -191,7 +192,7 @@ install(struct rs_client *rc, const struct onecrl_list *l,
 	int ret = -1;
 
 	if (crlite_dir_prepare(rc->st, why, sizeof(why)) == -1)
-		return rs_fail(rc, "%s", why);
+		return fetch_budget_fail(&rc->b, "%s", why);
 	buf = xcalloc(1, len);
 	memcpy(buf, CRLC_ONECRL_MAGIC, CRLC_ONECRL_MAGIC_LEN);
 	crlc_put_u32(buf + 8, CRLC_ONECRL_VERSION);
@@ -208,8 +209,8 @@ install(struct rs_client *rc, const struct onecrl_list *l,
 	crlc_put_u64(buf + at, crlc_sum64(buf, at));
 	/* readers of every account read it */
 	if (state_replace(rc->st, ONECRL_FILE, buf, len, 0644) == -1)
-		rs_fail(rc, "%s/%s: cannot be written", state_path(rc->st),
-		    ONECRL_FILE);
+		fetch_budget_fail(&rc->b, "%s/%s: cannot be written",
+		    state_path(rc->st), ONECRL_FILE);
 	else
 		ret = 0;
 	free(buf);
@@ -252,7 +253,8 @@ onecrl_fetch(struct onecrl_run *o)
 {
 	if (o->conf == NULL)
 		return;
-	rs_client_init(&o->rc, o->st, o->conf);
+	fetch_budget_start(&o->rc.b, o->conf);
+	o->rc.st = o->st;
 	o->col.which = RS_ONECRL;
 	o->col.max_len = ONECRL_CHANGESET_MAX;
 	o->col.max_values = ONECRL_MAX_VALUES;
@@ -291,9 +293,9 @@ onecrl_finish(struct onecrl_run *o, struct store *s, char *what,
 		o->r = settle(o);
 	rs_collection_url(o->conf, RS_ONECRL, key, sizeof(key));
 	source_note(s, key, NULL, o->r == 0 ? 304 : 200, o->r == -1 ?
-	    o->rc.err : NULL);
+	    o->rc.b.err : NULL);
 	if (o->r == -1) {
-		logx(0, "onecrl: %s; %s", o->rc.err, o->col.in_force != 0 ?
+		logx(0, "onecrl: %s; %s", o->rc.b.err, o->col.in_force != 0 ?
 		    "the list in force is kept" : "no list in force yet");
 		snprintf(what, whatlen, "onecrl failed, %s", o->col.in_force !=
 		    0 ? "the list in force kept" : "no list in force yet");

@@ -17,10 +17,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "budget.h"
 #include "contentsig.h"
 #include "fetcher.h"
 #include "rschangeset.h"
-#include "rsget.h"
 
 /* An x5u URL: the attachments' host and a path. */
 #define RS_X5U_MAX		1024
@@ -51,7 +51,7 @@ record_cmp(const void *a, const void *b, void *arg)
 }
 
 int
-rs_changeset_read(struct rs_changeset *c, struct rs_client *rc,
+rs_changeset_read(struct rs_changeset *c, struct fetch_budget *b,
     const uint8_t *body, size_t len, size_t max_values, size_t max_records)
 {
 	const struct json *j = &c->cs;
@@ -59,27 +59,28 @@ rs_changeset_read(struct rs_changeset *c, struct rs_client *rc,
 	size_t changes, m, k;
 
 	memset(c, 0, sizeof(*c));
-	c->rc = rc;
-	if (json_parse(&c->cs, (const char *)body, len, max_values, rc->err,
-	    sizeof(rc->err)) == -1)
+	c->b = b;
+	if (json_parse(&c->cs, (const char *)body, len, max_values, b->err,
+	    sizeof(b->err)) == -1)
 		return -1;
 	if (json_int(j, json_get(j, 0, "timestamp"), &c->timestamp) == -1 ||
 	    c->timestamp < 0)
-		return rs_fail(rc, "changeset: no timestamp");
+		return fetch_budget_fail(b, "changeset: no timestamp");
 	changes = json_get(j, 0, "changes");
 	if (changes == 0 || j->v[changes].type != JSON_ARRAY)
-		return rs_fail(rc, "changeset: no changes array");
+		return fetch_budget_fail(b, "changeset: no changes array");
 	if (j->v[changes].n > max_records)
-		return rs_fail(rc, "changeset: more than %zu records",
+		return fetch_budget_fail(b, "changeset: more than %zu records",
 		    max_records);
 	c->rec = xcalloc(j->v[changes].n + 1, sizeof(*c->rec));
 	for (m = 0, k = json_first(j, changes); m < j->v[changes].n;
 	    m++, k = json_next(j, k)) {
 		if (j->v[k].type != JSON_OBJECT ||
 		    rs_member_text(j, k, "id", id, RS_ID_MAX) == -1)
-			return rs_fail(rc, "changeset: record %zu has no id", m);
+			return fetch_budget_fail(b, "changeset: record %zu has "
+			    "no id", m);
 		if (json_get(j, k, "deleted") != 0)
-			return rs_fail(rc, "changeset: record %s is a "
+			return fetch_budget_fail(b, "changeset: record %s is a "
 			    "tombstone", id);
 		c->rec[c->n++] = k;
 	}
@@ -87,7 +88,8 @@ rs_changeset_read(struct rs_changeset *c, struct rs_client *rc,
 	for (m = 1; m < c->n; m++)
 		if (record_cmp(&c->rec[m - 1], &c->rec[m], (void *)j) == 0) {
 			(void)rs_member_text(j, c->rec[m], "id", id, RS_ID_MAX);
-			return rs_fail(rc, "changeset: record %s twice", id);
+			return fetch_budget_fail(b, "changeset: record %s "
+			    "twice", id);
 		}
 	return 0;
 }
@@ -127,9 +129,9 @@ signed_bytes(struct rs_changeset *c, char **buf, size_t *len)
 		    buf, len, &cap) == -1) {
 			(void)rs_member_text(&c->cs, c->rec[i], "id", id,
 			    RS_ID_MAX);
-			return rs_fail(c->rc, "changeset: record %s has a "
-			    "value without a canonical form (a fraction, an "
-			    "exponent or a large number)", id);
+			return fetch_budget_fail(c->b, "changeset: record %s "
+			    "has a value without a canonical form (a fraction, "
+			    "an exponent or a large number)", id);
 		}
 	n = snprintf(tail, sizeof(tail), "],\"last_modified\":\"%lld\"}",
 	    (long long)c->timestamp);
@@ -149,19 +151,19 @@ verify_one(struct rs_changeset *c, size_t sig, const char *data, size_t len)
 	if (rs_member_text(j, sig, "x5u", x5u, RS_X5U_MAX) == -1 ||
 	    !url_usable(x5u, strlen(x5u)) ||
 	    rs_member_text(j, sig, "signature", value, sizeof(value) - 1) == -1)
-		return rs_fail(c->rc, "changeset: a signature without an "
-		    "x5u URL or a value");
+		return fetch_budget_fail(c->b, "changeset: a signature without "
+		    "an x5u URL or a value");
 	memset(&f, 0, sizeof(f));
-	if (rs_get(c->rc, &f, x5u, 1, 0, CONTENTSIG_MAX_CHAIN) == 0) {
+	if (fetch_budget_get(c->b, &f, x5u, 1, 0, CONTENTSIG_MAX_CHAIN) == 0) {
 		memset(&cs, 0, sizeof(cs));
 		cs.signature = value;
 		cs.chain = f.body;
 		cs.chainlen = f.len;
 		cs.signer = RS_SIGNER;
-		memcpy(cs.root, c->rc->conf->crlite_root, CRLC_HASH_LEN);
+		memcpy(cs.root, c->b->conf->crlite_root, CRLC_HASH_LEN);
 		cs.now = (int64_t)time(NULL);
 		ret = contentsig_verify(&cs, (const uint8_t *)data, len,
-		    c->rc->err, sizeof(c->rc->err));
+		    c->b->err, sizeof(c->b->err));
 	}
 	fetch_free(&f);
 	return ret;
@@ -186,15 +188,15 @@ rs_changeset_verify(struct rs_changeset *c)
 	sig = meta != 0 ? json_get(j, meta, "signature") : 0;
 	if (list != 0 && (j->v[list].type != JSON_ARRAY || j->v[list].n == 0 ||
 	    j->v[list].n > RS_MAX_SIGNATURES))
-		return rs_fail(c->rc, "changeset: metadata.signatures is "
-		    "not a list of 1 to %d", RS_MAX_SIGNATURES);
+		return fetch_budget_fail(c->b, "changeset: metadata.signatures "
+		    "is not a list of 1 to %d", RS_MAX_SIGNATURES);
 	if (list == 0 && sig == 0)
-		return rs_fail(c->rc, "changeset: unsigned (no metadata."
-		    "signature)");
+		return fetch_budget_fail(c->b, "changeset: unsigned (no "
+		    "metadata.signature)");
 	if (signed_bytes(c, &data, &len) == -1) {
 		free(data);
-		return c->rc->err[0] != '\0' ? -1 :
-		    rs_fail(c->rc, "out of memory");
+		return c->b->err[0] != '\0' ? -1 :
+		    fetch_budget_fail(c->b, "out of memory");
 	}
 	if (list == 0)
 		ret = verify_one(c, sig, data, len);

@@ -31,10 +31,10 @@
 /* Record ids are UUIDs (36 bytes). */
 #define RS_ID_MAX	64
 
-struct rs_client;
+struct fetch_budget;
 
 struct rs_changeset {
-	struct rs_client *rc;		/* the configuration, err, bytes */
+	struct fetch_budget *b;		/* the configuration, err, bytes */
 	struct json	 cs;
 	size_t		*rec;		/* the records' values, sorted by id */
 	size_t		 n;
@@ -45,9 +45,9 @@ struct rs_changeset {
  * Read the changeset {"metadata": {...}, "changes": [records],
  * "timestamp": N} of at most max_values JSON values and max_records
  * records: each an object with an id, none twice, no tombstone ("deleted":
- * a full changeset holds none).  0, or -1 with why in rc->err.
+ * a full changeset holds none).  0, or -1 with why in b->err.
  */
-int	 rs_changeset_read(struct rs_changeset *c, struct rs_client *rc,
+int	 rs_changeset_read(struct rs_changeset *c, struct fetch_budget *b,
 	    const uint8_t *body, size_t len, size_t max_values,
 	    size_t max_records);
 /*

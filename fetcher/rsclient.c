@@ -5,7 +5,6 @@
  *
  * Copyright the crlcache authors. Licensed under the Apache License 2.0.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +12,7 @@
 #include <crlcache/crlite.h>
 #include <crlcache/onecrl.h>
 
+#include "budget.h"
 #include "crlitedir.h"
 #include "fetcher.h"
 #include "rsclient.h"
@@ -115,18 +115,19 @@ rs_poll(struct rs_client *rc, struct rs_monitor *m)
 	m->since = cursor_read(rc->st);
 	if (m->since > 0)
 		snprintf(url, sizeof(url), "%s%s?_expected=0&_since=%lld",
-		    rc->conf->crlite, RS_MONITOR_PATH, (long long)m->since);
+		    rc->b.conf->crlite, RS_MONITOR_PATH, (long long)m->since);
 	else
 		snprintf(url, sizeof(url), "%s%s?_expected=0",
-		    rc->conf->crlite, RS_MONITOR_PATH);
-	if (rs_get(rc, &f, url, 0, 1, RS_MONITOR_MAX) == -1 ||
+		    rc->b.conf->crlite, RS_MONITOR_PATH);
+	if (fetch_budget_get(&rc->b, &f, url, 0, 1, RS_MONITOR_MAX) == -1 ||
 	    json_parse(&j, (const char *)f.body, f.len, RS_MONITOR_VALUES,
-	    rc->err, sizeof(rc->err)) == -1)
+	    rc->b.err, sizeof(rc->b.err)) == -1)
 		goto done;
 	ch = json_get(&j, 0, "changes");
 	if (json_int(&j, json_get(&j, 0, "timestamp"), &m->timestamp) == -1 ||
 	    ch == 0 || j.v[ch].type != JSON_ARRAY) {
-		rs_fail(rc, "monitor/changes: no timestamp or no changes");
+		fetch_budget_fail(&rc->b, "monitor/changes: no timestamp or no "
+		    "changes");
 		goto done;
 	}
 	for (i = 0, k = json_first(&j, ch); i < j.v[ch].n;
@@ -186,13 +187,13 @@ older(struct rs_client *rc, unsigned which, const char *what, int64_t ts,
 
 	format_time(ts / 1000, a, sizeof(a));
 	format_time(in_force / 1000, b, sizeof(b));
-	return rs_fail(rc, "%s: %s %lld (%s), older than the one in force, "
-	    "%lld (%s): refused, the newer data stays in force (a replay or "
-	    "a stale cache on the way?)", cids[which], what, (long long)ts, a,
-	    (long long)in_force, b);
+	return fetch_budget_fail(&rc->b, "%s: %s %lld (%s), older than the one "
+	    "in force, %lld (%s): refused, the newer data stays in force (a "
+	    "replay or a stale cache on the way?)", cids[which], what,
+	    (long long)ts, a, (long long)in_force, b);
 }
 
-/* The records of j's "changes" to e[*n..]: 0, or -1 (rc->err). */
+/* The records of j's "changes" to e[*n..]: 0, or -1 (rc->b.err). */
 static int
 entries(struct rs_client *rc, const struct json *j, int answer,
     struct entry *e, size_t *n)
@@ -203,7 +204,8 @@ entries(struct rs_client *rc, const struct json *j, int answer,
 	    i++, k = json_next(j, k)) {
 		if (j->v[k].type != JSON_OBJECT || rs_member_text(j, k, "id",
 		    e[*n].id, RS_ID_MAX) == -1)
-			return rs_fail(rc, "changeset: record %zu has no id", i);
+			return fetch_budget_fail(&rc->b, "changeset: record "
+			    "%zu has no id", i);
 		e[*n].j = j;
 		e[*n].v = k;
 		e[(*n)++].answer = answer;
@@ -249,7 +251,7 @@ put_meta(const struct json *ans, const char *key, int *first, char **buf,
  * The records held and those of the answer merged into col->doc, a
  * changeset {"changes", "metadata": the answer's signatures, "timestamp":
  * the answer's}: a record of the answer replaces the held one of its id,
- * a tombstone removes it (Kinto's _since semantics).  0, or -1 (rc->err).
+ * a tombstone removes it (Kinto's _since semantics).  0, or -1 (rc->b.err).
  * Over 60 lines: one walk writing the document, each part in its order.
  */
 static int
@@ -262,10 +264,10 @@ merge(struct rs_client *rc, struct rs_collection *col,
 	int first = 1, ret = -1;
 
 	if (ach == 0 || ans->v[ach].type != JSON_ARRAY)
-		return rs_fail(rc, "changeset: no changes array");
+		return fetch_budget_fail(&rc->b, "changeset: no changes array");
 	if (ans->v[ach].n > col->max_records)
-		return rs_fail(rc, "changeset: more than %zu records",
-		    col->max_records);
+		return fetch_budget_fail(&rc->b, "changeset: more than %zu "
+		    "records", col->max_records);
 	e = xcalloc(ans->v[ach].n + (held != NULL ? held->v[json_get(held, 0,
 	    "changes")].n : 0) + 1, sizeof(*e));
 	if ((held != NULL && entries(rc, held, 0, e, &n) == -1) ||
@@ -278,29 +280,31 @@ merge(struct rs_client *rc, struct rs_collection *col,
 	for (i = 0; i < n; i++) {
 		if (i + 1 < n && strcmp(e[i].id, e[i + 1].id) == 0) {
 			if (e[i].answer == e[i + 1].answer) {
-				rs_fail(rc, "changeset: record %s twice", e[i].id);
+				fetch_budget_fail(&rc->b, "changeset: record "
+				    "%s twice", e[i].id);
 				goto done;
 			}
 			continue;	/* the answer's replaces it */
 		}
 		if (is_tombstone(&e[i])) {
 			if (held == NULL) {
-				rs_fail(rc, "changeset: record %s is a tombstone "
-				    "in a whole changeset", e[i].id);
+				fetch_budget_fail(&rc->b, "changeset: record "
+				    "%s is a tombstone in a whole changeset",
+				    e[i].id);
 				goto done;
 			}
 			continue;
 		}
 		if (++kept > col->max_records) {
-			rs_fail(rc, "changeset: more than %zu records merged",
-			    col->max_records);
+			fetch_budget_fail(&rc->b, "changeset: more than %zu "
+			    "records merged", col->max_records);
 			goto done;
 		}
 		if ((kept > 1 && json_canonical_put(&col->doc, &col->len, &cap,
 		    ",") == -1) || json_canonical(e[i].j, e[i].v, NULL,
 		    &col->doc, &col->len, &cap) == -1) {
-			rs_fail(rc, "changeset: record %s has a value without a "
-			    "canonical form", e[i].id);
+			fetch_budget_fail(&rc->b, "changeset: record %s has a "
+			    "value without a canonical form", e[i].id);
 			goto done;
 		}
 	}
@@ -310,7 +314,8 @@ merge(struct rs_client *rc, struct rs_collection *col,
 	    &cap) == -1 || put_meta(ans, "signatures", &first, &col->doc,
 	    &col->len, &cap) == -1 || json_canonical_put(&col->doc, &col->len,
 	    &cap, tail) == -1)
-		rs_fail(rc, "changeset: metadata without a canonical form");
+		fetch_budget_fail(&rc->b, "changeset: metadata without a "
+		    "canonical form");
 	else
 		ret = 0;
 done:
@@ -320,7 +325,7 @@ done:
 
 /*
  * One changeset asked (with _since when h is given) and merged with h,
- * verified: 1, 0 the one held, -1 (rc->err; *unverified when only its
+ * verified: 1, 0 the one held, -1 (rc->b.err; *unverified when only its
  * signature failed).
  */
 static int
@@ -336,26 +341,26 @@ ask(struct rs_client *rc, struct rs_collection *col, int64_t expected,
 	memset(&f, 0, sizeof(f));
 	memset(&ans, 0, sizeof(ans));
 	rs_collection_free(col);
-	rs_collection_url(rc->conf, col->which, url, sizeof(url));
+	rs_collection_url(rc->b.conf, col->which, url, sizeof(url));
 	snprintf(url + strlen(url), sizeof(url) - strlen(url),
 	    "?_expected=%lld", (long long)expected);
 	if (h != NULL)
 		snprintf(url + strlen(url), sizeof(url) - strlen(url),
 		    "&_since=%lld", (long long)h->ts);
-	if (rs_get(rc, &f, url, 0, 1, col->max_len) == -1 ||
+	if (fetch_budget_get(&rc->b, &f, url, 0, 1, col->max_len) == -1 ||
 	    json_parse(&ans, (const char *)f.body, f.len, col->max_values,
-	    rc->err, sizeof(rc->err)) == -1)
+	    rc->b.err, sizeof(rc->b.err)) == -1)
 		goto done;
 	if (json_int(&ans, json_get(&ans, 0, "timestamp"), &ts) == -1 ||
 	    ts < 0)
-		rs_fail(rc, "changeset: no timestamp");
+		fetch_budget_fail(&rc->b, "changeset: no timestamp");
 	else if (ts < in_force)
 		older(rc, col->which, "the changeset's timestamp is", ts,
 		    in_force);
 	else if (ts == in_force && h != NULL)
 		ret = 0;
 	else if (merge(rc, col, h != NULL ? &h->j : NULL, &ans, ts) == 0 &&
-	    rs_changeset_read(&col->cs, rc, (const uint8_t *)col->doc,
+	    rs_changeset_read(&col->cs, &rc->b, (const uint8_t *)col->doc,
 	    col->len, col->max_values, col->max_records) == 0) {
 		if (rs_changeset_verify(&col->cs) == 0)
 			ret = 1;
@@ -389,7 +394,7 @@ rs_collection_fetch(struct rs_client *rc, const struct rs_monitor *m,
 	else if ((r = ask(rc, col, listed, h.ok ? &h : NULL, in_force,
 	    &unverified)) == -1 && unverified && h.ok) {
 		/* The records held may be what is wrong: all of it, once. */
-		logx(1, "%s: %s; asked whole", cids[col->which], rc->err);
+		logx(1, "%s: %s; asked whole", cids[col->which], rc->b.err);
 		r = ask(rc, col, listed, NULL, in_force, &unverified);
 	}
 	col->behind = r != -1 && listed > (r == 1 ? col->cs.timestamp :
@@ -419,10 +424,10 @@ rs_collection_keep(struct rs_client *rc, const struct rs_collection *col)
 	char why[ERRLEN];
 
 	if (crlite_dir_prepare(rc->st, why, sizeof(why)) == -1)
-		return rs_fail(rc, "%s", why);
+		return fetch_budget_fail(&rc->b, "%s", why);
 	if (state_replace(rc->st, held_names[col->which], col->doc, col->len,
 	    0644) == -1)
-		return rs_fail(rc, "%s/%s: cannot be written",
+		return fetch_budget_fail(&rc->b, "%s/%s: cannot be written",
 		    state_path(rc->st), held_names[col->which]);
 	return 0;
 }

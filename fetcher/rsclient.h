@@ -30,7 +30,7 @@
  *   3. A changeset whose timestamp (inside the signed bytes) is older
  *      than the one in force is refused: no rollback.  The same
  *      timestamp: unchanged.
- * Every request is bounded by the client's deadline (fetch_budget()),
+ * Every request is bounded by the client's deadline (budget.h),
  * and a changeset's x5u chain is asked of RS_X5U_TRIES URLs at most.
  */
 #ifndef CRLCACHE_RSCLIENT_H
@@ -39,9 +39,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "budget.h"
 #include "fetcher.h"
 #include "rschangeset.h"
-#include "rsget.h"
 
 #define RS_BUCKET		"security-state"
 /* A URL the client builds: the server (1024 at most), a path, two numbers. */
@@ -49,6 +49,17 @@
 
 enum { RS_CERT_REVOCATIONS, RS_ONECRL, RS_COLLECTIONS };
 
+struct state;
+
+/*
+ * A client: what it may spend on the network (b: every request within
+ * one deadline, the bytes counted, the failure said in b.err), and the
+ * state it keeps the held changesets and the poll's cursor in.
+ */
+struct rs_client {
+	struct fetch_budget b;
+	struct state	*st;
+};
 
 /* What monitor/changes said. */
 struct rs_monitor {
@@ -76,20 +87,20 @@ struct rs_collection {
 	struct rs_changeset cs;		/* doc read: its records, timestamp */
 };
 
-/* Step 1: 0, or -1 (rc->err; m->answered 0). */
+/* Step 1: 0, or -1 (rc->b.err; m->answered 0). */
 int	 rs_poll(struct rs_client *rc, struct rs_monitor *m);
 /* After a run that settled every collection: the next poll's cursor. */
 void	 rs_poll_done(struct state *st, const struct rs_monitor *m);
 /*
  * Steps 2 and 3: 1 with col->doc and col->cs (a newer collection,
  * verified), 0 unchanged (nothing asked, or the same timestamp), -1
- * (rc->err; an older collection says both timestamps).
+ * (rc->b.err; an older collection says both timestamps).
  */
 int	 rs_collection_fetch(struct rs_client *rc, const struct rs_monitor *m,
 	    struct rs_collection *col);
 /*
  * Under the lock, before installing: is col still newer than what is
- * in force (another run may have installed meanwhile)?  0, or -1 (err).
+ * in force (another run may have installed meanwhile)?  0, or -1 (b.err).
  */
 int	 rs_collection_recheck(struct rs_client *rc, struct rs_collection *col);
 /* Keep col->doc as the held changeset (its data installed): 0 or -1. */

@@ -25,6 +25,7 @@
 #include "dirrefresh.h"
 #include "enrolment.h"
 #include "fetch.h"
+#include "fetchall.h"
 #include "fetcher.h"
 #include "header.h"
 #include "ingest.h"

@@ -14,6 +14,7 @@
 #include "ccadb.h"
 #include "directory.h"
 #include "fetch.h"
+#include "fetchall.h"
 #include "fetcher.h"
 #include "update_sources.h"
 

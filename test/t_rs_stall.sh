@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Remote Settings off the state lock, and bounded (fetcher/mozilla.c,
-# fetch_budget(): each source 4 x timeout at most, 300 s at most, plus
+# fetcher/budget.h: each source 4 x timeout at most, 300 s at most, plus
 # the retries' backoff).  timeout = 2: a source gets 8 s.  A collection
 # is installed; then a new version is published and
 #   1. its x5u chain's server accepts and never answers: an
