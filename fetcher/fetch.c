@@ -86,7 +86,7 @@ capacity(const struct xfer *x, size_t want)
 int
 xfer_hold(struct xfer *x, size_t cap, int in_turn)
 {
-	struct budget *b = x->budget;
+	struct body_budget *b = x->budget;
 
 	if (cap <= FETCH_BODY_FREE || cap <= x->held)
 		return 1;
@@ -99,7 +99,7 @@ xfer_hold(struct xfer *x, size_t cap, int in_turn)
 
 /* The transfer holds no body any more (freed, or handed on). */
 static void
-budget_give(struct xfer *x)
+body_budget_give(struct xfer *x)
 {
 	if (x->budget != NULL)
 		x->budget->held -= x->held;
@@ -466,7 +466,7 @@ reset_attempt(struct xfer *x)
 	x->cap = 0;
 	x->too_large = 0;
 	x->bomb = 0;
-	budget_give(x);
+	body_budget_give(x);
 }
 
 /* Hand the transfer to libcurl, aimed where it is: 0, or -1 when over. */
@@ -580,7 +580,7 @@ xfer_completed(CURLM *multi, struct xfer *x, CURLcode res)
 void
 xfer_free(CURLM *multi, struct xfer *x)
 {
-	budget_give(x);
+	body_budget_give(x);
 	if (x->easy != NULL) {
 		curl_multi_remove_handle(multi, x->easy);
 		curl_easy_cleanup(x->easy);

@@ -1,7 +1,7 @@
 /*
  * Many HTTP(S) transfers at once over libcurl's multi interface
  * (fetchall.h): FETCH_SLOTS of them in flight, the hosts taking turns
- * (hostq.c), the bodies' memory shared (struct budget, xfer.h), the
+ * (hostq.c), the bodies' memory shared (struct body_budget, xfer.h), the
  * deferred resumed in turn and the retries started when due.  Each
  * transfer, from its setup to its end, is fetch.c's.
  *
@@ -113,7 +113,7 @@ struct fetch_run {
 	CURLM			*multi;
 	struct hostq		*q;		/* which transfer starts next */
 	struct xfer		*slots;		/* FETCH_SLOTS of them */
-	struct budget		 budget;
+	struct body_budget	 budget;
 	size_t			 done;		/* transfers over */
 	size_t			 busy;		/* slots in use */
 	int			 active;	/* transfers libcurl holds */

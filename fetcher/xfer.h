@@ -51,7 +51,7 @@ struct fetch;
 #define FETCH_BODY_FREE		65536
 
 /* The body bytes all transfers in flight may hold, and who waits. */
-struct budget {
+struct body_budget {
 	size_t		 limit;
 	size_t		 held;
 	size_t		 waiting;	/* transfers deferred */
@@ -62,7 +62,7 @@ struct budget {
 struct xfer {
 	struct fetch	*f;
 	const struct conf *conf;
-	struct budget	*budget;
+	struct body_budget *budget;
 	CURL		*easy;
 	struct curl_slist *headers;
 	size_t		 cap;
