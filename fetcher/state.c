@@ -22,12 +22,19 @@
 /* Names a temporary file may take before state_mktemp() gives up. */
 #define TEMP_TRIES	16
 
-/* Open st->path; -1 with errno. */
+/*
+ * Open the directory pin (an O_PATH descriptor: "." from it, its search
+ * permission checked as the caller is now), or st->path when pin is -1;
+ * -1 with errno.
+ */
 static int
-open_top(struct state *st)
+open_top(struct state *st, int pin)
 {
 	/* The path itself is the administrator's: it may be a link. */
-	if ((st->fd = open(st->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
+	st->fd = pin != -1 ?
+	    openat(pin, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC) :
+	    open(st->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (st->fd == -1)
 		return -1;
 	if (fstat(st->fd, &st->sb) == -1) {
 		close(st->fd);
@@ -40,14 +47,7 @@ open_top(struct state *st)
 int
 state_open(struct state *st, const char *path)
 {
-	memset(st, 0, sizeof(*st));
-	st->path = xstrdup(path);
-	if (open_top(st) == -1 && errno != ENOENT) {
-		logx(0, "%s: %s", path, strerror(errno));
-		state_close(st);
-		return -1;
-	}
-	return 0;
+	return state_open_pinned(st, -1, path);
 }
 
 int
@@ -56,7 +56,7 @@ state_create(struct state *st)
 	if (st->fd != -1)
 		return 0;
 	if ((mkdir(st->path, 0755) == -1 && errno != EEXIST) ||
-	    open_top(st) == -1) {
+	    open_top(st, -1) == -1) {
 		logx(0, "%s: %s", st->path, strerror(errno));
 		return -1;
 	}
@@ -66,13 +66,10 @@ state_create(struct state *st)
 int
 state_open_pinned(struct state *st, int pin, const char *path)
 {
-	if (pin == -1)
-		return state_open(st, path);
 	memset(st, 0, sizeof(*st));
 	st->path = xstrdup(path);
-	/* "." from the place: opened, and its search permission checked, as now. */
-	if ((st->fd = openat(pin, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1 ||
-	    fstat(st->fd, &st->sb) == -1) {
+	/* A path with nothing there yet leaves the handle empty (state.h). */
+	if (open_top(st, pin) == -1 && (pin != -1 || errno != ENOENT)) {
 		logx(0, "%s: %s", path, strerror(errno));
 		state_close(st);
 		return -1;
@@ -133,7 +130,7 @@ subdir_fd(struct state *st, const char *dir, size_t len, int *owned)
 
 	*owned = 0;
 	/* Empty: the directory may have been made since (state_open). */
-	if (st->fd == -1 && (st->path == NULL || open_top(st) == -1)) {
+	if (st->fd == -1 && (st->path == NULL || open_top(st, -1) == -1)) {
 		if (st->path == NULL)
 			errno = ENOENT;
 		return -1;
