@@ -89,7 +89,11 @@ crlite_set_read(struct state *st, struct crlite_set *s, char *err,
 	return 0;
 }
 
-int
+/*
+ * The descriptor of crlite/, the handle's (do not close it); -1 with
+ * errno (ENOENT: none yet) and why.
+ */
+static int
 crlite_dirfd(struct state *st, char *why, size_t whylen)
 {
 	const char *base;

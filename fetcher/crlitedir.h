@@ -46,11 +46,6 @@ const char *crlite_source_name(unsigned source);
 int	 crlite_set_read(struct state *st, struct crlite_set *s,
 	    char *err, size_t errlen);
 /*
- * The descriptor of STATE_DIR/crlite, the handle's (do not close it);
- * -1 with errno (ENOENT: none yet) and why.
- */
-int	 crlite_dirfd(struct state *st, char *why, size_t whylen);
-/*
  * The readers of crlite/ through the handle, each as lib's reader of a
  * directory path says: 1 (nothing to say) when there is no crlite/ yet.
  * The set file (crlc_crliteset_read); the set with its lookup file
