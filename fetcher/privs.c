@@ -155,12 +155,15 @@ become_owner(struct cmd_ctx *c, int allow_root)
 		    "' system user (make install does) or pass --allow-root");
 		return -1;
 	}
+	/* Made now: pinned, and the directory pinned is the one given away. */
 	if (mkdir(c->path, 0755) == 0) {
-		if (chown(c->path, pw->pw_uid, pw->pw_gid) == -1) {
-			logx(0, "%s: chown: %s", c->path, strerror(errno));
+		pin(c);
+		if (c->pin == -1 || fchownat(c->pin, "", pw->pw_uid, pw->pw_gid,
+		    AT_EMPTY_PATH) == -1) {
+			logx(0, "%s: chown: %s", c->path,
+			    strerror(c->pin == -1 ? c->pin_errno : errno));
 			return -1;
 		}
-		pin(c);
 	}
 	if (switch_to(pw->pw_uid, pw->pw_gid) == -1)
 		return -1;
